@@ -1,0 +1,42 @@
+# On first use every target creates a local virtual environment in .venv and installs
+# the package into it, so a fresh machine needs only Python 3.11+ and make.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-test
+DOCSTAMP := $(VENV)/.installed-docs
+
+.PHONY: prove test test-slow docs bench clean help
+
+help:  ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+$(DOCSTAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	@touch $@
+
+prove: $(STAMP)  ## install (first time) and print every proof
+	$(BIN)/pe-derive all
+
+test: $(STAMP)  ## install (first time) and run the whole test suite
+	$(BIN)/python -m pytest -q
+
+test-slow: $(STAMP)  ## the suite plus slow exhaustive cases, CI hypothesis profile
+	PE_SLOW=1 HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
+
+docs: $(DOCSTAMP)  ## build the HTML docs (warnings are errors) into docs/_build/html
+	$(BIN)/python -m sphinx -W --keep-going -n -b html docs docs/_build/html
+
+bench: $(STAMP)  ## run the benchmarks (prints medians and ratios)
+	$(BIN)/python -m benchmarks
+
+clean:  ## remove the virtual environment and build products
+	rm -rf $(VENV) docs/_build build *.egg-info .pytest_cache .hypothesis
