@@ -1,0 +1,244 @@
+"""Private NumPy kernels of :mod:`pe_symbolic.numeric`.
+
+Error analysis (u = 2**-53, the float64 unit roundoff)
+------------------------------------------------------
+*Angles.* A frequency is held as a double-double ``w_hi + w_lo`` (relative error
+<= 2**-106, from a 40-digit constant). For a position ``t`` (a float64) the angle
+``t*w`` is formed as ``p + e`` with ``p = fl(t*w_hi)`` and ``e`` the exact rounding error of
+that product (Dekker's two-product, Veltkamp splitting; NumPy has no fma) plus
+``fl(t*w_lo)``. So ``|p + e - t*w| <= |t*w| * 2**-104``: at ``|t*w| < 2**25`` that is below
+``2**-79``.
+
+*Reduction* (``_sincos_dd``). With ``k = rint(p * 2/pi)`` and pi/2 split Cody-Waite style into
+``P1 + P2 + P3`` (28 + 28 + 53 bits), ``p - k*P1`` is exact (``k < 2**25`` so ``k*P1`` is exact,
+and Sterbenz), ``k*P2`` is exact, and the remaining terms are carried as a double-double
+``r_hi + r_lo`` with ``|r_lo| <= ulp(r_hi)/2`` and ``|r_hi + r_lo - (theta - k*pi/2)| <= 2**-78``.
+
+*Evaluation.* ``sin(r) = sin(r_hi) + cos(r_hi)*r_lo`` (the dropped term is ``< r_lo**2``):
+the library sine of a reduced argument (|r_hi| <= pi/4, glibc's fast path, error < 0.55 ulp
+in practice) plus a correction smaller than half an ulp, rounded once: <= 0.5 + 0.55 + tiny
+~ 1.05 ulp in the worst case, typically < 1 ulp. This is the ``accurate=True`` route.
+float32 output from it: one more rounding of a value within ~1 ulp64 of the truth, i.e.
+correctly rounded except when the truth is within 2**-28 ulp32 of a float32 midpoint.
+
+*Angle addition* (default mode). ``exp(i*w*(t0 + j)) = exp(i*w*t0) * exp(i*w*j)`` with both
+factors from the accurate route (each component within ~1 ulp <= 2**-53 absolute of the truth,
+modulus 1): one complex multiply adds at most ``2u`` per product plus ``u`` for the sum, so the
+absolute error of every entry is below ``2*(2u) + 3u = 7u ~ 7.8e-16`` (typically ~2e-16).
+This is the translation identity T(j)·PE(t0) = PE(t0 + j) used as an algorithm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+_SPLITTER = 134217729.0  # 2**27 + 1, Veltkamp
+_PIO2_1 = float.fromhex("0x1.921fb54000000p+0")  # 28 bits
+_PIO2_2 = float.fromhex("0x1.10b4610000000p-30")  # next 28 bits
+_PIO2_3 = float.fromhex("0x1.a62633145c06ep-58")  # next 53 bits (residual ~4e-35)
+_TWO_OVER_PI = 0.6366197723675814
+#: Below this angle, use the scaled route (Dekker's error term would underflow).
+_TINY = 2.0**-900
+_TINY_EXP = 600
+_TINY_SCALE = 2.0**_TINY_EXP
+#: Cody-Waite reduction is exact (k*P1, k*P2 representable) while |angle| < this.
+_CW_LIMIT = 2.0**25
+
+#: Target number of complex128 entries in a working block (~256 KiB: fits L2).
+BLOCK_ENTRIES = 16384
+
+
+def split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Veltkamp split ``a = hi + lo`` with 26-bit halves (exact)."""
+    c = _SPLITTER * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knuth's error-free sum: ``s + e == a + b`` exactly."""
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    return s, e
+
+
+def angles_dd(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Angles ``t[:, None] * (w_hi + w_lo)[None, :]`` as a double-double ``(p, e)``.
+
+    ``t`` is 1-D (n,), frequencies 1-D (h,); results are (n, h).
+    """
+    return _angles(t[:, None], w_hi, w_lo)
+
+
+def _angles(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise (broadcasting) double-double product ``t * (w_hi + w_lo)``."""
+    p = t * w_hi
+    th, tl = split(t)
+    wh, wl = split(w_hi)
+    e = th * wh
+    e -= p
+    e += th * wl
+    e += tl * wh
+    e += tl * wl
+    e += t * w_lo
+    return p, e
+
+
+def sincos_dd(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``sin`` and ``cos`` of ``t * w`` (double-double ``w``) to ~1 ulp relative, shape (n, h).
+
+    See the module docstring for the error analysis. Angles of magnitude >= 2**25 (only for
+    positions beyond 2**25) use ``sin(p) + cos(p)*e``: absolutely accurate (~1e-16), but
+    without the relative guarantee near zeros.
+    """
+    p, e = angles_dd(t, w_hi, w_lo)
+    big = np.abs(p) >= _CW_LIMIT
+    anybig = bool(big.any())
+    if anybig:
+        p_big, e_big = p[big], e[big]
+        p = np.where(big, 0.0, p)
+        e = np.where(big, 0.0, e)
+    k = np.rint(p * _TWO_OVER_PI)
+    r1 = p - k * _PIO2_1  # exact
+    r2, err = two_sum(r1, -(k * _PIO2_2))
+    err -= k * _PIO2_3
+    err += e
+    rh, rl = two_sum(r2, err)
+    s = np.sin(rh)
+    c = np.cos(rh)
+    sin_r = c * rl
+    sin_r += s
+    cos_r = s * rl
+    np.subtract(c, cos_r, out=cos_r)
+    q = k.astype(np.int64) & 3
+    swap = (q & 1).astype(bool)
+    sin_t = np.where(swap, cos_r, sin_r)
+    cos_t = np.where(swap, sin_r, cos_r)
+    np.negative(sin_t, out=sin_t, where=q >= 2)
+    np.negative(cos_t, out=cos_t, where=(q == 1) | (q == 2))
+    if anybig:
+        sb, cb = np.sin(p_big), np.cos(p_big)
+        sin_t[big] = sb + cb * e_big
+        cos_t[big] = cb - sb * e_big
+    tiny = np.abs(p) < _TINY
+    if tiny.any():
+        # Dekker's error term underflows near the subnormals: there sin(x) = x to far below
+        # an ulp, so form x in a scaled range and scale back (one more rounding, exact
+        # unless the result is subnormal).
+        ts = np.broadcast_to(t[:, None] * _TINY_SCALE, p.shape)[tiny]
+        ws = np.broadcast_to(w_hi, p.shape)[tiny]
+        wl = np.broadcast_to(w_lo, p.shape)[tiny]
+        ps, es = _angles(ts, ws, wl)
+        sin_t[tiny] = np.ldexp(ps + es, -_TINY_EXP)
+    return sin_t, cos_t
+
+
+def phasors_accurate(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, swap: bool) -> np.ndarray:
+    """Complex (n, h) array ``cos + i sin`` (``sin + i cos`` if ``swap``), accurate route."""
+    s, c = sincos_dd(t, w_hi, w_lo)
+    z = np.empty(s.shape, dtype=np.complex128)
+    if swap:
+        z.real, z.imag = s, c
+    else:
+        z.real, z.imag = c, s
+    return z
+
+
+@dataclass
+class PhasorSource:
+    """Phasors ``exp(i * w * t)`` for a flat array of positions, filled block by block.
+
+    Modes: ``"accurate"`` (every entry from :func:`sincos_dd`); ``"run"`` (positions are
+    consecutive integers ``t0, t0+1, ...``: coarse table at ``t0 + a*B`` times fine table at
+    ``j < B``, one broadcast multiply, no gathers); ``"gather"`` (few distinct coarse parts
+    ``B*floor(t/B)`` and fine parts ``t - coarse``: two small tables, gathered per block).
+    With ``swap`` the phasors are ``sin + i cos`` (``i * conj``), so the real part always
+    fills the first slot of a pair.
+    """
+
+    t: np.ndarray
+    w_hi: np.ndarray
+    w_lo: np.ndarray
+    accurate: bool
+    swap: bool
+
+    def __post_init__(self) -> None:
+        t = self.t
+        n = t.size
+        h = self.w_hi.size
+        self.h = h
+        self.mode = "accurate"
+        self.B = 1
+        if self.accurate or n < 64:
+            return
+        B = 1 << max(3, min(10, round(math.log2(max(n, 1)) / 2)))
+        self.B = B
+        t0 = t[0]
+        if (
+            t0 == math.floor(t0)
+            and abs(t0) + n < 2.0**53
+            and np.array_equal(t, t0 + np.arange(n, dtype=np.float64))
+        ):
+            na = -(-n // B)
+            self.mode = "run"
+            self.C = self._table(t0 + B * np.arange(na, dtype=np.float64), coarse=True)
+            self.F = self._table(np.arange(B, dtype=np.float64), coarse=False)
+            return
+        coarse = np.floor(t / B) * B
+        fine = t - coarse  # exact
+        cu, ci = np.unique(coarse, return_inverse=True)
+        fu, fi = np.unique(fine, return_inverse=True)
+        if (cu.size + fu.size) * 4 > n:
+            return  # tables would not pay: accurate route per entry
+        self.mode = "gather"
+        self.C = self._table(cu, coarse=True)
+        self.F = self._table(fu, coarse=False)
+        self.ci = ci.ravel()
+        self.fi = fi.ravel()
+
+    def _table(self, t: np.ndarray, *, coarse: bool) -> np.ndarray:
+        z = phasors_accurate(t, self.w_hi, self.w_lo, swap=False)
+        if self.swap:
+            # sin + i cos = i * conj(C * F) = (i * conj(C)) * conj(F)
+            z = np.conj(z)
+            if coarse:
+                z *= 1j
+        return z
+
+    def block_rows(self) -> int:
+        """Rows per block: a multiple of ``B`` with ~BLOCK_ENTRIES complex entries."""
+        rows = max(1, BLOCK_ENTRIES // max(self.h, 1))
+        return max(self.B, rows - rows % self.B)
+
+    def fill(self, start: int, stop: int, dest: np.ndarray) -> None:
+        """Write phasors of positions ``t[start:stop]`` into complex ``dest`` (stop-start, h)."""
+        if stop <= start:
+            return
+        if self.mode == "accurate":
+            dest[...] = phasors_accurate(self.t[start:stop], self.w_hi, self.w_lo, self.swap)
+        elif self.mode == "gather":
+            np.multiply(self.C[self.ci[start:stop]], self.F[self.fi[start:stop]], out=dest)
+        else:
+            B = self.B
+            C, F = self.C, self.F
+            row = start
+            # leading partial block
+            a, j = divmod(row, B)
+            if j:
+                end = min(stop, (a + 1) * B)
+                np.multiply(C[a], F[j : j + end - row], out=dest[: end - row])
+                row = end
+            a0 = row // B
+            a1 = stop // B
+            if a1 > a0:
+                full = (a1 - a0) * B
+                view = dest[row - start : row - start + full].reshape(a1 - a0, B, self.h, copy=False)
+                np.multiply(C[a0:a1, None, :], F[None, :, :], out=view)
+                row += full
+            if row < stop:
+                a = row // B
+                np.multiply(C[a], F[: stop - row], out=dest[row - start :])

@@ -1,0 +1,482 @@
+r"""The NumPy core: sinusoidal tables, translation matrices and rotary embeddings.
+
+Design rules (see :mod:`pe_symbolic._kernels` for the error analysis):
+
+* **Angles are formed in at least float64**, whatever the output dtype, from the frequency
+  held as a double-double (``hi + lo`` from a 40-digit constant) and Dekker's exact product.
+  The common recipe that forms ``t * omega`` in float32 is wrong by up to ~1 at positions
+  near ``2**24``; the naive float64 recipe by ~2e-9, because it rounds ``omega`` first.
+* **Default mode is the translation theorem used as an algorithm**:
+  ``PE(t0 + j) = T(j) PE(t0)`` with a coarse grid of ``t0`` and a fine block of ``j``, both
+  small tables evaluated accurately, combined by one broadcast complex multiply. Absolute
+  error <= 7 u ~ 8e-16 for any real position (u = 2**-53), typically ~2e-16.
+* ``accurate=True``: every entry from a Cody-Waite reduction in double-double and the
+  library sine/cosine of the reduced argument plus a first-order correction: ~1 ulp
+  *relative* in float64 (values near zero too) at ``|omega t| < 2**25``; float32 is the
+  float64 result rounded once.
+* Blocked: the default path allocates no ``T x d`` temporaries beyond the output; every
+  table function takes ``out=``.
+
+Conventions: pair ``i`` has frequency :math:`\omega_i`; layout ``"interleaved"`` puts it in
+slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
+:math:`\sin(\omega_i t)` in the first slot. RoPE angles are :math:`m\theta_i`,
+:math:`\theta_i = b^{-2i/d}`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import _kernels as K
+from ._numcheck import as_positions, check_float_dtype, check_out, check_x
+from ._validate import check_base, check_d, check_layout, check_order, check_schedule
+
+__all__ = ["apply_rope", "frequencies", "rope_cos_sin", "sinusoidal_table", "translation_matrix"]
+
+
+# ----------------------------------------------------------------------------------------
+# frequencies
+
+
+def _check_numeric_base(base: object) -> float:
+    check_base(base)
+    try:
+        value = float(base)  # type: ignore[arg-type]
+    except TypeError as exc:  # a SymPy symbol passes check_base but is not a number
+        raise ValueError(f"base={base!r} must be a finite real number greater than 1") from exc
+    return value
+
+
+@functools.lru_cache(maxsize=128)
+def _omega_dd(d: int, base: float, schedule: str) -> tuple[np.ndarray, np.ndarray]:
+    """Frequencies of ``d`` as a double-double ``(hi, lo)``, read-only, cached."""
+    from . import lower
+
+    values = lower.frequency_constants(d, base, schedule)  # 40-digit mpf values
+    hi = np.array([float(v) for v in values], dtype=np.float64)
+    lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
+    hi.flags.writeable = False
+    lo.flags.writeable = False
+    return hi, lo
+
+
+def frequencies(d: int, *, base: float = 10000.0, schedule: str = "vaswani") -> np.ndarray:
+    r"""The ``d/2`` angular frequencies :math:`\omega_i` as float64 (correctly rounded).
+
+    Parameters
+    ----------
+    d : int
+        Model dimension, a positive even integer.
+    base : float, default 10000.0
+        Must exceed 1.
+    schedule : {"vaswani", "tensor2tensor"}
+        :math:`b^{-2i/d}` or :math:`b^{-i/\max(d/2-1, 1)}`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d/2,)``.
+
+    Examples
+    --------
+    >>> frequencies(4, base=100.0)
+    array([1. , 0.1])
+    >>> frequencies(6, base=100.0, schedule="tensor2tensor")
+    array([1.  , 0.1 , 0.01])
+    """
+    d = check_d(d)
+    hi, _ = _omega_dd(d, _check_numeric_base(base), check_schedule(schedule))
+    return hi.copy()
+
+
+# ----------------------------------------------------------------------------------------
+# tables
+
+
+def _slot_views(arr2d: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
+    """Views (first slots, second slots) of an (n, d) array for ``layout``."""
+    h = arr2d.shape[-1] // 2
+    if layout == "interleaved":
+        return arr2d[:, 0::2], arr2d[:, 1::2]
+    return arr2d[:, :h], arr2d[:, h:]
+
+
+def _write_pairs(src: K.PhasorSource, out2d: np.ndarray, layout: str) -> None:
+    """Fill ``out2d`` (n, d): real part of each phasor in the first slot, imaginary in the second."""
+    n = out2d.shape[0]
+    if n == 0:
+        return
+    if layout == "interleaved" and out2d.flags.c_contiguous:
+        cdt = np.complex64 if out2d.dtype == np.float32 else np.complex128
+        dest = out2d.view(cdt)
+        if src.mode == "run":
+            src.fill(0, n, dest)  # one broadcast multiply, straight into the output
+            return
+        rows = src.block_rows()
+        for s in range(0, n, rows):
+            e = min(n, s + rows)
+            if cdt is np.complex128:
+                src.fill(s, e, dest[s:e])
+            else:
+                buf = np.empty((e - s, src.h), np.complex128)
+                src.fill(s, e, buf)
+                dest[s:e] = buf
+        return
+    first, second = _slot_views(out2d, layout)
+    rows = src.block_rows()
+    buf = np.empty((min(rows, n), src.h), np.complex128)
+    for s in range(0, n, rows):
+        e = min(n, s + rows)
+        b = buf[: e - s]
+        src.fill(s, e, b)
+        first[s:e] = b.real
+        second[s:e] = b.imag
+
+
+def sinusoidal_table(
+    positions,
+    d: int,
+    *,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    order: str = "sin_cos",
+    schedule: str = "vaswani",
+    dtype=np.float64,
+    accurate: bool = False,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    r"""The sinusoidal encoding PE(t) for every position: shape ``positions.shape + (d,)``.
+
+    Parameters
+    ----------
+    positions : array_like of real
+        Any shape; integer or fractional, finite, ``|t| < 2**53``.
+    d : int
+        Encoding dimension, a positive even integer.
+    base : float, default 10000.0
+        Frequency base, > 1.
+    layout : {"interleaved", "split"}
+        Pair ``i`` in slots ``(2i, 2i+1)`` or ``(i, i + d/2)``.
+    order : {"sin_cos", "cos_sin"}
+        Which function fills the first slot of a pair.
+    schedule : {"vaswani", "tensor2tensor"}
+        Frequency schedule, see :func:`frequencies`.
+    dtype : {numpy.float64, numpy.float32}
+        Output dtype; angles are formed in float64 (and better) either way.
+    accurate : bool, default False
+        ``False``: angle addition, absolute error <= ~8e-16 (float64). ``True``: every entry
+        within ~1 ulp relative (float64) or correctly rounded (float32), slower.
+    out : numpy.ndarray, optional
+        Destination of the right shape and dtype.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Notes
+    -----
+    .. math:: PE_{t,\,a_i} = \sin(\omega_i t), \quad PE_{t,\,b_i} = \cos(\omega_i t)
+
+    for ``order="sin_cos"``, where :math:`(a_i, b_i)` are pair ``i``'s slots. At ``t = 0``
+    every sine is 0 and every cosine 1, exactly.
+
+    Examples
+    --------
+    >>> sinusoidal_table([0, 1], 4, base=100.0).round(6)
+    array([[0.      , 1.      , 0.      , 1.      ],
+           [0.841471, 0.540302, 0.099833, 0.995004]])
+    >>> sinusoidal_table([1], 4, base=100.0, layout="split", order="cos_sin").round(6)
+    array([[0.540302, 0.995004, 0.841471, 0.099833]])
+    """
+    d = check_d(d)
+    b = _check_numeric_base(base)
+    layout = check_layout(layout)
+    order = check_order(order)
+    schedule = check_schedule(schedule)
+    dt = check_float_dtype(dtype)
+    t = as_positions(positions)
+    shape = t.shape + (d,)
+    out = check_out(out, shape, dt)
+    w_hi, w_lo = _omega_dd(d, b, schedule)
+    src = K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=order == "sin_cos")
+    if out.flags.c_contiguous:
+        _write_pairs(src, out.reshape(-1, d), layout)
+    else:
+        tmp = np.empty(shape, dt)
+        _write_pairs(src, tmp.reshape(-1, d), layout)
+        out[...] = tmp
+    return out
+
+
+def translation_matrix(
+    k,
+    d: int,
+    *,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    order: str = "sin_cos",
+    schedule: str = "vaswani",
+) -> np.ndarray:
+    r"""T(k): the ``d x d`` matrix with ``T(k) @ PE(t) == PE(t + k)`` (float64).
+
+    Parameters
+    ----------
+    k : array_like of real
+        Shift(s); the result has shape ``k.shape + (d, d)``.
+    d, base, layout, order, schedule
+        As in :func:`sinusoidal_table`.
+
+    Notes
+    -----
+    Block-diagonal; pair ``i``'s block on its (first, second) slots is
+    :math:`\begin{psmallmatrix}\cos\omega_i k & \sin\omega_i k\\ -\sin\omega_i k &
+    \cos\omega_i k\end{psmallmatrix}` for ``"sin_cos"`` and its transpose for
+    ``"cos_sin"``. ``T(0)`` is the identity; ``T(j) T(k) = T(j + k)``.
+
+    Examples
+    --------
+    >>> translation_matrix(0, 4)
+    array([[1., 0., 0., 0.],
+           [0., 1., 0., 0.],
+           [0., 0., 1., 0.],
+           [0., 0., 0., 1.]])
+    >>> T = translation_matrix(3, 8, layout="split")
+    >>> pe = lambda t: sinusoidal_table(t, 8, layout="split")
+    >>> bool(np.allclose(T @ pe(5), pe(8), atol=1e-15))
+    True
+    """
+    d = check_d(d)
+    b = _check_numeric_base(base)
+    layout = check_layout(layout)
+    order = check_order(order)
+    schedule = check_schedule(schedule)
+    kk = as_positions(k, name="k")
+    w_hi, w_lo = _omega_dd(d, b, schedule)
+    s, c = K.sincos_dd(kk.ravel(), w_hi, w_lo)
+    h = d // 2
+    out = np.zeros((kk.size, d, d))
+    idx = np.arange(h)
+    a, bb = (2 * idx, 2 * idx + 1) if layout == "interleaved" else (idx, idx + h)
+    sign = 1.0 if order == "sin_cos" else -1.0
+    out[:, a, a] = c
+    out[:, bb, bb] = c
+    out[:, a, bb] = sign * s
+    out[:, bb, a] = -sign * s
+    return out.reshape(kk.shape + (d, d))
+
+
+# ----------------------------------------------------------------------------------------
+# RoPE
+
+
+def rope_cos_sin(
+    positions,
+    d: int,
+    *,
+    base: float = 10000.0,
+    layout: str = "split",
+    dtype=np.float64,
+    accurate: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(cos, sin)`` tables such that ``x*cos + rotate(x)*sin`` applies RoPE.
+
+    Parameters
+    ----------
+    positions : array_like of real
+        Token positions ``m``.
+    d : int
+        Rotary dimension (positive, even).
+    base : float, default 10000.0
+        :math:`\theta_i = b^{-2i/d}`.
+    layout : {"split", "interleaved"}
+        ``"split"`` (GPT-NeoX / HF Llama ``rotate_half``): ``cos = concat(cos mθ, cos mθ)``;
+        ``"interleaved"`` (RoFormer / Meta / GPT-J): each entry repeated twice.
+    dtype : {numpy.float64, numpy.float32}
+    accurate : bool
+        As in :func:`sinusoidal_table`.
+
+    Returns
+    -------
+    cos, sin : numpy.ndarray
+        Each of shape ``positions.shape + (d,)``.
+
+    Examples
+    --------
+    >>> c, s = rope_cos_sin([0, 1], 4, base=100.0)
+    >>> c.round(4)
+    array([[1.    , 1.    , 1.    , 1.    ],
+           [0.5403, 0.995 , 0.5403, 0.995 ]])
+    >>> rope_cos_sin([1], 4, base=100.0, layout="interleaved")[1].round(4)
+    array([[0.8415, 0.8415, 0.0998, 0.0998]])
+    """
+    d = check_d(d)
+    b = _check_numeric_base(base)
+    layout = check_layout(layout)
+    dt = check_float_dtype(dtype)
+    t = as_positions(positions)
+    w_hi, w_lo = _omega_dd(d, b, "vaswani")
+    src = K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=False)
+    n, h = t.size, d // 2
+    cos = np.empty((n, d), dt)
+    sin = np.empty((n, d), dt)
+    c1, c2 = _slot_views(cos, layout)
+    s1, s2 = _slot_views(sin, layout)
+    rows = src.block_rows()
+    buf = np.empty((min(rows, max(n, 1)), h), np.complex128)
+    for s in range(0, n, rows):
+        e = min(n, s + rows)
+        z = buf[: e - s]
+        src.fill(s, e, z)
+        c1[s:e] = z.real
+        c2[s:e] = z.real
+        s1[s:e] = z.imag
+        s2[s:e] = z.imag
+    return cos.reshape(t.shape + (d,)), sin.reshape(t.shape + (d,))
+
+
+def apply_rope(
+    x,
+    positions,
+    *,
+    base: float = 10000.0,
+    layout: str = "split",
+    rotary_dim: int | None = None,
+    accurate: bool = False,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    r"""Rotate each pair of ``x[..., :rotary_dim]`` by the angle ``m * theta_i``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray, float32 or float64
+        Shape ``(..., seq, d)`` (any leading axes).
+    positions : array_like of real
+        Broadcasts against ``x.shape[:-1]`` (typically shape ``(seq,)``).
+    base : float, default 10000.0
+    layout : {"split", "interleaved"}
+        Pair slots ``(i, i + r/2)`` (GPT-NeoX / HF Llama) or ``(2i, 2i+1)`` (RoFormer / GPT-J).
+    rotary_dim : int, optional
+        Even, ``<= d``; only the first ``rotary_dim`` channels rotate (partial rotary), the
+        rest pass through. Default: ``d``. Frequencies use ``rotary_dim``:
+        :math:`\theta_i = b^{-2i/r}`.
+    accurate : bool
+        Use the accurate cos/sin tables (the rotation itself is then rounded once more).
+    out : numpy.ndarray, optional
+        Same shape and dtype as ``x``; may be ``x`` itself (in place).
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape and dtype as ``x``.
+
+    Notes
+    -----
+    .. math:: (x_a, x_b) \mapsto (x_a\cos m\theta_i - x_b\sin m\theta_i,\;
+              x_a\sin m\theta_i + x_b\cos m\theta_i)
+
+    so :math:`\langle R(m)q, R(n)k\rangle` depends on ``n - m`` only. At ``m = 0`` it is the
+    identity.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0, 1.0, 0.0]])
+    >>> apply_rope(x, [1], base=100.0, layout="interleaved").round(4)
+    array([[0.5403, 0.8415, 0.995 , 0.0998]])
+    >>> apply_rope(np.ones((2, 4), np.float32), [0, 0]).dtype
+    dtype('float32')
+    """
+    x = check_x(x)
+    layout = check_layout(layout)
+    b = _check_numeric_base(base)
+    d = x.shape[-1]
+    if rotary_dim is None:
+        rd = d
+    else:
+        rd = check_d(rotary_dim, name="rotary_dim")
+        if rd > d:
+            raise ValueError(
+                f"rotary_dim={rotary_dim!r} must be a positive even integer <= d={d} "
+                "(the last axis of x)"
+            )
+    if d % 2 and rotary_dim is None:
+        raise ValueError(
+            f"the last axis of x has odd length d={d}; RoPE needs pairs (pass an even rotary_dim)"
+        )
+    t = as_positions(positions)
+    lead = x.shape[:-1]
+    try:
+        bshape = np.broadcast_shapes(t.shape, lead)
+    except ValueError:
+        raise ValueError(
+            f"positions of shape {t.shape} do not broadcast against x.shape[:-1] = {lead}"
+        ) from None
+    if bshape != lead:
+        raise ValueError(
+            f"positions of shape {t.shape} broadcast against x.shape[:-1] = {lead} to {bshape}; "
+            "positions must not enlarge x"
+        )
+    out = check_out(out, x.shape, x.dtype)
+    h = rd // 2
+    w_hi, w_lo = _omega_dd(rd, b, "vaswani")
+    src = K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=False)
+    cdt = np.complex64 if x.dtype == np.float32 else np.complex128
+    z = np.empty((t.size, h), cdt)
+    if src.mode == "run" and cdt is np.complex128:
+        src.fill(0, t.size, z)
+    else:
+        rows = src.block_rows()
+        for s in range(0, t.size, rows):
+            e = min(t.size, s + rows)
+            buf = np.empty((e - s, h), np.complex128)
+            src.fill(s, e, buf)
+            z[s:e] = buf
+    z = z.reshape(t.shape + (h,))
+    if rd < d and out is not x:
+        out[..., rd:] = x[..., rd:]
+    if layout == "interleaved":
+        _rope_interleaved(x, z, out, rd)
+    else:
+        _rope_split(x, z, out, rd)
+    return out
+
+
+def _rope_interleaved(x: np.ndarray, z: np.ndarray, out: np.ndarray, rd: int) -> None:
+    cdt = z.dtype
+    xs, os_ = x[..., :rd], out[..., :rd]
+    if xs.strides[-1] == x.itemsize and os_.strides[-1] == out.itemsize:
+        np.multiply(xs.view(cdt), z, out=os_.view(cdt))
+    else:
+        tmp = np.ascontiguousarray(xs).view(cdt) * z
+        os_[...] = tmp.view(x.dtype)
+
+
+def _rope_split(x: np.ndarray, z: np.ndarray, out: np.ndarray, rd: int) -> None:
+    h = rd // 2
+    if x.ndim == 1:
+        x, out, z = x[None], out[None], z.reshape(1, h)
+    real = np.dtype(np.float32) if z.dtype == np.complex64 else np.dtype(np.float64)
+    c = np.ascontiguousarray(z.real, dtype=real)
+    s = np.ascontiguousarray(z.imag, dtype=real)
+    # broadcast the tables to x's leading shape (zero-copy) and block over the seq axis
+    lead = x.shape[:-1]
+    cb = np.broadcast_to(c, lead + (h,))
+    sb = np.broadcast_to(s, lead + (h,))
+    seq = lead[-1]
+    other = int(np.prod(lead[:-1], dtype=np.int64)) if len(lead) > 1 else 1
+    step = max(1, K.BLOCK_ENTRIES * 2 // max(other * rd, 1))
+    alias = np.shares_memory(x, out)
+    for s0 in range(0, seq, step):
+        sl = slice(s0, min(seq, s0 + step))
+        x1, x2 = x[..., sl, :h], x[..., sl, h:rd]
+        o1, o2 = out[..., sl, :h], out[..., sl, h:rd]
+        cc, ss = cb[..., sl, :], sb[..., sl, :]
+        if alias:
+            x1, x2 = x1.copy(), x2.copy()
+        tmp = np.multiply(x2, ss)
+        np.multiply(x1, cc, out=o1)
+        o1 -= tmp
+        np.multiply(x1, ss, out=tmp)
+        np.multiply(x2, cc, out=o2)
+        o2 += tmp

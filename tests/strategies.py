@@ -1,0 +1,140 @@
+"""Named hypothesis strategies for the numeric core and its oracle.
+
+Sizes are kept small where the mpmath oracle has to evaluate every entry (it costs ~20 us an
+entry at 50 digits); the fast paths of :mod:`pe_symbolic.numeric` switch on at 64 positions,
+so ``position_runs`` draws runs at least that long and tests compare a few sampled rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+__all__ = [
+    "BASES",
+    "LAYOUTS",
+    "ORDERS",
+    "SCHEDULES",
+    "bases",
+    "dims",
+    "integer_positions",
+    "layouts",
+    "orders",
+    "position_arrays",
+    "position_runs",
+    "real_positions",
+    "rope_inputs",
+    "schedules",
+]
+
+LAYOUTS = ("interleaved", "split")
+ORDERS = ("sin_cos", "cos_sin")
+SCHEDULES = ("vaswani", "tensor2tensor")
+#: 10000: Vaswani et al.; 500000: Llama 3 RoPE; 100 and 2: small bases stress low frequencies.
+BASES = (10000.0, 500000.0, 100.0, 2.0)
+
+#: The range the accuracy targets are stated for.
+LIMIT = 2**24
+
+layouts = st.sampled_from(LAYOUTS)
+orders = st.sampled_from(ORDERS)
+schedules = st.sampled_from(SCHEDULES)
+bases = st.one_of(st.sampled_from(BASES), st.floats(1.5, 1e6))
+
+
+def dims(max_d: int = 32) -> st.SearchStrategy[int]:
+    """Even dimensions ``2..max_d`` (``d = 2`` is the degenerate one-pair case)."""
+    return st.integers(1, max_d // 2).map(lambda h: 2 * h)
+
+
+#: Integer positions, negative too, up to the 2**24 of the accuracy targets.
+integer_positions = st.integers(-LIMIT + 1, LIMIT - 1)
+
+#: Real positions (fractional ones matter for position interpolation), |t| < 2**24.
+real_positions = st.one_of(
+    integer_positions.map(float),
+    st.floats(-LIMIT + 1, LIMIT - 1, allow_nan=False, allow_infinity=False),
+    st.floats(-64, 64, allow_nan=False, allow_infinity=False),
+)
+
+
+def position_arrays(max_len: int = 6, elements=real_positions) -> st.SearchStrategy[np.ndarray]:
+    """Small 1-D float64 arrays of positions (for entry-by-entry oracle checks)."""
+    return hnp.arrays(np.float64, st.integers(1, max_len), elements=elements)
+
+
+@st.composite
+def position_runs(draw, min_len: int = 64, max_len: int = 300) -> np.ndarray:
+    """Runs that take the fast paths: consecutive integers, or a uniform fractional grid."""
+    n = draw(st.integers(min_len, max_len))
+    start = draw(st.integers(-LIMIT + 1, LIMIT - 1 - max_len * 4))
+    kind = draw(st.sampled_from(("consecutive", "grid")))
+    if kind == "consecutive":
+        return start + np.arange(n, dtype=np.float64)
+    step = draw(st.sampled_from((0.25, 0.5, 0.125, 1.0 / 3.0)))
+    return start + step * np.arange(n, dtype=np.float64)
+
+
+@st.composite
+def rope_inputs(draw, max_d: int = 16, max_seq: int = 5, dtype=np.float64):
+    """``(x, positions)`` with x of shape (heads, seq, d), positions of shape (seq,)."""
+    d = draw(dims(max_d))
+    seq = draw(st.integers(1, max_seq))
+    heads = draw(st.integers(1, 2))
+    x = draw(
+        hnp.arrays(
+            dtype,
+            (heads, seq, d),
+            elements=st.floats(-4, 4, allow_nan=False, width=np.dtype(dtype).itemsize * 8),
+        )
+    )
+    pos = draw(hnp.arrays(np.float64, (seq,), elements=real_positions))
+    return x, pos
+
+
+# ----------------------------------------------------------------------------------------
+# comparing against the oracle (exact differences, in mpmath)
+
+#: float64 unit roundoff.
+U64 = 2.0**-53
+#: float32 unit roundoff.
+U32 = 2.0**-24
+
+
+def abs_errors(num: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """``|num - ref|`` entry by entry, with ``ref`` an object array of mpf (exact difference)."""
+    import mpmath
+
+    num = np.asarray(num, dtype=np.float64)
+    out = np.empty(num.shape)
+    with mpmath.workdps(60):
+        for idx in np.ndindex(num.shape):
+            out[idx] = float(abs(mpmath.mpf(float(num[idx])) - ref[idx]))
+    return out
+
+
+def ulp_errors(num: np.ndarray, ref: np.ndarray, bits: int = 53) -> np.ndarray:
+    """Error of every entry in units of the last place of the *true* value.
+
+    ``ulp(x) = 2**(e - bits)`` for ``x = m * 2**e``, ``0.5 <= |m| < 1`` (at least the smallest
+    subnormal); ``bits`` is 53 for float64 and 24 for float32. A true zero must be computed
+    exactly (else ``inf``).
+    """
+    import mpmath
+
+    min_exp = -1074 if bits == 53 else -149
+
+    num = np.asarray(num, dtype=np.float64)
+    out = np.empty(num.shape)
+    with mpmath.workdps(60):
+        for idx in np.ndindex(num.shape):
+            r = ref[idx]
+            diff = abs(mpmath.mpf(float(num[idx])) - r)
+            if r == 0:
+                out[idx] = 0.0 if diff == 0 else np.inf
+                continue
+            _, e = mpmath.frexp(r)
+            # subnormal range: the ulp never drops below the smallest subnormal
+            out[idx] = float(diff / mpmath.ldexp(1, max(int(e) - bits, min_exp)))
+    return out
