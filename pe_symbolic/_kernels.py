@@ -46,9 +46,14 @@ _TINY_EXP = 600
 _TINY_SCALE = 2.0**_TINY_EXP
 #: Cody-Waite reduction is exact (k*P1, k*P2 representable) while |angle| < this.
 _CW_LIMIT = 2.0**25
+_QUAD_COS = np.array([1.0, 0.0, -1.0, 0.0])
+_QUAD_SIN = np.array([0.0, 1.0, 0.0, -1.0])
 
-#: Target number of complex128 entries in a working block (~256 KiB: fits L2).
-BLOCK_ENTRIES = 16384
+#: Target number of complex128 entries in a working block (64 KiB: fits L2, and stays
+#: below glibc's mmap threshold so temporaries are recycled without page faults).
+BLOCK_ENTRIES = 4096
+#: Entries per chunk of the accurate route (float64 temporaries of 64 KiB).
+CHUNK = 8192
 
 
 def split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -82,8 +87,9 @@ def _angles(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray) -> tuple[np.ndarr
     e = th * wh
     e -= p
     e += th * wl
-    e += tl * wh
-    e += tl * wl
+    if t.ndim < 2 or tl.any():  # (integers below 2**26 have tl == 0: skip two products)
+        e += tl * wh
+        e += tl * wl
     e += t * w_lo
     return p, e
 
@@ -93,17 +99,34 @@ def sincos_dd(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray) -> tuple[np.nda
 
     See the module docstring for the error analysis. Angles of magnitude >= 2**25 (only for
     positions beyond 2**25) use ``sin(p) + cos(p)*e``: absolutely accurate (~1e-16), but
-    without the relative guarantee near zeros.
+    without the relative guarantee near zeros. Works in chunks of <= ``CHUNK`` entries so
+    that the ~30 temporaries stay small (heap, no page faults) and in cache.
     """
+    n, h = t.size, w_hi.size
+    sin_t = np.empty((n, h))
+    cos_t = np.empty((n, h))
+    rows = max(1, CHUNK // max(h, 1))
+    for s in range(0, n, rows):
+        e = min(n, s + rows)
+        _sincos_block(t[s:e], w_hi, w_lo, sin_t[s:e], cos_t[s:e])
+    return sin_t, cos_t
+
+
+def _sincos_block(t, w_hi, w_lo, sin_t, cos_t) -> None:
     p, e = angles_dd(t, w_hi, w_lo)
-    big = np.abs(p) >= _CW_LIMIT
-    anybig = bool(big.any())
-    if anybig:
-        p_big, e_big = p[big], e[big]
-        p = np.where(big, 0.0, p)
-        e = np.where(big, 0.0, e)
+    at = np.abs(t)
+    big = None
+    if at.size and at.max() * w_hi.max() >= _CW_LIMIT / 2:
+        big = np.abs(p) >= _CW_LIMIT
+        if big.any():
+            p_big, e_big = p[big], e[big]
+            p = np.where(big, 0.0, p)
+            e = np.where(big, 0.0, e)
+        else:
+            big = None
     k = np.rint(p * _TWO_OVER_PI)
-    r1 = p - k * _PIO2_1  # exact
+    r1 = k * _PIO2_1
+    np.subtract(p, r1, out=r1)  # exact
     r2, err = two_sum(r1, -(k * _PIO2_2))
     err -= k * _PIO2_3
     err += e
@@ -112,29 +135,33 @@ def sincos_dd(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray) -> tuple[np.nda
     c = np.cos(rh)
     sin_r = c * rl
     sin_r += s
-    cos_r = s * rl
-    np.subtract(c, cos_r, out=cos_r)
-    q = k.astype(np.int64) & 3
-    swap = (q & 1).astype(bool)
-    sin_t = np.where(swap, cos_r, sin_r)
-    cos_t = np.where(swap, sin_r, cos_r)
-    np.negative(sin_t, out=sin_t, where=q >= 2)
-    np.negative(cos_t, out=cos_t, where=(q == 1) | (q == 2))
-    if anybig:
+    np.multiply(s, rl, out=s)
+    np.subtract(c, s, out=c)  # c is now cos(r)
+    # quadrant q = k mod 4: (sin, cos)(theta) = (a S + b C, a C - b S) with
+    # (a, b) = (cos, sin)(q pi/2) in {0, +-1}: exact products, one rounding into the output
+    q = k.astype(np.int64)
+    q &= 3
+    a = _QUAD_COS.take(q)
+    b = _QUAD_SIN.take(q)
+    np.multiply(a, sin_r, out=sin_t)
+    sin_t += b * c
+    np.multiply(a, c, out=cos_t)
+    cos_t -= b * sin_r
+    if big is not None:
         sb, cb = np.sin(p_big), np.cos(p_big)
         sin_t[big] = sb + cb * e_big
         cos_t[big] = cb - sb * e_big
-    tiny = np.abs(p) < _TINY
-    if tiny.any():
-        # Dekker's error term underflows near the subnormals: there sin(x) = x to far below
-        # an ulp, so form x in a scaled range and scale back (one more rounding, exact
-        # unless the result is subnormal).
-        ts = np.broadcast_to(t[:, None] * _TINY_SCALE, p.shape)[tiny]
-        ws = np.broadcast_to(w_hi, p.shape)[tiny]
-        wl = np.broadcast_to(w_lo, p.shape)[tiny]
-        ps, es = _angles(ts, ws, wl)
-        sin_t[tiny] = np.ldexp(ps + es, -_TINY_EXP)
-    return sin_t, cos_t
+    if at.size and at.min() * w_hi.min() < _TINY:
+        tiny = np.abs(p) < _TINY
+        if tiny.any():
+            # Dekker's error term underflows near the subnormals: there sin(x) = x to far
+            # below an ulp, so form x in a scaled range and scale back (one more rounding,
+            # exact unless the result is subnormal).
+            ts = np.broadcast_to(t[:, None] * _TINY_SCALE, p.shape)[tiny]
+            ws = np.broadcast_to(w_hi, p.shape)[tiny]
+            wl = np.broadcast_to(w_lo, p.shape)[tiny]
+            ps, es = _angles(ts, ws, wl)
+            sin_t[tiny] = np.ldexp(ps + es, -_TINY_EXP)
 
 
 def phasors_accurate(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, swap: bool) -> np.ndarray:
@@ -214,12 +241,22 @@ class PhasorSource:
         rows = max(1, BLOCK_ENTRIES // max(self.h, 1))
         return max(self.B, rows - rows % self.B)
 
+    def fill_pairs(self, start: int, stop: int, first: np.ndarray, second: np.ndarray) -> None:
+        """Accurate route straight into real destinations (any strides/dtype), no temporaries
+        beyond a chunk: ``first`` gets the real part of the phasor, ``second`` the imaginary."""
+        rows = max(1, CHUNK // max(self.h, 1))
+        for s in range(start, stop, rows):
+            e = min(stop, s + rows)
+            a, b = first[s - start : e - start], second[s - start : e - start]
+            sin_t, cos_t = (a, b) if self.swap else (b, a)
+            _sincos_block(self.t[s:e], self.w_hi, self.w_lo, sin_t, cos_t)
+
     def fill(self, start: int, stop: int, dest: np.ndarray) -> None:
         """Write phasors of positions ``t[start:stop]`` into complex ``dest`` (stop-start, h)."""
         if stop <= start:
             return
         if self.mode == "accurate":
-            dest[...] = phasors_accurate(self.t[start:stop], self.w_hi, self.w_lo, self.swap)
+            self.fill_pairs(start, stop, dest.real, dest.imag)
         elif self.mode == "gather":
             np.multiply(self.C[self.ci[start:stop]], self.F[self.fi[start:stop]], out=dest)
         else:

@@ -1,0 +1,5 @@
+"""Entry point: ``python -m benchmarks [--quick]``."""
+
+from .run import main
+
+raise SystemExit(main())

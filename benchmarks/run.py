@@ -1,0 +1,315 @@
+"""The benchmark cases: tables, RoPE, cold start, peak memory, accuracy against the oracle.
+
+Baselines (all measured in the same run, same machine):
+
+* ``naive``: outer product, ``np.sin``, ``np.cos``, strided assignment (``out[:, 0::2] = sin``);
+  the float32 naive recipe forms its angles in float32 (the common, inaccurate recipe).
+* ``hand``: the fastest hand-written NumPy I could write for the same output: angle addition
+  with plain float64 frequencies, ``exp(i w t0) * exp(i w j)`` as one broadcast complex
+  multiply straight into a complex view of the output (float32: cast once).
+* ``floor``: ``np.sin`` + ``np.cos`` over the T*d/2 precomputed angles into preallocated
+  buffers (no angle formation, no interleaving): what any sin/cos-per-entry method pays.
+
+"alloc" rows allocate their output every call; "out=" rows write a preallocated buffer.
+Ratios compare like with like (alloc with alloc, out= with out=).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+from pe_symbolic import numeric
+
+
+# ----------------------------------------------------------------------------------------
+# timing
+
+
+def median_time(fn, *, repeat: int, min_time: float = 0.0) -> float:
+    """Median of ``repeat`` timed calls (after one warm-up call), in seconds."""
+    fn()
+    times = []
+    t_start = time.perf_counter()
+    while len(times) < repeat or (time.perf_counter() - t_start < min_time and len(times) < 50):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def ms(x: float) -> str:
+    return f"{x * 1e3:9.3f} ms"
+
+
+# ----------------------------------------------------------------------------------------
+# baselines
+
+
+def naive_table(t, d, dtype, out=None, base=10000.0):
+    dt = np.dtype(dtype)
+    tt = np.asarray(t, dt)
+    w = (dt.type(base) ** (-np.arange(0, d, 2, dtype=dt) / dt.type(d))).astype(dt)
+    ang = np.outer(tt, w)
+    if out is None:
+        out = np.empty((tt.size, d), dt)
+    out[:, 0::2] = np.sin(ang)
+    out[:, 1::2] = np.cos(ang)
+    return out
+
+
+def hand_table(t, d, dtype, out=None, base=10000.0, B=64):
+    """Angle addition, plain float64 frequencies, interleaved (cos, sin) = complex view."""
+    T = t.size
+    w = base ** (-np.arange(0, d, 2) / d)
+    na = -(-T // B)
+    C = np.exp(1j * np.outer(t[0] + B * np.arange(na, dtype=np.float64), w))
+    F = np.exp(1j * np.outer(np.arange(B, dtype=np.float64), w))
+    if out is None:
+        out = np.empty((T, d), dtype)
+    cdt = np.complex64 if np.dtype(dtype) == np.float32 else np.complex128
+    z = out.view(cdt)
+    full = (T // B) * B
+    np.multiply(C[: T // B, None, :], F[None], out=z[:full].reshape(T // B, B, d // 2))
+    if full < T:
+        np.multiply(C[T // B], F[: T - full], out=z[full:])
+    return out
+
+
+def floor_sincos(ang, s, c):
+    np.sin(ang, out=s)
+    np.cos(ang, out=c)
+
+
+def naive_rope_split(x, pos, base=10000.0):
+    d = x.shape[-1]
+    inv = (np.float32(base) ** (-np.arange(0, d, 2, dtype=np.float32) / np.float32(d)))
+    freqs = np.outer(pos.astype(np.float32), inv)
+    emb = np.concatenate([freqs, freqs], -1)
+    cos, sin = np.cos(emb), np.sin(emb)
+    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
+    rot = np.concatenate([-x2, x1], -1)
+    return x * cos + rot * sin
+
+
+def naive_rope_interleaved(x, pos, base=10000.0):
+    d = x.shape[-1]
+    inv = (np.float32(base) ** (-np.arange(0, d, 2, dtype=np.float32) / np.float32(d)))
+    freqs = np.outer(pos.astype(np.float32), inv)
+    cos = np.repeat(np.cos(freqs), 2, -1)
+    sin = np.repeat(np.sin(freqs), 2, -1)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    rot = np.stack([-x2, x1], -1).reshape(x.shape)  # GPT-J rotate_every_two
+    return x * cos + rot * sin
+
+
+# ----------------------------------------------------------------------------------------
+# sections
+
+
+def bench_tables(quick: bool) -> None:
+    cases = [(2048, 512)] if quick else [(2048, 512), (8192, 1024), (65536, 128)]
+    repeat = 3 if quick else 7
+    print("\n## Tables: sinusoidal_table(arange(T), d), interleaved sin_cos, vaswani")
+    print("ratio = ours / baseline (lower is better). alloc: output allocated per call; "
+          "out=: preallocated.")
+    hdr = f"{'case':>22} {'ours':>12} {'naive':>12} {'hand':>12} {'floor':>12} " \
+          f"{'/naive':>7} {'/hand':>7} {'/floor':>7}"
+    print(hdr)
+    for T, d in cases:
+        t = np.arange(T, dtype=np.float64)
+        for dt in (np.float64, np.float32):
+            name = np.dtype(dt).name
+            numeric.sinusoidal_table(t[:8], d)  # frequency constants cached
+            ang = np.outer(t.astype(dt), numeric.frequencies(d).astype(dt))
+            s, c = np.empty_like(ang), np.empty_like(ang)
+            floor = median_time(lambda: floor_sincos(ang, s, c), repeat=repeat)
+            del ang, s, c
+            for mode in ("alloc", "out="):
+                buf = np.empty((T, d), dt)
+                ob = buf if mode == "out=" else None
+                ours = median_time(lambda: numeric.sinusoidal_table(t, d, dtype=dt, out=ob),
+                                   repeat=repeat)
+                naive = median_time(lambda: naive_table(t, d, dt, out=ob), repeat=repeat)
+                hand = median_time(lambda: hand_table(t, d, dt, out=ob), repeat=repeat)
+                label = f"({T},{d}) {name} {mode}"
+                print(f"{label:>22} {ms(ours)} {ms(naive)} {ms(hand)} {ms(floor)} "
+                      f"{ours / naive:7.3f} {ours / hand:7.3f} {ours / floor:7.3f}")
+            acc = median_time(lambda: numeric.sinusoidal_table(t, d, dtype=dt, accurate=True),
+                              repeat=max(3, repeat // 2))
+            naive64 = median_time(lambda: naive_table(t, d, np.float64), repeat=repeat)
+            label = f"({T},{d}) {name} accurate"
+            print(f"{label:>22} {ms(acc)}   vs naive float64 (alloc) {ms(naive64)}: "
+                  f"{acc / naive64:6.3f}x")
+
+
+def bench_rope(quick: bool) -> None:
+    shape = (4, 8, 1024, 128) if quick else (4, 8, 4096, 128)
+    repeat = 3 if quick else 7
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    pos = np.arange(shape[-2], dtype=np.float64)
+    out = np.empty_like(x)
+    print(f"\n## apply_rope on x{shape} float32, positions arange({shape[-2]})")
+    print("naive: HF rotate_half / GPT-J rotate_every_two with float32 angles (allocates); "
+          "copy: x.copy() (alloc) or np.copyto (out=)")
+    copy_alloc = median_time(lambda: x.copy(), repeat=repeat)
+    copy_out = median_time(lambda: np.copyto(out, x), repeat=repeat)
+    print(f"{'layout':>12} {'mode':>6} {'ours':>12} {'naive':>12} {'copy':>12} "
+          f"{'/naive':>7} {'/copy':>7}")
+    for layout, naive_fn in (("interleaved", naive_rope_interleaved), ("split", naive_rope_split)):
+        naive = median_time(lambda: naive_fn(x, pos), repeat=repeat)
+        for mode in ("alloc", "out="):
+            ob = out if mode == "out=" else None
+            ours = median_time(lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
+                               repeat=repeat)
+            cp = copy_out if mode == "out=" else copy_alloc
+            print(f"{layout:>12} {mode:>6} {ms(ours)} {ms(naive)} {ms(cp)} "
+                  f"{ours / naive:7.3f} {ours / cp:7.3f}")
+
+
+COLD = r"""
+import time
+t0 = time.perf_counter()
+import numpy as np
+from pe_symbolic import numeric, lower
+t1 = time.perf_counter()
+numeric.sinusoidal_table(np.arange(4.0), 8)
+t2 = time.perf_counter()
+print(f"{t1 - t0:.4f} {t2 - t1:.4f}")
+"""
+
+
+def bench_cold_start(quick: bool) -> None:
+    from pe_symbolic import lower
+    print("\n## Lowering (lambdify) cold start")
+    res = subprocess.run([sys.executable, "-c", COLD], capture_output=True, text=True,
+                         check=True)
+    imp, first = (float(v) for v in res.stdout.split())
+    print(f"fresh process: import numeric+lower {imp * 1e3:.1f} ms; first table "
+          f"(proof of the gating claim, lowering, 40-digit constants) {first * 1e3:.1f} ms")
+    numeric.sinusoidal_table([0.0], 8)  # verdicts cached in this process
+    lower._lower_cached.cache_clear()
+    lower.frequency_constants.cache_clear()
+    numeric._omega_dd.cache_clear()
+    t0 = time.perf_counter()
+    numeric.sinusoidal_table([0.0], 1024)
+    t1 = time.perf_counter()
+    print(f"verdict cached: lambdify + 512 constants at 40 digits (d=1024) {(t1 - t0) * 1e3:.1f} ms;"
+          f" again (cached) ", end="")
+    t0 = time.perf_counter()
+    numeric.sinusoidal_table([0.0], 1024)
+    print(f"{(time.perf_counter() - t0) * 1e3:.3f} ms")
+
+
+def bench_memory(quick: bool) -> None:
+    cases = [(2048, 512)] if quick else [(2048, 512), (8192, 1024), (65536, 128)]
+    print("\n## Peak memory (tracemalloc) / output size, allocating calls")
+    for T, d in cases:
+        t = np.arange(T, dtype=np.float64)
+        for dt in (np.float64, np.float32):
+            numeric.sinusoidal_table(t[:8], d)
+            size = T * d * np.dtype(dt).itemsize
+            peaks = {}
+            for name, fn in (
+                ("ours", lambda: numeric.sinusoidal_table(t, d, dtype=dt)),
+                ("ours accurate", lambda: numeric.sinusoidal_table(t, d, dtype=dt, accurate=True)),
+                ("naive", lambda: naive_table(t, d, dt)),
+            ):
+                tracemalloc.start()
+                fn()
+                peaks[name] = tracemalloc.get_traced_memory()[1]
+                tracemalloc.stop()
+            print(f"({T},{d}) {np.dtype(dt).name}: output {size / 2**20:7.1f} MiB; peak/output: "
+                  + ", ".join(f"{k} {v / size:.3f}" for k, v in peaks.items()))
+
+
+def bench_accuracy(quick: bool) -> None:
+    import mpmath
+
+    from pe_symbolic import reference
+
+    rng = np.random.default_rng(42)
+    d = 256 if quick else 1024
+    n_runs = 3 if quick else 8
+    rows_per_run = 2 if quick else 3
+    T = 2048
+    print(f"\n## Accuracy against the mpmath oracle (50 digits): d={d}, {n_runs} runs of "
+          f"{T} consecutive positions below 2**24 (one ends at 2**24-1), "
+          f"{rows_per_run} sampled rows each = {n_runs * rows_per_run * d} entries")
+    starts = list(rng.integers(0, 2**24 - T, n_runs - 1)) + [2**24 - T]
+    stats: dict[str, list[float]] = {}
+
+    def ulp_err(num, ref, bits):
+        out = 0.0
+        with mpmath.workdps(60):
+            for v, r in zip(np.ravel(num), np.ravel(ref)):
+                diff = abs(mpmath.mpf(float(v)) - r)
+                if r == 0:
+                    out = max(out, 0.0 if diff == 0 else float("inf"))
+                    continue
+                e = int(mpmath.frexp(r)[1])
+                out = max(out, float(diff / mpmath.ldexp(1, max(e - bits, -1074))))
+        return out
+
+    def abs_err(num, ref):
+        with mpmath.workdps(60):
+            return max(float(abs(mpmath.mpf(float(v)) - r)) for v, r in zip(np.ravel(num),
+                                                                           np.ravel(ref)))
+
+    for s0 in starts:
+        t = s0 + np.arange(T, dtype=np.float64)
+        rows = np.sort(rng.choice(T, rows_per_run, replace=False))
+        if s0 == starts[-1]:
+            rows[-1] = T - 1
+        ref = reference.sinusoidal_table(t[rows], d)
+        res = {
+            "default f64": numeric.sinusoidal_table(t, d)[rows],
+            "accurate f64": numeric.sinusoidal_table(t, d, accurate=True)[rows],
+            "default f32": numeric.sinusoidal_table(t, d, dtype=np.float32)[rows],
+            "accurate f32": numeric.sinusoidal_table(t, d, dtype=np.float32, accurate=True)[rows],
+            "naive f64": naive_table(t, d, np.float64)[rows],
+            "naive f32": naive_table(t, d, np.float32)[rows],
+        }
+        for k, v in res.items():
+            bits = 24 if "f32" in k else 53
+            stats.setdefault(k + " abs", []).append(abs_err(v, ref))
+            stats.setdefault(k + " ulp", []).append(ulp_err(v, ref, bits))
+    for k in ("default f64", "accurate f64", "default f32", "accurate f32", "naive f64",
+              "naive f32"):
+        unit = "ulp32" if "f32" in k else "ulp64"
+        print(f"{k:>13}: max abs error {max(stats[k + ' abs']):.3e}   max {unit} error "
+              f"{max(stats[k + ' ulp']):.4g}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy"),
+                    help="run one section")
+    args = ap.parse_args(argv)
+    print(f"# pe_symbolic benchmarks ({'quick' if args.quick else 'full'}): Python "
+          f"{platform.python_version()}, NumPy {np.__version__}, {os.cpu_count()} CPUs, "
+          f"{platform.machine()}")
+    t0 = time.perf_counter()
+    sections = {
+        "tables": bench_tables,
+        "rope": bench_rope,
+        "cold": bench_cold_start,
+        "memory": bench_memory,
+        "accuracy": bench_accuracy,
+    }
+    for name, fn in sections.items():
+        if args.only in (None, name):
+            fn(args.quick)
+    print(f"\n(total {time.perf_counter() - t0:.1f} s)")
+    return 0
