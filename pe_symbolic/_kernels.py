@@ -31,7 +31,9 @@ This is the translation identity T(j)·PE(t0) = PE(t0 + j) used as an algorithm.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -192,6 +194,9 @@ class PhasorSource:
     w_lo: np.ndarray
     accurate: bool
     swap: bool
+    #: ``product(a, b, out=...)``: the complex multiply, lowered from the translation claim
+    #: (:func:`pe_symbolic.lower.phasor_product`) by :mod:`pe_symbolic.numeric`.
+    product: Callable[..., Any] = np.multiply
 
     def __post_init__(self) -> None:
         t = self.t
@@ -258,7 +263,7 @@ class PhasorSource:
         if self.mode == "accurate":
             self.fill_pairs(start, stop, dest.real, dest.imag)
         elif self.mode == "gather":
-            np.multiply(self.C[self.ci[start:stop]], self.F[self.fi[start:stop]], out=dest)
+            self.product(self.C[self.ci[start:stop]], self.F[self.fi[start:stop]], out=dest)
         else:
             B = self.B
             C, F = self.C, self.F
@@ -267,15 +272,15 @@ class PhasorSource:
             a, j = divmod(row, B)
             if j:
                 end = min(stop, (a + 1) * B)
-                np.multiply(C[a], F[j : j + end - row], out=dest[: end - row])
+                self.product(C[a], F[j : j + end - row], out=dest[: end - row])
                 row = end
             a0 = row // B
             a1 = stop // B
             if a1 > a0:
                 full = (a1 - a0) * B
                 view = dest[row - start : row - start + full].reshape(a1 - a0, B, self.h, copy=False)
-                np.multiply(C[a0:a1, None, :], F[None, :, :], out=view)
+                self.product(C[a0:a1, None, :], F[None, :, :], out=view)
                 row += full
             if row < stop:
                 a = row // B
-                np.multiply(C[a], F[: stop - row], out=dest[row - start :])
+                self.product(C[a], F[: stop - row], out=dest[row - start :])

@@ -21,12 +21,20 @@ Rules (nothing else in the package calls ``lambdify``):
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sympy as sp
 
-__all__ = ["NotProvedError", "claim_verdict", "frequency_constants", "lower"]
+__all__ = [
+    "NotProvedError",
+    "claim_verdict",
+    "frequency_constants",
+    "lower",
+    "phasor_product",
+    "rope_pair",
+    "rope_product",
+]
 
 #: Claim ids whose proofs gate the numeric core (see :mod:`pe_symbolic.theorems`).
 TRANSLATION_CLAIM = "translation.identity"
@@ -77,6 +85,7 @@ def lower(
     *,
     modules: str = "numpy",
     proof_form: sp.Expr | tuple[sp.Expr, ...] | None = None,
+    meaning: Mapping[sp.Symbol, sp.Expr] | None = None,
 ) -> Callable[..., Any]:
     """Lambdify ``expr`` (an element formula of the proved claim ``claim_id``).
 
@@ -91,29 +100,52 @@ def lower(
     modules : {"numpy", "mpmath"}
         Target namespace.
     proof_form : sympy.Expr or tuple, optional
-        The form the claim was proved in, if different: ``expr == proof_form`` is proved
-        first (:func:`pe_symbolic.check_identity`), and refused if not proved.
+        The form the claim was proved in, if different: ``expr == proof_form`` (after
+        substituting ``meaning``) is proved first with :func:`pe_symbolic.check_identity`,
+        and the lowering is refused if that is not proved.
+    meaning : mapping, optional
+        What each argument stands for in the proof form's terms (e.g. a complex argument
+        ``z`` for ``cos(omega*t) + I*sin(omega*t)``).
 
     Returns
     -------
     callable
-        ``f(*args)`` evaluating ``expr``; ``f.__doc__`` names the claim and expression.
+        ``f(*args)`` evaluating ``expr``, with NumPy broadcasting. ``f.__doc__`` names the claim and the expression;
+        ``f.claim_id`` and ``f.expression`` record them, and ``f.ufunc`` is the NumPy ufunc
+        when the whole expression is one binary product of the two arguments (so callers
+        can pass ``out=``), else ``None``.
 
     Raises
     ------
     NotProvedError
         If the claim (or the evaluation/proof-form equality) is not proved.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import sympy as sp
+    >>> from pe_symbolic.symbols import t, omega
+    >>> f = lower("translation.identity", sp.sin(omega * t), (t, omega))
+    >>> print(f.__doc__.splitlines()[0])
+    Lowered from claim 'translation.identity' (modules='numpy').
+    >>> f(np.array([0.0, 1.0]), 2.0)
+    array([0.        , 0.90929743])
     """
     args_t = tuple(args)
     if isinstance(expr, list):
         expr = tuple(expr)
     if isinstance(proof_form, list):
         proof_form = tuple(proof_form)
-    return _lower_cached(claim_id, expr, args_t, modules, proof_form)
+    mean = None if meaning is None else tuple(sorted(meaning.items(), key=lambda kv: str(kv[0])))
+    return _lower_cached(claim_id, expr, args_t, modules, proof_form, mean)
+
+
+def _as_matrix(e):
+    return sp.Matrix(e) if isinstance(e, tuple) else e
 
 
 @functools.lru_cache(maxsize=256)
-def _lower_cached(claim_id, expr, args, modules, proof_form):
+def _lower_cached(claim_id, expr, args, modules, proof_form, meaning):
     if modules not in ("numpy", "mpmath"):
         raise ValueError(f"modules={modules!r} is not allowed; use 'numpy' or 'mpmath'")
     _require_proved(claim_id)
@@ -121,23 +153,115 @@ def _lower_cached(claim_id, expr, args, modules, proof_form):
     if proof_form is not None:
         from .proof import check_identity
 
-        lhs = sp.Matrix(expr) if isinstance(expr, tuple) else expr
-        rhs = sp.Matrix(proof_form) if isinstance(proof_form, tuple) else proof_form
-        verdict = str(check_identity(lhs, rhs).verdict)
+        lhs = _as_matrix(expr)
+        if meaning:
+            lhs = lhs.subs(dict(meaning))
+        verdict = str(check_identity(lhs, _as_matrix(proof_form)).verdict)
         if verdict != "proved":
             raise NotProvedError(
                 f"claim {claim_id!r}: the evaluation form {expr} equals the proof form "
                 f"{proof_form} has verdict {verdict!r}; refusing to lower it"
             )
     fn = sp.lambdify(args, expr, modules=modules, cse=True, docstring_limit=0)
+    where = "".join(f"  {k} = {v}\n" for k, v in (meaning or ()))
     fn.__doc__ = (
         f"Lowered from claim {claim_id!r} (modules={modules!r}).\n\n"
         f"Expression: {expr}\nArguments: {', '.join(str(a) for a in args)}\n"
+        + (f"where\n{where}" if where else "")
         + (f"Proved equal to the proof form: {proof_form}\n" if proof_form is not None else "")
     )
     fn.claim_id = claim_id  # type: ignore[attr-defined]
     fn.expression = expr  # type: ignore[attr-defined]
+    fn.ufunc = _ufunc_of(expr, args, modules)  # type: ignore[attr-defined]
     return fn
+
+
+def _ufunc_of(expr, args, modules):
+    """``numpy.multiply`` if ``expr`` is exactly ``args[0] * args[1]``, else ``None``."""
+    if modules != "numpy" or len(args) != 2 or not isinstance(expr, sp.Mul):
+        return None
+    if sorted(expr.args, key=str) != sorted(args, key=str):
+        return None
+    import numpy as np
+
+    return np.multiply
+
+
+# ----------------------------------------------------------------------------------------
+# the element formulas of the numeric core
+
+
+@functools.lru_cache(maxsize=None)
+def phasor_product() -> Callable[..., Any]:
+    r"""The translation theorem in complex form: ``z0 * zj``.
+
+    With :math:`z_0 = \cos\omega t + i\sin\omega t` and
+    :math:`z_j = \cos\omega k + i\sin\omega k`, the product is (proved here)
+    :math:`T(k)\,\mathrm{pair}(t)` for the ``cos_sin`` order written as ``first + i*second``,
+    which the proved claim ``translation.identity`` equates with :math:`\mathrm{pair}(t+k)`.
+    This is the one complex multiply of the angle-addition tables.
+    """
+    from . import sinusoidal
+    from .symbols import k, omega, t
+
+    z0, zj = sp.symbols("z_0 z_j")
+    moved = sinusoidal.translation_block(k, omega, "cos_sin") * sinusoidal.pair(t, omega, "cos_sin")
+    return lower(
+        TRANSLATION_CLAIM,
+        z0 * zj,
+        (z0, zj),
+        proof_form=moved[0] + sp.I * moved[1],
+        meaning={
+            z0: sp.cos(omega * t) + sp.I * sp.sin(omega * t),
+            zj: sp.cos(omega * k) + sp.I * sp.sin(omega * k),
+        },
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def rope_product() -> Callable[..., Any]:
+    r"""RoPE on one pair in complex form: ``zx * w``.
+
+    With :math:`z_x = x_a + i x_b` and :math:`w = \cos m\theta + i\sin m\theta`, the product
+    is (proved here) ``R(m) (x_a, x_b)`` written as ``first + i*second``: the rotation of the
+    proved claim ``rope.efficient_form``. Interleaved RoPE is this multiply on a complex view.
+    """
+    from . import rope
+    from .symbols import m, theta
+
+    zx, w = sp.symbols("z_x w")
+    xa, xb = sp.symbols("x_a x_b", real=True)
+    rotated = rope.rope_block(m, theta) * sp.Matrix([xa, xb])
+    return lower(
+        ROPE_CLAIM,
+        zx * w,
+        (zx, w),
+        proof_form=rotated[0] + sp.I * rotated[1],
+        meaning={zx: xa + sp.I * xb, w: sp.cos(m * theta) + sp.I * sp.sin(m * theta)},
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def rope_pair() -> Callable[..., Any]:
+    r"""RoPE on one pair in real form: ``(x_a c - x_b s, x_a s + x_b c)``.
+
+    The element formula of ``rope.efficient_form`` with :math:`c = \cos m\theta`,
+    :math:`s = \sin m\theta` (proved equal to ``rope_block(m, theta) @ (x_a, x_b)``). The
+    split-layout kernel of :mod:`pe_symbolic.numeric` evaluates it at full width (halves
+    swapped as blocks); its tests check it against this function.
+    """
+    from . import rope
+    from .symbols import m, theta
+
+    xa, xb, c, s = sp.symbols("x_a x_b c s", real=True)
+    rotated = rope.rope_block(m, theta) * sp.Matrix([xa, xb])
+    return lower(
+        ROPE_CLAIM,
+        (xa * c - xb * s, xa * s + xb * c),
+        (xa, xb, c, s),
+        proof_form=(rotated[0], rotated[1]),
+        meaning={c: sp.cos(m * theta), s: sp.sin(m * theta)},
+    )
 
 
 @functools.lru_cache(maxsize=128)

@@ -92,6 +92,43 @@ def frequencies(d: int, *, base: float = 10000.0, schedule: str = "vaswani") -> 
 
 
 # ----------------------------------------------------------------------------------------
+# the lowered element formulas
+
+
+def _with_out(fn):
+    """``fn(a, b, out=...)`` for a lowered function: its ufunc if it has one, else a copy."""
+    if getattr(fn, "ufunc", None) is not None:
+        return fn.ufunc
+
+    def call(a, b, out):
+        out[...] = fn(a, b)
+        return out
+
+    return call
+
+
+@functools.lru_cache(maxsize=None)
+def _phasor_product():
+    """``z0 * zj`` lowered from the proved translation claim (see :mod:`pe_symbolic.lower`)."""
+    from . import lower
+
+    return _with_out(lower.phasor_product())
+
+
+@functools.lru_cache(maxsize=None)
+def _rope_product():
+    """``zx * w`` lowered from the proved RoPE claim (see :mod:`pe_symbolic.lower`)."""
+    from . import lower
+
+    return _with_out(lower.rope_product())
+
+
+def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool):
+    return K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
+                          product=_phasor_product())
+
+
+# ----------------------------------------------------------------------------------------
 # tables
 
 
@@ -206,7 +243,7 @@ def sinusoidal_table(
     shape = t.shape + (d,)
     out = check_out(out, shape, dt)
     w_hi, w_lo = _omega_dd(d, b, schedule)
-    src = K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=order == "sin_cos")
+    src = _source(t, w_hi, w_lo, accurate, swap=order == "sin_cos")
     if out.flags.c_contiguous:
         _write_pairs(src, out.reshape(-1, d), layout)
     else:
@@ -268,8 +305,8 @@ def translation_matrix(
     sign = 1.0 if order == "sin_cos" else -1.0
     out[:, a, a] = c
     out[:, bb, bb] = c
-    out[:, a, bb] = sign * s
-    out[:, bb, a] = -sign * s
+    out[:, a, bb] = sign * s + 0.0  # + 0.0: no negative zeros at k = 0
+    out[:, bb, a] = 0.0 - sign * s
     return out.reshape(kk.shape + (d, d))
 
 
@@ -323,7 +360,7 @@ def rope_cos_sin(
     dt = check_float_dtype(dtype)
     t = as_positions(positions)
     w_hi, w_lo = _omega_dd(d, b, "vaswani")
-    src = K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=False)
+    src = _source(t, w_hi, w_lo, accurate, swap=False)
     n, h = t.size, d // 2
     cos = np.empty((n, d), dt)
     sin = np.empty((n, d), dt)
@@ -426,7 +463,7 @@ def apply_rope(
     out = check_out(out, x.shape, x.dtype)
     h = rd // 2
     w_hi, w_lo = _omega_dd(rd, b, "vaswani")
-    src = K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=False)
+    src = _source(t, w_hi, w_lo, accurate, swap=False)
     cdt = np.complex64 if x.dtype == np.float32 else np.complex128
     z = np.empty((t.size, h), cdt)
     if src.mode == "run" and cdt is np.complex128:
@@ -451,11 +488,13 @@ def apply_rope(
 def _rope_interleaved(x: np.ndarray, z: np.ndarray, out: np.ndarray, rd: int) -> None:
     cdt = z.dtype
     xs, os_ = x[..., :rd], out[..., :rd]
+    product = _rope_product()
     if xs.strides[-1] == x.itemsize and os_.strides[-1] == out.itemsize:
-        np.multiply(xs.view(cdt), z, out=os_.view(cdt))
+        product(xs.view(cdt), z, out=os_.view(cdt))
     else:
-        tmp = np.ascontiguousarray(xs).view(cdt) * z
-        os_[...] = tmp.view(x.dtype)
+        tmp = np.empty(xs.shape, x.dtype)
+        product(np.ascontiguousarray(xs).view(cdt), z, out=tmp.view(cdt))
+        os_[...] = tmp
 
 
 def _rope_split(x: np.ndarray, z: np.ndarray, out: np.ndarray, rd: int) -> None:

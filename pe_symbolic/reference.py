@@ -42,8 +42,8 @@ def _mpf_base(base: object) -> mpmath.mpf:
 def frequency(i: int, d: int, *, base=10000, schedule: str = "vaswani", dps: int = 50) -> mpmath.mpf:
     r"""Angular frequency of pair ``i``: :math:`b^{-2i/d}` or :math:`b^{-i/\max(d/2-1,1)}`.
 
-    >>> frequency(1, 4, base=100)
-    mpf('0.1000000000000000000000000000000000000000000000000007')
+    >>> mpmath.nstr(frequency(1, 4, base=100), 40)
+    '0.1'
     >>> float(frequency(2, 6, base=100, schedule="tensor2tensor"))
     0.01
     """
@@ -80,8 +80,8 @@ def sinusoidal_table(
     Examples
     --------
     >>> tab = sinusoidal_table([1], 2)
-    >>> tab.shape, tab[0, 0]
-    ((1, 2), mpf('0.8414709848078965066525023216302989996225630607983710657'))
+    >>> tab.shape, mpmath.nstr(tab[0, 0], 40)
+    ((1, 2), '0.8414709848078965066525023216302989996226')
     """
     d = check_d(d)
     layout = check_layout(layout)
