@@ -10,6 +10,10 @@ Baselines (all measured in the same run, same machine):
 * ``floor``: ``np.sin`` + ``np.cos`` over the T*d/2 precomputed angles into preallocated
   buffers (no angle formation, no interleaving): what any sin/cos-per-entry method pays.
 
+Medians are of warm calls: the frequencies and the fine table ``exp(i w j)``, ``j < B`` (both
+constants of ``(d, base, schedule)``) are cached after the first call; the "cold" row clears
+the fine-table cache before each call.
+
 "alloc" rows allocate their output every call; "out=" rows write a preallocated buffer.
 Ratios compare like with like (alloc with alloc, out= with out=).
 """
@@ -27,7 +31,7 @@ import tracemalloc
 
 import numpy as np
 
-from pe_symbolic import numeric
+from pe_symbolic import _kernels, numeric
 
 
 # ----------------------------------------------------------------------------------------
@@ -143,6 +147,15 @@ def bench_tables(quick: bool) -> None:
                 label = f"({T},{d}) {name} {mode}"
                 print(f"{label:>22} {ms(ours)} {ms(naive)} {ms(hand)} {ms(floor)} "
                       f"{ours / naive:7.3f} {ours / hand:7.3f} {ours / floor:7.3f}")
+            cold = []
+            for _ in range(3):
+                _kernels._fine_table.cache_clear()
+                t0 = time.perf_counter()
+                numeric.sinusoidal_table(t, d, dtype=dt)
+                cold.append(time.perf_counter() - t0)
+            label = f"({T},{d}) {name} cold"
+            print(f"{label:>22} {ms(statistics.median(cold))}   (fine-table cache cleared before "
+                  "each call; alloc)")
             acc = median_time(lambda: numeric.sinusoidal_table(t, d, dtype=dt, accurate=True),
                               repeat=max(3, repeat // 2))
             naive64 = median_time(lambda: naive_table(t, d, np.float64), repeat=repeat)

@@ -30,6 +30,7 @@ This is the translation identity T(j)·PE(t0) = PE(t0 + j) used as an algorithm.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -177,6 +178,29 @@ def phasors_accurate(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, swap: bo
     return z
 
 
+def _phasor_table(t, w_hi, w_lo, swap: bool, coarse: bool) -> np.ndarray:
+    z = phasors_accurate(t, w_hi, w_lo, swap=False)
+    if swap:
+        # sin + i cos = i * conj(C * F) = (i * conj(C)) * conj(F)
+        z = np.conj(z)
+        if coarse:
+            z *= 1j
+    return z
+
+
+#: Largest fine block of the "run" mode (2**8: a cached table of 256 x d/2 phasors).
+_RUN_MAX_LOG2_B = 8
+
+
+@functools.lru_cache(maxsize=8)
+def _fine_table(w_hi: bytes, w_lo: bytes, B: int, swap: bool) -> np.ndarray:
+    """``exp(i w j)`` for ``j < B`` (read-only, cached per frequencies, ``B`` and ``swap``)."""
+    hi, lo = np.frombuffer(w_hi), np.frombuffer(w_lo)
+    z = _phasor_table(np.arange(B, dtype=np.float64), hi, lo, swap, coarse=False)
+    z.flags.writeable = False
+    return z
+
+
 @dataclass
 class PhasorSource:
     """Phasors ``exp(i * w * t)`` for a flat array of positions, filled block by block.
@@ -207,19 +231,23 @@ class PhasorSource:
         self.B = 1
         if self.accurate or n < 64:
             return
-        B = 1 << max(3, min(10, round(math.log2(max(n, 1)) / 2)))
-        self.B = B
         t0 = t[0]
         if (
             t0 == math.floor(t0)
             and abs(t0) + n < 2.0**53
             and np.array_equal(t, t0 + np.arange(n, dtype=np.float64))
         ):
+            # The fine table exp(i w j), j < B, is a constant of the frequencies (cached,
+            # like them), so the coarse grid can be sparse: n/B accurate rows per call.
+            B = 1 << max(3, min(_RUN_MAX_LOG2_B, round(math.log2(n) / 2) + 2))
+            self.B = B
             na = -(-n // B)
             self.mode = "run"
             self.C = self._table(t0 + B * np.arange(na, dtype=np.float64), coarse=True)
-            self.F = self._table(np.arange(B, dtype=np.float64), coarse=False)
+            self.F = _fine_table(self.w_hi.tobytes(), self.w_lo.tobytes(), B, self.swap)
             return
+        B = 1 << max(3, min(10, round(math.log2(n) / 2)))
+        self.B = B
         coarse = np.floor(t / B) * B
         fine = t - coarse  # exact
         cu, ci = np.unique(coarse, return_inverse=True)
@@ -233,13 +261,7 @@ class PhasorSource:
         self.fi = fi.ravel()
 
     def _table(self, t: np.ndarray, *, coarse: bool) -> np.ndarray:
-        z = phasors_accurate(t, self.w_hi, self.w_lo, swap=False)
-        if self.swap:
-            # sin + i cos = i * conj(C * F) = (i * conj(C)) * conj(F)
-            z = np.conj(z)
-            if coarse:
-                z *= 1j
-        return z
+        return _phasor_table(t, self.w_hi, self.w_lo, self.swap, coarse)
 
     def block_rows(self) -> int:
         """Rows per block: a multiple of ``B`` with ~BLOCK_ENTRIES complex entries."""
