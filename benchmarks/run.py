@@ -252,8 +252,8 @@ def bench_accuracy(quick: bool) -> None:
 
     rng = np.random.default_rng(42)
     d = 256 if quick else 1024
-    n_runs = 3 if quick else 8
-    rows_per_run = 2 if quick else 3
+    n_runs = 3 if quick else 16
+    rows_per_run = 2 if quick else 4
     T = 2048
     print(f"\n## Accuracy against the mpmath oracle (50 digits): d={d}, {n_runs} runs of "
           f"{T} consecutive positions below 2**24 (one ends at 2**24-1), "
@@ -301,6 +301,21 @@ def bench_accuracy(quick: bool) -> None:
         unit = "ulp32" if "f32" in k else "ulp64"
         print(f"{k:>13}: max abs error {max(stats[k + ' abs']):.3e}   max {unit} error "
               f"{max(stats[k + ' ulp']):.4g}")
+
+    # Hard cases for relative error: numerators of continued-fraction convergents of pi and
+    # pi/2 make sin(t) or cos(t) tiny for the frequency-1 pair (and near-misses elsewhere).
+    hard = np.array([3.0, 22, 333, 355, 103993, 104348, 208341, 312689, 833719, 1146408,
+                     4272943, 5419351, 11, 344, 51819, 52174, 6565759, 2**24 - 1])
+    dh = 64 if quick else 256
+    print(f"near-zero stress: {hard.size} positions (pi and pi/2 convergents), d={dh}, both "
+          "schedules, accurate mode")
+    for schedule in ("vaswani", "tensor2tensor"):
+        ref = reference.sinusoidal_table(hard, dh, schedule=schedule)
+        for name, dt, bits in (("f64", np.float64, 53), ("f32", np.float32, 24)):
+            num = numeric.sinusoidal_table(hard, dh, schedule=schedule, dtype=dt, accurate=True)
+            smallest = min(abs(float(v)) for v in ref.ravel() if v != 0)
+            print(f"  {schedule:>13} {name}: max ulp error {ulp_err(num, ref, bits):.4f} "
+                  f"(smallest |entry| {smallest:.2e})")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -264,9 +264,8 @@ class PhasorSource:
         return _phasor_table(t, self.w_hi, self.w_lo, self.swap, coarse)
 
     def block_rows(self) -> int:
-        """Rows per block: a multiple of ``B`` with ~BLOCK_ENTRIES complex entries."""
-        rows = max(1, BLOCK_ENTRIES // max(self.h, 1))
-        return max(self.B, rows - rows % self.B)
+        """Rows per working block (~BLOCK_ENTRIES complex entries; ``fill`` takes any range)."""
+        return max(1, BLOCK_ENTRIES // max(self.h, 1))
 
     def fill_pairs(self, start: int, stop: int, first: np.ndarray, second: np.ndarray) -> None:
         """Accurate route straight into real destinations (any strides/dtype), no temporaries

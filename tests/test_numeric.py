@@ -71,6 +71,9 @@ NEAR = 2.0**24
          layout="interleaved", order="sin_cos", schedule="vaswani")  # subnormal angles
 @example(t=np.array([355.0, 710.0, 104348.0]), d=2, base=10000.0, layout="split",
          order="sin_cos", schedule="tensor2tensor")  # 355/113 ~ pi: sin(355) ~ -3e-5
+@example(t=np.array([103993.0, 833719.0, 4272943.0, 5419351.0, 6565759.0]), d=4,
+         base=10000.0, layout="interleaved", order="cos_sin", schedule="vaswani")
+# numerators of convergents of pi (sin tiny) and pi/2 (cos tiny) at frequency 1
 def test_accurate_float64_within_ulp_bound(t, d, base, layout, order, schedule):
     num = numeric.sinusoidal_table(t, d, base=base, layout=layout, order=order,
                                    schedule=schedule, accurate=True)
