@@ -10,10 +10,10 @@ Design rules (see :mod:`pe_symbolic._kernels` for the error analysis):
   ``PE(t0 + j) = T(j) PE(t0)`` with a coarse grid of ``t0`` and a fine block of ``j``, both
   small tables evaluated accurately, combined by one broadcast complex multiply. Absolute
   error <= 7 u ~ 8e-16 for any real position (u = 2**-53), typically ~2e-16.
-* ``accurate=True``: every entry from a Cody-Waite reduction in double-double and the
-  library sine/cosine of the reduced argument plus a first-order correction: ~1 ulp
-  *relative* in float64 (values near zero too) at ``|omega t| < 2**25``; float32 is the
-  float64 result rounded once.
+* ``accurate=True``: every entry from a Cody-Waite reduction in double-double and fdlibm's
+  sine/cosine kernel polynomials evaluated on the double-double reduced argument (rare
+  near-zero entries recomputed at 40 digits): <= 0.8 ulp *relative* in float64 (values
+  near zero too) at ``|omega t| < 2**25``; float32 is the float64 result rounded once.
 * Blocked: the default path allocates no ``T x d`` temporaries beyond the output; every
   table function takes ``out=``.
 
@@ -52,14 +52,19 @@ def _check_numeric_base(base: object) -> float:
 @functools.lru_cache(maxsize=128)
 def _omega_dd(d: int, base: float, schedule: str) -> tuple[np.ndarray, np.ndarray]:
     """Frequencies of ``d`` as a double-double ``(hi, lo)``, read-only, cached."""
-    from . import lower
-
-    values = lower.frequency_constants(d, base, schedule)  # 40-digit mpf values
+    values = _omega_exact(d, base, schedule)
     hi = np.array([float(v) for v in values], dtype=np.float64)
     lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
     hi.flags.writeable = False
     lo.flags.writeable = False
     return hi, lo
+
+
+def _omega_exact(d: int, base: float, schedule: str) -> tuple:
+    """The frequencies at 40 digits (mpmath), lowered from the SymPy schedule (cached there)."""
+    from . import lower
+
+    return lower.frequency_constants(d, base, schedule)
 
 
 def frequencies(d: int, *, base: float = 10000.0, schedule: str = "vaswani") -> np.ndarray:
@@ -123,9 +128,10 @@ def _rope_product():
     return _with_out(lower.rope_product())
 
 
-def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool):
+def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool,
+            w_exact: tuple | None = None):
     return K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
-                          product=_phasor_product())
+                          product=_phasor_product(), w_exact=w_exact if accurate else None)
 
 
 # ----------------------------------------------------------------------------------------
@@ -243,7 +249,8 @@ def sinusoidal_table(
     shape = t.shape + (d,)
     out = check_out(out, shape, dt)
     w_hi, w_lo = _omega_dd(d, b, schedule)
-    src = _source(t, w_hi, w_lo, accurate, swap=order == "sin_cos")
+    src = _source(t, w_hi, w_lo, accurate, swap=order == "sin_cos",
+                  w_exact=_omega_exact(d, b, schedule))
     if out.flags.c_contiguous:
         _write_pairs(src, out.reshape(-1, d), layout)
     else:
@@ -297,7 +304,7 @@ def translation_matrix(
     schedule = check_schedule(schedule)
     kk = as_positions(k, name="k")
     w_hi, w_lo = _omega_dd(d, b, schedule)
-    s, c = K.sincos_dd(kk.ravel(), w_hi, w_lo)
+    s, c = K.sincos_dd(kk.ravel(), w_hi, w_lo, _omega_exact(d, b, schedule))
     h = d // 2
     out = np.zeros((kk.size, d, d))
     idx = np.arange(h)
@@ -360,7 +367,7 @@ def rope_cos_sin(
     dt = check_float_dtype(dtype)
     t = as_positions(positions)
     w_hi, w_lo = _omega_dd(d, b, "vaswani")
-    src = _source(t, w_hi, w_lo, accurate, swap=False)
+    src = _source(t, w_hi, w_lo, accurate, swap=False, w_exact=_omega_exact(d, b, "vaswani"))
     n, h = t.size, d // 2
     cos = np.empty((n, d), dt)
     sin = np.empty((n, d), dt)
@@ -463,7 +470,7 @@ def apply_rope(
     out = check_out(out, x.shape, x.dtype)
     h = rd // 2
     w_hi, w_lo = _omega_dd(rd, b, "vaswani")
-    src = _source(t, w_hi, w_lo, accurate, swap=False)
+    src = _source(t, w_hi, w_lo, accurate, swap=False, w_exact=_omega_exact(rd, b, "vaswani"))
     cdt = np.complex64 if x.dtype == np.float32 else np.complex128
     z = np.empty((t.size, h), cdt)
     if src.mode == "run" and cdt is np.complex128:

@@ -2,10 +2,11 @@
 
 Tolerances (u = 2**-53; derivations in :mod:`pe_symbolic._kernels`):
 
-* accurate route, float64: ``0.5`` ulp final rounding + the library sine/cosine of the
-  reduced argument (glibc: < 0.55 ulp) + a correction below ``2**-20`` ulp: **1.05 ulp**
-  (the issue's target). float32: the float64 result (<= 1.05 ulp64 = 2**-28.9 ulp32) rounded
-  once: **0.5 + 2**-28 ulp32**.
+* accurate route, float64: fdlibm's kernel polynomials on the double-double reduced angle
+  (approximation < 2**-58, evaluation measured <= 0.77 ulp; :func:`test_kernel_polynomials`
+  holds them to 1.0) + at most 0.03 ulp from the angle (entries where it could be more are
+  recomputed at 40 digits): asserted at the issue's **1.05 ulp**. float32: the float64
+  result (<= 1.05 ulp64 = 2**-28.9 ulp32) rounded once: **0.5 + 2**-28 ulp32**.
 * default (angle addition), float64: two factors within ~1 ulp (<= u absolute, modulus 1),
   one complex multiply: ``|err| <= 2*(2u) + 3u = 7u`` absolute (the issue asks 1e-15).
   float32: that, rounded once: ``<= ulp32/2 + 7u``, i.e. ``2**-25 + 7u`` absolute.
@@ -91,6 +92,32 @@ def test_accurate_float32_correctly_rounded(t, d, layout, order, schedule):
     assert num.dtype == np.float32
     ref = reference.sinusoidal_table(t, d, layout=layout, order=order, schedule=schedule)
     assert ulp_errors(num, ref, bits=24).max() <= ACCURATE_ULP32
+
+
+def test_kernel_polynomials_within_one_ulp():
+    import mpmath
+
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-np.pi / 4, np.pi / 4, 3000),
+                        np.ldexp(rng.uniform(-1, 1, 1000), -rng.integers(1, 60, 1000))])
+    y = x * rng.uniform(-(2.0**-53), 2.0**-53, x.size)
+    y = (x + y) - x  # a representable tail, |y| <= ulp(x)/2
+    s, c = _kernels.kernel_sincos(x, y)
+    with mpmath.workdps(40):
+        exact = np.array([mpmath.mpf(a) + mpmath.mpf(b) for a, b in zip(x, y)], dtype=object)
+        ref_s = np.array([mpmath.sin(v) for v in exact], dtype=object)
+        ref_c = np.array([mpmath.cos(v) for v in exact], dtype=object)
+    assert ulp_errors(s, ref_s).max() <= 1.0
+    assert ulp_errors(c, ref_c).max() <= 1.0
+
+
+def test_risky_entries_are_recomputed(monkeypatch):
+    """Every entry through the 40-digit path: correctly rounded (plumbing of the rare path)."""
+    monkeypatch.setattr(_kernels, "_RISK", 2.0)
+    t = np.array([3.0, 12345.0, NEAR - 1])
+    num = numeric.sinusoidal_table(t, 8, accurate=True, layout="split")
+    ref = reference.sinusoidal_table(t, 8, layout="split")
+    assert ulp_errors(num, ref).max() <= 0.5 + 1e-20
 
 
 # ----------------------------------------------------------------------------------------
