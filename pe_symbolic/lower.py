@@ -50,6 +50,9 @@ def claim_verdict(claim_id: str) -> str:
     """The verdict of the registry's proof of ``claim_id`` (cached per process).
 
     Raises :class:`LookupError` for an unknown id (from the registry).
+
+    >>> claim_verdict("translation.identity")
+    'proved'
     """
     from . import theorems
 
@@ -200,6 +203,12 @@ def phasor_product() -> Callable[..., Any]:
     :math:`T(k)\,\mathrm{pair}(t)` for the ``cos_sin`` order written as ``first + i*second``,
     which the proved claim ``translation.identity`` equates with :math:`\mathrm{pair}(t+k)`.
     This is the one complex multiply of the angle-addition tables.
+
+    >>> f = phasor_product()
+    >>> f.claim_id, f.ufunc.__name__
+    ('translation.identity', 'multiply')
+    >>> complex(f(1j, 1j))  # e^{i pi/2} e^{i pi/2} = e^{i pi}
+    (-1+0j)
     """
     from . import sinusoidal
     from .symbols import k, omega, t
@@ -225,6 +234,9 @@ def rope_product() -> Callable[..., Any]:
     With :math:`z_x = x_a + i x_b` and :math:`w = \cos m\theta + i\sin m\theta`, the product
     is (proved here) ``R(m) (x_a, x_b)`` written as ``first + i*second``: the rotation of the
     proved claim ``rope.efficient_form``. Interleaved RoPE is this multiply on a complex view.
+
+    >>> rope_product().claim_id
+    'rope.efficient_form'
     """
     from . import rope
     from .symbols import m, theta
@@ -249,6 +261,9 @@ def rope_pair() -> Callable[..., Any]:
     :math:`s = \sin m\theta` (proved equal to ``rope_block(m, theta) @ (x_a, x_b)``). The
     split-layout kernel of :mod:`pe_symbolic.numeric` evaluates it at full width (halves
     swapped as blocks); its tests check it against this function.
+
+    >>> rope_pair()(1.0, 0.0, 0.0, 1.0)  # (1, 0) rotated by pi/2
+    (0.0, 1.0)
     """
     from . import rope
     from .symbols import m, theta

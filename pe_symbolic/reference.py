@@ -75,7 +75,27 @@ def sinusoidal_table(
 ) -> np.ndarray:
     r"""The sinusoidal table at ``dps`` digits: object array of ``mpf``, ``positions.shape + (d,)``.
 
-    Parameters as :func:`pe_symbolic.numeric.sinusoidal_table` (``dps``: working digits).
+    Parameters
+    ----------
+    positions : array_like of real
+        Finite, ``|t| < 2**53``; each float64 value is taken exactly.
+    d : int
+        Positive even dimension.
+    base : int or float, default 10000
+        Taken exactly (an int stays an int).
+    layout, order, schedule : str
+        As in :func:`pe_symbolic.numeric.sinusoidal_table`.
+    dps : int, default 50
+        Significant digits of the result (evaluated with 10 guard digits).
+
+    Returns
+    -------
+    numpy.ndarray of mpmath.mpf
+
+    Notes
+    -----
+    Entry ``(t, a_i)`` is :math:`\sin(t\,b^{-2i/d})` (``sin_cos``, Vaswani schedule), computed
+    as written; no angle addition, no argument reduction of our own.
 
     Examples
     --------
@@ -117,10 +137,30 @@ def apply_rope(
 ) -> np.ndarray:
     r"""RoPE at ``dps`` digits: object array of ``mpf`` with ``x``'s shape.
 
+    Parameters
+    ----------
+    x : array_like of real
+        Shape ``(..., seq, d)``; values taken exactly.
+    positions : array_like of real
+        Broadcast against ``x.shape[:-1]``.
+    base : int or float, default 10000
+    layout : {"split", "interleaved"}
+    rotary_dim : int, optional
+        Even, ``<= d`` (default ``d``).
+    dps : int, default 50
+
+    Returns
+    -------
+    numpy.ndarray of mpmath.mpf
+
+    Notes
+    -----
     Pair ``i`` (slots ``(i, i + r/2)`` for ``"split"``, ``(2i, 2i+1)`` for ``"interleaved"``,
     ``r = rotary_dim``) is rotated by :math:`m\theta_i`,
-    :math:`\theta_i = b^{-2i/r}`; channels from ``r`` on pass through.
+    :math:`\theta_i = b^{-2i/r}` (RoFormer eq. 34); channels from ``r`` on pass through.
 
+    Examples
+    --------
     >>> y = apply_rope(np.array([1.0, 0.0]), 1)
     >>> [float(v) for v in y]
     [0.5403023058681398, 0.8414709848078965]
@@ -133,7 +173,14 @@ def apply_rope(
     r = d if rotary_dim is None else check_d(rotary_dim, name="rotary_dim")
     if r > d or r % 2:
         raise ValueError(f"rotary_dim={rotary_dim!r} must be a positive even integer <= d={d}")
-    t = np.broadcast_to(as_positions(positions), xa.shape[:-1])
+    tp = as_positions(positions)
+    try:
+        t = np.broadcast_to(tp, xa.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"positions of shape {tp.shape} do not broadcast against x.shape[:-1] = "
+            f"{xa.shape[:-1]}"
+        ) from None
     out = np.empty(xa.shape, dtype=object)
     xf = xa.reshape(-1, d)
     tf = t.reshape(-1)

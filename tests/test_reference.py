@@ -116,6 +116,7 @@ def test_rope_rotary_dim_and_layouts():
         (lambda: reference.apply_rope(np.zeros(4, complex), 0), TypeError, "x must"),
         (lambda: reference.apply_rope(np.zeros(4), 0, rotary_dim=6), ValueError, "rotary_dim"),
         (lambda: reference.apply_rope(np.zeros(4), 0, rotary_dim=3), ValueError, "rotary_dim"),
+        (lambda: reference.apply_rope(np.zeros((3, 4)), [0, 1]), ValueError, "do not broadcast"),
     ],
 )
 def test_bad_input(call, exc, match):
