@@ -386,3 +386,19 @@ def test_no_silent_nan(t):
         assert not np.isfinite(t) or abs(t) >= 2.0**53
     else:
         assert np.isfinite(tab).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_large_sample_near_2_24(schedule):
+    """16 rows x d = 1024 near 2**24 (and a random fractional grid): every bound at once."""
+    rng = np.random.default_rng(2024)
+    for t in (NEAR - 4096 + np.arange(4096.0), rng.uniform(0, NEAR, 1) + 0.125 * np.arange(4096)):
+        rows = np.sort(rng.choice(t.size, 16, replace=False))
+        ref = reference.sinusoidal_table(t[rows], 1024, schedule=schedule)
+        default = numeric.sinusoidal_table(t, 1024, schedule=schedule)[rows]
+        accurate = numeric.sinusoidal_table(t, 1024, schedule=schedule, accurate=True)[rows]
+        f32 = numeric.sinusoidal_table(t, 1024, schedule=schedule, dtype=np.float32)[rows]
+        assert abs_errors(default, ref).max() <= DEFAULT_ABS64
+        assert ulp_errors(accurate, ref).max() <= ACCURATE_ULP64
+        assert abs_errors(f32, ref).max() <= DEFAULT_ABS32
