@@ -48,7 +48,7 @@ def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
         idx = tuple(int(v) for v in np.argwhere(~ok)[0])
         raise ValueError(
             f"{name} must be finite real numbers with |position| < 2**53; "
-            f"got {out[idx]!r} at index {idx}"
+            f"got {float(out[idx])!r} at index {idx}"
         )
     return out
 
