@@ -473,15 +473,15 @@ def apply_rope(
     src = _source(t, w_hi, w_lo, accurate, swap=False, w_exact=_omega_exact(rd, b, "vaswani"))
     cdt = np.complex64 if x.dtype == np.float32 else np.complex128
     z = np.empty((t.size, h), cdt)
-    if src.mode == "run" and cdt is np.complex128:
-        src.fill(0, t.size, z)
+    if src.mode == "run" or cdt is np.complex128:
+        src.fill(0, t.size, z)  # run mode: one broadcast multiply (casting to complex64)
     else:
         rows = src.block_rows()
+        buf = np.empty((min(rows, t.size), h), np.complex128)
         for s in range(0, t.size, rows):
             e = min(t.size, s + rows)
-            buf = np.empty((e - s, h), np.complex128)
-            src.fill(s, e, buf)
-            z[s:e] = buf
+            src.fill(s, e, buf[: e - s])
+            z[s:e] = buf[: e - s]
     z = z.reshape(t.shape + (h,))
     if rd < d and out is not x:
         out[..., rd:] = x[..., rd:]
