@@ -121,7 +121,7 @@ def naive_rope_interleaved(x, pos, base=10000.0):
 
 def bench_tables(quick: bool) -> None:
     cases = [(2048, 512)] if quick else [(2048, 512), (8192, 1024), (65536, 128)]
-    repeat = 3 if quick else 7
+    repeat = 3 if quick else 15
     print("\n## Tables: sinusoidal_table(arange(T), d), interleaved sin_cos, vaswani")
     print("ratio = ours / baseline (lower is better). alloc: output allocated per call; "
           "out=: preallocated.")
@@ -166,7 +166,7 @@ def bench_tables(quick: bool) -> None:
 
 def bench_rope(quick: bool) -> None:
     shape = (4, 8, 1024, 128) if quick else (4, 8, 4096, 128)
-    repeat = 3 if quick else 7
+    repeat = 3 if quick else 15
     rng = np.random.default_rng(0)
     x = rng.standard_normal(shape, dtype=np.float32)
     pos = np.arange(shape[-2], dtype=np.float64)
