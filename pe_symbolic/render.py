@@ -1,0 +1,176 @@
+"""Renderings of a :class:`~pe_symbolic.proof.Proof`: plain text, LaTeX, JSON, MyST.
+
+One proof object, many renderings; nothing here re-derives or re-proves anything.
+
+>>> from pe_symbolic import theorems, render
+>>> print(render.text(theorems.get("rope.efficient_form").prove(), max_chars=60))  # doctest: +ELLIPSIS
+rope.efficient_form: PROVED in ... s
+  The elementwise form x * cos(m theta) + rotate(x) * sin(m theta) equals the matrix form R(m) x, ...
+...
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from typing import Any
+
+import sympy as sp
+
+from .proof import Proof, certificate
+
+__all__ = ["FORMATS", "json_text", "latex", "myst", "render", "text"]
+
+#: Output formats of :func:`render`.
+FORMATS = ("text", "latex", "json")
+
+
+def _short(e: sp.Basic, max_chars: int) -> str:
+    s = sp.sstr(e) if not isinstance(e, sp.MatrixBase) else _matrix_text(e)
+    if len(s) <= max_chars:
+        return s
+    return s[: max_chars - 3].rstrip() + "..."
+
+
+def _matrix_text(e: sp.MatrixBase) -> str:
+    if e.is_zero_matrix:
+        return f"0 ({e.rows}x{e.cols} zero matrix)"
+    if e.cols == 1:
+        return "[" + ", ".join(sp.sstr(x) for x in e) + "]" + f" ({e.rows}x1)"
+    return "[" + "; ".join(", ".join(sp.sstr(x) for x in e.row(r)) for r in range(e.rows)) + f"] ({e.rows}x{e.cols})"
+
+
+def _assumption_text(proof: Proof) -> str:
+    bits = []
+    for s in proof.claim.symbols:
+        a = s.assumptions0
+        props = [p for p in ("integer", "even", "positive", "nonnegative", "real") if a.get(p)]
+        # keep the strongest few for reading; the certificate holds them all
+        if "integer" in props and "real" in props:
+            props.remove("real")
+        if "positive" in props and "nonnegative" in props:
+            props.remove("nonnegative")
+        bits.append(f"{s.name} {' '.join(props) if props else 'complex'}")
+    bits += [sp.sstr(a) for a in proof.claim.assumptions]
+    return "; ".join(bits) if bits else "none"
+
+
+def text(proof: Proof, *, max_chars: int = 300, width: int = 92) -> str:
+    """Plain-text rendering for the terminal; long expressions are shortened to ``max_chars``."""
+    c = proof.claim
+    out = [f"{c.id}: {proof.verdict.upper()} in {proof.elapsed:.2f} s"]
+    out += textwrap.wrap(c.statement, width, initial_indent="  ", subsequent_indent="  ")
+    out.append(f"  source: {c.source}")
+    out.append(f"  assumptions: {_assumption_text(proof)}")
+    for q, part in enumerate(proof.parts, start=1):
+        label = part.equation.label or f"{_short(part.equation.lhs, 60)} = {_short(part.equation.rhs, 60)}"
+        out.append(f"  ({q}) {label}: {part.verdict}")
+        for n, step in enumerate(part.steps, start=1):
+            out.append(f"      [{n}] {step.rule}")
+            out.append(f"          {_short(step.expr, max_chars)}")
+        if part.note:
+            out.append(f"      note: {part.note}")
+        if part.counterexample:
+            cex = ", ".join(f"{k} = {v}" for k, v in part.counterexample.items())
+            out.append(f"      counterexample: {cex}")
+    if proof.spot_check is not None:
+        out.append(f"  {proof.spot_check} (informative only; numbers prove nothing)")
+    return "\n".join(out)
+
+
+def _latex_expr(e: sp.Basic, max_entries: int) -> str:
+    if isinstance(e, sp.MatrixBase):
+        if e.is_zero_matrix:
+            return r"\mathbf{0}_{%d\times %d}" % e.shape
+        if e.rows * e.cols > max_entries:
+            return r"\text{(%d\times%d matrix; see the JSON certificate)}" % e.shape
+    return sp.latex(e)
+
+
+def latex(proof: Proof, *, max_entries: int = 64) -> str:
+    """LaTeX rendering: statement, then every step as displayed math with its reason."""
+    c = proof.claim
+    lines = [
+        r"\paragraph{%s} %s" % (_tex_escape(c.id), _tex_escape(c.statement)),
+        r"\emph{Source:} %s. \emph{Verdict:} \textbf{%s} (%.2f s)." % (
+            _tex_escape(c.source), proof.verdict, proof.elapsed),
+    ]
+    for q, part in enumerate(proof.parts, start=1):
+        eq = part.equation
+        lines.append(r"\subparagraph{(%d) %s} \textbf{%s}" % (q, _tex_escape(eq.label), part.verdict))
+        lines.append(r"\[ %s = %s \]" % (_latex_expr(eq.lhs, max_entries), _latex_expr(eq.rhs, max_entries)))
+        lines.append(r"\begin{align*}")
+        rows = []
+        for step in part.steps:
+            rows.append(r"&= %s && \text{%s}" % (_latex_expr(step.expr, max_entries), _tex_escape(step.rule)))
+        lines.append(" \\\\\n".join(rows))
+        lines.append(r"\end{align*}")
+        if part.counterexample:
+            lines.append(r"Counterexample: %s." % _tex_escape(
+                ", ".join(f"{k} = {v}" for k, v in part.counterexample.items())))
+    return "\n".join(lines)
+
+
+def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##") -> str:
+    """MyST Markdown for the docs' theory pages (``prf:theorem`` / ``prf:proof`` blocks)."""
+    c = proof.claim
+    out = [
+        f"{heading} `{c.id}`",
+        "",
+        f":::{{prf:theorem}} {c.id}",
+        f":label: thm-{c.id.replace('.', '-')}",
+        "",
+        c.statement,
+        "",
+        f"*Source:* {c.source}",
+        "",
+        f"*Assumptions:* {_assumption_text(proof)}",
+        ":::",
+        "",
+        ":::{prf:proof}",
+    ]
+    for q, part in enumerate(proof.parts, start=1):
+        eq = part.equation
+        out += [
+            f"**({q}) {eq.label}** — *{part.verdict}*",
+            "",
+            "$$",
+            f"{_latex_expr(eq.lhs, max_entries)} = {_latex_expr(eq.rhs, max_entries)}",
+            "$$",
+            "",
+        ]
+        for n, step in enumerate(part.steps, start=1):
+            out += [f"{n}. {step.rule}:", "", "   $$", f"   {_latex_expr(step.expr, max_entries)}", "   $$", ""]
+        if part.counterexample:
+            cex = ", ".join(f"{k} = {v}" for k, v in part.counterexample.items())
+            out += [f"Counterexample: `{cex}`", ""]
+    out += [
+        f"**Verdict: {proof.verdict}** in {proof.elapsed:.2f} s. "
+        + (str(proof.spot_check) + " (informative only)." if proof.spot_check else ""),
+        ":::",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def json_text(proof: Proof) -> str:
+    """The JSON certificate (see :func:`pe_symbolic.proof.certificate`)."""
+    return json.dumps(certificate(proof), indent=1)
+
+
+def render(proof: Proof, fmt: str = "text", **kw: Any) -> str:
+    """Render ``proof`` in one of :data:`FORMATS`."""
+    from ._validate import check_choice
+
+    fmt = check_choice("format", fmt, FORMATS)
+    if fmt == "text":
+        return text(proof, **kw)
+    if fmt == "latex":
+        return latex(proof, **kw)
+    return json_text(proof)
+
+
+def _tex_escape(s: str) -> str:
+    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+            "_": r"\_", "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}"}
+    return "".join(repl.get(ch, ch) for ch in s)
