@@ -201,7 +201,8 @@ def _solve_block(kk: sp.Expr, omega: sp.Expr, tag: str) -> tuple[sp.ImmutableMat
         eqs += [sp.expand(lhs[r] - rhs[r], trig=True) for r in range(2)]
     A, _ = sp.linear_eq_to_matrix(eqs, u)
     (sol,) = sp.linsolve(eqs, u)
-    return sp.ImmutableMatrix(2, 2, list(sol)), A.det()
+    # left unevaluated: the proof's `doit` step computes it
+    return sp.ImmutableMatrix(2, 2, list(sol)), sp.Determinant(sp.ImmutableMatrix(A))
 
 
 @theorem(
