@@ -27,6 +27,7 @@ FORMATS = ("text", "latex", "json")
 
 def _short(e: sp.Basic, max_chars: int) -> str:
     s = sp.sstr(e) if not isinstance(e, sp.MatrixBase) else _matrix_text(e)
+    s = " ".join(s.split())  # one line, whatever sstr did with nested matrices
     if len(s) <= max_chars:
         return s
     return s[: max_chars - 3].rstrip() + "..."
