@@ -1,0 +1,101 @@
+"""`pe-derive`: listing, proving, formats, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pe_symbolic import theorems
+from pe_symbolic.cli import main
+from pe_symbolic.proof import recheck_certificate
+
+
+def test_list_shows_every_id(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for id_ in theorems.ids():
+        assert id_ in out
+
+
+def test_prove_text_and_exit_status(capsys):
+    assert main(["prove", "translation.identity", "--d", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "translation.identity: PROVED" in out
+    assert "instantiated for d = 4" in out and "generic pair" in out
+
+
+def test_prove_latex(capsys):
+    assert main(["prove", "rope.efficient_form", "--format", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert r"\begin{align*}" in out and r"\textbf{proved}" in out
+
+
+def test_prove_json_is_a_certificate(capsys):
+    assert main(["prove", "sinusoidal.dot", "--format", "json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["verdict"] == "proved" and cert["d"] is None
+    assert recheck_certificate(cert) == "proved"
+
+
+def test_all_json_carries_every_verdict(capsys):
+    assert main(["all", "--format", "json"]) == 0
+    certs = json.loads(capsys.readouterr().out)
+    assert [c["claim"]["id"] for c in certs] == theorems.ids()
+    assert {c["verdict"] for c in certs} == {"proved"}
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["prove", "translation.identiy"], "nearest: translation.identity"),
+        (["prove", "translation.identity", "--d", "7"], "--d='7' must be a positive even integer"),
+        (["prove", "translation.identity", "--d", "-2"], "--d='-2' must be a positive even integer"),
+        (["prove", "translation.identity", "--d", "eight"], "--d='eight' must be a positive even integer"),
+        (["all", "--format", "yaml"], "--format='yaml' is not allowed; use one of 'text', 'latex', 'json'"),
+        (["all", "--no-generic"], "--no-generic needs at least one --d N"),
+    ],
+)
+def test_bad_usage_is_one_line_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_unproved_claim_gives_exit_status_1(monkeypatch, capsys):
+    import sympy as sp
+
+    from pe_symbolic.proof import Claim, Equation
+    from pe_symbolic.symbols import t
+
+    bogus = theorems.Theorem(
+        "test.bogus", "a false claim", "test",
+        lambda d: Claim("test.bogus", "sin t = cos t", (Equation(sp.sin(t), sp.cos(t)),)),
+        concrete=False,
+    )
+    monkeypatch.setitem(theorems._REGISTRY, "test.bogus", bogus)
+    assert main(["prove", "test.bogus"]) == 1
+    assert "REFUTED" in capsys.readouterr().out
+
+
+def test_console_script_all_exits_0_and_prints_every_proof():
+    exe = Path(sys.executable).with_name("pe-derive")
+    if not exe.exists():
+        pytest.skip("console script not installed next to this interpreter")
+    out = subprocess.run([str(exe), "all"], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONWARNINGS": "error"})
+    assert out.returncode == 0, out.stderr
+    for id_ in theorems.ids():
+        assert f"{id_}: PROVED" in out.stdout
+    assert f"summary: {len(theorems.ids())} of {len(theorems.ids())} proved" in out.stdout
+
+
+def test_help_explains_commands_and_exit_status():
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
