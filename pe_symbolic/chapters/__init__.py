@@ -1,0 +1,33 @@
+"""Claims from the seed articles, one module per article, registered as theorems.
+
+Importing this package registers every chapter's theorems with
+:mod:`pe_symbolic.theorems` (the registry imports it on first use, so ``pe-derive list``
+shows them). The derivation scripts in ``derivations/`` walk through each article in order
+and print the proofs.
+
+=====================  ====================================================================
+module                 article
+=====================  ====================================================================
+:mod:`.kernes`         Kernes, "Master Positional Encoding: Part I" (seed 000)
+:mod:`.video`          "Positional embeddings in transformers EXPLAINED" (seed 001)
+:mod:`.denk`           Denk's derivation, Kazemnejad's criteria, tensor2tensor (seed 002)
+:mod:`.notes`          positional-embedding notes: Shaw, RoPE, learned tables (seed 003)
+:mod:`.sphere`         the "thinking out loud" sphere post, and ALiBi (seed 004)
+=====================  ====================================================================
+
+Claims that only numbers can check (such as "no two positions below N share an encoding")
+are not theorems: they are :class:`~pe_symbolic.chapters.certificates.Certificate` s, each
+labelled with the range it covers and never rendered as a proof.
+
+"""
+
+from __future__ import annotations
+
+from . import certificates, kernes
+
+__all__ = ["certificates", "kernes", "CHAPTER_IDS"]
+
+#: The theorem ids each chapter registers, in the order the article meets them.
+CHAPTER_IDS: dict[str, tuple[str, ...]] = {
+    "kernes": kernes.IDS,
+}

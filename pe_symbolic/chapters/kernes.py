@@ -1,0 +1,256 @@
+r"""Kernes, "Master Positional Encoding: Part I" (seed 000): the five guesses, checked.
+
+Kernes "derives" the sinusoidal encoding by improving four guesses. Each guess's defect is
+a claim, and each claim is checked here:
+
+1. counting, ``PE(n) = n``: the values are unbounded as the sequence grows;
+2. normalised counting, ``PE(n) = n/L``: one value means different positions for different
+   lengths (0.8 is position 4 of 5 and position 16 of 20);
+3. binary vectors: ``dim`` bits represent ``2^dim`` positions, rescaled to ``[-1, 1]``;
+4. sine dials :math:`M_{ij} = \sin(2\pi i/2^j)`: the curve closes, so distinct positions
+   collide; frequencies :math:`\omega_{\min}^{j/d}` decrease monotonically, and the slowest
+   dial is strictly increasing over a stated range of positions (``video.monotone_range``),
+   so no two positions in that range collide;
+5. sin/cos pairs and :math:`T(\Delta x)` (the foundation theorems ``translation.*``), and
+   the bonus property: the dot product with a fixed position is largest at offset 0 and
+   symmetric.
+
+>>> from pe_symbolic import theorems
+>>> theorems.get("kernes.normalized_ambiguous").prove().verdict
+'proved'
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .. import sinusoidal as P
+from .. import symbols as S
+from ..proof import Claim, Equation
+from ..theorems import theorem
+from ._common import SRC_KERNES, sgn
+
+__all__ = ["IDS", "binary_vector", "dial", "slowed_frequency"]
+
+IDS = (
+    "kernes.counting_unbounded",
+    "kernes.normalized_ambiguous",
+    "kernes.binary",
+    "kernes.dials_collide",
+    "kernes.slowed_dials",
+    "kernes.bonus_dot",
+)
+
+L = sp.Symbol("L", integer=True, positive=True)
+"""Sequence length."""
+pos = sp.Symbol("n", integer=True, nonnegative=True)
+"""An integer position."""
+c = sp.Symbol("c", integer=True, positive=True)
+"""A positive integer scale factor."""
+beta = sp.Symbol("beta", positive=True)
+"""``b = 1 + beta``: the base written so that ``b > 1`` is a symbol assumption."""
+
+
+# ----------------------------------------------------------------------------- guesses 1, 2
+@theorem("kernes.counting_unbounded",
+         "Guess 1 (PE(n) = n): values grow by 1 a step; the largest in a length-L sequence, L-1, is unbounded",
+         f"{SRC_KERNES}, 'Guess #1: just count'", concrete=False)
+def _counting(d: int | None) -> Claim:
+    pe = sp.Lambda(pos, pos)
+    return Claim(
+        "kernes.counting_unbounded",
+        "With PE(n) = n the values increase by 1 at every position, so the largest value of a "
+        "length-L sequence is PE(L-1) = L-1, and 1/PE(L-1) -> 0 as L -> oo: no bound holds "
+        "for all lengths.",
+        (
+            Equation(pe(pos + 1) - pe(pos), 1, "PE(n+1) - PE(n) = 1: strictly increasing"),
+            Equation(pe(L - 1), L - 1, "the largest value of a length-L sequence is L - 1"),
+            Equation(sp.Limit(1 / pe(L + 1), L, sp.oo), 0,
+                     "1/PE(L) -> 0 as L -> oo (L >= 2): the values exceed every bound"),
+        ),
+        (),
+        SRC_KERNES,
+    )
+
+
+@theorem("kernes.normalized_ambiguous",
+         "Guess 2 (PE(n) = n/L): 0.8 is position 4 of 5 and 16 of 20; the value depends on L",
+         f"{SRC_KERNES}, 'Guess #2: normalize'", concrete=False)
+def _normalized(d: int | None) -> Claim:
+    pe = sp.Lambda((pos, L), pos / L)
+    return Claim(
+        "kernes.normalized_ambiguous",
+        "With PE(n; L) = n/L the value 4/5 = 0.8 is position 4 of a length-5 sequence and "
+        "position 16 of a length-20 one; in general position c n of a length-c L sequence has "
+        "the value of position n of a length-L one, and the value of a fixed position n > 0 "
+        "changes with L (dPE/dL = -n/L^2 < 0).",
+        (
+            Equation(pe(4, 5), sp.Rational(4, 5), "PE(4; 5) = 4/5 = 0.8"),
+            Equation(pe(16, 20), sp.Rational(4, 5), "PE(16; 20) = 4/5 = 0.8 as well"),
+            Equation(pe(c * pos, c * L), pe(pos, L), "PE(c n; c L) = PE(n; L) for every scale c"),
+            Equation(sgn(-sp.Derivative(pe(pos + 1, L), L)), 1,
+                     "dPE(n+1; L)/dL < 0: a fixed position's value depends on the length"),
+        ),
+        (),
+        SRC_KERNES,
+    )
+
+
+# ----------------------------------------------------------------------------- guess 3
+def binary_vector(n: int, dim: int) -> sp.ImmutableMatrix:
+    """The ``dim`` bits of position ``n``, most significant first (Kernes' convention).
+
+    >>> binary_vector(35, 8).T
+    Matrix([[0, 0, 1, 0, 0, 0, 1, 1]])
+    """
+    if dim < 1:
+        raise ValueError(f"dim={dim!r} must be a positive integer")
+    return sp.ImmutableMatrix([sp.floor(sp.Integer(n) / 2**q) % 2 for q in reversed(range(dim))])
+
+
+@theorem("kernes.binary",
+         "Guess 3: bit vectors; dim bits give 2^dim positions (35 <-> 00100011), 2x-1 rescales to [-1, 1]",
+         f"{SRC_KERNES}, 'Guess #3: binary'", concrete=False)
+def _binary(d: int | None) -> Claim:
+    dim = 8
+    D, q = sp.Symbol("D", integer=True, positive=True), sp.Symbol("q", integer=True, nonnegative=True)
+    weights = sp.ImmutableMatrix([[2**p for p in reversed(range(dim))]])
+    decoded = sp.ImmutableMatrix([(weights * binary_vector(n, dim))[0, 0] for n in range(2**dim)])
+    x = sp.Symbol("x", real=True)
+    f = sp.Lambda(x, 2 * x - 1)
+    return Claim(
+        "kernes.binary",
+        f"The binary vector of position n has entries floor(n/2^j) mod 2. With dim = {dim} bits "
+        "every position 0..255 is decoded back exactly (sum_j 2^j bit_j(n) = n); in general the "
+        "largest representable position is sum_{j<D} 2^j = 2^D - 1, so D bits hold 2^D "
+        "positions and position 2^D wraps to 0. f(x) = 2x - 1 maps 0 -> -1, 1 -> 1 increasingly.",
+        (
+            Equation(binary_vector(35, dim), sp.ImmutableMatrix([0, 0, 1, 0, 0, 0, 1, 1]),
+                     "35 <-> [0, 0, 1, 0, 0, 0, 1, 1]"),
+            Equation(decoded, sp.ImmutableMatrix(list(range(2**dim))),
+                     f"decoding the bits gives n back for all {2**dim} positions (dim = {dim})"),
+            Equation(sp.Sum(2**q, (q, 0, D - 1)), 2**D - 1, "sum_{j<D} 2^j = 2^D - 1: 2^D positions"),
+            Equation(binary_vector(2**dim, dim), binary_vector(0, dim),
+                     f"position 2^{dim} has the bits of position 0: longer sequences wrap"),
+            Equation(sp.ImmutableMatrix([f(0), f(1)]), sp.ImmutableMatrix([-1, 1]), "f(0) = -1, f(1) = 1"),
+            Equation(sgn(sp.Derivative(f(x), x)), 1, "f'(x) = 2 > 0: [0, 1] maps onto [-1, 1] in order"),
+        ),
+        (),
+        SRC_KERNES,
+    )
+
+
+# ----------------------------------------------------------------------------- guess 4
+def dial(position: sp.Expr, j: int | sp.Expr) -> sp.Expr:
+    r"""Kernes' sine dial :math:`M_{ij} = \sin(2\pi i / 2^j)` (position ``i``, dial ``j``).
+
+    >>> dial(3, 2)
+    -1
+    """
+    return sp.sin(2 * sp.pi * sp.sympify(position) / sp.Integer(2) ** j)
+
+
+def slowed_frequency(j: sp.Expr, d: sp.Expr, base: sp.Expr = S.b) -> sp.Expr:
+    r"""Kernes' slowed dial frequency :math:`\omega_{\min}^{j/d}` with :math:`\omega_{\min} = 1/b`.
+
+    >>> slowed_frequency(4, 8, 10000)
+    1/100
+    """
+    return (1 / sp.sympify(base)) ** (sp.sympify(j) / sp.sympify(d))
+
+
+@theorem("kernes.dials_collide",
+         "Guess 4: the dials sin(2 pi i/2^j) repeat with period 2^J: distinct positions collide",
+         f"{SRC_KERNES}, 'Guess #4: use a continuous binary vector'", concrete=False)
+def _dials_collide(d: int | None) -> Claim:
+    J = 3
+    x = sp.Symbol("x", real=True)
+    ii = sp.Symbol("i", integer=True)
+    figure = [sp.pi / 2, sp.pi / 4, sp.pi / 8]
+    return Claim(
+        "kernes.dials_collide",
+        f"With the dials M_ij = sin(2 pi i / 2^j), j = 1..{J}, position i + 2^{J} has exactly the "
+        f"encoding of position i (the curve is closed); with the figure's frequencies pi/2, pi/4, "
+        "pi/8 the period is 16. The printed formula's first dial, sin(pi i), is 0 at every "
+        "integer position.",
+        (
+            Equation(sp.ImmutableMatrix([dial(ii + 2**J, q) for q in range(1, J + 1)]),
+                     sp.ImmutableMatrix([dial(ii, q) for q in range(1, J + 1)]),
+                     f"M(i + 2^{J}) = M(i): positions i and i + {2**J} collide"),
+            Equation(sp.ImmutableMatrix([sp.sin(w * (x + 16)) for w in figure]),
+                     sp.ImmutableMatrix([sp.sin(w * x) for w in figure]),
+                     "frequencies pi/2, pi/4, pi/8: position x + 16 collides with x"),
+            Equation(dial(ii, 1), 0, "the dial j = 1 is sin(pi i) = 0 at every integer position"),
+        ),
+        (),
+        SRC_KERNES,
+    )
+
+
+@theorem("kernes.slowed_dials",
+         "Frequencies omega_min^(j/d), omega_min = 1/b, fall monotonically from 1 (j=0) to 1/b (j=d)",
+         f"{SRC_KERNES}, 'the slowed down dial version'")
+def _slowed(d: int | None) -> Claim:
+    s = sp.Symbol("s", real=True)
+    if d is None:
+        base = 1 + beta
+        w = sp.Lambda(s, slowed_frequency(s, S.d, base))
+        eqs = (
+            Equation(sgn(sp.Derivative(w(s), s)), -1,
+                     "d omega_s/ds = -log(b)/d omega_s < 0 (b = 1 + beta > 1): strictly decreasing"),
+            Equation(w(0), 1, "j = 0 gives the largest frequency, 1"),
+            Equation(w(S.d), 1 / base, "j = d gives the smallest, omega_min = 1/b"),
+        )
+        assumptions: tuple[sp.Basic, ...] = ()
+    else:
+        ws = [slowed_frequency(q, d, 10000) for q in range(d)]
+        eqs = (
+            Equation(sp.ImmutableMatrix([sgn(ws[q + 1] - ws[q]) for q in range(d - 1)]),
+                     sp.ImmutableMatrix([-1] * (d - 1)),
+                     f"omega_(j+1) < omega_j for j = 0..{d - 2} (b = 10000)"),
+            Equation(ws[0], 1, "omega_0 = 1"),
+            Equation(ws[-1], sp.Integer(10000) ** sp.Rational(-(d - 1), d),
+                     f"the slowest dial, j = {d - 1}: omega = 10000^(-{d - 1}/{d})"),
+        )
+        assumptions = ()
+    return Claim(
+        "kernes.slowed_dials",
+        "Kernes' slowed dials sin(x omega_min^(j/d)) with omega_min = 1/b: the frequency falls "
+        "strictly with j, from 1 at j = 0 to 1/b at j = d (the article's 'monotonically "
+        "increasing' is the period, 2 pi b^(j/d)). Together with video.monotone_range (the "
+        "slowest dial is strictly increasing for 0 <= x <= pi/(2 omega)), no two positions in "
+        "that range collide.",
+        eqs, assumptions, SRC_KERNES,
+    )
+
+
+# ----------------------------------------------------------------------------- bonus
+@theorem("kernes.bonus_dot",
+         "f(k) = PE(t).PE(t+k) is largest at k = 0 (strictly, for integer k != 0) and symmetric",
+         f"{SRC_KERNES}, 'Bonus property'")
+def _bonus(d: int | None) -> Claim:
+    k = S.k
+    kk = sp.Symbol("k", integer=True, nonzero=True)
+    ws = [S.omega] if d is None else list(P.frequencies(d))
+    half = sp.Rational(1, 2) if d is None else sp.Rational(d, 2)
+    f = sp.Lambda(k, sp.Add(*[sp.cos(w * k) for w in ws]))
+    gap = 2 * sp.Add(*[sp.sin(w * k / 2) ** 2 for w in ws])
+    what = "one pair" if d is None else f"d={d}"
+    eqs = [
+        Equation(f(0) - f(k), gap, f"f(0) - f(k) = 2 sum_i sin^2(omega_i k/2) ({what})"),
+        Equation(sp.Abs(gap, evaluate=False), gap, "a sum of squares: f(k) <= f(0) = d/2"),
+        Equation(f(-k), f(k), "f(-k) = f(k): symmetric"),
+    ]
+    if d is not None:
+        eqs.insert(0, Equation(f(0), half, "f(0) = d/2"))
+        eqs.append(Equation(sgn(2 * sp.sin(ws[0] * kk / 2) ** 2), 1,
+                            "for integer k != 0 the pair omega_0 = 1 gives 2 sin^2(k/2) > 0: f(k) < f(0)"))
+    return Claim(
+        "kernes.bonus_dot",
+        "The similarity f(k) = PE(t).PE(t+k) = sum_i cos(omega_i k) (sinusoidal.dot) satisfies "
+        "f(0) - f(k) = 2 sum_i sin^2(omega_i k/2) >= 0, with equality at integer k only for "
+        "k = 0 (the first pair has omega = 1 and pi is irrational), and f(-k) = f(k): the dot "
+        "product is largest at offset 0 and symmetric. (That it then decreases steadily is "
+        "not true: see the certificate kernes.dot_decay.)",
+        tuple(eqs), () if d is None else (S.BASE_GT_1,), SRC_KERNES,
+    )
