@@ -23,11 +23,12 @@ labelled with the range it covers and never rendered as a proof.
 
 from __future__ import annotations
 
-from . import certificates, kernes
+from . import certificates, kernes, video
 
-__all__ = ["certificates", "kernes", "CHAPTER_IDS"]
+__all__ = ["certificates", "kernes", "video", "CHAPTER_IDS"]
 
 #: The theorem ids each chapter registers, in the order the article meets them.
 CHAPTER_IDS: dict[str, tuple[str, ...]] = {
     "kernes": kernes.IDS,
+    "video": video.IDS,
 }
