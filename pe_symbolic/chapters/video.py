@@ -44,7 +44,7 @@ def monotone_range_length(d: int, base: float = 10000) -> sp.Expr:
     strictly increasing (``video.monotone_range``).
 
     >>> round(float(monotone_range_length(512)))
-    15418
+    15153
     """
     w = P.frequencies(d, base=sp.Integer(base) if float(base).is_integer() else base)[-1]
     return sp.pi / (2 * w)
@@ -126,6 +126,6 @@ def _monotone(d: int | None) -> Claim:
         "increases and cos(omega t) strictly decreases for 0 <= t <= pi/(2 omega) (derivative "
         "signs on the open range, parametrised as omega t = 2 atan(r/(1+r)), r > 0); and two "
         "positions less than a period 2 pi/omega apart always get different pairs. For the "
-        "slowest pair of d = 512 (b = 10000) the monotone range is about 15,418 positions.",
+        "slowest pair of d = 512 (b = 10000) the monotone range is about 15,153 positions.",
         eqs, (), SRC_VIDEO,
     )
