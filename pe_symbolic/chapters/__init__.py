@@ -23,12 +23,13 @@ labelled with the range it covers and never rendered as a proof.
 
 from __future__ import annotations
 
-from . import certificates, kernes, video
+from . import certificates, denk, kernes, video
 
-__all__ = ["certificates", "kernes", "video", "CHAPTER_IDS"]
+__all__ = ["certificates", "denk", "kernes", "video", "CHAPTER_IDS"]
 
 #: The theorem ids each chapter registers, in the order the article meets them.
 CHAPTER_IDS: dict[str, tuple[str, ...]] = {
     "kernes": kernes.IDS,
     "video": video.IDS,
+    "denk_kazemnejad": denk.IDS,
 }
