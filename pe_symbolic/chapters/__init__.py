@@ -23,13 +23,14 @@ labelled with the range it covers and never rendered as a proof.
 
 from __future__ import annotations
 
-from . import certificates, denk, kernes, video
+from . import certificates, denk, kernes, notes, video
 
-__all__ = ["certificates", "denk", "kernes", "video", "CHAPTER_IDS"]
+__all__ = ["certificates", "denk", "kernes", "notes", "video", "CHAPTER_IDS"]
 
 #: The theorem ids each chapter registers, in the order the article meets them.
 CHAPTER_IDS: dict[str, tuple[str, ...]] = {
     "kernes": kernes.IDS,
     "video": video.IDS,
     "denk_kazemnejad": denk.IDS,
+    "notes": notes.IDS,
 }
