@@ -23,9 +23,9 @@ labelled with the range it covers and never rendered as a proof.
 
 from __future__ import annotations
 
-from . import certificates, denk, kernes, notes, video
+from . import certificates, denk, kernes, notes, sphere, video
 
-__all__ = ["certificates", "denk", "kernes", "notes", "video", "CHAPTER_IDS"]
+__all__ = ["CHAPTER_IDS", "certificates", "denk", "kernes", "notes", "sphere", "video"]
 
 #: The theorem ids each chapter registers, in the order the article meets them.
 CHAPTER_IDS: dict[str, tuple[str, ...]] = {
@@ -33,4 +33,5 @@ CHAPTER_IDS: dict[str, tuple[str, ...]] = {
     "video": video.IDS,
     "denk_kazemnejad": denk.IDS,
     "notes": notes.IDS,
+    "sphere": sphere.IDS,
 }
