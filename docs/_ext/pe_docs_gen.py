@@ -1,0 +1,310 @@
+"""Generate the docs' theory and tutorial pages (MyST Markdown) from the project itself.
+
+Pure Python, no Sphinx import, so the test suite can call it directly
+(``tests/test_docs.py``) and the Sphinx glue (:mod:`pe_docs`) stays thin.
+
+* :func:`write_theory` proves every theorem in the registry in its generic form
+  (``d=None``) and writes one page per theorem with :func:`pe_symbolic.render.myst`, plus a
+  summary table included by ``docs/theory/index.md``.
+* :func:`write_tutorials` runs every script in ``derivations/`` in a subprocess and writes
+  one page per script with its docstring, its printed output and its source, so a page can
+  never disagree with the script.
+
+Files are only rewritten when their content changes, so incremental builds stay
+incremental; files of theorems or scripts that no longer exist are removed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[1]
+ROOT = DOCS.parent
+THEORY_DIR = DOCS / "theory" / "generated"
+TUTORIAL_DIR = DOCS / "tutorials" / "generated"
+DERIVATIONS = ROOT / "derivations"
+
+#: The summary table's file name (excluded as a page in conf.py; included by the index).
+SUMMARY = "_summary.md"
+#: The toctree of the generated pages (registration / reading order), included by the index.
+TOC = "_toc.md"
+#: Scripts that open the tutorials, in reading order; the others follow alphabetically.
+TUTORIAL_ORDER = ("translation_matrix", "dot_product", "rope_relative")
+#: Seconds a derivation script may run before the build reports it.
+SCRIPT_TIMEOUT = 300
+
+# Characters with a meaning in MyST Markdown text (emphasis, code, links, math, tables, html).
+_MD_SPECIAL = set("\\`*_[]<>$|{}")
+
+
+def label(theorem_id: str) -> str:
+    """The cross-reference label of a theorem, as :func:`pe_symbolic.render.myst` writes it.
+
+    >>> label("translation.identity")
+    'thm-translation-identity'
+    """
+    return "thm-" + theorem_id.replace(".", "-")
+
+
+def page_name(theorem_id: str) -> str:
+    """The generated page's file stem for a theorem id (ids are dotted; stems keep them)."""
+    return theorem_id
+
+
+def md_escape(text: str) -> str:
+    r"""Backslash-escape the characters that MyST would read as markup.
+
+    >>> md_escape("x*cos + rotate(x)*sin; |PE|^2 = d/2")
+    'x\\*cos + rotate(x)\\*sin; \\|PE\\|^2 = d/2'
+    """
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+
+
+def _toctree(stems: Sequence[str], hidden: bool = False) -> str:
+    """A toctree of generated pages, for inclusion in the section's hand-written index."""
+    opts = [":maxdepth: 1"] + ([":hidden:"] if hidden else [])
+    return "\n".join(["```{toctree}", *opts, "", *(f"generated/{s}" for s in stems), "```", ""])
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def _remove_stale(directory: Path, keep: Iterable[str]) -> None:
+    keep = set(keep)
+    for p in directory.iterdir():
+        if p.is_file() and p.name not in keep:
+            p.unlink()
+
+
+# ======================================================================================
+# Theory
+# ======================================================================================
+def _escape_text_lines(md: str, fragments: Sequence[str]) -> str:
+    """Escape ``fragments`` (free text of the proof) outside the ``$$`` math of ``md``.
+
+    Workaround: :func:`pe_symbolic.render.myst` pastes statements, sources, labels and
+    rules into Markdown unescaped, so a ``*`` or ``$`` in them would turn into markup.
+    """
+    frags = sorted({f for f in fragments if f and any(ch in _MD_SPECIAL for ch in f)}, key=len, reverse=True)
+    if not frags:
+        return md
+    out, in_math = [], False
+    for line in md.split("\n"):
+        if line.strip() == "$$":
+            in_math = not in_math
+        elif not in_math and not line.startswith((":::", ":label:")) and not line.startswith("#"):
+            for f in frags:
+                if f in line:
+                    line = line.replace(f, md_escape(f))
+        out.append(line)
+    return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class TheoryEntry:
+    """One theorem's generated page: where it is and what the proof said."""
+
+    id: str
+    title: str
+    source: str
+    verdict: str
+    elapsed: float
+    path: Path
+
+
+def theorem_page(theorem, proof) -> str:
+    """The MyST page of one theorem: heading, title, how to reproduce, then the proof."""
+    from pe_symbolic import render
+
+    c = proof.claim
+    body = render.myst(proof, heading="#")
+    fragments = [c.statement, c.source, theorem.source]
+    for part in proof.parts:
+        fragments.append(part.equation.label)
+        fragments += [s.rule for s in part.steps]
+    body = _escape_text_lines(body, fragments)
+    heading, _, rest = body.partition("\n")
+    cert = f"{theorem.id}.json"
+    if theorem.concrete:
+        how = ("The generic form is shown: one pair (a 2x2 block) with a symbolic frequency, "
+               "which covers every even $d$ because the matrices are block-diagonal and the "
+               "encodings are stacks of pairs. Instantiate it for a concrete $d$ with "
+               f"`pe-derive prove {theorem.id} --d 8`.")
+    else:
+        how = f"Reproduce it with `pe-derive prove {theorem.id}`."
+    intro = [
+        heading,
+        "",
+        f"*{md_escape(theorem.title)}*",
+        "",
+        how,
+        f"Machine-readable certificate: {{download}}`{cert} <{cert}>`.",
+        "",
+        "",
+    ]
+    return "\n".join(intro) + rest.lstrip("\n").rstrip("\n") + "\n"
+
+
+def _summary(entries: Sequence[TheoryEntry]) -> str:
+    rows = [
+        "| Claim | What it says | Verdict | Time | Source |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for e in entries:
+        rows.append(
+            f"| {{claim}}`{e.id}` | {md_escape(e.title)} | {e.verdict} | {e.elapsed:.2f} s "
+            f"| {md_escape(e.source)} |"
+        )
+    total = sum(e.elapsed for e in entries)
+    rows += ["", f"{len(entries)} theorems, proved in {total:.2f} s in total while these pages were built.", ""]
+    return "\n".join(rows)
+
+
+def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None) -> list[TheoryEntry]:
+    """Prove every registered theorem (generic form) and write its page into ``outdir``.
+
+    Returns one :class:`TheoryEntry` per theorem, in registration order. Also writes the
+    JSON certificate next to each page, the summary table :data:`SUMMARY` and the
+    toctree :data:`TOC` (registration order).
+    """
+    from pe_symbolic import render
+    from pe_symbolic import theorems as registry
+
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    ths = list(registry.all() if theorems is None else theorems)
+    entries, keep = [], {SUMMARY, TOC}
+    for th in ths:
+        proof = th.prove()
+        name = page_name(th.id)
+        path = outdir / f"{name}.md"
+        _write_if_changed(path, theorem_page(th, proof))
+        _write_if_changed(outdir / f"{th.id}.json", render.json_text(proof) + "\n")
+        keep |= {path.name, f"{th.id}.json"}
+        entries.append(TheoryEntry(th.id, th.title, th.source, proof.verdict, proof.elapsed, path))
+    _write_if_changed(outdir / SUMMARY, _summary(entries))
+    _write_if_changed(outdir / TOC, _toctree([e.path.stem for e in entries], hidden=True))
+    _remove_stale(outdir, keep)
+    return entries
+
+
+# ======================================================================================
+# Tutorials
+# ======================================================================================
+@dataclass(frozen=True)
+class TutorialEntry:
+    """One derivation script's generated page and how its run went."""
+
+    script: Path
+    path: Path
+    returncode: int
+    elapsed: float
+    stderr: str
+
+
+def scripts(directory: Path = DERIVATIONS) -> list[Path]:
+    """The derivation scripts, in reading order (:data:`TUTORIAL_ORDER` first)."""
+    found = sorted(p for p in Path(directory).glob("*.py") if not p.name.startswith("_"))
+    rank = {name: q for q, name in enumerate(TUTORIAL_ORDER)}
+    return sorted(found, key=lambda p: (rank.get(p.stem, len(rank)), p.stem))
+
+
+def _run(script: Path) -> tuple[int, str, str, float]:
+    env = dict(os.environ, PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", MPLBACKEND="Agg")
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True,
+                           text=True, encoding="utf-8", timeout=SCRIPT_TIMEOUT)
+        code, out, err = r.returncode, r.stdout, r.stderr
+    except subprocess.TimeoutExpired as exc:
+        code, out, err = -1, exc.stdout or "", f"timed out after {SCRIPT_TIMEOUT} s"
+        out = out.decode() if isinstance(out, bytes) else out
+    return code, out, err, time.perf_counter() - t0
+
+
+def _docstring(script: Path) -> tuple[str, str]:
+    doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or script.stem
+    title, _, body = doc.strip().partition("\n")
+    return title.strip().rstrip("."), body.strip()
+
+
+def tutorial_page(script: Path, stdout: str, returncode: int, elapsed: float,
+                  outdir: Path = TUTORIAL_DIR) -> str:
+    """The MyST page of one derivation script: docstring, the command, its output, its source."""
+    title, body = _docstring(script)
+    try:
+        rel = script.resolve().relative_to(ROOT).as_posix()
+    except ValueError:  # a script outside the repository (tests)
+        rel = script.name
+    fence = "````" if "```" in stdout else "```"
+    status = "exit status 0" if returncode == 0 else f"**exit status {returncode}**"
+    lines = [
+        f"# {md_escape(title)}",
+        "",
+        body,
+        "",
+        "```console",
+        f"$ python {rel}",
+        "```",
+        "",
+        f"Output of this run, captured while the documentation was built ({status}, "
+        f"{elapsed:.1f} s):",
+        "",
+        f"{fence}text",
+        stdout.rstrip("\n"),
+        fence,
+        "",
+        f"## Source of `{rel}`",
+        "",
+        "```{literalinclude} " + os.path.relpath(script, outdir).replace(os.sep, "/"),
+        ":language: python",
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_tutorials(outdir: Path = TUTORIAL_DIR, directory: Path = DERIVATIONS,
+                    workers: int | None = None) -> list[TutorialEntry]:
+    """Run every derivation script (in parallel) and write one page per script."""
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    found = scripts(directory)
+    with ThreadPoolExecutor(max_workers=workers or max(1, min(4, os.cpu_count() or 1))) as pool:
+        runs = list(pool.map(_run, found))
+    entries, keep = [], {TOC}
+    for script, (code, out, err, dt) in zip(found, runs):
+        path = outdir / f"{script.stem}.md"
+        _write_if_changed(path, tutorial_page(script, out, code, dt, outdir))
+        keep.add(path.name)
+        entries.append(TutorialEntry(script, path, code, dt, err))
+    _write_if_changed(outdir / TOC, _toctree([e.path.stem for e in entries]))
+    _remove_stale(outdir, keep)
+    return entries
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python docs/_ext/pe_docs_gen.py``: write both sets of pages and print a summary."""
+    th = write_theory()
+    tu = write_tutorials()
+    print(json.dumps({"theory": [e.id for e in th],
+                      "tutorials": {e.script.name: e.returncode for e in tu}}, indent=1))
+    return 0 if all(e.verdict == "proved" for e in th) and all(e.returncode == 0 for e in tu) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Sphinx configuration for the pe_symbolic documentation.
+
+Build with ``make docs`` (``sphinx -W --keep-going -n``: warnings are errors, every
+cross-reference must resolve). The theory and tutorial pages are generated at build time by
+``_ext/pe_docs.py`` into ``theory/generated/`` and ``tutorials/generated/`` (not committed);
+the pictures are drawn at build time by the matplotlib plot directive from ``pyplots/``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "_ext"))
+
+import pe_symbolic  # noqa: E402
+
+project = "pe_symbolic"
+author = "pe_symbolic developers"
+copyright = "2026, pe_symbolic developers"  # noqa: A001
+release = version = pe_symbolic.__version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "numpydoc",
+    "sphinx.ext.mathjax",
+    "sphinx_proof",
+    "matplotlib.sphinxext.plot_directive",
+    "pe_docs",
+]
+
+# MathJax without a network: the MathJax 3 files shipped in the `sphinx-mathjax-offline`
+# wheel (PyPI) are copied into the built site and used instead of the CDN. Without that
+# package the pages still build and load MathJax from its CDN (needs a network to render).
+if importlib.util.find_spec("sphinx-mathjax-offline") is not None:
+    extensions.append("sphinx-mathjax-offline")
+
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build", "theory/generated/_*", "tutorials/generated/_*", ".gitignore"]
+nitpicky = True
+# Signatures omit type hints (numpydoc sections carry the types as text), so third-party types
+# in signatures are never cross-referenced. The few third-party and standard-library objects
+# that docstrings name explicitly cannot resolve: intersphinx needs the projects' inventories,
+# and the build machines have no network to fetch them. Only those are ignored.
+nitpick_ignore = [
+    ("py:func", "sympy.sympify"),  # proof.check_identity
+    ("py:func", "mpmath.workdps"),  # lower (module docstring)
+    ("py:class", "mpmath.mpf"),  # reference (module docstring)
+    ("py:func", "functools.lru_cache"),  # lower (module docstring); Python standard library
+]
+
+# --- MyST ---------------------------------------------------------------------------
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+myst_dmath_double_inline = True
+
+# --- autodoc + numpydoc -------------------------------------------------------------
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks: set[str] = set()
+
+# --- sphinx-proof -------------------------------------------------------------------
+proof_minimal_theme = False
+
+# --- pictures: matplotlib plot directive (drawn at build time; no PNG is committed) --
+plot_basedir = str(HERE / "pyplots")
+plot_formats = [("png", 100)]
+plot_html_show_formats = False
+plot_html_show_source_link = True
+plot_include_source = False
+plot_pre_code = "import numpy as np\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nnp.random.seed(0)\n"
+plot_rcparams = {"figure.dpi": 100, "savefig.bbox": "tight", "font.size": 10}
+
+# --- HTML -----------------------------------------------------------------------------
+html_theme = "alabaster"
+html_title = "pe_symbolic"
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+html_theme_options = {
+    "description": "Derive, prove and compute transformer positional encodings",
+    "page_width": "1180px",
+    "sidebar_width": "240px",
+    "fixed_sidebar": True,
+}
+html_sidebars = {"**": ["about.html", "navigation.html", "relations.html", "searchbox.html"]}
