@@ -114,6 +114,8 @@ def _wavelengths(d: int | None) -> Claim:
         last = lam_i(dd / 2 - 1)
         eqs = (
             Equation(lam_i(i + 1) / lam_i(i), base ** (2 / dd), "lambda_(i+1)/lambda_i = b^(2/d): geometric"),
+            Equation(sgn(sp.log(base ** (2 / dd))), 1,
+                     "log b^(2/d) = 2 log(b)/d > 0: the ratio exceeds 1, so the wavelengths grow with i"),
             Equation(lam_i(0), 2 * sp.pi, "the first pair (i = 0) has wavelength 2 pi"),
             Equation(last, 2 * sp.pi * base ** ((dd - 2) / dd), "the last pair (i = d/2 - 1): 2 pi b^((d-2)/d)"),
             Equation(sgn(sp.log(last / (2 * sp.pi * base))), -1,

@@ -66,7 +66,7 @@ def _counting(d: int | None) -> Claim:
             Equation(pe(pos + 1) - pe(pos), 1, "PE(n+1) - PE(n) = 1: strictly increasing"),
             Equation(pe(L - 1), L - 1, "the largest value of a length-L sequence is L - 1"),
             Equation(sp.Limit(1 / pe(L + 1), L, sp.oo), 0,
-                     "1/PE(L) -> 0 as L -> oo (L >= 2): the values exceed every bound"),
+                     "1/PE(L+1) -> 0 as L -> oo: the values exceed every bound"),
         ),
         (),
         SRC_KERNES,
