@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -114,6 +115,21 @@ def _escape_text_lines(md: str, fragments: Sequence[str]) -> str:
     return "\n".join(out)
 
 
+_TEXT_TIMES = re.compile(r"\\text\{\((\d+)\\times(\d+) ([^{}]*)\)\}")
+
+
+def _fix_text_times(md: str) -> str:
+    r"""Move ``\times`` out of ``\text{...}``, where MathJax (and LaTeX) print it verbatim.
+
+    Workaround for the placeholder that :func:`pe_symbolic.render.myst` writes for large
+    matrices.
+
+    >>> _fix_text_times(r"\text{(256\times1 matrix; see the JSON certificate)}")
+    '\\text{(}256 \\times 1\\text{ matrix; see the JSON certificate)}'
+    """
+    return _TEXT_TIMES.sub(lambda m: r"\text{(}%s \times %s\text{ %s)}" % m.groups(), md)
+
+
 @dataclass(frozen=True)
 class TheoryEntry:
     """One theorem's generated page: where it is and what the proof said."""
@@ -137,6 +153,9 @@ def theorem_page(theorem, proof) -> str:
         fragments.append(part.equation.label)
         fragments += [s.rule for s in part.steps]
     body = _escape_text_lines(body, fragments)
+    body = _fix_text_times(body)
+    # every theorem has its own page: "Theorem 17" would number across pages meaninglessly
+    body = body.replace(f":label: {label(theorem.id)}\n", f":label: {label(theorem.id)}\n:nonumber:\n", 1)
     heading, _, rest = body.partition("\n")
     cert = f"{theorem.id}.json"
     if theorem.concrete:
@@ -161,12 +180,12 @@ def theorem_page(theorem, proof) -> str:
 
 def _summary(entries: Sequence[TheoryEntry]) -> str:
     rows = [
-        "| Claim | What it says | Verdict | Time | Source |",
+        "| Claim | What it says | Verdict | Time (s) | Source |",
         "| --- | --- | --- | --- | --- |",
     ]
     for e in entries:
         rows.append(
-            f"| {{claim}}`{e.id}` | {md_escape(e.title)} | {e.verdict} | {e.elapsed:.2f} s "
+            f"| {{claim}}`{e.id}` | {md_escape(e.title)} | {e.verdict} | {e.elapsed:.2f} "
             f"| {md_escape(e.source)} |"
         )
     total = sum(e.elapsed for e in entries)
@@ -242,6 +261,20 @@ def _docstring(script: Path) -> tuple[str, str]:
     return title.strip().rstrip("."), body.strip()
 
 
+def _proved_here(stdout: str) -> list[str]:
+    """A line linking the theory pages of the registered theorems the script printed."""
+    try:
+        from pe_symbolic import theorems
+
+        ids = [i for i in theorems.ids() if re.search(rf"(?m)^\s*{re.escape(i)}: ", stdout)]
+    except Exception:  # pragma: no cover - the page is still useful without the links
+        ids = []
+    if not ids:
+        return []
+    links = ", ".join(f"{{claim}}`{i}`" for i in ids)
+    return [f"The theorems proved above, with every step rendered as mathematics: {links}.", ""]
+
+
 def tutorial_page(script: Path, stdout: str, returncode: int, elapsed: float,
                   outdir: Path = TUTORIAL_DIR) -> str:
     """The MyST page of one derivation script: docstring, the command, its output, its source."""
@@ -268,6 +301,7 @@ def tutorial_page(script: Path, stdout: str, returncode: int, elapsed: float,
         stdout.rstrip("\n"),
         fence,
         "",
+        *_proved_here(stdout),
         f"## Source of `{rel}`",
         "",
         "```{literalinclude} " + os.path.relpath(script, outdir).replace(os.sep, "/"),
