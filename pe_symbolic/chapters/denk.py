@@ -121,8 +121,6 @@ def _wavelengths(d: int | None) -> Claim:
             Equation(sgn(sp.log(last / (2 * sp.pi * base))), -1,
                      "log(lambda_last / (2 pi b)) = -2 log(b)/d < 0: the last wavelength is below 2 pi b"),
             Equation(sp.Limit(last, dd, sp.oo), 2 * sp.pi * base, "2 pi b is only the limit as d -> oo"),
-            Equation(wavelength(dd / 2 - 1, dd, base=base, schedule="tensor2tensor"), 2 * sp.pi * base,
-                     "tensor2tensor's schedule (d >= 4) reaches 2 pi b exactly"),
         )
     else:
         ws = [wavelength(q, d, base=10000) for q in range(d // 2)]
@@ -144,7 +142,7 @@ def _wavelengths(d: int | None) -> Claim:
         "progression with ratio b^(2/d). It starts at 2 pi (i = 0) and, for even d, ends at "
         "2 pi b^((d-2)/d) = 2 pi b * b^(-2/d), strictly below 2 pi b: the '10000 * 2 pi' end is "
         "approached as d grows but not reached (i = d/2 would reach it). tensor2tensor's "
-        "schedule b^(-i/(d/2-1)) does reach 2 pi b.",
+        "schedule b^(-i/(d/2-1)) does reach 2 pi b (t2t.relation).",
         eqs, (), f"{SRC_KAZEMNEJAD}; {SRC_DENK}",
     )
 
@@ -252,13 +250,15 @@ def _t2t(d: int | None) -> Claim | tuple[Claim, dict[int, list[Step]]]:
             mapped,
             Equation(e_t.subs(i, dd / 2 - 1), 1, "the last pair's exponent is 1 (wavelength 2 pi b) ..."),
             Equation(e_v.subs(i, dd / 2 - 1), (dd - 2) / dd, "... Vaswani's is (d-2)/d"),
+            Equation(wavelength(dd / 2 - 1, dd, schedule="tensor2tensor"), 2 * sp.pi * S.b,
+                     "so tensor2tensor's last wavelength is exactly 2 pi b"),
             Equation(timing_signal_1d(t, 4, min_timescale=mts, max_timescale=Mts),
                      sp.ImmutableMatrix([sp.sin(mts * t), sp.sin(mts**2 * t / Mts),
                                          sp.cos(mts * t), sp.cos(mts**2 * t / Mts)]),
                      "as written, min_timescale m and max_timescale M give timescales 1/m and M/m^2: "
                      "'from min_timescale to max_timescale' holds only for m = 1"),
         )
-        return Claim("t2t.relation", _T2T_STATEMENT, eqs, (), SRC_T2T), {1: chain}
+        return Claim("t2t.relation", _T2T_STATEMENT, eqs, (sp.Ge(dd, 4),), SRC_T2T), {1: chain}
     sig = timing_signal_1d(t, d)
     eqs = [Equation(
         sp.ImmutableMatrix([sig[q] for q in range(d // 2)]),
