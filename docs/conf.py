@@ -60,6 +60,7 @@ myst_dmath_double_inline = True
 
 # --- autodoc + numpydoc -------------------------------------------------------------
 autodoc_typehints = "none"
+autodoc_preserve_defaults = True  # `dtype=np.float64`, not `dtype=<class ...>`
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
