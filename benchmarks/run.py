@@ -318,11 +318,35 @@ def bench_accuracy(quick: bool) -> None:
                   f"(smallest |entry| {smallest:.2e})")
 
 
+def bench_proofs(quick: bool) -> None:
+    """Proof time of every registered theorem, generic and instantiated (d = 512 in full runs).
+
+    Each proof runs in a fresh subprocess-free cache state: the registry caches per (id, d),
+    and every (id, d) here is proved once.
+    """
+    from pe_symbolic import theorems
+
+    dims = (64,) if quick else (64, 512)
+    print(f"\n## Proofs: wall time per theorem (generic pair, then d = {', '.join(map(str, dims))})")
+    print(f"{"id":>36} {"generic":>10} " + " ".join(f"{'d=' + str(d):>10}" for d in dims))
+    for th in theorems.all():
+        cells = []
+        for d in (None, *dims):
+            if d is not None and not th.concrete:
+                cells.append(f"{'-':>10}")
+                continue
+            t0 = time.perf_counter()
+            verdict = th.prove(d).verdict
+            dt = time.perf_counter() - t0
+            cells.append(f"{dt:9.2f}s" if verdict == "proved" else f"{verdict:>10}")
+        print(f"{th.id:>36} " + " ".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes, few repeats")
-    ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy"),
+    ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy", "proofs"),
                     help="run one section")
     args = ap.parse_args(argv)
     print(f"# pe_symbolic benchmarks ({'quick' if args.quick else 'full'}): Python "
@@ -335,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         "cold": bench_cold_start,
         "memory": bench_memory,
         "accuracy": bench_accuracy,
+        "proofs": bench_proofs,
     }
     for name, fn in sections.items():
         if args.only in (None, name):
