@@ -328,7 +328,7 @@ def bench_proofs(quick: bool) -> None:
 
     dims = (64,) if quick else (64, 512)
     print(f"\n## Proofs: wall time per theorem (generic pair, then d = {', '.join(map(str, dims))})")
-    print(f"{"id":>36} {"generic":>10} " + " ".join(f"{'d=' + str(d):>10}" for d in dims))
+    print(f"{'id':>36} {'generic':>10} " + " ".join(f"{'d=' + str(d):>10}" for d in dims))
     for th in theorems.all():
         cells = []
         for d in (None, *dims):
