@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"its printed tensors {'match' if same else 'DO NOT match'} the transcription in "
               "pe_symbolic.chapters.sphere, number for number.\n")
         seed_ok = same
-    _, enc = sphere._exact_tables()
+    _, enc = sphere.exact_tables()
     print("exact table (package PE, b = 10000), formatted like torch's output (%.4e):")
     pkg = sp.Matrix.vstack(*[sinusoidal.encoding(p, 8, base=10000).T for p in range(4)])
     for p in range(4):

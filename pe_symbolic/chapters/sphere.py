@@ -44,6 +44,7 @@ __all__ = [
     "PRINTED_NORMS",
     "PRINTED_RADIANS",
     "alibi_slopes",
+    "exact_tables",
     "float32_tables",
     "parse_printed",
     "post_coefficients",
@@ -160,7 +161,7 @@ def printed_digits_mismatches(angles: str = "exact") -> list[tuple[str, int, int
     """
     if angles not in ("exact", "float32"):
         raise ValueError(f"angles={angles!r} must be 'exact' or 'float32'")
-    exact_rad, exact_enc = _exact_tables() if angles == "exact" else float32_tables()
+    exact_rad, exact_enc = exact_tables() if angles == "exact" else float32_tables()
     bad = []
     for name, text, exact in (("radians", PRINTED_RADIANS, exact_rad), ("encodings", PRINTED_ENCODINGS, exact_enc)):
         printed = parse_printed(text, EMBEDDING_DIM)
@@ -172,7 +173,12 @@ def printed_digits_mismatches(angles: str = "exact") -> list[tuple[str, int, int
     return bad
 
 
-def _exact_tables() -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
+def exact_tables() -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
+    """The post's radians and encodings tables (4 x 8), exactly, from its code's formulas.
+
+    >>> exact_tables()[0][2, 4]
+    1/50
+    """
     coeffs = post_coefficients(EMBEDDING_DIM)
     radians = sp.ImmutableMatrix(CONTEXT_LENGTH, EMBEDDING_DIM,
                                  lambda p, q: p * coeffs[q])
@@ -242,7 +248,7 @@ def _exponent(d: int | None) -> Claim:
          "The printed radians and encodings tables (context 4, dim 8) are the exact values, correctly rounded",
          f"{SRC_SPHERE}, the script's printed output", concrete=False)
 def _tables(d: int | None) -> Claim:
-    radians, enc = _exact_tables()
+    radians, enc = exact_tables()
     pkg = sp.ImmutableMatrix.vstack(*[P.encoding(p, EMBEDDING_DIM, base=10000).T for p in range(CONTEXT_LENGTH)])
     rad_printed = parse_printed(PRINTED_RADIANS, EMBEDDING_DIM)
     enc_printed = parse_printed(PRINTED_ENCODINGS, EMBEDDING_DIM)
