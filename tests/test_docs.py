@@ -48,6 +48,8 @@ def test_every_registered_theorem_has_a_generated_page(theory):
         assert ":::{prf:theorem}" in page and ":::{prf:proof}" in page
         assert "**Verdict: proved**" in page, th.id
         assert (out / f"{th.id}.json").is_file()
+    toc = (out / gen.TOC).read_text(encoding="utf-8").splitlines()
+    assert [line for line in toc if line.startswith("generated/")] == [f"generated/{i}" for i in ids]
 
 
 def test_summary_table_lists_every_theorem_once(theory):
