@@ -84,7 +84,7 @@ def _latex_expr(e: sp.Basic, max_entries: int) -> str:
         if e.is_zero_matrix:
             return r"\mathbf{0}_{%d\times %d}" % e.shape
         if e.rows * e.cols > max_entries:
-            return r"\text{(%d\times%d matrix; see the JSON certificate)}" % e.shape
+            return r"\text{(}%d\times %d\text{ matrix; see the JSON certificate)}" % e.shape
     return sp.latex(e)
 
 
@@ -112,20 +112,27 @@ def latex(proof: Proof, *, max_entries: int = 64) -> str:
     return "\n".join(lines)
 
 
-def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##") -> str:
-    """MyST Markdown for the docs' theory pages (``prf:theorem`` / ``prf:proof`` blocks)."""
+def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##", number: bool = False) -> str:
+    """MyST Markdown for the docs' theory pages (``prf:theorem`` / ``prf:proof`` blocks).
+
+    Free text (statement, source, labels, rules) is escaped so that it never turns into
+    Markdown markup; math goes into ``$$`` blocks as LaTeX. Theorems are unnumbered unless
+    ``number=True`` (each theorem has a page of its own, named by its id).
+    """
     c = proof.claim
+    esc = _md_escape
     out = [
         f"{heading} `{c.id}`",
         "",
         f":::{{prf:theorem}} {c.id}",
         f":label: thm-{c.id.replace('.', '-')}",
+        *([] if number else [":nonumber:"]),
         "",
-        c.statement,
+        esc(c.statement),
         "",
-        f"*Source:* {c.source}",
+        f"*Source:* {esc(c.source)}",
         "",
-        f"*Assumptions:* {_assumption_text(proof)}",
+        f"*Assumptions:* {esc(_assumption_text(proof))}",
         ":::",
         "",
         ":::{prf:proof}",
@@ -133,7 +140,7 @@ def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##") -> str:
     for q, part in enumerate(proof.parts, start=1):
         eq = part.equation
         out += [
-            f"**({q}) {eq.label}** — *{part.verdict}*",
+            f"**({q}) {esc(eq.label)}** — *{part.verdict}*",
             "",
             "$$",
             f"{_latex_expr(eq.lhs, max_entries)} = {_latex_expr(eq.rhs, max_entries)}",
@@ -141,7 +148,7 @@ def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##") -> str:
             "",
         ]
         for n, step in enumerate(part.steps, start=1):
-            out += [f"{n}. {step.rule}:", "", "   $$", f"   {_latex_expr(step.expr, max_entries)}", "   $$", ""]
+            out += [f"{n}. {esc(step.rule)}:", "", "   $$", f"   {_latex_expr(step.expr, max_entries)}", "   $$", ""]
         if part.counterexample:
             cex = ", ".join(f"{k} = {v}" for k, v in part.counterexample.items())
             out += [f"Counterexample: `{cex}`", ""]
@@ -169,6 +176,18 @@ def render(proof: Proof, fmt: str = "text", **kw: Any) -> str:
     if fmt == "latex":
         return latex(proof, **kw)
     return json_text(proof)
+
+
+_MD_SPECIAL = set("\\`*_[]<>$|{}")
+
+
+def _md_escape(s: str) -> str:
+    r"""Backslash-escape the characters that Markdown/MyST would read as markup.
+
+    >>> _md_escape("a_i * b | c")
+    'a\\_i \\* b \\| c'
+    """
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in s)
 
 
 def _tex_escape(s: str) -> str:

@@ -70,10 +70,16 @@ def test_theory_page_has_every_step_as_display_math_with_its_rule(theory):
 
 
 def test_free_text_is_escaped_but_math_is_not():
-    md = "x*cos + rotate(x)*sin\n$$\na*b\n$$\n"
-    out = gen._escape_text_lines(md, ["x*cos + rotate(x)*sin", "a*b"])
-    assert out.split("\n")[0] == r"x\*cos + rotate(x)\*sin"
-    assert "\na*b\n" in out
+    import sympy as sp
+
+    from pe_symbolic import check_identity, render
+
+    x = sp.Symbol("x", real=True)
+    proof = check_identity(x * sp.cos(x), sp.cos(x) * x, statement="x*cos | a_i")
+    md = render.myst(proof)
+    assert r"x\*cos \| a\_i" in md.split("\n")
+    assert "x \\cos{\\left(x \\right)} = x \\cos{\\left(x \\right)}" in md
+    assert ":nonumber:" in md
 
 
 def test_stale_pages_are_removed(tmp_path):

@@ -44,7 +44,6 @@ TUTORIAL_ORDER = ("translation_matrix", "dot_product", "rope_relative")
 SCRIPT_TIMEOUT = 300
 
 # Characters with a meaning in MyST Markdown text (emphasis, code, links, math, tables, html).
-_MD_SPECIAL = set("\\`*_[]<>$|{}")
 
 
 def label(theorem_id: str) -> str:
@@ -62,12 +61,14 @@ def page_name(theorem_id: str) -> str:
 
 
 def md_escape(text: str) -> str:
-    r"""Backslash-escape the characters that MyST would read as markup.
+    r"""Backslash-escape the characters that MyST would read as markup (as the theory pages do).
 
     >>> md_escape("x*cos + rotate(x)*sin; |PE|^2 = d/2")
     'x\\*cos + rotate(x)\\*sin; \\|PE\\|^2 = d/2'
     """
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+    from pe_symbolic.render import _md_escape
+
+    return _md_escape(text)
 
 
 def _toctree(stems: Sequence[str], hidden: bool = False) -> str:
@@ -94,42 +95,6 @@ def _remove_stale(directory: Path, keep: Iterable[str]) -> None:
 # ======================================================================================
 # Theory
 # ======================================================================================
-def _escape_text_lines(md: str, fragments: Sequence[str]) -> str:
-    """Escape ``fragments`` (free text of the proof) outside the ``$$`` math of ``md``.
-
-    Workaround: :func:`pe_symbolic.render.myst` pastes statements, sources, labels and
-    rules into Markdown unescaped, so a ``*`` or ``$`` in them would turn into markup.
-    """
-    frags = sorted({f for f in fragments if f and any(ch in _MD_SPECIAL for ch in f)}, key=len, reverse=True)
-    if not frags:
-        return md
-    out, in_math = [], False
-    for line in md.split("\n"):
-        if line.strip() == "$$":
-            in_math = not in_math
-        elif not in_math and not line.startswith((":::", ":label:")) and not line.startswith("#"):
-            for f in frags:
-                if f in line:
-                    line = line.replace(f, md_escape(f))
-        out.append(line)
-    return "\n".join(out)
-
-
-_TEXT_TIMES = re.compile(r"\\text\{\((\d+)\\times(\d+) ([^{}]*)\)\}")
-
-
-def _fix_text_times(md: str) -> str:
-    r"""Move ``\times`` out of ``\text{...}``, where MathJax (and LaTeX) print it verbatim.
-
-    Workaround for the placeholder that :func:`pe_symbolic.render.myst` writes for large
-    matrices.
-
-    >>> _fix_text_times(r"\text{(256\times1 matrix; see the JSON certificate)}")
-    '\\text{(}256 \\times 1\\text{ matrix; see the JSON certificate)}'
-    """
-    return _TEXT_TIMES.sub(lambda m: r"\text{(}%s \times %s\text{ %s)}" % m.groups(), md)
-
-
 @dataclass(frozen=True)
 class TheoryEntry:
     """One theorem's generated page: where it is and what the proof said."""
@@ -146,16 +111,7 @@ def theorem_page(theorem, proof) -> str:
     """The MyST page of one theorem: heading, title, how to reproduce, then the proof."""
     from pe_symbolic import render
 
-    c = proof.claim
-    body = render.myst(proof, heading="#")
-    fragments = [c.statement, c.source, theorem.source]
-    for part in proof.parts:
-        fragments.append(part.equation.label)
-        fragments += [s.rule for s in part.steps]
-    body = _escape_text_lines(body, fragments)
-    body = _fix_text_times(body)
-    # every theorem has its own page: "Theorem 17" would number across pages meaninglessly
-    body = body.replace(f":label: {label(theorem.id)}\n", f":label: {label(theorem.id)}\n:nonumber:\n", 1)
+    body = render.myst(proof, heading="#")  # escapes free text; unnumbered theorems
     heading, _, rest = body.partition("\n")
     cert = f"{theorem.id}.json"
     if theorem.concrete:
