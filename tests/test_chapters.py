@@ -22,7 +22,7 @@ from pe_symbolic import symbols as S
 from pe_symbolic import theorems
 from pe_symbolic.chapters import CHAPTER_IDS, certificates, denk, kernes, notes, sphere
 from pe_symbolic.chapters._common import half_angle, quarter_angle, sgn
-from pe_symbolic.proof import check_identity
+from pe_symbolic.proof import check_chain, check_identity
 
 ROOT = Path(__file__).resolve().parents[1]
 NEW_IDS = [i for ids in CHAPTER_IDS.values() for i in ids]
@@ -86,6 +86,9 @@ def test_new_theorem_is_proved(id: str) -> None:
         proof = th.prove(d)
         assert proof.verdict == "proved", (id, d, [(p.equation.label, p.verdict, p.note) for p in proof.parts])
         assert proof.elapsed < 10, (id, d, proof.elapsed)
+        # the verdict stands on chains that re-check, not on the engine's word
+        for part in proof.parts:
+            assert check_chain(part.equation, part.steps) == (True, "")
 
 
 @pytest.mark.parametrize("id", [i for i in NEW_IDS if theorems.get(i).concrete])

@@ -229,26 +229,20 @@ def _slowed(d: int | None) -> Claim:
          "f(k) = PE(t).PE(t+k) is largest at k = 0 (strictly, for integer k != 0) and symmetric",
          f"{SRC_KERNES}, 'Bonus property'")
 def _bonus(d: int | None) -> Claim:
-    k, t = S.k, S.t
+    k = S.k
     kk = sp.Symbol("k", integer=True, nonzero=True)
     if d is None:
         ws, half = [S.omega], sp.S.One
-
-        def pe(x: sp.Expr) -> sp.ImmutableMatrix:
-            return P.pair(x, S.omega)
     else:
         ws, half = list(P.frequencies(d)), sp.Rational(d, 2)
-
-        def pe(x: sp.Expr) -> sp.ImmutableMatrix:
-            return P.encoding(x, d)
     f = sp.Lambda(k, sp.Add(*[sp.cos(w * k) for w in ws]))
-    diff = pe(t + k) - pe(t)
-    half_sq = sp.ImmutableMatrix([(diff[2 * q] ** 2 + diff[2 * q + 1] ** 2) / 2 for q in range(len(ws))])
+    # |p_i(k) - p_i(0)|^2 / 2 with p_i = (sin, cos): a sum of two squares, free of any position
+    half_sq = sp.ImmutableMatrix([(sp.sin(w * k) ** 2 + (sp.cos(w * k) - 1) ** 2) / 2 for w in ws])
     what = "generic pair" if d is None else f"d={d}"
     eqs = (
         Equation(f(0), half, f"f(0) = sum_i cos 0 = d/2 ({what})"),
         Equation(sp.ImmutableMatrix([1 - sp.cos(w * k) for w in ws]), half_sq,
-                 "f(0) - f(k) = sum_i (1 - cos(omega_i k)), and each term is |p_i(t+k) - p_i(t)|^2 / 2"),
+                 "f(0) - f(k) = sum_i (1 - cos(omega_i k)); each term is (sin^2 + (cos - 1)^2)/2 = |p_i(k) - p_i(0)|^2 / 2"),
         Equation(half_sq.applyfunc(lambda e: sp.Abs(e, evaluate=False)), half_sq,
                  "a sum of squares is >= 0: f(k) <= f(0)"),
         Equation(1 - sp.cos(kk), 2 * sp.sin(kk / 2) ** 2, "the pair with omega_0 = 1: 1 - cos k = 2 sin^2(k/2)"),
@@ -258,7 +252,7 @@ def _bonus(d: int | None) -> Claim:
     return Claim(
         "kernes.bonus_dot",
         "The similarity f(k) = PE(t).PE(t+k) = sum_i cos(omega_i k) (sinusoidal.dot) satisfies "
-        "f(0) - f(k) = sum_i (1 - cos(omega_i k)) = |PE(t+k) - PE(t)|^2 / 2 >= 0; for integer "
+        "f(0) - f(k) = sum_i (1 - cos(omega_i k)) = |PE(k) - PE(0)|^2 / 2 >= 0; for integer "
         "k != 0 the pair with omega_0 = 1 alone contributes 2 sin^2(k/2) > 0; and f(-k) = f(k). "
         "So the dot product is largest at offset 0, strictly, and symmetric. (That it then "
         "decreases steadily is not true: see the certificate kernes.dot_decay.)",
