@@ -106,11 +106,18 @@ def _resolution(d: int | None) -> Claim:
 def _monotone(d: int | None) -> Claim:
     t, s = S.t, sp.Symbol("s", real=True)
     w = S.omega if d is None else P.frequencies(d, base=10000)[-1]
-    q_ang, _ = quarter_angle()
-    h_ang, _ = half_angle()
+    q_ang, r = quarter_angle()
+    h_ang, u = half_angle()
     what = "generic omega" if d is None else f"last pair of d={d}, b=10000"
     diff = P.pair(t, w) - P.pair(s, w)
     eqs = (
+        Equation(sp.ImmutableMatrix([sp.Limit(q_ang, r, 0, "+"), sp.Limit(q_ang, r, sp.oo)]),
+                 sp.ImmutableMatrix([0, sp.pi / 2]),
+                 "2 atan(r/(1+r)) runs from 0 (r -> 0) to pi/2 (r -> oo) ..."),
+        Equation(sgn(sp.Derivative(q_ang, r)), 1, "... strictly increasing in r: it covers (0, pi/2) once"),
+        Equation(sp.ImmutableMatrix([sp.Limit(h_ang, u, 0, "+"), sp.Limit(h_ang, u, sp.oo)]),
+                 sp.ImmutableMatrix([0, sp.pi]), "likewise 2 atan(u) runs from 0 to pi ..."),
+        Equation(sgn(sp.Derivative(h_ang, u)), 1, "... strictly increasing: it covers (0, pi) once"),
         Equation(sgn(sp.Subs(sp.Derivative(sp.sin(w * t), t), t, q_ang / w)), 1,
                  f"d/dt sin(omega t) > 0 at every t = 2 atan(r/(1+r))/omega in (0, pi/(2 omega)) ({what})"),
         Equation(sgn(sp.Subs(sp.Derivative(sp.cos(w * t), t), t, q_ang / w)), -1,
