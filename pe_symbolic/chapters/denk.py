@@ -112,7 +112,7 @@ def _wavelengths(d: int | None) -> Claim:
         base = 1 + beta
         lam_i = sp.Lambda(i, wavelength(i, dd, base=base))
         last = lam_i(dd / 2 - 1)
-        eqs = (
+        eqs: tuple[Equation, ...] = (
             Equation(lam_i(i + 1) / lam_i(i), base ** (2 / dd), "lambda_(i+1)/lambda_i = b^(2/d): geometric"),
             Equation(sgn(sp.log(base ** (2 / dd))), 1,
                      "log b^(2/d) = 2 log(b)/d > 0: the ratio exceeds 1, so the wavelengths grow with i"),
@@ -124,18 +124,18 @@ def _wavelengths(d: int | None) -> Claim:
         )
     else:
         ws = [wavelength(q, d, base=10000) for q in range(d // 2)]
-        eqs = [
+        eq_list = [
             Equation(ws[0], 2 * sp.pi, "lambda_0 = 2 pi"),
             Equation(ws[-1], 2 * sp.pi * sp.Integer(10000) ** sp.Rational(d - 2, d),
                      f"lambda_{d // 2 - 1} = 2 pi 10000^({d - 2}/{d})"),
             Equation(sgn(2 * sp.pi * 10000 - ws[-1]), 1, "which is less than 10000 * 2 pi"),
         ]
         if d >= 4:
-            eqs.insert(1, Equation(
+            eq_list.insert(1, Equation(
                 sp.ImmutableMatrix([ws[q + 1] / ws[q] for q in range(d // 2 - 1)]),
                 sp.ImmutableMatrix([sp.Integer(10000) ** sp.Rational(2, d)] * (d // 2 - 1)),
                 f"every ratio is 10000^(2/{d}): geometric"))
-        eqs = tuple(eqs)
+        eqs = tuple(eq_list)
     return Claim(
         "denk.wavelengths",
         "The wavelengths 2 pi/omega_i = 2 pi b^(2i/d), i = 0 .. d/2 - 1, form a geometric "
@@ -155,7 +155,7 @@ def _distance(d: int | None) -> Claim:
     if d is None:
         diff = P.pair(t + k, S.omega) - P.pair(t, S.omega)
         dist2 = dot(diff, diff)
-        eqs = (
+        eqs: tuple[Equation, ...] = (
             Equation(dist2, 2 - 2 * sp.cos(S.omega * k), "|p(t+k) - p(t)|^2 = 2 - 2 cos(omega k) (generic pair)"),
             Equation(2 - 2 * sp.cos(S.omega * k), 4 * sp.sin(S.omega * k / 2) ** 2, "= 4 sin^2(omega k/2)"),
             Equation(sp.Derivative(dist2, t), 0, "d/dt |p(t+k) - p(t)|^2 = 0"),
@@ -268,26 +268,26 @@ def _t2t(d: int | None) -> Claim | tuple[Claim, dict[int, list[Step]]]:
         )
         return Claim("t2t.relation", _T2T_STATEMENT, eqs, (sp.Ge(dd, 4),), SRC_T2T), {1: chain}
     sig = timing_signal_1d(t, d)
-    eqs = [Equation(
+    eq_list = [Equation(
         sp.ImmutableMatrix([sig[q] for q in range(d // 2)]),
         P.encoding(t, d, layout="split", schedule="tensor2tensor")[: d // 2, :],
         f"the code's sin half is the package's tensor2tensor schedule (d={d})")]
-    eqs.append(Equation(sig, P.encoding(t, d, layout="split", schedule="tensor2tensor"),
+    eq_list.append(Equation(sig, P.encoding(t, d, layout="split", schedule="tensor2tensor"),
                         "the whole row is the split-layout encoding with that schedule"))
     if d >= 4:
         b2 = S.b ** sp.Rational(d, d - 2)
-        eqs.append(Equation(
+        eq_list.append(Equation(
             sig, P.layout_permutation(d) * P.encoding(t, d, base=b2),
             f"= P PE_Vaswani(t) with base b^({d}/{d - 2}), P the interleaved-to-split permutation"))
     else:
-        eqs.append(Equation(sig, P.encoding(t, d), "d = 2: one pair, frequency 1 (the max(n-1, 1) clamp)"))
-    eqs.append(Equation(
+        eq_list.append(Equation(sig, P.encoding(t, d), "d = 2: one pair, frequency 1 (the max(n-1, 1) clamp)"))
+    eq_list.append(Equation(
         timing_signal_1d(t, d, start_index=start),
         P.translation_matrix(start, d, layout="split", schedule="tensor2tensor") * sig,
         "start_index = s shifts every row by T(s): the translation theorem"))
-    eqs.append(Equation(timing_signal_1d(t, d + 1), sp.ImmutableMatrix([*sig, 0]),
+    eq_list.append(Equation(timing_signal_1d(t, d + 1), sp.ImmutableMatrix([*sig, 0]),
                         f"channels = {d + 1} (odd): the same row with one zero column"))
-    return Claim("t2t.relation", _T2T_STATEMENT, tuple(eqs), (S.BASE_GT_1,), SRC_T2T)
+    return Claim("t2t.relation", _T2T_STATEMENT, tuple(eq_list), (S.BASE_GT_1,), SRC_T2T)
 
 
 _T2T_STATEMENT = (

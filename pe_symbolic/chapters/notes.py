@@ -141,7 +141,7 @@ def _theta_set(d: int | None) -> Claim:
     m = S.m
     if d is None:
         i1 = sp.Symbol("i", integer=True, positive=True)
-        eqs = (Equation(sp.Integer(10000) ** (-2 * (i1 - 1) / S.d),
+        eqs: tuple[Equation, ...] = (Equation(sp.Integer(10000) ** (-2 * (i1 - 1) / S.d),
                         P.frequency(i1 - 1, S.d, base=10000),
                         "theta_i (1-based, i = 1..d/2) = the package's frequency of pair i - 1 (0-based)"),)
     else:

@@ -194,7 +194,7 @@ def _radius(d: int | None) -> Claim:
     if d is None:
         q = sp.Symbol("q", integer=True, nonnegative=True)
         pair = P.pair(t, S.omega)
-        eqs = (
+        eqs: tuple[Equation, ...] = (
             Equation(dot(pair, pair), 1, "each even-odd pair: sin^2 + cos^2 = 1"),
             Equation(sp.Sum(1, (q, 0, S.d / 2 - 1)), S.d / 2, "d/2 pairs: |p_i|^2 = d/2"),
             Equation(sp.sqrt(S.d / 2), sp.sqrt(S.d) / sp.sqrt(2), "radius sqrt(d/2)"),
@@ -220,7 +220,7 @@ def _radius(d: int | None) -> Claim:
 def _exponent(d: int | None) -> Claim:
     i, dd, t = S.i, S.d, S.t
     if d is None:
-        eqs = (
+        eqs: tuple[Equation, ...] = (
             Equation((2 * i) / dd, 2 * i / dd, "k = 2i even: k/n_embed = 2i/d"),
             Equation(((2 * i + 1) - 1) / dd, 2 * i / dd, "k = 2i+1 odd: (k-1)/n_embed = 2i/d"),
             Equation(2 * sp.floor((2 * i) / sp.Integer(2)) / dd, 2 * i / dd, "the code: ((2i >> 1) << 1)/n = 2i/d"),
