@@ -65,6 +65,34 @@ def test_chapters_print_certificates_as_certificates(script_runs) -> None:
     assert "kernes.dot_decay: PROVED" not in out
 
 
+def test_report_exit_code_fails_on_an_unproved_claim_or_unexpected_certificate() -> None:
+    sys.path.insert(0, str(ROOT / "derivations"))
+    try:
+        from _common import Report
+    finally:
+        sys.path.remove(str(ROOT / "derivations"))
+    rep = Report(proofs=[("a", None, "proved")], certificates=[("c", False, False)])
+    assert rep.exit_code() == 0
+    rep.proofs.append(("b", 8, "undecided"))
+    assert rep.exit_code() == 1
+    rep = Report(proofs=[("a", None, "proved")], certificates=[("c", False, True)])
+    assert rep.exit_code() == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", sorted(CHAPTER_IDS))
+def test_chapter_script_at_another_d(chapter: str) -> None:
+    res = subprocess.run([sys.executable, str(ROOT / "derivations" / f"{chapter}.py"), "--d", "16"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+
+
+def test_chapter_script_rejects_odd_d() -> None:
+    res = subprocess.run([sys.executable, str(ROOT / "derivations" / "video.py"), "--d", "7"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and "--d=7 must be a positive even integer" in res.stderr
+
+
 def test_every_chapter_has_a_script() -> None:
     for chapter in CHAPTER_IDS:
         assert (ROOT / "derivations" / f"{chapter}.py").is_file()

@@ -60,7 +60,7 @@ def _counting(d: int | None) -> Claim:
     return Claim(
         "kernes.counting_unbounded",
         "With PE(n) = n the values increase by 1 at every position, so the largest value of a "
-        "length-L sequence is PE(L-1) = L-1, and 1/PE(L-1) -> 0 as L -> oo: no bound holds "
+        "length-L sequence is PE(L-1) = L-1, and 1/PE(L+1) -> 0 as L -> oo: no bound holds "
         "for all lengths.",
         (
             Equation(pe(pos + 1) - pe(pos), 1, "PE(n+1) - PE(n) = 1: strictly increasing"),
