@@ -95,10 +95,13 @@ def _r_equals_lambda(d: int | None) -> Claim:
             Equation(dot(res, res), 4 * sp.sin((rate - lam) * k / 2) ** 2,
                      "|Phi(k) p(t) - p(t+k)|^2 = 4 sin^2((r - lambda) k/2): no t in it"),
             Equation(denk_block(k, lam) * p(t), p(t + k), "with r = lambda the block translates (eq. 8: r = lambda)"),
+            Equation((4 * sp.sin((rate - lam) * k / 2) ** 2).subs(k, sp.pi / (rate - lam)), 4,
+                     "with r != lambda the offset k = pi/(r - lambda) leaves a residual of length 2: "
+                     "r = lambda is the only rate that works for every k"),
             Equation(denk_block(k, lam_m).applyfunc(lambda e: sp.Derivative(e, t)), sp.zeros(2, 2),
                      "Phi_m(k) with lambda_m = b^(-2m/d) does not depend on t"),
         ),
-        (),
+        (sp.Ne(rate, lam),),
         SRC_DENK,
     )
 

@@ -84,7 +84,15 @@ def _resolution(d: int | None) -> Claim:
         Equation(sgn(sp.Subs(sp.Derivative(step2(w), w), w, ang)), 1,
                  "d/domega 4 sin^2(omega/2) = 2 sin(omega) > 0 for 0 < omega = 2 atan(u) < pi"),
     ]
-    if d is not None:
+    if d is None:
+        ip = sp.Symbol("i", integer=True, positive=True)
+        beta = sp.Symbol("beta", positive=True)
+        eqs += [
+            Equation(sgn(sp.log(P.frequency(ip, S.d, base=1 + beta))), -1,
+                     "log omega_i = -2i log(b)/d < 0 for i >= 1 (b = 1 + beta): omega_i < 1 ..."),
+            Equation(sgn(sp.pi - P.frequency(0, S.d)), 1, "... and omega_0 = 1 < pi: all in (0, pi)"),
+        ]
+    else:
         ws = P.frequencies(d, base=10000)
         eqs.append(Equation(
             sp.ImmutableMatrix([sgn(step2(ws[q]) - step2(ws[q + 1])) for q in range(len(ws) - 1)]),
