@@ -23,7 +23,13 @@ labelled with the range it covers and never rendered as a proof.
 
 from __future__ import annotations
 
-from . import certificates, denk, kernes, notes, sphere, video
+# Import order is registration order (what `pe-derive list` shows): the order of the seeds.
+from . import certificates  # noqa: I001
+from . import kernes
+from . import video
+from . import denk
+from . import notes
+from . import sphere
 
 __all__ = ["CHAPTER_IDS", "certificates", "denk", "kernes", "notes", "sphere", "video"]
 
