@@ -106,6 +106,9 @@ def _rope_2d(d: int | None) -> Claim:
                      "R(m theta) x = (Re, Im) of (x1 + i x2) e^(i m theta)"),
             Equation(dot(R.rope_block(m, th) * xm, R.rope_block(m, th) * xm), dot(xm, xm),
                      "|R(m theta) x| = |x|"),
+            Equation(dot(f(Wq, xm, 3), f(Wk, xn, 1)), dot(f(Wq, xm, 5), f(Wk, xn, 3)),
+                     "'He is Adhil' vs 'They know that he is Adhil': positions (3, 1) and (5, 3), "
+                     "relative angle 2 theta in both, give the same score"),
         ),
         (),
         SRC_ROFORMER,
