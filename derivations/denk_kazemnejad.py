@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         min_timescale = m != 1 gives timescales 1/m .. M/m^2, not m .. M.)""")
     show(f"one row, channels = {min(d, 6)}", denk.timing_signal_1d(t, min(d, 6)).T)
     show(f"channels = {min(d, 6) + 1} (odd)", denk.timing_signal_1d(t, min(d, 6) + 1).T)
-    show(f"start_index = 5", denk.timing_signal_1d(t, min(d, 6), start_index=5).T)
+    show("start_index = 5", denk.timing_signal_1d(t, min(d, 6), start_index=5).T)
     show("Vaswani's interleaved PE(t) for d = 4, base b^2 (compare after the permutation)",
          sinusoidal.encoding(t, 4, base=sp.Symbol("b", positive=True) ** 2).T)
     rep.prove("t2t.relation")

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         by omega_i dx in each block. Kernes writes PE(x + dx) = PE(x) T(dx) for row vectors; that is
         the transpose of T(dx) PE(x) = PE(x + dx) for columns. The foundation theorems cover
         both orders and both layouts.""")
-    show(f"Kernes' PE(t) for d = 4 (b = 10000), as a row",
+    show("Kernes' PE(t) for d = 4 (b = 10000), as a row",
          sinusoidal.encoding(t, 4, base=10000, order="cos_sin").T)
     show("T(k) for d = 4", sinusoidal.translation_matrix(k, 4, base=10000, order="cos_sin"))
     rep.prove("translation.identity")

@@ -263,8 +263,9 @@ def _tables(d: int | None) -> Claim:
         "radian is the exact value correctly rounded; every printed encoding is within one unit "
         "of its last digit of the exact value, and 31 of the 32 are the correctly rounded exact "
         "value. The exception, sin(0.03) printed 2.9995e-02 (exact 0.0299955002... -> "
-        "2.9996e-02), is what float32 gives: with the code's float32 angles every printed "
-        "encoding is sin/cos of that angle correctly rounded. Every row has norm exactly 2.",
+        "2.9996e-02), is what float32 gives: with the code's float32 angles, modelled as "
+        "fl32(p * fl32(10000^(-2i/8))), every printed encoding is sin/cos of that angle "
+        "correctly rounded. Every row has norm exactly 2.",
         (
             Equation(radians, sp.ImmutableMatrix(CONTEXT_LENGTH, EMBEDDING_DIM,
                                                  lambda p, q: p * sp.Integer(10) ** (-(q // 2))),
