@@ -141,6 +141,16 @@ def test_unique_encoding_certificate_is_labelled_with_its_range() -> None:
     assert "offset t - s = 1" in cert.values["smallest distance"]
 
 
+def test_certificate_record_is_not_a_proof_certificate() -> None:
+    import json
+
+    rec = certificates.unique_encoding(32, 4).to_dict()
+    json.dumps(rec)
+    assert rec["kind"] == "certificate" and "verdict" not in rec
+    assert rec["format"] != "pe_symbolic.certificate/1"  # the proof engine's format
+    assert "not a symbolic proof" in rec["label"] and rec["range"] == "32 positions 0..31, d=4, base=10000"
+
+
 def test_unique_encoding_minimum_matches_mpmath_independently() -> None:
     import mpmath
 

@@ -69,6 +69,24 @@ class Certificate:
         """The one-line label every rendering starts with."""
         return f"certificate (numeric, {self.range}) - not a symbolic proof"
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record; ``kind`` says ``"certificate"`` and ``label`` carries the range.
+
+        >>> unique_encoding(16, 4).to_dict()["kind"]
+        'certificate'
+        """
+        return {
+            "format": "pe_symbolic.numeric-certificate/1",
+            "kind": self.verdict,
+            "id": self.id,
+            "label": self.label,
+            "statement": self.statement,
+            "range": self.range,
+            "holds": self.holds,
+            "values": {k: str(v) for k, v in self.values.items()},
+            "method": self.method,
+        }
+
     def to_text(self) -> str:
         """Plain-text rendering, in the style of :meth:`pe_symbolic.proof.Proof.to_text`."""
         out = [f"{self.id}: {'HOLDS' if self.holds else 'FAILS'} -- {self.label}", f"  {self.statement}"]
