@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         integer; the figure uses the frequencies pi/2, pi/4, pi/8, with period 16.)""")
     figure = [sp.pi / 2, sp.pi / 4, sp.pi / 8]
     show("figure's dials at positions 0, 1, 15, 16 (rows)",
-         sp.Matrix([[sp.sin(w * x) for w in figure] for x in (0, 1, 15, 16)]))
+         sp.Matrix([[sp.N(sp.sin(w * x), 4) for w in figure] for x in (0, 1, 15, 16)]))
     rep.prove("kernes.dials_collide")
     say(f"""Kernes' fix slows the dials down: frequencies omega_min^(j/d) with omega_min = 1/10000,
         which fall strictly with j from 1 to 1/10000 (the article calls them 'monotonically
