@@ -2,7 +2,10 @@
 
 Sign claims are written as ``sign(expr) = 1`` (or ``-1``): SymPy's assumption system decides
 the sign of the reduced expression, and a false variant is refuted numerically like any
-other equation. Nonnegativity is written ``Abs(expr) = expr``.
+other equation. Nonnegativity is written ``Abs(expr) = expr``. When ``expr`` is a numeric
+constant (``sign(2*pi*10000 - lambda_3)``, a printed digit against ``sin(3/100)``), SymPy
+decides its sign by ``evalf``, which raises its working precision until the sign is certain
+(and leaves the sign unevaluated, so the claim undecided, when it cannot).
 
 An open range of angles is covered by a parametrisation whose sign SymPy can decide:
 ``2*atan(u)`` with ``u > 0`` covers every angle in ``(0, pi)``, and ``2*atan(r/(1+r))``

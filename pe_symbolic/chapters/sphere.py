@@ -265,7 +265,8 @@ def _tables(d: int | None) -> Claim:
         "value. The exception, sin(0.03) printed 2.9995e-02 (exact 0.0299955002... -> "
         "2.9996e-02), is what float32 gives: with the code's float32 angles, modelled as "
         "fl32(p * fl32(10000^(-2i/8))), every printed encoding is sin/cos of that angle "
-        "correctly rounded. Every row has norm exactly 2.",
+        "correctly rounded. Every row has norm exactly 2. (Each digit comparison is the sign of "
+        "a numeric constant, decided by SymPy's precision-tracking evalf.)",
         (
             Equation(radians, sp.ImmutableMatrix(CONTEXT_LENGTH, EMBEDDING_DIM,
                                                  lambda p, q: p * sp.Integer(10) ** (-(q // 2))),
