@@ -145,10 +145,11 @@ def _run(args: argparse.Namespace) -> int:
 def _summary(results: list[tuple[str, int | None, str, float]], *, latex: bool) -> None:
     lead = "% " if latex else ""
     n_ok = sum(1 for r in results if r[2] == "proved")
+    width = max(len(r[0]) for r in results)
     print(f"{lead}summary: {n_ok} of {len(results)} proved")
     for id_, d, verdict, elapsed in results:
         where = "generic" if d is None else f"d={d}"
-        print(f"{lead}  {verdict:<9} {id_:<32} {where:<8} {elapsed:7.2f} s")
+        print(f"{lead}  {verdict:<9} {id_:<{width}}  {where:<8} {elapsed:7.2f} s")
 
 
 if __name__ == "__main__":  # pragma: no cover
