@@ -5,21 +5,17 @@ Run ``python derivations/dot_product.py [--d N]``. Exit status 1 if a claim is n
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import sympy as sp
 
-from pe_symbolic import sinusoidal, theorems
+from _common import Report, even_d
+from pe_symbolic import sinusoidal
 from pe_symbolic.symbols import k, omega, t
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--d", type=int, default=8, help="instantiate for this even d (default 8)")
-    d = ap.parse_args(argv).d
-    if d < 2 or d % 2:
-        ap.error(f"--d={d} must be a positive even integer")
+    d = even_d(argv, __doc__.splitlines()[0], default=8)
 
     print("1. For one pair, the dot product of the encodings at t and t + k:")
     p, q = sinusoidal.pair(t, omega), sinusoidal.pair(t + k, omega)
@@ -31,15 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     sp.pprint(sp.Add(*[sp.cos(w * k) for w in sinusoidal.frequencies(d)]), wrap_line=False)
     print("   and at k = 0 every pair contributes sin^2 + cos^2 = 1: |PE(t)|^2 = d/2.\n")
 
-    ok = True
-    for dim in (None, d):
-        proof = theorems.get("sinusoidal.dot").prove(dim)
-        print(f"== sinusoidal.dot -- {'generic pair (every even d)' if dim is None else f'd = {dim}'} ==")
-        print(proof.to_text(max_chars=160))
-        print()
-        ok &= proof.verdict == "proved"
-    print("all proved" if ok else "NOT ALL PROVED")
-    return 0 if ok else 1
+    rep = Report()
+    for id_ in ("sinusoidal.dot",):
+        rep.prove(id_)
+        rep.prove(id_, d)
+    return rep.exit_code()
 
 
 if __name__ == "__main__":

@@ -5,23 +5,19 @@ Run ``python derivations/rope_relative.py [--d N]``. Exit status 1 if a claim is
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import sympy as sp
 
-from pe_symbolic import rope, sinusoidal, theorems
+from _common import Report, even_d
+from pe_symbolic import rope, sinusoidal
 from pe_symbolic.symbols import m, n, theta, vector
 
 IDS = ("rope.relative", "rope.efficient_form", "layout.permutation")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--d", type=int, default=4, help="instantiate for this even d (default 4)")
-    d = ap.parse_args(argv).d
-    if d < 2 or d % 2:
-        ap.error(f"--d={d} must be a positive even integer")
+    d = even_d(argv, __doc__.splitlines()[0], default=4)
 
     print("1. RoPE rotates each pair of a query at position m by m*theta_i (RoFormer, eq. 13):")
     sp.pprint(rope.rope_block(m, theta), wrap_line=False)
@@ -36,16 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     sp.pprint(sinusoidal.layout_permutation(4), wrap_line=False)
     print()
 
-    ok = True
+    rep = Report()
     for id_ in IDS:
-        for dim in (None, d):
-            proof = theorems.get(id_).prove(dim)
-            print(f"== {id_} -- {'generic pair (every even d)' if dim is None else f'd = {dim}'} ==")
-            print(proof.to_text(max_chars=160))
-            print()
-            ok &= proof.verdict == "proved"
-    print("all proved" if ok else "NOT ALL PROVED")
-    return 0 if ok else 1
+        rep.prove(id_)
+        rep.prove(id_, d)
+    return rep.exit_code()
 
 
 if __name__ == "__main__":

@@ -8,23 +8,19 @@ with status 1 if any of them is not proved.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import sympy as sp
 
-from pe_symbolic import sinusoidal, theorems
+from _common import Report, even_d
+from pe_symbolic import sinusoidal
 from pe_symbolic.symbols import k, omega, t
 
 IDS = ("translation.derive", "translation.identity", "translation.independent", "translation.group")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--d", type=int, default=8, help="instantiate the theorems for this even d (default 8)")
-    d = ap.parse_args(argv).d
-    if d < 2 or d % 2:
-        ap.error(f"--d={d} must be a positive even integer")
+    d = even_d(argv, __doc__.splitlines()[0], default=8)
 
     print("1. One pair of the encoding at position t, with frequency omega:")
     p = sinusoidal.pair(t, omega)
@@ -42,17 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     sp.pprint(sinusoidal.translation_matrix(k, 4) if d > 4 else sinusoidal.translation_matrix(k, d), wrap_line=False)
     print("   (shown for d = 4; the proofs below use the requested d)\n")
 
-    ok = True
+    rep = Report()
     for id_ in IDS:
-        for dim in (None, d):
-            proof = theorems.get(id_).prove(dim)
-            where = "generic pair (every even d)" if dim is None else f"d = {dim}"
-            print(f"== {id_} -- {where} ==")
-            print(proof.to_text(max_chars=160))
-            print()
-            ok &= proof.verdict == "proved"
-    print("all proved" if ok else "NOT ALL PROVED")
-    return 0 if ok else 1
+        rep.prove(id_)
+        rep.prove(id_, d)
+    return rep.exit_code()
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ def test_script_prints_its_proofs_and_exits_0(script):
     assert out.returncode == 0, out.stderr[-2000:]
     for id_ in SCRIPTS[script]:
         assert f"{id_}: PROVED" in out.stdout
-    assert out.stdout.rstrip().endswith("all proved")
+        assert f"-- claim {id_} [d = " in out.stdout  # instantiated too
+    assert out.stdout.rstrip().endswith("all claims proved")
 
 
 def test_script_rejects_odd_d():
