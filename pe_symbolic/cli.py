@@ -112,13 +112,13 @@ def _run(args: argparse.Namespace) -> int:
     for th in selected:
         if not args.no_generic:
             jobs.append((th, None))
-        for d in dims:
+        for dim in dims:
             if th.concrete:
-                jobs.append((th, d))
+                jobs.append((th, dim))
             elif args.command == "prove":
-                raise _UsageError(f"--d={d} is not allowed: theorem {th.id!r} has no concrete-d form")
+                raise _UsageError(f"--d={dim} is not allowed: theorem {th.id!r} has no concrete-d form")
 
-    results = []
+    results: list[tuple[str, int | None, str, float]] = []
     certificates = []
     for th, d in jobs:
         proof = th.prove(d)

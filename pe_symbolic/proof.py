@@ -42,10 +42,12 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 import mpmath
 import sympy as sp
+
+from ._validate import check_choice
 
 __all__ = [
     "DIFFERENCE",
@@ -66,7 +68,7 @@ __all__ = [
 ]
 
 Verdict = Literal["proved", "refuted", "undecided"]
-Expr = sp.Basic  # a SymPy scalar expression or an immutable matrix
+Expr: TypeAlias = Any  # a SymPy scalar expression or an immutable matrix (SymPy is untyped)
 
 #: Rule of the first step of a difference chain: ``lhs - rhs``.
 DIFFERENCE = "difference of the two sides"
@@ -485,10 +487,10 @@ def _spot_and_refute(
 ) -> tuple[SpotCheck, Mapping[str, str] | None]:
     rng = random.Random(seed)
     diff = _doit(eq.difference)  # evaluate Derivative/Determinant before going numeric
-    free = set(eq.lhs.free_symbols | eq.rhs.free_symbols)
+    symbols = set(eq.lhs.free_symbols | eq.rhs.free_symbols)
     for a in assumptions:
-        free |= a.free_symbols
-    free = sorted(free, key=lambda s: s.name)
+        symbols |= a.free_symbols
+    free = sorted(symbols, key=lambda s: s.name)
     entries = list(diff) if isinstance(diff, sp.MatrixBase) else [diff]
     if len(entries) > 16:  # a sample of entries, deterministic
         entries = [entries[q] for q in sorted(rng.sample(range(len(entries)), 16))]
@@ -678,8 +680,8 @@ def _parse(s: str) -> Expr:
 
 def from_certificate(data: Mapping[str, Any] | str) -> Proof:
     """Rebuild a :class:`Proof` object from a certificate (verdicts as recorded, unchecked)."""
-    if isinstance(data, str):
-        data = json.loads(data)
+    data = json.loads(data) if isinstance(data, str) else data
+    assert not isinstance(data, str)
     if data.get("format") != CERTIFICATE_FORMAT:
         raise ValueError(f"format={data.get('format')!r} is not {CERTIFICATE_FORMAT!r}")
     c = data["claim"]
@@ -687,7 +689,8 @@ def from_certificate(data: Mapping[str, Any] | str) -> Proof:
     for p in data["parts"]:
         eq = Equation(_parse(p["lhs"]), _parse(p["rhs"]), p["label"])
         steps = tuple(Step(_parse(s["expr"]), s["rule"]) for s in p["steps"])
-        parts.append(PartProof(eq, steps, p["verdict"], p.get("counterexample"), None, p.get("note", "")))
+        verdict = check_choice("verdict", p["verdict"], ("proved", "refuted", "undecided"))
+        parts.append(PartProof(eq, steps, verdict, p.get("counterexample"), None, p.get("note", "")))  # type: ignore[arg-type]
     claim = Claim(
         c["id"], c["statement"], tuple(q.equation for q in parts),
         tuple(_parse(a) for a in c["assumptions"]), c["source"],

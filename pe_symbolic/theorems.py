@@ -23,6 +23,7 @@ import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy as sp
 
@@ -253,7 +254,7 @@ def _translation_identity(d: int | None) -> Claim:
             ))
     else:
         for layout, order in _combos():
-            kw = {"layout": layout, "order": order}
+            kw: dict[str, Any] = {"layout": layout, "order": order}
             eqs.append(Equation(
                 P.translation_matrix(k, d, **kw) * P.encoding(t, d, **kw),
                 P.encoding(t + k, d, **kw),
@@ -445,11 +446,12 @@ def _sigma(jj: sp.Expr, dd: sp.Expr) -> sp.Expr:
          "HF transformers convert_llama_weights_to_hf.py (permute of q/k projections)")
 def _layout_permutation(d: int | None) -> Claim:
     i, dd = S.i, S.d
+    eqs: list[Equation]
     if d is None:
-        eqs = (
+        eqs = [
             Equation(_sigma(2 * i, dd), i, "sigma(2i) = i: the first slot of pair i moves to slot i"),
             Equation(_sigma(2 * i + 1, dd), i + dd / 2, "sigma(2i+1) = i + d/2: the second to slot i + d/2"),
-        )
+        ]
     else:
         Pm = P.layout_permutation(d)
         eqs = [
@@ -463,12 +465,11 @@ def _layout_permutation(d: int | None) -> Claim:
             eqs.append(Equation(Pm * P.encoding(t, d, layout="interleaved", order=order),
                                 P.encoding(t, d, layout="split", order=order),
                                 f"P PE_interleaved(t) = PE_split(t), order {order}"))
-        eqs = tuple(eqs)
     return Claim(
         "layout.permutation",
         "The permutation P that sends slot 2i to i and slot 2i+1 to i + d/2 maps the "
         "interleaved layout to the split one: P PE_interleaved(t) = PE_split(t) and "
         "P^T R_split(m) P = R_interleaved(m) (the permutation HF's Llama conversion applies to "
         "the q and k projections).",
-        eqs, _assumptions(d), "tensor2tensor/fairseq vs Vaswani tables; GPT-NeoX vs GPT-J RoPE",
+        tuple(eqs), _assumptions(d), "tensor2tensor/fairseq vs Vaswani tables; GPT-NeoX vs GPT-J RoPE",
     )
