@@ -39,6 +39,7 @@ __all__ = [
 #: Claim ids whose proofs gate the numeric core (see :mod:`pe_symbolic.theorems`).
 TRANSLATION_CLAIM = "translation.identity"
 ROPE_CLAIM = "rope.efficient_form"
+SCHEDULE_CLAIM = "schedule.geometric"
 
 
 class NotProvedError(ValueError):
@@ -285,7 +286,7 @@ def frequency_constants(d: int, base: float, schedule: str, dps: int = 40) -> tu
 
     The schedule expression is :func:`pe_symbolic.sinusoidal.frequency` with a symbolic pair
     index ``i`` and base ``b`` (concrete ``d``), lowered with ``modules="mpmath"`` under the
-    translation claim (the frequencies are the ``omega`` of its statement) and evaluated in
+    claim ``schedule.geometric`` (which is about exactly these expressions) and evaluated in
     a local ``workdps(dps)`` context.
 
     >>> [float(w) for w in frequency_constants(4, 100.0, "vaswani")]
@@ -297,7 +298,7 @@ def frequency_constants(d: int, base: float, schedule: str, dps: int = 40) -> tu
     from .symbols import b, i
 
     expr = sinusoidal.frequency(i, d, base=b, schedule=schedule)
-    fn = lower(TRANSLATION_CLAIM, expr, (i, b), modules="mpmath")
+    fn = lower(SCHEDULE_CLAIM, expr, (i, b), modules="mpmath")
     with mpmath.workdps(dps):
         mb = mpmath.mpf(base)
         return tuple(+fn(mpmath.mpf(p), mb) for p in range(d // 2))

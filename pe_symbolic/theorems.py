@@ -473,3 +473,41 @@ def _layout_permutation(d: int | None) -> Claim:
         "the q and k projections).",
         tuple(eqs), _assumptions(d), "tensor2tensor/fairseq vs Vaswani tables; GPT-NeoX vs GPT-J RoPE",
     )
+
+
+# ======================================================================================
+# Frequency schedules
+# ======================================================================================
+@theorem("schedule.geometric",
+         "Both schedules start at w_0 = 1 and fall by a constant ratio: b^(-2/d) or b^(-1/(d/2-1))",
+         f"{SRC_VASWANI}; tensor2tensor get_timing_signal_1d")
+def _schedule_geometric(d: int | None) -> Claim:
+    i = S.i
+    if d is None:
+        dd = S.d
+        eqs = []
+        for schedule, ratio in (("vaswani", S.b ** (-2 / dd)), ("tensor2tensor", S.b ** (-1 / (dd / 2 - 1)))):
+            w_i = P.frequency(i, dd, schedule=schedule)
+            eqs += [
+                Equation(w_i.subs(i, 0), 1, f"{schedule}: w_0 = 1"),
+                Equation(P.frequency(i + 1, dd, schedule=schedule) / w_i, ratio,
+                         f"{schedule}: w_(i+1) / w_i = {sp.sstr(ratio)}, the same for every i (d > 2 for tensor2tensor)"),
+            ]
+    else:
+        eqs = []
+        for schedule in ("vaswani", "tensor2tensor"):
+            ws = P.frequencies(d, schedule=schedule)
+            half = d // 2
+            ratio = S.b ** sp.Rational(-2, d) if schedule == "vaswani" else S.b ** sp.Rational(-1, max(half - 1, 1))
+            eqs.append(Equation(ws[0], 1, f"{schedule}: w_0 = 1 (d={d})"))
+            eqs += [Equation(ws[q + 1] / ws[q], ratio, f"{schedule}: w_{q + 1} / w_{q} (d={d})")
+                    for q in range(half - 1)]
+    return Claim(
+        "schedule.geometric",
+        "The frequencies form a geometric progression starting at 1: Vaswani's "
+        "w_i = b^(-2i/d) with ratio b^(-2/d); tensor2tensor's timescales from 1 to b, "
+        "w_i = b^(-i/(d/2-1)), with ratio b^(-1/(d/2-1)). The numeric core's frequency "
+        "constants are lowered from these expressions.",
+        tuple(eqs), _assumptions(d) or (S.BASE_GT_1,),
+        f"{SRC_VASWANI}; tensor2tensor common_attention.get_timing_signal_1d",
+    )

@@ -111,7 +111,7 @@ def test_evaluation_form_must_be_proved_equal_to_proof_form(registry):
 
 
 def test_frequency_constants_are_forty_digits(registry, monkeypatch):
-    monkeypatch.setattr(lower, "TRANSLATION_CLAIM", "demo.proved")
+    monkeypatch.setattr(lower, "SCHEDULE_CLAIM", "demo.proved")
     lower.frequency_constants.cache_clear()
     try:
         ws = lower.frequency_constants(8, 10000.0, "vaswani")
