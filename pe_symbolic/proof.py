@@ -470,11 +470,12 @@ def _abs_at(e: Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> float:
     """max |entry| of ``e`` at ``point``, evaluated with ``dps`` significant digits."""
     entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
     worst = mpmath.mpf(0)
-    # Non-integer sample values as Floats carrying more digits than requested: exact
-    # rationals raised to fractional powers make evaluation orders of magnitude slower.
+    # Non-integer sample values become Floats carrying more digits than requested, put in
+    # place before evaluating: exact rationals raised to fractional powers, and evalf's own
+    # `subs=`, are each an order of magnitude slower on large expressions.
     fpoint = {s: (v if v.is_Integer else sp.Float(v, dps + 10)) for s, v in point.items()}
     for x in entries:
-        v = x.evalf(dps, subs=fpoint)
+        v = x.xreplace(fpoint).evalf(dps)
         if not v.is_number:
             raise ValueError("expression did not evaluate to a number")
         c = complex(v)
