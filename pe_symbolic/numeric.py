@@ -31,6 +31,7 @@ slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -474,74 +475,197 @@ def apply_rope(
             "positions must not enlarge x"
         )
     out = check_out(out, x.shape, x.dtype)
-    h = rd // 2
     w_hi, w_lo = _omega_dd(rd, b, "vaswani")
     src = _source(t, w_hi, w_lo, accurate, swap=False, w_exact=_omega_exact(rd, b, "vaswani"))
-    cdt = np.complex64 if x.dtype == np.float32 else np.complex128
-    z = np.empty((t.size, h), cdt)
-    if src.mode == "run" or cdt is np.complex128:
-        src.fill(0, t.size, z)  # run mode: one broadcast multiply (casting to complex64)
-    else:
-        rows = src.block_rows()
-        buf = np.empty((min(rows, t.size), h), np.complex128)
-        for s in range(0, t.size, rows):
-            e = min(t.size, s + rows)
-            src.fill(s, e, buf[: e - s])
-            z[s:e] = buf[: e - s]
-    z = z.reshape(t.shape + (h,))
     if rd < d and out is not x:
         out[..., rd:] = x[..., rd:]
+    xv, ov = (x[None], out[None]) if x.ndim == 1 else (x, out)  # 1-D: scalar positions
+    tshape = t.shape or (1,)
     if layout == "interleaved":
-        _rope_interleaved(x, z, out, rd)
+        _rope_interleaved(xv, src, tshape, ov, rd)
     else:
-        _rope_split(x, z, out, rd)
+        _rope_split(xv, src, tshape, ov, rd)
     return out
 
 
-def _rope_interleaved(x: np.ndarray, z: np.ndarray, out: np.ndarray, rd: int) -> None:
-    cdt = z.dtype
-    xs, os_ = x[..., :rd], out[..., :rd]
+# RoPE is blocked along the sequence axis: the phasors of one block of positions (a small
+# table, reused by every leading index of x) are computed in complex128, rounded once to x's
+# precision (as before: the results are bitwise those of the unblocked code), and applied
+# while they sit in cache. Temporaries are table- and block-sized, not x-sized (except the
+# copy taken when x's last axis is strided in the interleaved layout). Fresh allocations
+# matter here: on the 2-core VM a page fault costs microseconds, and the former full-size
+# (seq, d) float tables of the split layout cost ~4 ms a call, mostly page faults.
+
+#: Complex entries of the per-block phasor table, split layout (256 KiB of complex128).
+_ROPE_TABLE_ENTRIES = 16384
+#: The same for the interleaved layout: one complex multiply streams x once per block, and
+#: measured on 2 cores fewer, larger blocks win (2**18: one block for seq * d/2 <= 2**18).
+_ROPE_INTERLEAVED_ENTRIES = 262144
+#: Elements of x per split-layout kernel call (256 KiB of float32): x, its product with the
+#: sines and the output block stay in L2 between the three passes.
+_ROPE_SPLIT_BLOCK = 65536
+#: Elements per kernel call when the leading axes of x do not merge (1 MiB of float32).
+_ROPE_BLOCK = 262144
+
+
+class _PhasorBlocks:
+    """Phasors ``exp(i m theta)`` of positions ``t[..., s0:s1]`` (``t`` of shape ``tshape``),
+    block by block, as an array of shape ``tshape[:-1] + (s1 - s0, h)`` and dtype ``cdt``:
+    computed in complex128 and rounded once (the "run" mode's product casts as it writes)."""
+
+    def __init__(self, src: K.PhasorSource, tshape: tuple[int, ...], rows: int,
+                 cdt: np.dtype) -> None:
+        self.src, self.tshape = src, tshape
+        self.tl = tshape[-1]
+        self.P = math.prod(tshape[:-1])
+        if self.tl <= rows:
+            rows = self.tl  # one block
+        elif src.mode == "run" and rows >= src.B:
+            rows -= rows % src.B  # whole fine blocks: one broadcast multiply each
+        self.rows = max(1, rows)
+        self.z = np.empty((self.P, self.rows, src.h), cdt)
+        self.direct = cdt == np.complex128 or src.mode == "run"
+        if not self.direct:  # complex128 scratch of one source block, then rounded
+            self.z128 = np.empty((max(1, min(src.block_rows(), self.P * self.rows)), src.h),
+                                 np.complex128)
+
+    def starts(self) -> range:
+        return range(0, self.tl, self.rows)
+
+    def _fill(self, start: int, stop: int, dest: np.ndarray) -> None:
+        if self.direct:
+            self.src.fill(start, stop, dest)
+            return
+        r = self.z128.shape[0]
+        for u in range(start, stop, r):
+            v = min(stop, u + r)
+            tmp = self.z128[: v - u]
+            self.src.fill(u, v, tmp)
+            dest[u - start : v - start] = tmp
+
+    def fill(self, s0: int) -> tuple[int, np.ndarray]:
+        """Fill the block starting at ``s0``; return its end and its table."""
+        s1 = min(self.tl, s0 + self.rows)
+        n, tl, P, h = s1 - s0, self.tl, self.P, self.src.h
+        z = self.z.reshape(-1)[: P * n * h].reshape(P, n, h)
+        if n == tl:
+            self._fill(0, P * tl, z.reshape(P * tl, h))
+        else:
+            for p in range(P):
+                self._fill(p * tl + s0, p * tl + s1, z[p])
+        return s1, z.reshape(self.tshape[:-1] + (n, h))
+
+
+def _rows_per_block(P: int, width: int, target: int) -> int:
+    return max(1, target // max(P * width, 1))
+
+
+def _rope_interleaved(x: np.ndarray, src: K.PhasorSource, tshape: tuple[int, ...],
+                      out: np.ndarray, rd: int) -> None:
+    """Interleaved layout: one complex multiply per block on complex views of x and out."""
+    h = rd // 2
+    cdt = np.dtype(np.complex64) if x.dtype == np.float32 else np.dtype(np.complex128)
     product = _rope_product()
-    if xs.strides[-1] == x.itemsize and os_.strides[-1] == out.itemsize:
-        product(xs.view(cdt), z, out=os_.view(cdt))
-    else:
-        tmp = np.empty(xs.shape, x.dtype)
-        product(np.ascontiguousarray(xs).view(cdt), z, out=tmp.view(cdt))
-        os_[...] = tmp
+    xs, os_ = x[..., :rd], out[..., :rd]
+    views = xs.strides[-1] == x.itemsize and os_.strides[-1] == out.itemsize
+    xc = xs.view(cdt) if views else xs
+    oc = os_.view(cdt) if views else os_
+    blocks = _PhasorBlocks(src, tshape, _rows_per_block(1, h, _ROPE_INTERLEAVED_ENTRIES), cdt)
+    whole = blocks.tl == 1 < x.shape[-2]  # positions constant along the sequence axis
+    for s0 in blocks.starts():
+        s1, z = blocks.fill(s0)
+        sl = slice(None) if whole else slice(s0, s1)
+        if views:
+            product(xc[..., sl, :], z, out=oc[..., sl, :])
+        else:  # a strided last axis: through a contiguous copy (x itself is only read)
+            xb = np.ascontiguousarray(xs[..., sl, :])
+            tmp = np.empty(xb.shape, x.dtype)
+            product(xb.view(cdt), z, out=tmp.view(cdt))
+            os_[..., sl, :] = tmp
 
 
-def _rope_split(x: np.ndarray, z: np.ndarray, out: np.ndarray, rd: int) -> None:
-    """Split layout, blocked over seq: ``out = x*[c, c] + swap_halves(x*[s, -s])``.
+def _rope_split(x: np.ndarray, src: K.PhasorSource, tshape: tuple[int, ...],
+                out: np.ndarray, rd: int) -> None:
+    """Split layout, blocked: ``out = x*[c, c] + swap_halves(x*[s, -s])``.
 
-    Both products run at full width, so NumPy's inner loops cover whole rows (runs of
-    seq*d when rotary_dim == d); only the final add reads one operand with its halves
-    swapped (a view, no copy).
+    Per block of positions, the float tables ``[c, c]`` and ``[s, -s]`` (rounded once from
+    the complex128 phasors) are built once and applied to every leading index of x. The
+    two products run at full width (long inner loops); only the final add reads one operand
+    with its halves swapped (a view, no copy). Where the leading axes of x merge into one
+    (no copy) and the positions vary along the sequence axis only, the kernel runs on
+    cache-sized groups of rows so that its three passes stay in L2.
     """
     h = rd // 2
-    if x.ndim == 1:
-        x, out, z = x[None], out[None], z.reshape(1, h)
-    real = np.dtype(np.float32) if z.dtype == np.complex64 else np.dtype(np.float64)
-    c = z.real.astype(real)
-    s = z.imag.astype(real)
-    cf = np.concatenate([c, c], axis=-1)
-    sf = np.concatenate([s, -s], axis=-1)
+    dt = x.dtype
     lead = x.shape[:-1]
-    cfb = np.broadcast_to(cf, lead + (rd,))
-    sfb = np.broadcast_to(sf, lead + (rd,))
-    seq = lead[-1]
-    other = int(np.prod(lead[:-1], dtype=np.int64)) if len(lead) > 1 else 1
+    seq, tl = lead[-1], tshape[-1]
+    P = math.prod(tshape[:-1])
+    other = math.prod(lead[:-1])
+    merged = False  # leading axes of x and out merged into one (views)
+    xm, om, om4 = x, out, out
+    if P == 1 and tl == seq > 0 and other > 1:
+        try:
+            xm = x.reshape((other, seq, x.shape[-1]), copy=False)[..., :rd]
+            om = out.reshape((other, seq, out.shape[-1]), copy=False)[..., :rd]
+            om4 = om.reshape(other, seq, 2, h)
+            merged = True
+        except ValueError:
+            pass
+    rows = _rows_per_block(P, h, _ROPE_TABLE_ENTRIES)
+    # kernel blocks without merged axes: seq rows times every leading index of x
     step = max(1, min(seq, _ROPE_BLOCK // max(other * rd, 1)))
-    buf = np.empty(lead[:-1] + (step, rd), x.dtype)
-    for s0 in range(0, seq, step):
-        sl = slice(s0, min(seq, s0 + step))
-        n = sl.stop - s0
-        xb, ob, bb = x[..., sl, :rd], out[..., sl, :rd], buf[..., :n, :]
-        np.multiply(xb, sfb[..., sl, :], out=bb)  # [x1 s, -x2 s]; before out (may alias x)
-        np.multiply(xb, cfb[..., sl, :], out=ob)  # [x1 c, x2 c]
-        o4 = ob.reshape(ob.shape[:-1] + (2, h))
-        np.add(o4, bb.reshape(bb.shape[:-1] + (2, h))[..., ::-1, :], out=o4)
+    if not merged and tl > 1:
+        rows = min(rows, step)
+    cdt = np.dtype(np.complex64) if dt == np.float32 else np.dtype(np.complex128)
+    blocks = _PhasorBlocks(src, tshape, rows, cdt)
+    shape = (P, blocks.rows, rd)
+    cf, sf = np.empty(shape, dt), np.empty(shape, dt)
+    if merged:
+        g = min(other, max(1, _ROPE_SPLIT_BLOCK // (blocks.rows * rd)))
+        buf = np.empty(g * blocks.rows * rd, dt)
+    else:
+        buf = np.empty(other * (blocks.rows if tl > 1 else step) * rd, dt)
+    c_first = not np.may_share_memory(x, out)
+    for s0 in blocks.starts():
+        s1, z = blocks.fill(s0)
+        n = z.shape[-2]
+        c = cf.reshape(-1)[: P * n * rd].reshape(tshape[:-1] + (n, rd))
+        s = sf.reshape(-1)[: P * n * rd].reshape(tshape[:-1] + (n, rd))
+        np.copyto(c[..., :h], z.real)
+        np.copyto(c[..., h:], c[..., :h])
+        np.copyto(s[..., :h], z.imag)
+        np.negative(s[..., :h], out=s[..., h:])
+        if merged:
+            bb = buf[: g * n * rd].reshape(g, n, rd)
+            bbr = bb.reshape(g, n, 2, h)[..., ::-1, :]  # halves swapped (a view)
+            for g0 in range(0, other, g):
+                g1 = min(other, g0 + g)
+                xb, ob, o4 = xm[g0:g1, s0:s1], om[g0:g1, s0:s1], om4[g0:g1, s0:s1]
+                if g1 - g0 < g:
+                    bb, bbr = bb[: g1 - g0], bbr[: g1 - g0]
+                if c_first:
+                    np.multiply(xb, c, out=ob)
+                    np.multiply(xb, s, out=bb)
+                else:
+                    np.multiply(xb, s, out=bb)
+                    np.multiply(xb, c, out=ob)
+                np.add(o4, bbr, out=o4)
+        elif tl > 1:
+            _split_block(x[..., s0:s1, :rd], out[..., s0:s1, :rd], c, s, buf, h, c_first)
+        else:  # positions constant along the sequence axis: one table, blocks of x
+            for q0 in range(0, seq, step):
+                sl = slice(q0, q0 + step)
+                _split_block(x[..., sl, :rd], out[..., sl, :rd], c, s, buf, h, c_first)
 
 
-#: Elements per block of the split-layout RoPE (1 MiB of float32; measured best of
-#: 8k..512k on 2 cores).
-_ROPE_BLOCK = 262144
+def _split_block(xb: np.ndarray, ob: np.ndarray, c: np.ndarray, s: np.ndarray,
+                 buf: np.ndarray, h: int, c_first: bool) -> None:
+    bb = buf[: xb.size].reshape(xb.shape)
+    if c_first:  # x and out do not overlap: read x and write out in the same pass
+        np.multiply(xb, c, out=ob)  # [x1 c, x2 c]
+        np.multiply(xb, s, out=bb)  # [x1 s, -x2 s]
+    else:  # out may alias x: read x twice before writing out
+        np.multiply(xb, s, out=bb)
+        np.multiply(xb, c, out=ob)
+    o4 = ob.reshape(ob.shape[:-1] + (2, h))
+    np.add(o4, bb.reshape(bb.shape[:-1] + (2, h))[..., ::-1, :], out=o4)
