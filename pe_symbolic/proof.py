@@ -8,11 +8,12 @@ source. A proof of one equation is a chain of :class:`Step` s, each an expressio
 Rules and how each transition is re-checked (:func:`check_transition`):
 
 * a **rewrite rule** named in :data:`RULES` (``expand(trig=True)``, ``trigsimp``, ...): the
-  rule is re-applied to the previous expression and the result must be identical to the
-  recorded one;
-* any **other reason** (``definition of T(k)``, ``angle addition``, ``lemma rot2.compose``):
-  the difference between the two expressions must itself reduce to zero under the engine's
-  strategies. A reason is an explanation for the reader; the check does not trust it.
+  rule is re-applied to the previous expression; if it reproduces the recorded one exactly,
+  the step is accepted at once;
+* otherwise, and for any **other reason** (``definition of T(k)``, ``angle addition``,
+  ``lemma rot2.compose``): the difference between the two expressions must itself reduce to
+  zero under the engine's strategies. A reason is an explanation for the reader; the check
+  does not trust it.
 
 Verdicts (:data:`Verdict`):
 
@@ -381,8 +382,9 @@ def _size(e: Expr) -> int:
 def check_transition(prev: Expr, cur: Expr, rule: str) -> bool:
     """Re-check one step: ``cur`` follows from ``prev`` by ``rule``.
 
-    A rule in :data:`RULES` is re-applied and must reproduce ``cur`` exactly; any other
-    reason is checked by reducing ``prev - cur`` to zero.
+    A rule in :data:`RULES` that, re-applied to ``prev``, reproduces ``cur`` exactly is
+    accepted at once. Otherwise (a named rule with a different but possibly equal result,
+    or any other reason) the step is accepted only if ``prev - cur`` reduces to zero.
     """
     if _shape(prev) != _shape(cur):
         return False
