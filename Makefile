@@ -26,7 +26,8 @@ $(DOCSTAMP): pyproject.toml | $(BIN)/python
 prove: $(STAMP)  ## install (first time) and print every proof
 	$(BIN)/pe-derive all
 
-test: $(STAMP)  ## install (first time) and run the whole test suite
+test: $(STAMP)  ## install (first time), check the layering contract, run the whole test suite
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 
 test-slow: $(STAMP)  ## the suite plus slow exhaustive cases, CI hypothesis profile

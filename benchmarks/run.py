@@ -202,7 +202,7 @@ print(f"{t1 - t0:.4f} {t2 - t1:.4f}")
 
 
 def bench_cold_start(quick: bool) -> None:
-    from pe_symbolic import lower
+    from pe_symbolic.numeric import lower
     print("\n## Lowering (lambdify) cold start")
     res = subprocess.run([sys.executable, "-c", COLD], capture_output=True, text=True,
                          check=True)
@@ -212,7 +212,7 @@ def bench_cold_start(quick: bool) -> None:
     numeric.sinusoidal_table([0.0], 8)  # verdicts cached in this process
     lower._lower_cached.cache_clear()
     lower.frequency_constants.cache_clear()
-    numeric._omega_dd.cache_clear()
+    numeric._core._omega_dd.cache_clear()
     t0 = time.perf_counter()
     numeric.sinusoidal_table([0.0], 1024)
     t1 = time.perf_counter()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from pe_symbolic import theorems
-from pe_symbolic.chapters.certificates import Certificate
+from pe_symbolic.theorems.chapters.certificates import Certificate
 
 WIDTH = 92
 

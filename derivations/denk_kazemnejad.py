@@ -13,10 +13,11 @@ import numpy as np
 import sympy as sp
 
 from _common import Report, even_d, heading, say, show
-from pe_symbolic import numeric, sinusoidal
-from pe_symbolic.chapters import certificates, denk
-from pe_symbolic.chapters.certificates import Certificate
-from pe_symbolic.symbols import k, t
+from pe_symbolic import numeric
+from pe_symbolic.encodings import sinusoidal
+from pe_symbolic.theorems.chapters import certificates, denk
+from pe_symbolic.theorems.chapters.certificates import Certificate
+from pe_symbolic.encodings.symbols import k, t
 
 
 def _t2t_numpy(length: int, channels: int, min_timescale: float = 1.0, max_timescale: float = 1.0e4,

@@ -10,8 +10,8 @@ import sys
 import sympy as sp
 
 from _common import Report, even_d
-from pe_symbolic import sinusoidal
-from pe_symbolic.symbols import k, omega, t
+from pe_symbolic.encodings import sinusoidal
+from pe_symbolic.encodings.symbols import k, omega, t
 
 
 def main(argv: list[str] | None = None) -> int:

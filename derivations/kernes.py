@@ -10,9 +10,9 @@ import sys
 import sympy as sp
 
 from _common import Report, even_d, heading, say, show
-from pe_symbolic import sinusoidal
-from pe_symbolic.chapters import certificates, kernes
-from pe_symbolic.symbols import k, t
+from pe_symbolic.encodings import sinusoidal
+from pe_symbolic.theorems.chapters import certificates, kernes
+from pe_symbolic.encodings.symbols import k, t
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,8 +10,8 @@ import sys
 import sympy as sp
 
 from _common import Report, even_d, heading, say, show
-from pe_symbolic.chapters import notes
-from pe_symbolic.symbols import m
+from pe_symbolic.theorems.chapters import notes
+from pe_symbolic.encodings.symbols import m
 
 
 def main(argv: list[str] | None = None) -> int:

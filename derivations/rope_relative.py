@@ -10,8 +10,8 @@ import sys
 import sympy as sp
 
 from _common import Report, even_d
-from pe_symbolic import rope, sinusoidal
-from pe_symbolic.symbols import m, n, theta, vector
+from pe_symbolic.encodings import rope, sinusoidal
+from pe_symbolic.encodings.symbols import m, n, theta, vector
 
 IDS = ("rope.relative", "rope.efficient_form", "layout.permutation")
 

@@ -3,7 +3,7 @@
 Run ``python derivations/sphere.py [--d N] [--seed PATH]``. Exit status 1 if a claim is not
 proved. If the seed text is found (``--seed``, or ``$PE_SEEDS/004_*.txt``, or
 ``/work/shared/seeds/004_*.txt``) the printed tables are read from it and compared with the
-transcription in :mod:`pe_symbolic.chapters.sphere`.
+transcription in :mod:`pe_symbolic.theorems.chapters.sphere`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import sys
 import sympy as sp
 
 from _common import Report, heading, say, show
-from pe_symbolic import sinusoidal
-from pe_symbolic.chapters import sphere
-from pe_symbolic.symbols import t
+from pe_symbolic.encodings import sinusoidal
+from pe_symbolic.theorems.chapters import sphere
+from pe_symbolic.encodings.symbols import t
 
 
 def _seed_path(given: str | None) -> str | None:
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     path = _seed_path(args.seed)
     if path is None:
         say("""The seed text was not found; the comparison below uses the transcription kept in
-            pe_symbolic.chapters.sphere.""")
+            pe_symbolic.theorems.chapters.sphere.""")
         seed_ok = True
     else:
         seed = _seed_tables(path)
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
                 and seed["encodings"] == sphere.parse_printed(sphere.PRINTED_ENCODINGS, 8))
         print(f"seed text: {path}")
         print(f"its printed tensors {'match' if same else 'DO NOT match'} the transcription in "
-              "pe_symbolic.chapters.sphere, number for number.\n")
+              "pe_symbolic.theorems.chapters.sphere, number for number.\n")
         seed_ok = same
     _, enc = sphere.exact_tables()
     print("exact table (package PE, b = 10000), formatted like torch's output (%.4e):")

@@ -13,8 +13,8 @@ import sys
 import sympy as sp
 
 from _common import Report, even_d
-from pe_symbolic import sinusoidal
-from pe_symbolic.symbols import k, omega, t
+from pe_symbolic.encodings import sinusoidal
+from pe_symbolic.encodings.symbols import k, omega, t
 
 IDS = ("translation.derive", "translation.identity", "translation.independent", "translation.group")
 

@@ -2,11 +2,11 @@
 
 Layers (imports go one way, downwards in this list):
 
-* symbolic, SymPy only: :mod:`~pe_symbolic.symbols`, :mod:`~pe_symbolic.rot2`,
-  :mod:`~pe_symbolic.sinusoidal`, :mod:`~pe_symbolic.rope`;
+* symbolic, SymPy only: :mod:`~pe_symbolic.encodings.symbols`, :mod:`~pe_symbolic.encodings.rot2`,
+  :mod:`~pe_symbolic.encodings.sinusoidal`, :mod:`~pe_symbolic.encodings.rope`;
 * proofs: :mod:`~pe_symbolic.proof` (the engine) and :mod:`~pe_symbolic.theorems` (the
   registry of named claims);
-* numbers: :mod:`~pe_symbolic.lower` (the one door to ``lambdify``) and
+* numbers: :mod:`~pe_symbolic.numeric.lower` (the one door to ``lambdify``) and
   :mod:`~pe_symbolic.numeric` (the NumPy core);
 * :mod:`~pe_symbolic.reference`: the mpmath oracle, written from the papers' formulas and
   sharing no code with the symbolic layer.
@@ -25,24 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_SUBMODULES = (
-    "symbols",
-    "rot2",
-    "sinusoidal",
-    "rope",
-    "proof",
-    "theorems",
-    "render",
-    "lower",
-    "numeric",
-    "reference",
-    "cli",
-)
+_SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
 __all__ = ["check_identity", "__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import numeric, proof, reference, rope, rot2, sinusoidal, symbols, theorems  # noqa: F401
+    from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .proof import check_identity  # noqa: F401
 
 

@@ -22,13 +22,62 @@ Results are NumPy object arrays of :class:`mpmath.mpf` with the same shapes as
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import mpmath
 import numpy as np
 
-from ._numcheck import as_positions
-from ._validate import check_base, check_d, check_layout, check_order, check_schedule
-
 __all__ = ["apply_rope", "frequency", "sinusoidal_table", "to_float"]
+
+
+# ----------------------------------------------------------------------------------------
+# Argument checks. Written here again on purpose: the oracle imports nothing of the package
+# (an import-linter contract keeps it so), not even its argument checks.
+
+_LAYOUTS = ("interleaved", "split")
+_ORDERS = ("sin_cos", "cos_sin")
+_SCHEDULES = ("vaswani", "tensor2tensor")
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if isinstance(value, str) and value in allowed:
+        return value
+    raise ValueError(f"{name}={value!r} is not allowed; use one of {', '.join(map(repr, allowed))}")
+
+
+def check_layout(layout: object) -> str:
+    return _choice("layout", layout, _LAYOUTS)
+
+
+def check_order(order: object) -> str:
+    return _choice("order", order, _ORDERS)
+
+
+def check_schedule(schedule: object) -> str:
+    return _choice("schedule", schedule, _SCHEDULES)
+
+
+def check_d(d: object, *, name: str = "d") -> int:
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or int(d) <= 0 or int(d) % 2:
+        raise ValueError(f"{name}={d!r} must be a positive even integer")
+    return int(d)
+
+
+def check_base(base: object) -> object:
+    if isinstance(base, bool) or not isinstance(base, numbers.Real) or not 1 < float(base) < math.inf:
+        raise ValueError(f"base={base!r} must be a finite real number greater than 1")
+    return base
+
+
+def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
+    arr = np.asarray(positions)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be real numbers (integer or floating dtype); got dtype {arr.dtype}")
+    out = arr.astype(np.float64)
+    if not (np.isfinite(out) & (np.abs(out) < 2.0**53)).all():
+        raise ValueError(f"{name} must be finite real numbers with |position| < 2**53")
+    return out
 
 
 def _mpf_base(base: object) -> mpmath.mpf:

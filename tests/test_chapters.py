@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from pe_symbolic import sinusoidal as P
-from pe_symbolic import symbols as S
+from pe_symbolic.encodings import sinusoidal as P
+from pe_symbolic.encodings import symbols as S
 from pe_symbolic import theorems
-from pe_symbolic.chapters import CHAPTER_IDS, certificates, denk, kernes, notes, sphere
-from pe_symbolic.chapters._common import half_angle, quarter_angle, sgn
+from pe_symbolic.theorems.chapters import CHAPTER_IDS, certificates, denk, kernes, notes, sphere
+from pe_symbolic.theorems.chapters._common import half_angle, quarter_angle, sgn
 from pe_symbolic.proof import check_chain, check_identity
 
 ROOT = Path(__file__).resolve().parents[1]

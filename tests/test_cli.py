@@ -71,14 +71,14 @@ def test_unproved_claim_gives_exit_status_1(monkeypatch, capsys):
     import sympy as sp
 
     from pe_symbolic.proof import Claim, Equation
-    from pe_symbolic.symbols import t
+    from pe_symbolic.encodings.symbols import t
 
     bogus = theorems.Theorem(
         "test.bogus", "a false claim", "test",
         lambda d: Claim("test.bogus", "sin t = cos t", (Equation(sp.sin(t), sp.cos(t)),)),
         concrete=False,
     )
-    monkeypatch.setitem(theorems._REGISTRY, "test.bogus", bogus)
+    monkeypatch.setitem(theorems.registry._REGISTRY, "test.bogus", bogus)
     assert main(["prove", "test.bogus"]) == 1
     assert "REFUTED" in capsys.readouterr().out
 

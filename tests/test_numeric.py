@@ -1,6 +1,6 @@
 """Sinusoidal tables and translation matrices of :mod:`pe_symbolic.numeric` against the oracle.
 
-Tolerances (u = 2**-53; derivations in :mod:`pe_symbolic._kernels`):
+Tolerances (u = 2**-53; derivations in :mod:`pe_symbolic.numeric._kernels`):
 
 * accurate route, float64: fdlibm's kernel polynomials on the double-double reduced angle
   (approximation < 2**-58, evaluation measured <= 0.77 ulp; :func:`test_kernel_polynomials`
@@ -42,7 +42,8 @@ from strategies import (
     ulp_errors,
 )
 
-from pe_symbolic import _kernels, numeric, reference
+from pe_symbolic import numeric, reference
+from pe_symbolic.numeric import _kernels
 
 ACCURATE_ULP64 = 1.05
 ACCURATE_ULP32 = 0.5 + 2.0**-28
@@ -164,7 +165,7 @@ def test_default_float32_absolute_bound(t, d, layout, order):
     ],
 )
 def test_fast_paths_are_taken_and_agree_with_accurate(positions, mode):
-    w_hi, w_lo = numeric._omega_dd(64, 10000.0, "vaswani")
+    w_hi, w_lo = numeric._core._omega_dd(64, 10000.0, "vaswani")
     src = _kernels.PhasorSource(positions, w_hi, w_lo, accurate=False, swap=True)
     assert src.mode == mode
     fast = numeric.sinusoidal_table(positions, 64)

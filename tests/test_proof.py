@@ -9,8 +9,8 @@ import sys
 import pytest
 import sympy as sp
 
-from pe_symbolic import rope as R
-from pe_symbolic import sinusoidal as P
+from pe_symbolic.encodings import rope as R
+from pe_symbolic.encodings import sinusoidal as P
 from pe_symbolic.proof import (
     DIFFERENCE,
     LHS,
@@ -20,7 +20,7 @@ from pe_symbolic.proof import (
     from_certificate,
     recheck_certificate,
 )
-from pe_symbolic.symbols import BASE_GT_1, b, k, m, n, omega, t, vector
+from pe_symbolic.encodings.symbols import BASE_GT_1, b, k, m, n, omega, t, vector
 
 x = sp.Symbol("x", real=True)
 j_real = sp.Symbol("j", real=True)

@@ -24,8 +24,8 @@ def test_imports_no_sympy_and_nothing_symbolic():
         "import sys, pe_symbolic.reference as r; r.sinusoidal_table([1], 4);"
         "r.apply_rope([1.0, 0.0], 1);"
         "bad = [m for m in sys.modules if m == 'sympy' or m.startswith('sympy.') or "
-        "m in ('pe_symbolic.symbols', 'pe_symbolic.sinusoidal', 'pe_symbolic.rope', "
-        "'pe_symbolic.rot2', 'pe_symbolic.proof', 'pe_symbolic.theorems', 'pe_symbolic.lower')];"
+        "m in ('pe_symbolic.encodings.symbols', 'pe_symbolic.encodings.sinusoidal', 'pe_symbolic.encodings.rope', "
+        "'pe_symbolic.encodings.rot2', 'pe_symbolic.proof', 'pe_symbolic.theorems', 'pe_symbolic.numeric.lower')];"
         "print(bad)"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

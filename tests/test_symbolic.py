@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from pe_symbolic import rope as R
-from pe_symbolic import sinusoidal as P
-from pe_symbolic.rot2 import block_diagonal, pair_slots, rot2
-from pe_symbolic.symbols import b, k, m, t, theta, vector
+from pe_symbolic.encodings import rope as R
+from pe_symbolic.encodings import sinusoidal as P
+from pe_symbolic.encodings.rot2 import block_diagonal, pair_slots, rot2
+from pe_symbolic.encodings.symbols import b, k, m, t, theta, vector
 
 
 def test_rot2_is_a_rotation():

@@ -53,8 +53,8 @@ def test_every_theorem_has_a_source_and_statement():
 
 
 def test_translation_matrix_is_free_of_t():
-    from pe_symbolic.sinusoidal import translation_matrix
-    from pe_symbolic.symbols import t, k
+    from pe_symbolic.encodings.sinusoidal import translation_matrix
+    from pe_symbolic.encodings.symbols import t, k
 
     for d in (2, 8, 64):
         T = translation_matrix(k, d)
@@ -63,8 +63,8 @@ def test_translation_matrix_is_free_of_t():
 
 def test_denk_solution_is_the_translation_block():
     """translation.derive solves for M; the solved M is what the rest of the package uses."""
-    from pe_symbolic.sinusoidal import translation_block
-    from pe_symbolic.symbols import k, omega
+    from pe_symbolic.encodings.sinusoidal import translation_block
+    from pe_symbolic.encodings.symbols import k, omega
 
     claim = theorems.get("translation.derive").claim()
     solved = claim.equations[1].lhs

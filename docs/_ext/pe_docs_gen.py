@@ -4,7 +4,7 @@ Pure Python, no Sphinx import, so the test suite can call it directly
 (``tests/test_docs.py``) and the Sphinx glue (:mod:`pe_docs`) stays thin.
 
 * :func:`write_theory` proves every theorem in the registry in its generic form
-  (``d=None``) and writes one page per theorem with :func:`pe_symbolic.render.myst`, plus a
+  (``d=None``) and writes one page per theorem with :func:`pe_symbolic.proof.render.myst`, plus a
   summary table included by ``docs/theory/index.md``.
 * :func:`write_tutorials` runs every script in ``derivations/`` in a subprocess and writes
   one page per script with its docstring, its printed output and its source, so a page can
@@ -47,7 +47,7 @@ SCRIPT_TIMEOUT = 300
 
 
 def label(theorem_id: str) -> str:
-    """The cross-reference label of a theorem, as :func:`pe_symbolic.render.myst` writes it.
+    """The cross-reference label of a theorem, as :func:`pe_symbolic.proof.render.myst` writes it.
 
     >>> label("translation.identity")
     'thm-translation-identity'
@@ -66,7 +66,7 @@ def md_escape(text: str) -> str:
     >>> md_escape("x*cos + rotate(x)*sin; |PE|^2 = d/2")
     'x\\*cos + rotate(x)\\*sin; \\|PE\\|^2 = d/2'
     """
-    from pe_symbolic.render import _md_escape
+    from pe_symbolic.proof.render import _md_escape
 
     return _md_escape(text)
 
@@ -109,7 +109,7 @@ class TheoryEntry:
 
 def theorem_page(theorem, proof) -> str:
     """The MyST page of one theorem: heading, title, how to reproduce, then the proof."""
-    from pe_symbolic import render
+    from pe_symbolic.proof import render
 
     body = render.myst(proof, heading="#")  # escapes free text; unnumbered theorems
     heading, _, rest = body.partition("\n")
@@ -156,7 +156,7 @@ def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None) ->
     JSON certificate next to each page, the summary table :data:`SUMMARY` and the
     toctree :data:`TOC` (registration order).
     """
-    from pe_symbolic import render
+    from pe_symbolic.proof import render
     from pe_symbolic import theorems as registry
 
     outdir = Path(outdir)

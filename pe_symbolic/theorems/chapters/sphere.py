@@ -32,10 +32,10 @@ from collections.abc import Sequence
 import numpy as np
 import sympy as sp
 
-from .. import sinusoidal as P
-from .. import symbols as S
-from ..proof import Claim, Equation
-from ..theorems import theorem
+from ...encodings import sinusoidal as P
+from ...encodings import symbols as S
+from ...proof import Claim, Equation
+from ..registry import theorem
 from ._common import SRC_ALIBI, SRC_SPHERE, dot, sgn
 
 __all__ = [

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .. import sinusoidal as P
-from .. import symbols as S
-from ..proof import Claim, Equation
-from ..theorems import theorem
+from ...encodings import sinusoidal as P
+from ...encodings import symbols as S
+from ...proof import Claim, Equation
+from ..registry import theorem
 from ._common import SRC_VIDEO, dot, half_angle, quarter_angle, sgn
 
 __all__ = ["IDS", "monotone_range_length"]

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ._validate import check_choice, check_d
+from .._validate import check_choice, check_d
 
 __all__ = ["main"]
 
@@ -86,8 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from . import theorems
-    from .render import render
+    from .. import theorems
+    from ..proof.render import render
 
     if args.command == "list":
         ths = theorems.all()

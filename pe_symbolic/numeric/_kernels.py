@@ -310,7 +310,7 @@ class PhasorSource:
     accurate: bool
     swap: bool
     #: ``product(a, b, out=...)``: the complex multiply, lowered from the translation claim
-    #: (:func:`pe_symbolic.lower.phasor_product`) by :mod:`pe_symbolic.numeric`.
+    #: (:func:`pe_symbolic.numeric.lower.phasor_product`) by :mod:`pe_symbolic.numeric`.
     product: Callable[..., Any] = np.multiply
     #: The frequencies at 40 digits (mpmath), for the rare recomputed entries of the
     #: accurate route; ``None`` skips that check (absolute accuracy only).

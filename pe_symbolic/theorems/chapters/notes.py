@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .. import rope as R
-from .. import sinusoidal as P
-from .. import symbols as S
-from ..proof import Claim, Equation
-from ..theorems import theorem
+from ...encodings import rope as R
+from ...encodings import sinusoidal as P
+from ...encodings import symbols as S
+from ...proof import Claim, Equation
+from ..registry import theorem
 from ._common import SRC_NOTES, SRC_ROFORMER, SRC_SHAW, dot
 
 __all__ = ["IDS", "LEARNED_TABLE", "clip", "notes_rope_matrix", "shaw_bias"]

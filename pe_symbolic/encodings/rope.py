@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import symbols as S
-from ._validate import check_d, check_layout
+from .._validate import check_d, check_layout
 from .rot2 import block_diagonal, pair_slots, rot2
 from .sinusoidal import frequencies
 
@@ -32,7 +32,7 @@ def thetas(d: int, *, base: float | sp.Expr = S.b) -> tuple[sp.Expr, ...]:
 def rope_block(m: sp.Expr, theta: sp.Expr) -> sp.ImmutableMatrix:
     """The rotation ``rot2(m*theta)`` that RoPE applies to one pair.
 
-    >>> from pe_symbolic.symbols import m, theta
+    >>> from pe_symbolic.encodings.symbols import m, theta
     >>> rope_block(m, theta)[0, 1]
     -sin(m*theta)
     """
@@ -51,7 +51,7 @@ def rope_matrix(
 
     ``theta`` overrides the frequencies (e.g. independent symbols).
 
-    >>> from pe_symbolic.symbols import m
+    >>> from pe_symbolic.encodings.symbols import m
     >>> rope_matrix(m, 2)
     Matrix([
     [cos(m), -sin(m)],
@@ -66,7 +66,7 @@ def rotate(x: sp.MatrixBase, layout: str = "split") -> sp.ImmutableMatrix:
 
     For ``"split"`` this is HF's ``rotate_half``: ``concat(-x[d/2:], x[:d/2])``.
 
-    >>> from pe_symbolic.symbols import vector
+    >>> from pe_symbolic.encodings.symbols import vector
     >>> rotate(vector("x", 4), "interleaved").T
     Matrix([[-x_1, x_0, -x_3, x_2]])
     >>> rotate(vector("x", 4), "split").T
@@ -91,7 +91,7 @@ def rope_cos_sin(
 ) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
     """The per-slot ``cos`` and ``sin`` columns of the efficient form (each pair's angle twice).
 
-    >>> from pe_symbolic.symbols import m
+    >>> from pe_symbolic.encodings.symbols import m
     >>> c, s = rope_cos_sin(m, 4, base=100)
     >>> c.T
     Matrix([[cos(m), cos(m/10), cos(m), cos(m/10)]])
@@ -116,7 +116,7 @@ def efficient_form(
 ) -> sp.ImmutableMatrix:
     r"""RoPE applied elementwise: :math:`x \odot \cos(m\theta) + \operatorname{rotate}(x) \odot \sin(m\theta)`.
 
-    >>> from pe_symbolic.symbols import m, vector
+    >>> from pe_symbolic.encodings.symbols import m, vector
     >>> efficient_form(vector("x", 2), m).T
     Matrix([[x_0*cos(m) - x_1*sin(m), x_0*sin(m) + x_1*cos(m)]])
     """

@@ -27,7 +27,7 @@ Verdicts (:data:`Verdict`):
     neither. Honest: SymPy could not finish the chain and no counterexample was found.
 
 >>> from pe_symbolic.proof import check_identity
->>> from pe_symbolic.symbols import t, k, omega
+>>> from pe_symbolic.encodings.symbols import t, k, omega
 >>> import sympy as sp
 >>> check_identity(sp.sin(omega*(t + k)),
 ...                sp.sin(omega*t)*sp.cos(omega*k) + sp.cos(omega*t)*sp.sin(omega*k)).verdict
@@ -48,7 +48,7 @@ from typing import Any, Literal, TypeAlias
 import mpmath
 import sympy as sp
 
-from ._validate import check_choice
+from .._validate import check_choice
 
 __all__ = [
     "DIFFERENCE",
@@ -308,13 +308,13 @@ class Proof:
         raise TypeError("use proof.verdict == 'proved', not the truth value of a Proof")
 
     def to_text(self, **kw: Any) -> str:
-        """Plain-text rendering (see :func:`pe_symbolic.render.text`)."""
+        """Plain-text rendering (see :func:`pe_symbolic.proof.render.text`)."""
         from .render import text
 
         return text(self, **kw)
 
     def to_latex(self, **kw: Any) -> str:
-        """LaTeX rendering (see :func:`pe_symbolic.render.latex`)."""
+        """LaTeX rendering (see :func:`pe_symbolic.proof.render.latex`)."""
         from .render import latex
 
         return latex(self, **kw)

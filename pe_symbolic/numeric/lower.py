@@ -55,7 +55,7 @@ def claim_verdict(claim_id: str) -> str:
     >>> claim_verdict("translation.identity")
     'proved'
     """
-    from . import theorems
+    from .. import theorems
 
     th = theorems.get(claim_id)
     return str(th.prove().verdict)
@@ -128,7 +128,7 @@ def lower(
     --------
     >>> import numpy as np
     >>> import sympy as sp
-    >>> from pe_symbolic.symbols import t, omega
+    >>> from pe_symbolic.encodings.symbols import t, omega
     >>> f = lower("translation.identity", sp.sin(omega * t), (t, omega))
     >>> print(f.__doc__.splitlines()[0])
     Lowered from claim 'translation.identity' (modules='numpy').
@@ -155,7 +155,7 @@ def _lower_cached(claim_id, expr, args, modules, proof_form, meaning):
     _require_proved(claim_id)
     _check_free_symbols(expr, args, claim_id)
     if proof_form is not None:
-        from .proof import check_identity
+        from ..proof import check_identity
 
         lhs = _as_matrix(expr)
         if meaning:
@@ -211,8 +211,8 @@ def phasor_product() -> Callable[..., Any]:
     >>> complex(f(1j, 1j))  # e^{i pi/2} e^{i pi/2} = e^{i pi}
     (-1+0j)
     """
-    from . import sinusoidal
-    from .symbols import k, omega, t
+    from ..encodings import sinusoidal
+    from ..encodings.symbols import k, omega, t
 
     z0, zj = sp.symbols("z_0 z_j")
     moved = sinusoidal.translation_block(k, omega, "cos_sin") * sinusoidal.pair(t, omega, "cos_sin")
@@ -239,8 +239,8 @@ def rope_product() -> Callable[..., Any]:
     >>> rope_product().claim_id
     'rope.efficient_form'
     """
-    from . import rope
-    from .symbols import m, theta
+    from ..encodings import rope
+    from ..encodings.symbols import m, theta
 
     zx, w = sp.symbols("z_x w")
     xa, xb = sp.symbols("x_a x_b", real=True)
@@ -266,8 +266,8 @@ def rope_pair() -> Callable[..., Any]:
     >>> rope_pair()(1.0, 0.0, 0.0, 1.0)  # (1, 0) rotated by pi/2
     (0.0, 1.0)
     """
-    from . import rope
-    from .symbols import m, theta
+    from ..encodings import rope
+    from ..encodings.symbols import m, theta
 
     xa, xb, c, s = sp.symbols("x_a x_b c s", real=True)
     rotated = rope.rope_block(m, theta) * sp.Matrix([xa, xb])
@@ -284,7 +284,7 @@ def rope_pair() -> Callable[..., Any]:
 def frequency_constants(d: int, base: float, schedule: str, dps: int = 40) -> tuple[Any, ...]:
     """The ``d/2`` frequencies as ``dps``-digit mpmath numbers, lowered from the SymPy schedule.
 
-    The schedule expression is :func:`pe_symbolic.sinusoidal.frequency` with a symbolic pair
+    The schedule expression is :func:`pe_symbolic.encodings.sinusoidal.frequency` with a symbolic pair
     index ``i`` and base ``b`` (concrete ``d``), lowered with ``modules="mpmath"`` under the
     claim ``schedule.geometric`` (which is about exactly these expressions) and evaluated in
     a local ``workdps(dps)`` context.
@@ -294,8 +294,8 @@ def frequency_constants(d: int, base: float, schedule: str, dps: int = 40) -> tu
     """
     import mpmath
 
-    from . import sinusoidal
-    from .symbols import b, i
+    from ..encodings import sinusoidal
+    from ..encodings.symbols import b, i
 
     expr = sinusoidal.frequency(i, d, base=b, schedule=schedule)
     fn = lower(SCHEDULE_CLAIM, expr, (i, b), modules="mpmath")

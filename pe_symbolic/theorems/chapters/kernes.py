@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .. import sinusoidal as P
-from .. import symbols as S
-from ..proof import Claim, Equation
-from ..theorems import theorem
+from ...encodings import sinusoidal as P
+from ...encodings import symbols as S
+from ...proof import Claim, Equation
+from ..registry import theorem
 from ._common import SRC_KERNES, sgn
 
 __all__ = ["IDS", "binary_vector", "dial", "slowed_frequency"]

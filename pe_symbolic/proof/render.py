@@ -2,7 +2,8 @@
 
 One proof object, many renderings; nothing here re-derives or re-proves anything.
 
->>> from pe_symbolic import theorems, render
+>>> from pe_symbolic import theorems
+>>> from pe_symbolic.proof import render
 >>> print(render.text(theorems.get("rope.efficient_form").prove(), max_chars=60))  # doctest: +ELLIPSIS
 rope.efficient_form: PROVED in ... s
   The elementwise form x * cos(m theta) + rotate(x) * sin(m theta) equals the matrix form R(m) x, ...
@@ -17,7 +18,7 @@ from typing import Any
 
 import sympy as sp
 
-from .proof import Proof, certificate
+from .engine import Proof, certificate
 
 __all__ = ["FORMATS", "json_text", "latex", "myst", "render", "text"]
 
@@ -168,7 +169,7 @@ def json_text(proof: Proof) -> str:
 
 def render(proof: Proof, fmt: str = "text", **kw: Any) -> str:
     """Render ``proof`` in one of :data:`FORMATS`."""
-    from ._validate import check_choice
+    from .._validate import check_choice
 
     fmt = check_choice("format", fmt, FORMATS)
     if fmt == "text":

@@ -24,7 +24,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import symbols as S
-from ._validate import check_base, check_d, check_layout, check_order, check_schedule
+from .._validate import check_base, check_d, check_layout, check_order, check_schedule
 from .rot2 import block_diagonal, pair_slots, rot2
 
 __all__ = [
@@ -67,7 +67,7 @@ def frequency(
 
     Examples
     --------
-    >>> from pe_symbolic.symbols import i, d, b
+    >>> from pe_symbolic.encodings.symbols import i, d, b
     >>> frequency(i, d)
     b**(-2*i/d)
     >>> frequency(1, 8, base=10000)
@@ -103,7 +103,7 @@ def frequencies(
 def pair(t: sp.Expr, omega: sp.Expr, order: str = "sin_cos") -> sp.ImmutableMatrix:
     """One sin/cos pair at position ``t`` with frequency ``omega``, as a 2x1 column.
 
-    >>> from pe_symbolic.symbols import t, omega
+    >>> from pe_symbolic.encodings.symbols import t, omega
     >>> pair(t, omega).T
     Matrix([[sin(omega*t), cos(omega*t)]])
     >>> pair(t, omega, "cos_sin").T
@@ -129,7 +129,7 @@ def encoding(
     ``omegas`` overrides the schedule (e.g. independent symbols, for statements that hold
     for any frequencies).
 
-    >>> from pe_symbolic.symbols import t
+    >>> from pe_symbolic.encodings.symbols import t
     >>> encoding(t, 4, base=100).T
     Matrix([[sin(t), cos(t), sin(t/10), cos(t/10)]])
     >>> encoding(t, 4, base=100, layout="split").T
@@ -153,7 +153,7 @@ def translation_block(k: sp.Expr, omega: sp.Expr, order: str = "sin_cos") -> sp.
     -\sin\omega k & \cos\omega k\end{psmallmatrix}`); for ``"cos_sin"`` it is
     :math:`\operatorname{rot2}(\omega k)`.
 
-    >>> from pe_symbolic.symbols import k, omega
+    >>> from pe_symbolic.encodings.symbols import k, omega
     >>> translation_block(k, omega)
     Matrix([
     [ cos(k*omega), sin(k*omega)],
@@ -176,7 +176,7 @@ def translation_matrix(
 ) -> sp.ImmutableMatrix:
     """T(k): the block-diagonal ``d x d`` matrix with ``T(k) PE(t) = PE(t + k)``.
 
-    >>> from pe_symbolic.symbols import k
+    >>> from pe_symbolic.encodings.symbols import k
     >>> translation_matrix(k, 2)
     Matrix([
     [ cos(k), sin(k)],

@@ -10,7 +10,7 @@ r"""Denk's derivation, Kazemnejad's criteria and tensor2tensor's timing signal (
   :math:`10000\cdot2\pi` is approached as ``d`` grows but never reached; tensor2tensor's
   schedule reaches it exactly (``denk.wavelengths``).
 * Kazemnejad's criteria: distinct encodings (a numeric *certificate*, see
-  :func:`pe_symbolic.chapters.certificates.unique_encoding`), a distance that depends on the
+  :func:`pe_symbolic.theorems.chapters.certificates.unique_encoding`), a distance that depends on the
   offset only (``kazemnejad.distance_shift_invariant``), bounded values
   (``kazemnejad.bounded``), determinism (``video.length_free``).
 * tensor2tensor's ``get_timing_signal_1d`` written out symbolically (:func:`timing_signal_1d`)
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .. import sinusoidal as P
-from .. import symbols as S
-from ..proof import DIFFERENCE, Claim, Equation, Step, apply_rule
-from ..theorems import theorem
+from ...encodings import sinusoidal as P
+from ...encodings import symbols as S
+from ...proof import DIFFERENCE, Claim, Equation, Step, apply_rule
+from ..registry import theorem
 from ._common import SRC_DENK, SRC_KAZEMNEJAD, SRC_T2T, dot, sgn
 
 __all__ = ["IDS", "denk_block", "timing_signal_1d", "wavelength"]
@@ -55,7 +55,7 @@ start = sp.Symbol("s", real=True)
 def denk_block(kk: sp.Expr, r: sp.Expr) -> sp.ImmutableMatrix:
     r"""Denk's :math:`\Phi(k)` (his eq. 9) with rate ``r``: ``[[cos rk, sin rk], [-sin rk, cos rk]]``.
 
-    >>> from pe_symbolic.symbols import k
+    >>> from pe_symbolic.encodings.symbols import k
     >>> denk_block(k, lam)[0, 1]
     sin(k*lambda)
     """
@@ -225,7 +225,7 @@ def timing_signal_1d(
     ``inv_timescales = min_timescale * exp(-q * increment)`` (sic: tensor2tensor multiplies
     by ``min_timescale``); ``concat(sin, cos)``; one zero column when ``channels`` is odd.
 
-    >>> from pe_symbolic.symbols import t
+    >>> from pe_symbolic.encodings.symbols import t
     >>> timing_signal_1d(t, 5, max_timescale=100).T
     Matrix([[sin(t), sin(t/100), cos(t), cos(t/100), 0]])
     """

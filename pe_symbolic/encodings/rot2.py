@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ._validate import check_d, check_layout
+from .._validate import check_d, check_layout
 
 __all__ = ["block_diagonal", "pair_slots", "rot2"]
 
@@ -21,7 +21,7 @@ def rot2(angle: sp.Expr) -> sp.ImmutableMatrix:
     .. math:: \operatorname{rot2}(\theta) = \begin{pmatrix}\cos\theta & -\sin\theta\\
               \sin\theta & \cos\theta\end{pmatrix}
 
-    >>> from pe_symbolic.symbols import theta
+    >>> from pe_symbolic.encodings.symbols import theta
     >>> rot2(theta)
     Matrix([
     [cos(theta), -sin(theta)],
@@ -52,7 +52,7 @@ def pair_slots(pair: int, d: int, layout: str) -> tuple[int, int]:
 def block_diagonal(blocks: Sequence[sp.MatrixBase], layout: str) -> sp.ImmutableMatrix:
     """Place 2x2 ``blocks`` (block ``i`` acting on pair ``i``) into a ``d x d`` matrix.
 
-    >>> from pe_symbolic.symbols import theta
+    >>> from pe_symbolic.encodings.symbols import theta
     >>> block_diagonal([rot2(theta), rot2(0)], "split")
     Matrix([
     [cos(theta), 0, -sin(theta), 0],

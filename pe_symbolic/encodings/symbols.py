@@ -9,7 +9,7 @@ and every identity proved here holds for real arguments. The base is declared po
 ``b > 1`` cannot be stated as a SymPy assumption and is recorded in each claim's assumptions
 as the relation :data:`BASE_GT_1` instead.
 
->>> from pe_symbolic.symbols import t, d, omega
+>>> from pe_symbolic.encodings.symbols import t, d, omega
 >>> t.is_real, d.is_even, omega.is_positive
 (True, True, True)
 """

@@ -16,7 +16,7 @@ module                 article
 =====================  ====================================================================
 
 Claims that only numbers can check (such as "no two positions below N share an encoding")
-are not theorems: they are :class:`~pe_symbolic.chapters.certificates.Certificate` s, each
+are not theorems: they are :class:`~pe_symbolic.theorems.chapters.certificates.Certificate` s, each
 labelled with the range it covers and never rendered as a proof.
 
 """

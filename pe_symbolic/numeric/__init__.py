@@ -1,0 +1,37 @@
+r"""The NumPy core: sinusoidal tables, translation matrices and rotary embeddings.
+
+Design rules (see :mod:`pe_symbolic.numeric._kernels` for the error analysis):
+
+* **Angles are formed in at least float64**, whatever the output dtype, from the frequency
+  held as a double-double (``hi + lo`` from a 40-digit constant) and Dekker's exact product.
+  The common recipe that forms ``t * omega`` in float32 is wrong by up to ~1 at positions
+  near ``2**24``; the naive float64 recipe by ~2e-9, because it rounds ``omega`` first.
+* **Default mode is the translation theorem used as an algorithm**:
+  ``PE(t0 + j) = T(j) PE(t0)`` with a coarse grid of ``t0`` and a fine block of ``j``, both
+  small tables evaluated accurately, combined by one broadcast complex multiply. Absolute
+  error <= 7 u ~ 8e-16 for any real position (u = 2**-53), typically ~2e-16.
+* ``accurate=True``: every entry from a Cody-Waite reduction in double-double and fdlibm's
+  sine/cosine kernel polynomials evaluated on the double-double reduced argument (rare
+  near-zero entries recomputed at 40 digits): <= 0.8 ulp *relative* in float64 (values
+  near zero too) at ``|omega t| < 2**25``; float32 is the float64 result rounded once.
+* Blocked: the default path allocates no ``T x d`` temporaries beyond the output; every
+  table function takes ``out=``.
+* **Formulas come from proved claims**, through :mod:`pe_symbolic.numeric.lower` (the one door to
+  ``lambdify``): the frequency schedule (lowered to mpmath for the 40-digit constants), the
+  phasor product of the angle-addition tables (``translation.identity``) and the complex
+  RoPE product (``rope.efficient_form``), each with its evaluation form proved equal to the
+  proof form. If a claim is not proved, these functions refuse to run.
+
+Conventions: pair ``i`` has frequency :math:`\omega_i`; layout ``"interleaved"`` puts it in
+slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
+:math:`\sin(\omega_i t)` in the first slot. RoPE angles are :math:`m\theta_i`,
+:math:`\theta_i = b^{-2i/d}`.
+"""
+
+from __future__ import annotations
+
+from ._core import frequencies
+from .rope import apply_rope, rope_cos_sin
+from .tables import sinusoidal_table, translation_matrix
+
+__all__ = ["apply_rope", "frequencies", "rope_cos_sin", "sinusoidal_table", "translation_matrix"]

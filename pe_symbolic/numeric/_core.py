@@ -1,0 +1,114 @@
+"""Frequencies as double-doubles and the lowered element formulas shared by tables and RoPE."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from . import _kernels as K
+from ._checks import as_positions, check_float_dtype, check_out, check_x
+from .._validate import check_base, check_d, check_layout, check_order, check_schedule
+
+__all__ = ["frequencies"]
+
+
+# ----------------------------------------------------------------------------------------
+# frequencies
+
+
+def _check_numeric_base(base: object) -> float:
+    check_base(base)
+    try:
+        value = float(base)  # type: ignore[arg-type]
+    except TypeError as exc:  # a SymPy symbol passes check_base but is not a number
+        raise ValueError(f"base={base!r} must be a finite real number greater than 1") from exc
+    return value
+
+
+@functools.lru_cache(maxsize=128)
+def _omega_dd(d: int, base: float, schedule: str) -> tuple[np.ndarray, np.ndarray]:
+    """Frequencies of ``d`` as a double-double ``(hi, lo)``, read-only, cached."""
+    values = _omega_exact(d, base, schedule)
+    hi = np.array([float(v) for v in values], dtype=np.float64)
+    lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
+    hi.flags.writeable = False
+    lo.flags.writeable = False
+    return hi, lo
+
+
+def _omega_exact(d: int, base: float, schedule: str) -> tuple:
+    """The frequencies at 40 digits (mpmath), lowered from the SymPy schedule (cached there)."""
+    from . import lower
+
+    return lower.frequency_constants(d, base, schedule)
+
+
+def frequencies(d: int, *, base: float = 10000.0, schedule: str = "vaswani") -> np.ndarray:
+    r"""The ``d/2`` angular frequencies :math:`\omega_i` as float64 (correctly rounded).
+
+    Parameters
+    ----------
+    d : int
+        Model dimension, a positive even integer.
+    base : float, default 10000.0
+        Must exceed 1.
+    schedule : {"vaswani", "tensor2tensor"}
+        :math:`b^{-2i/d}` or :math:`b^{-i/\max(d/2-1, 1)}`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d/2,)``.
+
+    Examples
+    --------
+    >>> frequencies(4, base=100.0)
+    array([1. , 0.1])
+    >>> frequencies(6, base=100.0, schedule="tensor2tensor")
+    array([1.  , 0.1 , 0.01])
+    """
+    d = check_d(d)
+    hi, _ = _omega_dd(d, _check_numeric_base(base), check_schedule(schedule))
+    return hi.copy()
+
+
+# ----------------------------------------------------------------------------------------
+# the lowered element formulas
+
+
+def _with_out(fn):
+    """``fn(a, b, out=...)`` for a lowered function: its ufunc if it has one, else a copy."""
+    if getattr(fn, "ufunc", None) is not None:
+        return fn.ufunc
+
+    def call(a, b, out):
+        out[...] = fn(a, b)
+        return out
+
+    return call
+
+
+@functools.lru_cache(maxsize=None)
+def _phasor_product():
+    """``z0 * zj`` lowered from the proved translation claim (see :mod:`pe_symbolic.numeric.lower`)."""
+    from . import lower
+
+    return _with_out(lower.phasor_product())
+
+
+@functools.lru_cache(maxsize=None)
+def _rope_product():
+    """``zx * w`` lowered from the proved RoPE claim (see :mod:`pe_symbolic.numeric.lower`)."""
+    from . import lower
+
+    return _with_out(lower.rope_product())
+
+
+def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool,
+            w_exact: tuple | None = None):
+    return K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
+                          product=_phasor_product(), w_exact=w_exact if accurate else None)
+
+

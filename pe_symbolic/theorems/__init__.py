@@ -1,0 +1,18 @@
+"""The registry of named claims about positional encodings, and their proofs.
+
+>>> from pe_symbolic import theorems
+>>> [th.id for th in theorems.all()][:3]
+['translation.derive', 'translation.identity', 'translation.independent']
+>>> theorems.get("rope.relative").prove().verdict
+'proved'
+"""
+
+from __future__ import annotations
+
+from .registry import Theorem, all, get, ids, register, theorem  # noqa: A004
+
+# Import order is registration order (what `pe-derive list` shows).
+from . import foundation  # noqa: E402, I001
+from . import chapters  # noqa: E402
+
+__all__ = ["Theorem", "all", "get", "ids", "register", "theorem"]
