@@ -92,7 +92,7 @@ def test_console_script_all_exits_0_and_prints_every_proof():
     assert out.returncode == 0, out.stderr
     for id_ in theorems.ids():
         assert f"{id_}: PROVED" in out.stdout
-    assert f"summary: {len(theorems.ids())} of {len(theorems.ids())} proved" in out.stdout
+    assert f"summary: {len(theorems.ids())} of {len(theorems.ids())} claims proved" in out.stdout
 
 
 def test_help_explains_commands_and_exit_status():

@@ -118,11 +118,11 @@ def _run(args: argparse.Namespace) -> int:
             elif args.command == "prove":
                 raise _UsageError(f"--d={dim} is not allowed: theorem {th.id!r} has no concrete-d form")
 
-    results: list[tuple[str, int | None, str, float]] = []
+    results: list[tuple[str, int | None, str, float, str]] = []
     certificates = []
     for th, d in jobs:
         proof = th.prove(d)
-        results.append((th.id, d, proof.verdict, proof.elapsed))
+        results.append((th.id, d, proof.verdict, proof.elapsed, th.expect))
         if fmt == "json":
             cert = json.loads(render(proof, "json"))
             cert["d"] = d
@@ -138,18 +138,24 @@ def _run(args: argparse.Namespace) -> int:
                          indent=1))
     elif args.command == "all" or len(results) > 1:
         _summary(results, latex=fmt == "latex")
-    failed = [r for r in results if r[2] != "proved"]
+    failed = [r for r in results if r[2] != r[4]]
     return 1 if failed else 0
 
 
-def _summary(results: list[tuple[str, int | None, str, float]], *, latex: bool) -> None:
+def _summary(results: list[tuple[str, int | None, str, float, str]], *, latex: bool) -> None:
     lead = "% " if latex else ""
-    n_ok = sum(1 for r in results if r[2] == "proved")
+    n_ok = sum(1 for r in results if r[2] == "proved" and r[4] == "proved")
+    n_neg = sum(1 for r in results if r[4] == "refuted")
+    n_neg_ok = sum(1 for r in results if r[4] == "refuted" and r[2] == "refuted")
     width = max(len(r[0]) for r in results)
-    print(f"{lead}summary: {n_ok} of {len(results)} proved")
-    for id_, d, verdict, elapsed in results:
+    line = f"{lead}summary: {n_ok} of {len(results) - n_neg} claims proved"
+    if n_neg:
+        line += f"; {n_neg_ok} of {n_neg} registered negatives refuted as expected"
+    print(line)
+    for id_, d, verdict, elapsed, expect in results:
         where = "generic" if d is None else f"d={d}"
-        print(f"{lead}  {verdict:<9} {id_:<{width}}  {where:<8} {elapsed:7.2f} s")
+        mark = "" if verdict == expect else f"  (expected {expect})"
+        print(f"{lead}  {verdict:<9} {id_:<{width}}  {where:<8} {elapsed:7.2f} s{mark}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -50,6 +50,11 @@ class Theorem:
         for ``d=None`` (generic) or a concrete even ``d``.
     concrete : bool
         Whether the claim can be instantiated for a concrete ``d``.
+    expect : {"proved", "refuted"}
+        The verdict the claim is registered for. ``"refuted"`` marks an *honest negative*:
+        a claim people make (or a bug they ship) that the engine must refute, with the
+        counterexample printed, e.g. keys cached under one RoPE base and queries under
+        another. ``pe-derive`` treats a verdict equal to ``expect`` as success.
     """
 
     id: str
@@ -57,6 +62,11 @@ class Theorem:
     source: str
     build: Callable[[int | None], Built] = field(repr=False)
     concrete: bool = True
+    expect: str = "proved"
+
+    def __post_init__(self) -> None:
+        if self.expect not in ("proved", "refuted"):
+            raise ValueError(f"expect={self.expect!r} is not allowed; use 'proved' or 'refuted'")
 
     def claim(self, d: int | None = None) -> Claim:
         """The claim, generic (``d=None``) or instantiated for an even ``d``."""
@@ -94,11 +104,11 @@ def register(theorem: Theorem) -> Theorem:
     return theorem
 
 
-def theorem(id: str, title: str, source: str, *, concrete: bool = True):
-    """Decorator: register ``build(d)`` as the theorem ``id``."""
+def theorem(id: str, title: str, source: str, *, concrete: bool = True, expect: str = "proved"):
+    """Decorator: register ``build(d)`` as the theorem ``id`` (see :class:`Theorem`)."""
 
     def deco(build: Callable[[int | None], Built]) -> Callable[[int | None], Built]:
-        register(Theorem(id, title, source, build, concrete))
+        register(Theorem(id, title, source, build, concrete, expect))
         return build
 
     return deco
