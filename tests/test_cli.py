@@ -12,7 +12,7 @@ import pytest
 
 from pe_symbolic import theorems
 from pe_symbolic.cli import main
-from pe_symbolic.proof import recheck_certificate
+from pe_symbolic.theorems import recheck_certificate
 
 
 def test_list_shows_every_id(capsys):
@@ -39,7 +39,7 @@ def test_prove_json_is_a_certificate(capsys):
     assert main(["prove", "sinusoidal.dot", "--format", "json"]) == 0
     cert = json.loads(capsys.readouterr().out)
     assert cert["verdict"] == "proved" and cert["d"] is None
-    assert recheck_certificate(cert) == "proved"
+    assert recheck_certificate(cert).verdict == "proved"
 
 
 def test_all_json_carries_every_verdict(capsys):
@@ -99,3 +99,42 @@ def test_help_explains_commands_and_exit_status():
     with pytest.raises(SystemExit) as exc:
         main(["--help"])
     assert exc.value.code == 0
+
+
+def test_check_rechecks_a_certificate_file(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    assert main(["prove", "translation.group", "--format", "json"]) == 0
+    path.write_text(capsys.readouterr().out)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "re-checked translation.group (registered theorem)" in out and "verdict: proved" in out
+
+
+def test_check_exits_2_on_a_tampered_or_malformed_file(tmp_path, capsys):
+    assert main(["prove", "translation.group", "--format", "json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    cert["claim"]["statement"] = "T(k) is the identity"
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(cert))
+    assert main(["check", str(bad)]) == 2
+    assert "statement differs" in capsys.readouterr().err
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    assert main(["check", str(junk)]) == 2
+    assert "malformed JSON" in capsys.readouterr().err
+    assert main(["check", str(tmp_path / "missing.json")]) == 2
+
+
+def test_check_exits_1_when_a_chain_does_not_recheck(tmp_path, capsys):
+    assert main(["prove", "rope.relative", "--format", "json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    cert["parts"][0]["steps"][-1]["expr"] = "Integer(1)"
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cert))
+    assert main(["check", str(path)]) == 1
+    assert "verdict: undecided" in capsys.readouterr().out
+
+
+def test_timeout_flag_is_validated(capsys):
+    assert main(["prove", "rope.relative", "--timeout", "-3"]) == 2
+    assert "--timeout" in capsys.readouterr().err

@@ -72,11 +72,10 @@ def test_theory_page_has_every_step_as_display_math_with_its_rule(theory):
 def test_free_text_is_escaped_but_math_is_not():
     import sympy as sp
 
-    from pe_symbolic import check_identity
-    from pe_symbolic.proof import render
+    from pe_symbolic.proof import Claim, Equation, prove, render
 
     x = sp.Symbol("x", real=True)
-    proof = check_identity(x * sp.cos(x), sp.cos(x) * x, statement="x*cos | a_i")
+    proof = prove(Claim("demo", "x*cos | a_i", (Equation(x * sp.cos(x), sp.cos(x) * x),)))
     md = render.myst(proof)
     assert r"x\*cos \| a\_i" in md.split("\n")
     assert "x \\cos{\\left(x \\right)} = x \\cos{\\left(x \\right)}" in md

@@ -1,7 +1,10 @@
-"""``pe-derive``: list, prove and print the theorems about positional encodings.
+"""``pe-derive``: list, prove and print the theorems about positional encodings; re-check
+certificates.
 
-Exit status: 0 when every requested claim is proved, 1 when any is refuted or undecided,
-2 for bad usage (unknown id, invalid ``--d`` or ``--format``), with a one-line message.
+Exit status: 0 when every requested claim comes out as registered (proved; refuted for a
+registered negative) and, for ``check``, when the certificate re-checks as proved; 1 when any
+is refuted or undecided; 2 for bad usage (unknown id, invalid ``--d``, ``--format`` or
+``--timeout``) and for a malformed or tampered certificate, with a one-line message.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ examples:
   pe-derive prove rope.relative --d 8              instantiated for d = 8 (symbolic base b)
   pe-derive prove sinusoidal.dot --format json     a certificate that others can re-check
   pe-derive all --d 8 --d 16                       every theorem: generic, then d = 8 and 16
+  pe-derive prove rope.relative --format json > c.json && pe-derive check c.json
+                                                   re-check a certificate from its data alone
 
 exit status: 0 all requested claims proved; 1 some refuted or undecided; 2 bad usage.
 """
@@ -47,12 +52,18 @@ def _parser() -> argparse.ArgumentParser:
                        help="output format: text (default), latex or json")
         q.add_argument("--no-generic", action="store_true",
                        help="with --d, skip the generic-pair proof")
+        q.add_argument("--timeout", default=None, metavar="S",
+                       help="seconds each proof may take (default 300); when they run out the "
+                       "verdict is undecided and says so")
 
     pr = sub.add_parser("prove", help="prove one theorem")
     pr.add_argument("id", help="theorem id, e.g. translation.identity (see `pe-derive list`)")
     common(pr)
     al = sub.add_parser("all", help="prove every theorem and print the proofs")
     common(al)
+    ck = sub.add_parser("check", help="re-check a JSON certificate (a file, or - for stdin)")
+    ck.add_argument("file", metavar="FILE", help="certificate written by `pe-derive prove ID --format json`")
+    ck.add_argument("--timeout", default=None, metavar="S", help="seconds the re-check may take (default 300)")
     return p
 
 
@@ -85,9 +96,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def _timeout(value: str | None, default: float) -> float:
+    if value is None:
+        return default
+    try:
+        t = float(value)
+    except ValueError:
+        t = -1.0
+    if not (t > 0 and t < float("inf")):
+        raise _UsageError(f"--timeout={value!r} must be a positive number of seconds")
+    return t
+
+
+def _check(path: str, timeout: float) -> int:
+    from .. import theorems
+    from ..proof import CertificateError
+    from ..proof.render import render
+
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
+    except OSError as exc:
+        raise _UsageError(f"cannot read {path!r}: {exc.strerror}") from None
+    try:
+        proof = theorems.recheck_certificate(data, timeout=timeout)
+    except CertificateError as exc:
+        print(f"pe-derive: error: {path}: not a valid certificate: {exc}", file=sys.stderr)
+        return 2
+    where = "registered theorem" if proof.extra.get("registered") else "user claim"
+    d = proof.extra.get("d")
+    print(f"== re-checked {proof.claim.id} ({where}{'' if d is None else f', d = {d}'}) ==")
+    print(render(proof, "text"))
+    print(f"\nverdict: {proof.verdict}")
+    return 0 if proof.verdict == "proved" else 1
+
+
 def _run(args: argparse.Namespace) -> int:
     from .. import theorems
     from ..proof.render import render
+
+    if args.command == "check":
+        return _check(args.file, _timeout(args.timeout, theorems.registry.DEFAULT_THEOREM_TIMEOUT))
 
     if args.command == "list":
         ths = theorems.all()
@@ -101,6 +153,7 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _UsageError(str(exc)) from None
     dims = _dims(args.d)
+    timeout = _timeout(args.timeout, theorems.registry.DEFAULT_THEOREM_TIMEOUT)
     if args.command == "prove":
         selected = [theorems.get(args.id)]
     else:
@@ -121,7 +174,7 @@ def _run(args: argparse.Namespace) -> int:
     results: list[tuple[str, int | None, str, float, str]] = []
     certificates = []
     for th, d in jobs:
-        proof = th.prove(d)
+        proof = th.prove(d, timeout=timeout)
         results.append((th.id, d, proof.verdict, proof.elapsed, th.expect))
         if fmt == "json":
             cert = json.loads(render(proof, "json"))

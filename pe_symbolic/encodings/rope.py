@@ -16,6 +16,7 @@ from . import symbols as S
 from .._validate import check_d, check_layout
 from .rot2 import block_diagonal, pair_slots, rot2
 from .sinusoidal import frequencies
+from .symbols import as_expr
 
 __all__ = ["efficient_form", "rope_block", "rope_cos_sin", "rope_matrix", "rotate", "thetas"]
 
@@ -36,7 +37,7 @@ def rope_block(m: sp.Expr, theta: sp.Expr) -> sp.ImmutableMatrix:
     >>> rope_block(m, theta)[0, 1]
     -sin(m*theta)
     """
-    return rot2(sp.sympify(m) * sp.sympify(theta))
+    return rot2(as_expr(m, "m") * as_expr(theta, "theta"))
 
 
 def rope_matrix(
@@ -131,4 +132,4 @@ def _thetas(d: int, base, theta) -> tuple[sp.Expr, ...]:
         return thetas(d, base=base)
     if len(theta) != d // 2:
         raise ValueError(f"theta has {len(theta)} entries; d={d} needs d/2 = {d // 2}")
-    return tuple(sp.sympify(th) for th in theta)
+    return tuple(as_expr(th, "theta") for th in theta)

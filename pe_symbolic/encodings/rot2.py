@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from .._validate import check_d, check_layout
+from .symbols import as_expr
 
 __all__ = ["block_diagonal", "pair_slots", "rot2"]
 
@@ -27,7 +28,7 @@ def rot2(angle: sp.Expr) -> sp.ImmutableMatrix:
     [cos(theta), -sin(theta)],
     [sin(theta),  cos(theta)]])
     """
-    angle = sp.sympify(angle)
+    angle = as_expr(angle, "angle")
     c, s = sp.cos(angle), sp.sin(angle)
     return sp.ImmutableMatrix([[c, -s], [s, c]])
 

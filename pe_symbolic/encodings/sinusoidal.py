@@ -26,6 +26,7 @@ import sympy as sp
 from . import symbols as S
 from .._validate import check_base, check_d, check_layout, check_order, check_schedule
 from .rot2 import block_diagonal, pair_slots, rot2
+from .symbols import as_expr
 
 __all__ = [
     "encoding",
@@ -77,10 +78,10 @@ def frequency(
     """
     schedule = check_schedule(schedule)
     base = check_base(base) if not isinstance(base, sp.Basic) else base
-    base = sp.sympify(base)
+    base = as_expr(base, "base")
     if isinstance(d, int):
         check_d(d)
-    i, d = sp.sympify(i), sp.sympify(d)
+    i, d = as_expr(i, "i"), as_expr(d, "d")
     if schedule == "vaswani":
         return base ** (-2 * i / d)
     half = d / 2
@@ -160,7 +161,7 @@ def translation_block(k: sp.Expr, omega: sp.Expr, order: str = "sin_cos") -> sp.
     [-sin(k*omega), cos(k*omega)]])
     """
     order = check_order(order)
-    angle = sp.sympify(omega) * sp.sympify(k)
+    angle = as_expr(omega, "omega") * as_expr(k, "k")
     return rot2(-angle if order == "sin_cos" else angle)
 
 
@@ -214,4 +215,4 @@ def _omegas(d: int, base, schedule: str, omegas) -> tuple[sp.Expr, ...]:
         return frequencies(d, base=base, schedule=schedule)
     if len(omegas) != d // 2:
         raise ValueError(f"omegas has {len(omegas)} entries; d={d} needs d/2 = {d // 2}")
-    return tuple(sp.sympify(w) for w in omegas)
+    return tuple(as_expr(w, "omegas") for w in omegas)

@@ -16,10 +16,14 @@ as the relation :data:`BASE_GT_1` instead.
 
 from __future__ import annotations
 
+import fractions
+import numbers
+
 import sympy as sp
 
 __all__ = [
     "BASE_GT_1",
+    "as_expr",
     "b",
     "d",
     "i",
@@ -70,3 +74,31 @@ def vector(name: str, size: int) -> sp.ImmutableMatrix:
     [q_1]])
     """
     return sp.ImmutableMatrix(sp.symbols(f"{name}_0:{size}", real=True))
+
+
+def as_expr(x: object, name: str = "value") -> sp.Basic:
+    """``x`` as a SymPy object, without ever parsing text.
+
+    SymPy objects pass through; Python and NumPy numbers and :class:`fractions.Fraction`
+    become SymPy numbers (integers stay exact). Anything else, strings included, is a
+    :class:`TypeError` naming the parameter.
+
+    >>> as_expr(3), as_expr(0.5), as_expr(t)
+    (3, 0.500000000000000, t)
+    >>> as_expr("t", "position")
+    Traceback (most recent call last):
+    TypeError: position='t' must be a SymPy expression or a number (text is never parsed)
+    """
+    if isinstance(x, sp.Basic):
+        return x
+    if isinstance(x, bool):
+        return sp.true if x else sp.false
+    if isinstance(x, numbers.Integral):
+        return sp.Integer(int(x))
+    if isinstance(x, fractions.Fraction):
+        return sp.Rational(x.numerator, x.denominator)
+    if isinstance(x, numbers.Real):
+        return sp.Float(float(x))
+    if isinstance(x, numbers.Complex):
+        return sp.Float(complex(x).real) + sp.I * sp.Float(complex(x).imag)
+    raise TypeError(f"{name}={x!r} must be a SymPy expression or a number (text is never parsed)")

@@ -26,6 +26,8 @@ from typing import Any
 
 import sympy as sp
 
+from ..encodings.symbols import as_expr
+
 __all__ = [
     "NotProvedError",
     "claim_verdict",
@@ -72,7 +74,7 @@ def _require_proved(claim_id: str) -> None:
 def _check_free_symbols(expr: Any, args: tuple[sp.Symbol, ...], claim_id: str) -> None:
     free = set()
     for e in expr if isinstance(expr, tuple) else (expr,):
-        free |= sp.sympify(e).free_symbols
+        free |= as_expr(e, "expr").free_symbols
     missing = free - set(args)
     if missing:
         names = ", ".join(sorted(str(s) for s in missing))

@@ -1,7 +1,62 @@
-"""The proof engine (rewritten by concern in the next commits)."""
+r"""The proof engine: claims, sound rules, the checker, the sampler, certificates, renderings.
+
+Modules, each importing only those above it in this list (an import-linter contract):
+
+* :mod:`~pe_symbolic.proof.claims`: :class:`~pe_symbolic.proof.Claim`, :class:`~pe_symbolic.proof.Equation`, :class:`~pe_symbolic.proof.Step` (what is claimed);
+* :mod:`~pe_symbolic.proof.rules`: the rewrite rules a chain may cite, and why each is sound;
+* :mod:`~pe_symbolic.proof.budget`: time budgets (every check has one);
+* :mod:`~pe_symbolic.proof.kernel`: the checker: :func:`~pe_symbolic.proof.check_chain`, :func:`~pe_symbolic.proof.check_transition`;
+* :mod:`~pe_symbolic.proof.sampler`: points satisfying every assumption; refutation;
+* :mod:`~pe_symbolic.proof.srepr`: the whitelist parser of ``srepr`` text (certificates are data);
+* :mod:`~pe_symbolic.proof.render`: text, LaTeX, MyST and the JSON certificate;
+* :mod:`~pe_symbolic.proof.result`: :class:`~pe_symbolic.proof.Proof`, :class:`~pe_symbolic.proof.PartProof`;
+* :mod:`~pe_symbolic.proof.certificates`: reading, binding and re-checking certificates;
+* :mod:`~pe_symbolic.proof.engine`: :func:`~pe_symbolic.proof.prove`, :func:`~pe_symbolic.check_identity` (search, check, refute).
+
+What the verdicts mean is stated in :mod:`pe_symbolic.proof.engine`; the checker's rules in
+:mod:`pe_symbolic.proof.kernel`; which rewrites are allowed, and why, in
+:mod:`pe_symbolic.proof.rules`.
+"""
 
 from __future__ import annotations
 
-from .engine import *  # noqa: F403
-from .engine import __all__  # noqa: F401
-from .engine import CERTIFICATE_FORMAT, STRATEGIES, apply_rule, certificate, check_chain, is_zero, prove_equation, reduce_to_zero  # noqa: F401
+from .budget import BudgetExceeded
+from .certificates import recheck, recheck_certificate
+from .claims import DIFFERENCE, LHS, Claim, ClaimError, Equation, Step, Verdict
+from .engine import DEFAULT_TIMEOUT, check_identity, prove, prove_equation
+from .kernel import check_chain, check_transition, reduce_to_zero
+from .render import CERTIFICATE_FORMAT, certificate
+from .result import PartProof, Proof
+from .rules import RULES, apply_rule, is_zero
+from .sampler import SpotCheck
+from .srepr import CertificateError, parse_srepr
+
+__all__ = [
+    "CERTIFICATE_FORMAT",
+    "DEFAULT_TIMEOUT",
+    "DIFFERENCE",
+    "LHS",
+    "RULES",
+    "BudgetExceeded",
+    "CertificateError",
+    "Claim",
+    "ClaimError",
+    "Equation",
+    "PartProof",
+    "Proof",
+    "SpotCheck",
+    "Step",
+    "Verdict",
+    "apply_rule",
+    "certificate",
+    "check_chain",
+    "check_identity",
+    "check_transition",
+    "is_zero",
+    "parse_srepr",
+    "prove",
+    "prove_equation",
+    "recheck",
+    "recheck_certificate",
+    "reduce_to_zero",
+]

@@ -1,6 +1,9 @@
-"""Renderings of a :class:`~pe_symbolic.proof.Proof`: plain text, LaTeX, JSON, MyST.
+"""Renderings of a :class:`~pe_symbolic.proof.Proof`: plain text, LaTeX, MyST, and the JSON
+certificate.
 
-One proof object, many renderings; nothing here re-derives or re-proves anything.
+One proof object, many renderings; nothing here re-derives or re-proves anything. The
+functions read the proof's attributes only (this module sits below
+:mod:`pe_symbolic.proof.result` and imports no proof class).
 
 >>> from pe_symbolic import theorems
 >>> from pe_symbolic.proof import render
@@ -14,13 +17,21 @@ from __future__ import annotations
 
 import json
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
-from .engine import Proof, certificate
+from .claims import DIFFERENCE, LHS
+from .rules import RULES
 
-__all__ = ["FORMATS", "json_text", "latex", "myst", "render", "text"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .result import Proof
+
+__all__ = ["CERTIFICATE_FORMAT", "FORMATS", "certificate", "json_text", "latex", "myst", "render", "step_kind",
+           "text"]
+
+#: Format tag of the JSON certificates this version writes and reads.
+CERTIFICATE_FORMAT = "pe_symbolic.certificate/2"
 
 #: Output formats of :func:`render`.
 FORMATS = ("text", "latex", "json")
@@ -71,7 +82,8 @@ def text(proof: Proof, *, max_chars: int = 300, width: int = 92) -> str:
             out.append(f"      [{n}] {step.rule}")
             out.append(f"          {_short(step.expr, max_chars)}")
         if part.note:
-            out.append(f"      note: {part.note}")
+            out.extend(textwrap.wrap(f"note: {part.note}", width, initial_indent="      ",
+                                     subsequent_indent="        "))
         if part.counterexample:
             cex = ", ".join(f"{k} = {v}" for k, v in part.counterexample.items())
             out.append(f"      counterexample: {cex}")
@@ -162,8 +174,73 @@ def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##", number: bo
     return "\n".join(out)
 
 
+def step_kind(rule: str, index: int) -> str:
+    """How a step's rule is read: ``"start"``, ``"rule"``, ``"lemma"`` or ``"reason"``."""
+    if index == 0 and rule in (DIFFERENCE, LHS):
+        return "start"
+    if rule in RULES:
+        return "rule"
+    if rule.startswith("lemma "):
+        return "lemma"
+    return "reason"
+
+
+def certificate(proof: Proof) -> dict[str, Any]:
+    """A JSON-ready certificate: the claim it binds, and every step, as SymPy ``srepr`` data.
+
+    The certificate holds the symbol table (each name once, with its assumptions), the
+    equations, the relational assumptions and the statement; for a registered theorem also
+    its id and ``d``. :func:`pe_symbolic.proof.certificates.recheck` (and ``pe-derive
+    check``) re-checks it from this data alone, parsing expressions with a whitelist
+    parser: nothing in a certificate is ever evaluated as code.
+    """
+    c = proof.claim
+    extra = dict(proof.extra)
+    return {
+        "format": CERTIFICATE_FORMAT,
+        "sympy_version": sp.__version__,
+        "claim": {
+            "id": c.id,
+            "registered": bool(extra.pop("registered", False)),
+            "d": extra.pop("d", None),
+            "statement": c.statement,
+            "source": c.source,
+            "symbols": [
+                {"name": name, "assumptions": {k: bool(v) for k, v in sorted(s.assumptions0.items())}}
+                for name, s in c.symbol_table.items()
+            ],
+            "assumptions": [sp.srepr(a) for a in c.assumptions],
+            "equations": [
+                {"label": eq.label, "lhs": sp.srepr(eq.lhs), "rhs": sp.srepr(eq.rhs)} for eq in c.equations
+            ],
+        },
+        "verdict": proof.verdict,
+        "elapsed_s": round(proof.elapsed, 6),
+        "parts": [
+            {
+                "verdict": p.verdict,
+                "note": p.note,
+                "counterexample": dict(p.counterexample) if p.counterexample else None,
+                "point": (None if not p.point else
+                          {s.name: sp.srepr(v) for s, v in sorted(p.point.items(), key=lambda kv: kv[0].name)}),
+                "spot_check": (
+                    None if p.spot_check is None else
+                    {"points": p.spot_check.points, "dps": p.spot_check.dps,
+                     "max_abs_difference": p.spot_check.max_abs_difference}
+                ),
+                "steps": [
+                    {"kind": step_kind(s.rule, q), "rule": s.rule, "expr": sp.srepr(s.expr)}
+                    for q, s in enumerate(p.steps)
+                ],
+            }
+            for p in proof.parts
+        ],
+        "extra": extra,
+    }
+
+
 def json_text(proof: Proof) -> str:
-    """The JSON certificate (see :func:`pe_symbolic.proof.certificate`)."""
+    """The JSON certificate (see :func:`certificate`) as text."""
     return json.dumps(certificate(proof), indent=1)
 
 

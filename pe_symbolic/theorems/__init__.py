@@ -9,10 +9,10 @@
 
 from __future__ import annotations
 
-from .registry import Theorem, all, get, ids, register, theorem  # noqa: A004
+from .registry import Theorem, all, get, ids, recheck_certificate, register, theorem  # noqa: A004
 
 # Import order is registration order (what `pe-derive list` shows).
 from . import foundation  # noqa: E402, I001
 from . import chapters  # noqa: E402
 
-__all__ = ["Theorem", "all", "get", "ids", "register", "theorem"]
+__all__ = ["Theorem", "all", "get", "ids", "recheck_certificate", "register", "theorem"]

@@ -26,9 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._validate import check_d
-from ..proof import Claim, Proof, Step, prove
+from ..proof import Claim, Proof, Step, prove, recheck
 
-__all__ = ["Theorem", "all", "get", "ids", "register", "theorem"]
+__all__ = ["DEFAULT_THEOREM_TIMEOUT", "Theorem", "all", "get", "ids", "recheck_certificate", "register", "theorem"]
+
+#: Seconds a registered theorem's proof may take by default (``pe-derive --timeout``).
+DEFAULT_THEOREM_TIMEOUT = 300.0
 
 Built = Claim | tuple[Claim, Mapping[int, Sequence[Step]]]
 
@@ -72,9 +75,13 @@ class Theorem:
         """The claim, generic (``d=None``) or instantiated for an even ``d``."""
         return _split(self._built(d))[0]
 
-    def prove(self, d: int | None = None) -> Proof:
-        """Prove the claim (results are cached per ``(id, d)``)."""
-        return _prove_cached(self.id, self._check_d(d))
+    def prove(self, d: int | None = None, *, timeout: float | None = DEFAULT_THEOREM_TIMEOUT) -> Proof:
+        """Prove the claim within ``timeout`` seconds (results are cached per ``(id, d, timeout)``).
+
+        The proof's ``extra`` records ``registered`` and ``d``, so its certificate binds this
+        theorem: :func:`recheck_certificate` rebuilds the claim from the registry.
+        """
+        return _prove_cached(self.id, self._check_d(d), timeout)
 
     def _check_d(self, d: int | None) -> int | None:
         if d is None:
@@ -142,12 +149,29 @@ def get(id: str) -> Theorem:
 
 
 @functools.lru_cache(maxsize=256)
-def _prove_cached(id: str, d: int | None) -> Proof:
+def _prove_cached(id: str, d: int | None, timeout: float | None) -> Proof:
     start = time.perf_counter()
     claim, chains = _split(get(id).build(d))  # building may solve (translation.derive)
-    proof = prove(claim, chains=chains)
+    proof = prove(claim, chains=chains, timeout=timeout)
     # the reported time covers building the claim as well as proving it
-    return dataclasses.replace(proof, elapsed=time.perf_counter() - start)
+    return dataclasses.replace(proof, elapsed=time.perf_counter() - start,
+                               extra={**proof.extra, "registered": True, "d": d})
+
+
+def _resolve(id: str, d: int | None) -> Claim:
+    th = get(id)
+    return th.claim(d)
+
+
+def recheck_certificate(data: Any, *, timeout: float | None = 300.0) -> Proof:
+    """Re-check a certificate against the registry; return the checked :class:`~pe_symbolic.proof.Proof`.
+
+    A certificate of a registered theorem is refused (:class:`~pe_symbolic.proof.CertificateError`)
+    unless its claim is exactly the one the registry builds for its id and ``d``; a user's
+    claim is refused unless its statement renders its own equations, and may not borrow a
+    registered id. See :func:`pe_symbolic.proof.certificates.recheck`.
+    """
+    return recheck(data, resolve=_resolve, timeout=timeout)
 
 
 def _load_extensions() -> None:

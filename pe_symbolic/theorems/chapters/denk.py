@@ -28,7 +28,8 @@ import sympy as sp
 
 from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
-from ...proof import DIFFERENCE, Claim, Equation, Step, apply_rule
+from ...encodings.symbols import as_expr
+from ...proof import Claim, Equation
 from ..registry import theorem
 from ._common import SRC_DENK, SRC_KAZEMNEJAD, SRC_T2T, dot, sgn
 
@@ -232,10 +233,10 @@ def timing_signal_1d(
     if not isinstance(channels, int) or channels < 2:
         raise ValueError(f"channels={channels!r} must be an integer >= 2")
     n_ts = channels // 2
-    min_ts, max_ts = sp.sympify(min_timescale), sp.sympify(max_timescale)
+    min_ts, max_ts = as_expr(min_timescale, "min_timescale"), as_expr(max_timescale, "max_timescale")
     increment = sp.log(max_ts / min_ts) / max(n_ts - 1, 1)
     inv = [min_ts * sp.exp(-q * increment) for q in range(n_ts)]
-    scaled = [(sp.sympify(position) + start_index) * w for w in inv]
+    scaled = [(as_expr(position, "position") + start_index) * w for w in inv]
     row = [sp.sin(x) for x in scaled] + [sp.cos(x) for x in scaled] + [sp.S.Zero] * (channels % 2)
     return sp.ImmutableMatrix(row)
 
@@ -243,17 +244,18 @@ def timing_signal_1d(
 @theorem("t2t.relation",
          "get_timing_signal_1d = P PE_Vaswani(t; base b^(d/(d-2))); start_index is T(s); odd channels pad 0",
          SRC_T2T)
-def _t2t(d: int | None) -> Claim | tuple[Claim, dict[int, list[Step]]]:
+def _t2t(d: int | None) -> Claim:
     t, i = S.t, S.i
     if d is None:
         dd = S.d
         e_v, e_t = 2 * i / dd, i / (dd / 2 - 1)
-        mapped = Equation(S.b ** (-e_t), (S.b ** (dd / (dd - 2))) ** (-e_v),
-                          "so b^(-i/(d/2-1)) is Vaswani's frequency with base b^(d/(d-2))")
-        denested = apply_rule("powdenest(force=True)", mapped.difference)
-        chain = [Step(mapped.difference, DIFFERENCE),
-                 Step(denested, "powdenest(force=True)"),  # (b^x)^y = b^(xy): b > 0, x real
-                 Step(apply_rule("simplify", denested), "simplify")]
+        # (b^x)^y = b^(xy) needs b > 0 and x = d/(d-2) real, i.e. d != 2; SymPy's assumptions
+        # cannot say d >= 4, so write d = 2h + 2 with h = d/2 - 1 a positive integer.
+        h = sp.Symbol("h", integer=True, positive=True)
+        d_h = 2 * h + 2
+        mapped = Equation(S.b ** (-e_t.subs(dd, d_h)), (S.b ** (d_h / (d_h - 2))) ** (-e_v.subs(dd, d_h)),
+                          "so b^(-i/(d/2-1)) is Vaswani's frequency with base b^(d/(d-2)) "
+                          "(written with d = 2h + 2, h = d/2 - 1 >= 1, so that d/(d-2) is real)")
         mts, Mts = sp.Symbol("m_ts", positive=True), sp.Symbol("M_ts", positive=True)
         eqs = (
             Equation(e_t / e_v, dd / (dd - 2),
@@ -269,7 +271,7 @@ def _t2t(d: int | None) -> Claim | tuple[Claim, dict[int, list[Step]]]:
                      "as written, min_timescale m and max_timescale M give timescales 1/m and M/m^2: "
                      "'from min_timescale to max_timescale' holds only for m = 1"),
         )
-        return Claim("t2t.relation", _T2T_STATEMENT, eqs, (sp.Ge(dd, 4),), SRC_T2T), {1: chain}
+        return Claim("t2t.relation", _T2T_STATEMENT, eqs, (sp.Ge(dd, 4),), SRC_T2T)
     sig = timing_signal_1d(t, d)
     eq_list = [Equation(
         sp.ImmutableMatrix([sig[q] for q in range(d // 2)]),

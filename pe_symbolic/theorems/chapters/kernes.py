@@ -26,6 +26,7 @@ import sympy as sp
 
 from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
+from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
 from ..registry import theorem
 from ._common import SRC_KERNES, sgn
@@ -147,7 +148,7 @@ def dial(position: sp.Expr, j: int | sp.Expr) -> sp.Expr:
     >>> dial(3, 2)
     -1
     """
-    return sp.sin(2 * sp.pi * sp.sympify(position) / sp.Integer(2) ** j)
+    return sp.sin(2 * sp.pi * as_expr(position, "position") / sp.Integer(2) ** j)
 
 
 def slowed_frequency(j: sp.Expr, d: sp.Expr, base: sp.Expr = S.b) -> sp.Expr:
@@ -156,7 +157,7 @@ def slowed_frequency(j: sp.Expr, d: sp.Expr, base: sp.Expr = S.b) -> sp.Expr:
     >>> slowed_frequency(4, 8, 10000)
     1/100
     """
-    return (1 / sp.sympify(base)) ** (sp.sympify(j) / sp.sympify(d))
+    return (1 / as_expr(base, "base")) ** (as_expr(j, "j") / as_expr(d, "d"))
 
 
 @theorem("kernes.dials_collide",
@@ -230,7 +231,7 @@ def _slowed(d: int | None) -> Claim:
          f"{SRC_KERNES}, 'Bonus property'")
 def _bonus(d: int | None) -> Claim:
     k = S.k
-    kk = sp.Symbol("k", integer=True, nonzero=True)
+    kk = sp.Symbol("k_int", integer=True, nonzero=True)  # an integer offset: its own name
     if d is None:
         ws, half = [S.omega], sp.S.One
     else:
@@ -245,8 +246,8 @@ def _bonus(d: int | None) -> Claim:
                  "f(0) - f(k) = sum_i (1 - cos(omega_i k)); each term is (sin^2 + (cos - 1)^2)/2 = |p_i(k) - p_i(0)|^2 / 2"),
         Equation(half_sq.applyfunc(lambda e: sp.Abs(e, evaluate=False)), half_sq,
                  "a sum of squares is >= 0: f(k) <= f(0)"),
-        Equation(1 - sp.cos(kk), 2 * sp.sin(kk / 2) ** 2, "the pair with omega_0 = 1: 1 - cos k = 2 sin^2(k/2)"),
-        Equation(sgn(2 * sp.sin(kk / 2) ** 2), 1, "> 0 for integer k != 0 (pi is irrational): f(k) < f(0)"),
+        Equation(1 - sp.cos(kk), 2 * sp.sin(kk / 2) ** 2, "the pair with omega_0 = 1 at an integer offset k_int: 1 - cos k_int = 2 sin^2(k_int/2)"),
+        Equation(sgn(2 * sp.sin(kk / 2) ** 2), 1, "> 0 for integer k_int != 0 (pi is irrational): f(k_int) < f(0)"),
         Equation(f(-k), f(k), "f(-k) = f(k): symmetric"),
     )
     return Claim(

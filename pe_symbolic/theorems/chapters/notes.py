@@ -25,6 +25,7 @@ import sympy as sp
 from ...encodings import rope as R
 from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
+from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
 from ..registry import theorem
 from ._common import SRC_NOTES, SRC_ROFORMER, SRC_SHAW, dot
@@ -130,7 +131,7 @@ def notes_rope_matrix(m: sp.Expr, d: int, base: sp.Expr = 10000) -> sp.Immutable
         raise ValueError(f"d={d!r} must be a positive even integer")
     out = sp.zeros(d, d)
     for i1 in range(1, d // 2 + 1):
-        th = sp.sympify(base) ** sp.Rational(-2 * (i1 - 1), d)
+        th = as_expr(base, "base") ** sp.Rational(-2 * (i1 - 1), d)
         r0 = 2 * i1 - 2  # 0-based row of the block's first slot
         c, s = sp.cos(m * th), sp.sin(m * th)
         out[r0, r0], out[r0, r0 + 1], out[r0 + 1, r0], out[r0 + 1, r0 + 1] = c, -s, s, c

@@ -1,0 +1,109 @@
+"""Time budgets: no check may hang a user's session or CI.
+
+:func:`deadline` bounds the wall time of a block. In the main thread of a POSIX process the
+budget is enforced by a real-time interval timer whose signal handler raises
+:class:`BudgetExceeded` wherever the computation is (inside SymPy included, between two
+bytecodes; a single long C call finishes first). Elsewhere (another thread, or Windows) it is
+cooperative: :func:`check`, called between every rewrite, strategy and sample, raises once the
+deadline has passed.
+
+:class:`BudgetExceeded` derives from :class:`BaseException`, like :class:`KeyboardInterrupt`,
+so that SymPy's ``except Exception`` blocks cannot swallow it; if one ever did, the timer
+fires again every 50 ms until the block is left.
+
+Budgets nest: an inner block never extends an outer one.
+
+>>> import time
+>>> with deadline(0.05):
+...     try:
+...         while True:
+...             time.sleep(0.001)
+...     except BudgetExceeded as exc:
+...         print(type(exc).__name__)
+BudgetExceeded
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["BudgetExceeded", "check", "deadline", "remaining"]
+
+_REARM = 0.05
+
+
+class BudgetExceeded(BaseException):
+    """The time budget of a check ran out (a :class:`BaseException`, see the module notes)."""
+
+
+_local = threading.local()
+
+
+def _stack() -> list[float]:
+    st = getattr(_local, "stack", None)
+    if st is None:
+        st = _local.stack = []
+    return st
+
+
+def remaining() -> float:
+    """Seconds left in the innermost budget (``inf`` outside any budget)."""
+    st = _stack()
+    return (min(st) - time.monotonic()) if st else math.inf
+
+
+def check() -> None:
+    """Raise :class:`BudgetExceeded` if the innermost budget has run out (cooperative)."""
+    if remaining() <= 0:
+        raise BudgetExceeded("time budget exceeded")
+
+
+def _can_signal() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def _handler(signum: int, frame: object) -> None:
+    if remaining() <= 0:
+        signal.setitimer(signal.ITIMER_REAL, _REARM)  # again, should anyone swallow this one
+        raise BudgetExceeded("time budget exceeded")
+    _arm()
+
+
+def _arm() -> None:
+    left = remaining()
+    if math.isfinite(left):
+        signal.setitimer(signal.ITIMER_REAL, max(left, 1e-4))
+
+
+@contextmanager
+def deadline(seconds: float | None) -> Iterator[None]:
+    """Run the block with a wall-time budget of ``seconds`` (``None``: no new budget).
+
+    Raises :class:`BudgetExceeded` from inside the block when the budget runs out.
+    """
+    if seconds is None:
+        yield
+        return
+    if not (isinstance(seconds, (int, float)) and seconds > 0 and math.isfinite(seconds)):
+        raise ValueError(f"timeout={seconds!r} must be a positive number of seconds")
+    st = _stack()
+    st.append(time.monotonic() + float(seconds))
+    use_signal = _can_signal()
+    previous = None
+    if use_signal:
+        previous = signal.signal(signal.SIGALRM, _handler)
+        _arm()
+    try:
+        yield
+    finally:
+        st.pop()
+        if use_signal:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+            if st:
+                _arm()

@@ -1,0 +1,353 @@
+r"""Reading and re-checking certificates: data in, a checked verdict out.
+
+A certificate (written by :func:`pe_symbolic.proof.render.certificate`) binds what it
+proves: the symbol table (each name once, with its assumptions), the equations, the
+relational assumptions, the statement and, for a registered theorem, its id and ``d``.
+:func:`recheck` reads it with the whitelist parser :func:`~pe_symbolic.proof.srepr.parse_srepr`
+(nothing is evaluated as code), then refuses (:class:`CertificateError`) anything that does
+not bind:
+
+* a symbol used in an expression that the table does not declare with exactly those
+  assumptions, a table entry the claim does not use, or two entries with one name;
+* for a registered theorem (``"registered": true``): a claim that differs from the one the
+  registry builds for that id and ``d`` (statement, equations, labels or assumptions) —
+  re-checking those needs the registry, see :func:`pe_symbolic.theorems.recheck_certificate`;
+* for a user's claim: a statement that is not the rendering of its own equations.
+
+It then re-checks every chain with the kernel. ``proved`` only if every chain re-checks; a
+part recorded as ``refuted`` is re-evaluated at its recorded point (which must satisfy every
+assumption); anything else comes back ``undecided``.
+
+>>> import sympy as sp
+>>> from pe_symbolic.proof.engine import check_identity
+>>> x = sp.Symbol("x", real=True)
+>>> cert = check_identity(sp.cos(x)**2 + sp.sin(x)**2, 1).to_json()
+>>> recheck(cert).verdict
+'proved'
+>>> forged = cert.replace("Integer(1)", "Integer(2)")   # now it "proves" ... = 2
+>>> recheck(forged)
+Traceback (most recent call last):
+pe_symbolic.proof.srepr.CertificateError: claim.statement: '... = 1' is not the rendering of the certificate's own equations ('... = 2'); a user claim's statement must say exactly what was checked
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import sympy as sp
+from sympy.core.assumptions import _assume_defined
+
+from . import budget
+from .claims import Claim, ClaimError, Equation, Step, render_statement
+from .kernel import check_chain
+from .render import CERTIFICATE_FORMAT
+from .result import PartProof, Proof
+from .rules import RULES
+from .sampler import REFUTE_DPS, _abs_at, admissible
+from .srepr import CertificateError, parse_srepr
+
+__all__ = ["MAX_BYTES", "CertificateError", "load", "read", "recheck", "recheck_certificate"]
+
+#: Largest certificate accepted (bytes of JSON).
+MAX_BYTES = 64 * 2**20
+#: Seconds a re-check may take by default.
+RECHECK_TIMEOUT = 300.0
+
+#: Rebuilds a registered claim: ``resolve(id, d) -> Claim`` (``LookupError`` if unknown).
+Resolver = Callable[[str, "int | None"], Claim]
+
+
+def load(data: Mapping[str, Any] | str | bytes, *, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
+    """The certificate as a JSON object, after size and syntax checks (nothing else)."""
+    if isinstance(data, Mapping):
+        return dict(data)
+    if isinstance(data, bytes):
+        if len(data) > max_bytes:
+            raise CertificateError(f"certificate: {len(data)} bytes is larger than the limit of {max_bytes}")
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CertificateError(f"certificate: not UTF-8 text ({exc})") from None
+    if not isinstance(data, str):
+        raise CertificateError(f"certificate: expected JSON text or a mapping; got {type(data).__name__}")
+    if len(data) > max_bytes:
+        raise CertificateError(f"certificate: {len(data)} characters is larger than the limit of {max_bytes}")
+    try:
+        obj = json.loads(data)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise CertificateError(f"certificate: malformed JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise CertificateError(f"certificate: the top level must be a JSON object; got {type(obj).__name__}")
+    return obj
+
+
+def _get(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(obj, Mapping):
+        raise CertificateError(f"{where}: expected an object; got {type(obj).__name__}")
+    if key not in obj:
+        raise CertificateError(f"{where}.{key}: missing")
+    v = obj[key]
+    if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise CertificateError(f"{where}.{key}: expected {names}; got {type(v).__name__} {v!r:.60}")
+    return v
+
+
+def _symbol_table(entries: list[Any]) -> dict[str, sp.Symbol]:
+    table: dict[str, sp.Symbol] = {}
+    for q, e in enumerate(entries):
+        where = f"claim.symbols[{q}]"
+        name = _get(e, "name", str, where)
+        facts = _get(e, "assumptions", dict, where)
+        if not 0 < len(name) <= 200:
+            raise CertificateError(f"{where}.name: {name!r:.60} must have 1 to 200 characters")
+        if name in table:
+            raise CertificateError(f"{where}: the name {name!r} is declared twice")
+        for k, v in facts.items():
+            if k not in _assume_defined:
+                raise CertificateError(f"{where}.assumptions: unknown assumption {k!r} for symbol {name!r}")
+            if not isinstance(v, bool):
+                raise CertificateError(f"{where}.assumptions.{k}: must be true or false; got {v!r:.30}")
+        try:
+            s = sp.Symbol(name, **facts)
+        except Exception as exc:  # InconsistentAssumptions and friends
+            raise CertificateError(f"{where}: inconsistent assumptions for {name!r} ({exc})") from None
+        if {k: bool(v) for k, v in s.assumptions0.items()} != facts:
+            raise CertificateError(
+                f"{where}: the assumptions of {name!r} are not closed under SymPy's rules "
+                f"(declared {sorted(k for k, v in facts.items() if v)}, implied {sorted(k for k, v in s.assumptions0.items() if v)})"
+            )
+        table[name] = s
+    return table
+
+
+def _bind(expr: Any, table: Mapping[str, sp.Symbol], field: str, used: set[str]) -> Any:
+    for s in expr.atoms(sp.Symbol):
+        declared = table.get(s.name)
+        if declared is None:
+            raise CertificateError(f"{field}: symbol {s.name!r} is not in the certificate's symbol table")
+        if declared != s:
+            raise CertificateError(
+                f"{field}: symbol {s.name!r} has assumptions {_facts(s)} but the symbol table declares {_facts(declared)}"
+            )
+        used.add(s.name)
+    return expr
+
+
+def _facts(s: sp.Symbol) -> str:
+    return "{" + ", ".join(k for k, v in sorted(s.assumptions0.items()) if v) + "}"
+
+
+def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]], dict[str, Any]]:
+    """Parse and bind a certificate: ``(claim, chains, meta)``; nothing is checked yet.
+
+    ``meta`` holds ``registered``, ``d``, the recorded verdicts and refuting points.
+    Raises :class:`CertificateError` for anything malformed or unbound.
+    """
+    obj = load(data)
+    fmt = obj.get("format")
+    if fmt != CERTIFICATE_FORMAT:
+        raise CertificateError(f"format: {fmt!r:.60} is not supported; this version reads {CERTIFICATE_FORMAT!r}")
+    c = _get(obj, "claim", dict, "certificate")
+    cid = _get(c, "id", str, "claim")
+    registered = _get(c, "registered", bool, "claim")
+    d = c.get("d")
+    if d is not None and (isinstance(d, bool) or not isinstance(d, int)):
+        raise CertificateError(f"claim.d: expected an integer or null; got {d!r:.30}")
+    statement = _get(c, "statement", str, "claim")
+    source = _get(c, "source", str, "claim")
+    table = _symbol_table(_get(c, "symbols", list, "claim"))
+    used: set[str] = set()
+    assumptions = tuple(
+        _bind(parse_srepr(a, field=f"claim.assumptions[{q}]"), table, f"claim.assumptions[{q}]", used)
+        for q, a in enumerate(_get(c, "assumptions", list, "claim"))
+    )
+    eq_data = _get(c, "equations", list, "claim")
+    if not eq_data:
+        raise CertificateError("claim.equations: empty")
+    equations = []
+    for q, e in enumerate(eq_data):
+        where = f"claim.equations[{q}]"
+        label = _get(e, "label", str, where)
+        lhs = _bind(parse_srepr(_get(e, "lhs", str, where), field=f"{where}.lhs"), table, f"{where}.lhs", used)
+        rhs = _bind(parse_srepr(_get(e, "rhs", str, where), field=f"{where}.rhs"), table, f"{where}.rhs", used)
+        try:
+            equations.append(Equation(lhs, rhs, label))
+        except (ValueError, TypeError) as exc:
+            raise CertificateError(f"{where}: {exc}") from None
+    unused = sorted(set(table) - used)
+    if unused:
+        raise CertificateError(f"claim.symbols: declares {', '.join(map(repr, unused))}, which the claim does not use")
+    try:
+        claim = Claim(cid, statement, tuple(equations), assumptions, source)
+    except (ClaimError, ValueError, TypeError) as exc:
+        raise CertificateError(f"claim: {exc}") from None
+    parts = _get(obj, "parts", list, "certificate")
+    if len(parts) != len(equations):
+        raise CertificateError(
+            f"parts: {len(parts)} chain(s) for {len(equations)} equation(s); every equation needs its chain"
+        )
+    chains: list[list[Step]] = []
+    verdicts: list[str] = []
+    points: list[dict[sp.Symbol, Any] | None] = []
+    for q, p in enumerate(parts):
+        where = f"parts[{q}]"
+        verdict = _get(p, "verdict", str, where)
+        if verdict not in ("proved", "refuted", "undecided"):
+            raise CertificateError(f"{where}.verdict: {verdict!r:.30} is not proved, refuted or undecided")
+        verdicts.append(verdict)
+        steps = []
+        for n, s in enumerate(_get(p, "steps", list, where)):
+            sw = f"{where}.steps[{n}]"
+            kind = _get(s, "kind", str, sw)
+            rule = _get(s, "rule", str, sw)
+            if kind not in ("start", "rule", "lemma", "reason"):
+                raise CertificateError(f"{sw}.kind: {kind!r:.30} is not start, rule, lemma or reason")
+            if kind == "rule" and rule not in RULES:
+                raise CertificateError(f"{sw}.rule: {rule!r:.60} is not a known rule; known: {', '.join(RULES)}")
+            if kind == "lemma" and not rule.startswith("lemma "):
+                raise CertificateError(f"{sw}.rule: a lemma step must read 'lemma ID'; got {rule!r:.60}")
+            if not rule.strip() or len(rule) > 2000:
+                raise CertificateError(f"{sw}.rule: must be 1 to 2000 characters")
+            expr = _bind(parse_srepr(_get(s, "expr", str, sw), field=f"{sw}.expr"), table, f"{sw}.expr", set())
+            steps.append(Step(expr, rule))
+        chains.append(steps)
+        point = None
+        if verdict == "refuted" and isinstance(p.get("point"), dict):
+            point = {}
+            for name, txt in p["point"].items():
+                if name not in table:
+                    raise CertificateError(f"{where}.point: {name!r:.60} is not a symbol of the claim")
+                point[table[name]] = parse_srepr(txt, field=f"{where}.point.{name}")
+        points.append(point)
+    meta = {"registered": registered, "d": d, "verdicts": verdicts, "points": points}
+    return claim, chains, meta
+
+
+def _same_claim(cert: Claim, ref: Claim) -> str:
+    if cert.statement != ref.statement:
+        return "the statement differs"
+    if cert.source != ref.source:
+        return "the source differs"
+    if len(cert.equations) != len(ref.equations):
+        return f"{len(cert.equations)} equation(s) where the registry has {len(ref.equations)}"
+    for q, (a, b) in enumerate(zip(cert.equations, ref.equations)):
+        if a.label != b.label:
+            return f"equation {q + 1}'s label differs"
+        if a.lhs != b.lhs or a.rhs != b.rhs:
+            return f"equation {q + 1} ({b.label or 'unlabelled'}) differs"
+    if tuple(cert.assumptions) != tuple(ref.assumptions):
+        return "the assumptions differ"
+    return ""
+
+
+def _check_point(claim: Claim, eq: Equation, point: Mapping[sp.Symbol, Any]) -> dict[str, str] | None:
+    if set(point) != set(claim.symbols) or not admissible(point, claim.assumptions):
+        return None
+    diff = eq.difference
+    diff = diff.applyfunc(lambda x: x.doit()) if isinstance(diff, sp.MatrixBase) else diff.doit()
+    scale = _abs_at(eq.lhs, point, 20)
+    v1 = _abs_at(diff, point, REFUTE_DPS)
+    v2 = _abs_at(diff, point, 2 * REFUTE_DPS)
+    if scale is None or v1 is None or v2 is None:
+        return None
+    tol = 10.0 ** (-REFUTE_DPS // 2) * max(1.0, scale)
+    if v1 > tol and v2 > tol and abs(v2 - v1) <= 1e-10 * max(v1, v2):
+        out = {s.name: sp.sstr(v) for s, v in sorted(point.items(), key=lambda kv: kv[0].name)}
+        out["|lhs - rhs|"] = f"{v2:.6g}"
+        return out
+    return None
+
+
+def recheck(
+    data: Mapping[str, Any] | str | bytes,
+    *,
+    resolve: Resolver | None = None,
+    timeout: float | None = RECHECK_TIMEOUT,
+) -> Proof:
+    """Re-check a certificate from its data alone and return the checked :class:`~pe_symbolic.proof.Proof`.
+
+    Parameters
+    ----------
+    data : str, bytes or mapping
+        The certificate's JSON.
+    resolve : callable, optional
+        ``resolve(id, d) -> Claim`` rebuilds a registered theorem's claim; required for a
+        certificate with ``"registered": true`` (use
+        :func:`pe_symbolic.theorems.recheck_certificate`, which passes the registry's).
+    timeout : float or None
+        Seconds the re-check may take; on expiry the unfinished parts are ``undecided``.
+
+    Raises
+    ------
+    CertificateError
+        Malformed, tampered with, or not bound to its claim (see the module notes).
+    """
+    claim, chains, meta = read(data)
+    if meta["registered"]:
+        if resolve is None:
+            raise CertificateError(
+                f"claim.registered: {claim.id!r} is a registered theorem; re-check it with "
+                "pe_symbolic.theorems.recheck_certificate (or `pe-derive check`), which rebuilds the "
+                "claim from the registry"
+            )
+        try:
+            ref = resolve(claim.id, meta["d"])
+        except (LookupError, ValueError) as exc:
+            raise CertificateError(f"claim.id: {exc}") from None
+        why = _same_claim(claim, ref)
+        if why:
+            where = claim.id if meta["d"] is None else f"{claim.id} (d={meta['d']})"
+            raise CertificateError(f"claim: the certificate of {where} does not match the registry: {why}")
+    else:
+        expected = render_statement(claim.equations, claim.assumptions)
+        if claim.statement != expected:
+            raise CertificateError(
+                f"claim.statement: {claim.statement!r:.200} is not the rendering of the certificate's own "
+                f"equations ({expected!r:.200}); a user claim's statement must say exactly what was checked"
+            )
+        if resolve is not None:
+            try:
+                resolve(claim.id, None)
+            except (LookupError, ValueError):
+                pass
+            else:
+                raise CertificateError(
+                    f"claim.id: {claim.id!r} is a registered theorem, but the certificate says it is not"
+                )
+    start = time.perf_counter()
+    parts: list[PartProof] = []
+    try:
+        with budget.deadline(timeout):
+            for q, (eq, chain) in enumerate(zip(claim.equations, chains)):
+                recorded = meta["verdicts"][q]
+                if recorded == "refuted" and meta["points"][q] is not None:
+                    cex = _check_point(claim, eq, meta["points"][q])
+                    if cex is not None:
+                        parts.append(PartProof(eq, tuple(chain), "refuted", cex, None,
+                                               "the recorded counterexample was re-evaluated and holds"))
+                        continue
+                    parts.append(PartProof(eq, tuple(chain), "undecided", None, None,
+                                           "the recorded counterexample did not re-check"))
+                    continue
+                ok, why = check_chain(eq, chain)
+                if ok:
+                    parts.append(PartProof(eq, tuple(chain), "proved", None, None, ""))
+                else:
+                    parts.append(PartProof(eq, tuple(chain), "undecided", None, None,
+                                           f"the chain did not re-check: {why}"))
+    except budget.BudgetExceeded:
+        for eq, chain in list(zip(claim.equations, chains))[len(parts):]:
+            parts.append(PartProof(eq, tuple(chain), "undecided", None, None,
+                                   f"time budget of {timeout:g} s ran out; not re-checked"))
+    extra = {"registered": meta["registered"], "d": meta["d"], "rechecked": True}
+    return Proof(claim, tuple(parts), time.perf_counter() - start, extra)
+
+
+def recheck_certificate(data: Mapping[str, Any] | str | bytes, *, resolve: Resolver | None = None) -> str:
+    """The re-checked verdict of a certificate (see :func:`recheck`): ``"proved"`` only if
+    every chain re-checks."""
+    return recheck(data, resolve=resolve).verdict

@@ -1,0 +1,105 @@
+"""Proof objects: the chain for each equation of a claim, and the verdict.
+
+A :class:`Proof` is frozen data; :mod:`pe_symbolic.proof.render` turns it into text,
+LaTeX, MyST or a JSON certificate, and nothing re-derives anything for printing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import render
+from .claims import Claim, Equation, Step, Verdict
+from .sampler import SpotCheck
+
+__all__ = ["PartProof", "Proof"]
+
+
+@dataclass(frozen=True)
+class PartProof:
+    """The chain for one equation of a claim, its verdict, and what was noticed.
+
+    ``note`` explains an ``undecided`` or ``refuted`` verdict (which step failed, the time
+    budget, why no admissible point was found) or qualifies a ``proved`` one ("equal
+    wherever both sides are defined").
+    """
+
+    equation: Equation
+    steps: tuple[Step, ...]
+    verdict: Verdict
+    counterexample: Mapping[str, str] | None = None
+    spot_check: SpotCheck | None = None
+    note: str = ""
+    point: Mapping[Any, Any] | None = field(default=None, repr=False)
+    """The refuting point itself (symbol -> exact value), for the certificate."""
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The result of proving a :class:`~pe_symbolic.proof.claims.Claim`: one chain per equation."""
+
+    claim: Claim
+    parts: tuple[PartProof, ...]
+    elapsed: float = 0.0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> Verdict:
+        """``refuted`` if any part is; ``proved`` if every part is; else ``undecided``."""
+        verdicts = {p.verdict for p in self.parts}
+        if "refuted" in verdicts:
+            return "refuted"
+        if verdicts == {"proved"}:
+            return "proved"
+        return "undecided"
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """Every step of every part, in order."""
+        return tuple(s for p in self.parts for s in p.steps)
+
+    @property
+    def counterexample(self) -> Mapping[str, str] | None:
+        """The first refuting point, if any part is refuted."""
+        for p in self.parts:
+            if p.counterexample is not None:
+                return p.counterexample
+        return None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The parts' notes, each once, in order."""
+        seen: dict[str, None] = {}
+        for p in self.parts:
+            if p.note:
+                seen.setdefault(p.note, None)
+        return tuple(seen)
+
+    @property
+    def spot_check(self) -> SpotCheck | None:
+        """Combined numeric spot check over the parts."""
+        checks = [p.spot_check for p in self.parts if p.spot_check is not None]
+        if not checks:
+            return None
+        return SpotCheck(
+            points=sum(c.points for c in checks),
+            max_abs_difference=max(c.max_abs_difference for c in checks),
+            dps=min(c.dps for c in checks),
+        )
+
+    def __bool__(self) -> bool:  # pragma: no cover - guard against `if proof:` mistakes
+        raise TypeError("use proof.verdict == 'proved', not the truth value of a Proof")
+
+    def to_text(self, **kw: Any) -> str:
+        """Plain-text rendering (see :func:`pe_symbolic.proof.render.text`)."""
+        return render.text(self, **kw)
+
+    def to_latex(self, **kw: Any) -> str:
+        """LaTeX rendering (see :func:`pe_symbolic.proof.render.latex`)."""
+        return render.latex(self, **kw)
+
+    def to_json(self) -> str:
+        """The JSON certificate (see :func:`pe_symbolic.proof.render.certificate`)."""
+        return render.json_text(self)

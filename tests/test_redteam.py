@@ -1,0 +1,440 @@
+"""Red team: false claims and forged certificates must never come out ``proved``; true claims
+under assumptions must never come out ``refuted``.
+
+Every case here is an attack a skeptical user tried (issue "Soundness") or a relative of one:
+forced rewrites cited as rules, branch cuts, integer-only truths claimed for reals, Float
+near-misses, statement / symbol-table / assumption tampering, code in every field of a
+certificate, and a sampler that ignores assumptions.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+import sympy as sp
+
+from pe_symbolic import theorems
+from pe_symbolic.proof import DIFFERENCE, LHS, CertificateError, ClaimError, Step, check_identity
+from pe_symbolic.proof.certificates import recheck
+from pe_symbolic.theorems import recheck_certificate
+
+x_real = sp.Symbol("x", real=True)
+x_cplx = sp.Symbol("x")
+y_real = sp.Symbol("y", real=True)
+a_real, b_real = sp.symbols("a b", real=True)
+n_real = sp.Symbol("n", real=True)
+
+FORCED = "powdenest(force=True)"
+
+
+def _forced_chain(lhs, rhs):
+    """The attack of the issue: a chain that cites a forced rewrite and jumps to 0."""
+    return [Step(lhs - rhs, DIFFERENCE), Step(0, FORCED)]
+
+
+# --------------------------------------------------------------------------------------
+# 1. false claims: never proved (refuted where a counterexample exists)
+# --------------------------------------------------------------------------------------
+FALSE_CLAIMS = [
+    # (name, lhs, rhs, assumptions, steps or None)
+    ("forced: sqrt(x^2) = x, x real", sp.sqrt(x_real**2), x_real, (), "forced"),
+    ("forced: sqrt(x^2) = x, x complex", sp.sqrt(x_cplx**2), x_cplx, (), "forced"),
+    ("forced: (x^a)^b = x^(ab)", (x_real**a_real) ** b_real, x_real ** (a_real * b_real), (), "forced"),
+    ("forced: sqrt(xy) = sqrt(x) sqrt(y)", sp.sqrt(x_real * y_real), sp.sqrt(x_real) * sp.sqrt(y_real), (), "forced"),
+    ("forced: exp(x)^y = exp(xy), complex", sp.exp(x_cplx) ** sp.Symbol("y"), sp.exp(x_cplx * sp.Symbol("y")), (),
+     "forced"),
+    ("forced: |x| = x, x real", sp.Abs(x_real), x_real, (), "forced"),
+    ("forced: conjugate(x) = x, x complex", sp.conjugate(x_cplx), x_cplx, (), "forced"),
+    ("forced: log(exp(x)) = x, x complex", sp.log(sp.exp(x_cplx)), x_cplx, (), "forced"),
+    ("forced lhs chain: |x| = x", sp.Abs(x_real), x_real, (), "forced-lhs"),
+    ("search: sqrt(x^2) = x, x real", sp.sqrt(x_real**2), x_real, (), None),
+    ("branch cut: sqrt(xy) = sqrt(x) sqrt(y)", sp.sqrt(x_real * y_real), sp.sqrt(x_real) * sp.sqrt(y_real), (), None),
+    ("branch cut: log(xy) = log x + log y", sp.log(x_real * y_real), sp.log(x_real) + sp.log(y_real),
+     (sp.Ne(x_real, 0), sp.Ne(y_real, 0)), None),
+    ("branch cut: log(x^2) = 2 log x", sp.log(x_real**2), 2 * sp.log(x_real), (sp.Ne(x_real, 0),), None),
+    ("branch cut: (x^2)^(1/2) = x", (x_real**2) ** sp.Rational(1, 2), x_real, (), None),
+    ("branch cut: (x^a)^b = x^(ab)", (x_real**a_real) ** b_real, x_real ** (a_real * b_real), (), None),
+    ("branch cut: atan(tan x) = x", sp.atan(sp.tan(x_real)), x_real, (), None),
+    ("branch cut: asin(sin x) = x", sp.asin(sp.sin(x_real)), x_real, (), None),
+    ("branch cut: atan(x) + atan(1/x) = pi/2", sp.atan(x_real) + sp.atan(1 / x_real), sp.pi / 2,
+     (sp.Ne(x_real, 0),), None),
+    ("branch cut: exp(x)^y = exp(xy), complex", sp.exp(x_cplx) ** sp.Symbol("y"), sp.exp(x_cplx * sp.Symbol("y")), (),
+     None),
+    ("complex: conjugate(x) = x", sp.conjugate(x_cplx), x_cplx, (), None),
+    ("complex: re(x) = x", sp.re(x_cplx), x_cplx, (), None),
+    ("complex: log(exp(x)) = x", sp.log(sp.exp(x_cplx)), x_cplx, (), None),
+    ("complex: |x|^2 = x^2", sp.Abs(x_cplx) ** 2, x_cplx**2, (), None),
+    ("real: |x| = x", sp.Abs(x_real), x_real, (), None),
+    ("real: floor(x) = x", sp.floor(x_real), x_real, (), None),
+    ("integer-only for reals: sin(pi n) = 0", sp.sin(sp.pi * n_real), 0, (), None),
+    ("integer-only for reals: cos(2 pi n) = 1", sp.cos(2 * sp.pi * n_real), 1, (), None),
+    ("integer-only for reals: (-1)^(2n) = 1", (-1) ** (2 * n_real), 1, (), None),
+    ("integer-only for reals: cos(pi n) = (-1)^n", sp.cos(sp.pi * n_real), (-1) ** n_real, (), None),
+    ("Float near-miss: sin^2 + cos^2 = 1 + 1e-10", sp.sin(x_real) ** 2 + sp.cos(x_real) ** 2,
+     1 + sp.Float("1e-10"), (), None),
+    ("Float near-miss: sin^2 + cos^2 = 1 + 1e-20", sp.sin(x_real) ** 2 + sp.cos(x_real) ** 2,
+     1 + sp.Rational(1, 10**20), (), None),
+    ("Float near-miss: cos(2x) = 1 - 2.0000001 sin^2 x", sp.cos(2 * x_real),
+     1 - sp.Float("2.0000001") * sp.sin(x_real) ** 2, (), None),
+    ("removable singularity is not a proof of a different function: (x^2-1)/(x-1) = x - 1",
+     (x_real**2 - 1) / (x_real - 1), x_real - 1, (), None),
+    ("relation ignored would be needed: |b - 1| = b - 1 without b > 1", sp.Abs(b_real - 1), b_real - 1, (), None),
+]
+
+
+def _steps(kind, lhs, rhs):
+    if kind == "forced":
+        return _forced_chain(lhs, rhs)
+    if kind == "forced-lhs":
+        return [Step(lhs, LHS), Step(rhs, FORCED)]
+    return None
+
+
+def test_there_are_at_least_30_false_claims():
+    assert len(FALSE_CLAIMS) >= 30
+
+
+@pytest.mark.parametrize("name,lhs,rhs,assumptions,kind", FALSE_CLAIMS, ids=[c[0] for c in FALSE_CLAIMS])
+def test_a_false_claim_is_never_proved(name, lhs, rhs, assumptions, kind):
+    proof = check_identity(lhs, rhs, assumptions, steps=_steps(kind, lhs, rhs), timeout=60)
+    assert proof.verdict != "proved", proof.to_text()
+    if proof.verdict == "refuted":
+        part = proof.parts[0]
+        # the reported point satisfies every assumption of every symbol and every relation
+        assert set(part.point) == set(proof.claim.symbols)
+        for s, v in part.point.items():
+            for fact, wanted in s.assumptions0.items():
+                assert getattr(v, f"is_{fact}") is wanted, (s, v, fact)
+        for a in assumptions:
+            assert a.xreplace(part.point) is sp.true
+
+
+def test_most_false_claims_are_refuted_with_a_counterexample():
+    refuted = [name for name, lhs, rhs, a, kind in FALSE_CLAIMS
+               if check_identity(lhs, rhs, a, steps=_steps(kind, lhs, rhs)).verdict == "refuted"]
+    # the 1e-20 near-miss is below the refutation threshold: honestly undecided
+    assert len(refuted) >= len(FALSE_CLAIMS) - 3, refuted
+
+
+def test_forced_rewrite_is_not_a_rule():
+    from pe_symbolic.proof import RULES, apply_rule
+
+    assert not any("force" in name for name in RULES)
+    with pytest.raises(ValueError, match="not a rewrite rule"):
+        apply_rule(FORCED, sp.sqrt(x_real**2))
+
+
+# --------------------------------------------------------------------------------------
+# 2. true claims under assumptions: never refuted
+# --------------------------------------------------------------------------------------
+imag = sp.Symbol("x", imaginary=True)
+nonpos = sp.Symbol("x", nonpositive=True)
+p_prime = sp.Symbol("p", prime=True)
+n_even_nz = sp.Symbol("n", even=True, nonzero=True)
+n_odd = sp.Symbol("n", odd=True)
+n_comp = sp.Symbol("n", composite=True)
+n_int = sp.Symbol("n", integer=True)
+pos = sp.Symbol("x", positive=True)
+neg = sp.Symbol("x", negative=True)
+nonneg = sp.Symbol("x", nonnegative=True)
+q_rat = sp.Symbol("q", rational=True)
+irr = sp.Symbol("x", irrational=True)
+z_zero = sp.Symbol("z", zero=True)
+big = sp.Symbol("x", real=True)
+
+TRUE_CLAIMS = [
+    ("imaginary: x^2 + |x|^2 = 0", imag**2 + sp.Abs(imag) ** 2, 0, ()),
+    ("imaginary: conjugate(x) = -x", sp.conjugate(imag), -imag, ()),
+    ("imaginary: re(x) = 0", sp.re(imag), 0, ()),
+    ("nonpositive: Min(exp(x), 1) = exp(x)", sp.Min(sp.exp(nonpos), 1), sp.exp(nonpos), ()),
+    ("nonpositive: |x| = -x", sp.Abs(nonpos), -nonpos, ()),
+    ("prime: Fermat 2^p - 2 = 0 mod p", sp.Mod(2**p_prime - 2, p_prime), 0, ()),
+    ("prime: p >= 2, so Max(p, 2) = p", sp.Max(p_prime, 2), p_prime, ()),
+    ("even nonzero: (-1)^n = 1", (-1) ** n_even_nz, 1, ()),
+    ("even nonzero: Mod(n, 2) = 0", sp.Mod(n_even_nz, 2), 0, ()),
+    ("odd: (-1)^n = -1", (-1) ** n_odd, -1, ()),
+    ("odd: cos(pi n) = -1", sp.cos(sp.pi * n_odd), -1, ()),
+    ("composite n > 4: Wilson, (n-1)! = 0 mod n", sp.Mod(sp.factorial(n_comp - 1), n_comp), 0, (n_comp > 4,)),
+    ("integer: sin(pi n) = 0", sp.sin(sp.pi * n_int), 0, ()),
+    ("integer: cos(2 pi n) = 1", sp.cos(2 * sp.pi * n_int), 1, ()),
+    ("positive: sqrt(x^2) = x", sp.sqrt(pos**2), pos, ()),
+    ("positive: log(x^2) = 2 log x", sp.log(pos**2), 2 * sp.log(pos), ()),
+    ("negative: |x| = -x", sp.Abs(neg), -neg, ()),
+    ("nonnegative: |x| = x", sp.Abs(nonneg), nonneg, ()),
+    ("rational: floor(q) + frac(q) = q", sp.floor(q_rat) + sp.frac(q_rat), q_rat, ()),
+    ("irrational: x != 0, so sign(x)^2 = 1", sp.sign(irr) ** 2, 1, ()),
+    ("zero: sin(z) = z", sp.sin(z_zero), z_zero, ()),
+    ("relation x > 1000: |x - 1000| = x - 1000", sp.Abs(big - 1000), big - 1000, (big > 1000,)),
+    ("relation x < -5: Min(x, -5) = x", sp.Min(big, -5), big, (big < -5,)),
+    ("relation Eq(x, 1): x^2 = x", big**2, big, (sp.Eq(big, 1),)),
+]
+
+
+def test_there_are_at_least_20_true_claims():
+    assert len(TRUE_CLAIMS) >= 20
+
+
+@pytest.mark.parametrize("name,lhs,rhs,assumptions", TRUE_CLAIMS, ids=[c[0] for c in TRUE_CLAIMS])
+def test_a_true_claim_under_its_assumptions_is_never_refuted(name, lhs, rhs, assumptions):
+    proof = check_identity(lhs, rhs, assumptions, timeout=60)
+    assert proof.verdict != "refuted", proof.to_text()
+
+
+def test_the_sampler_draws_points_for_demanding_assumptions():
+    # the spot check actually ran (it is not vacuously "not refuted")
+    for name, lhs, rhs, assumptions in TRUE_CLAIMS:
+        if name.startswith("relation Eq"):
+            continue
+        proof = check_identity(lhs, rhs, assumptions)
+        assert proof.spot_check is not None and proof.spot_check.points > 0, name
+
+
+def test_no_admissible_point_is_undecided_and_says_why():
+    w = sp.Symbol("w", real=True)
+    v = sp.Symbol("v", real=True)
+    # contradictory relations between two symbols: nothing can be drawn, nothing is refuted
+    proof = check_identity(w, v + 1, (w > v + 5, w < v - 5))
+    assert proof.verdict == "undecided"
+    assert "no admissible point" in proof.parts[0].note
+
+
+# --------------------------------------------------------------------------------------
+# 3. one name, one symbol; deterministic output
+# --------------------------------------------------------------------------------------
+def test_two_symbols_with_one_name_are_refused():
+    with pytest.raises(ClaimError, match="two different symbols named 'x'"):
+        check_identity(sp.Symbol("x"), sp.Symbol("x", real=True))
+
+
+def test_every_registered_claim_has_one_symbol_per_name():
+    for th in theorems.all():
+        th.claim()  # raises ClaimError otherwise
+
+
+_DETERMINISM = r"""
+import json, sys
+from pe_symbolic import theorems
+out = []
+for id_ in ("kernes.bonus_dot", "translation.identity", "t2t.relation"):
+    c = json.loads(theorems.get(id_).prove().to_json())
+    c.pop("elapsed_s")
+    out.append(c)
+import sympy as sp
+x = sp.Symbol("x", real=True)
+from pe_symbolic import check_identity
+c = json.loads(check_identity(sp.sqrt(x**2), x).to_json()); c.pop("elapsed_s"); out.append(c)
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_certificates_are_byte_identical_across_hash_seeds():
+    outs = []
+    for seed in ("1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        r = subprocess.run([sys.executable, "-c", _DETERMINISM], capture_output=True, text=True, env=env,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1]
+
+
+# --------------------------------------------------------------------------------------
+# 4. certificates: bound to their claim, never evaluated
+# --------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def t2t_cert():
+    return json.loads(theorems.get("t2t.relation").prove().to_json())
+
+
+@pytest.fixture(scope="module")
+def user_cert():
+    x = sp.Symbol("x", positive=True)
+    return json.loads(check_identity(sp.sqrt(x**2) + sp.sin(x) ** 2, x + 1 - sp.cos(x) ** 2).to_json())
+
+
+def _refused(cert, match=None):
+    with pytest.raises(CertificateError, match=match):
+        recheck_certificate(cert)
+
+
+def test_genuine_certificates_recheck(t2t_cert, user_cert):
+    assert recheck_certificate(t2t_cert).verdict == "proved"
+    assert recheck_certificate(user_cert).verdict == "proved"
+
+
+def test_deleting_an_assumption_from_a_symbol_is_refused(t2t_cert):
+    # the issue's attack: b's positive=True deleted (the claim is then false at b = -1)
+    forged = json.loads(json.dumps(t2t_cert).replace("Symbol('b', positive=True)", "Symbol('b')"))
+    for s in forged["claim"]["symbols"]:
+        if s["name"] == "b":
+            s["assumptions"] = {"commutative": True}
+    _refused(forged, "does not match the registry")
+
+
+def test_symbol_table_that_disagrees_with_the_expressions_is_refused(user_cert):
+    forged = copy.deepcopy(user_cert)
+    forged["claim"]["symbols"][0]["assumptions"] = {"commutative": True}  # says complex
+    _refused(forged, "symbol table declares")
+
+
+def test_statement_text_changed_is_refused(t2t_cert, user_cert):
+    forged = copy.deepcopy(t2t_cert)
+    forged["claim"]["statement"] = "tensor2tensor's signal equals Vaswani's for every base, d >= 2"
+    _refused(forged, "statement differs")
+    forged = copy.deepcopy(user_cert)
+    forged["claim"]["statement"] = "Fermat's last theorem"
+    _refused(forged, "not the rendering")
+
+
+def test_dropped_part_and_changed_d_are_refused():
+    cert4 = json.loads(theorems.get("translation.identity").prove(4).to_json())
+    forged = copy.deepcopy(cert4)
+    del forged["claim"]["equations"][-1]
+    del forged["parts"][-1]
+    _refused(forged, "equation")
+    forged = copy.deepcopy(cert4)
+    forged["claim"]["d"] = 8
+    _refused(forged, "does not match the registry")
+    forged = copy.deepcopy(cert4)
+    forged["parts"].pop()
+    _refused(forged, "every equation needs its chain")
+
+
+def test_registered_id_without_the_registry_flag_is_refused(t2t_cert):
+    forged = copy.deepcopy(t2t_cert)
+    forged["claim"]["registered"] = False
+    _refused(forged)  # statement is not a rendering, and the id belongs to the registry
+
+
+def test_registered_certificate_needs_the_registry(t2t_cert):
+    with pytest.raises(CertificateError, match="registered theorem"):
+        recheck(t2t_cert)
+
+
+def test_structural_tampering_is_refused(user_cert):
+    cases = [
+        (lambda c: c.update(format="pe_symbolic.certificate/99"), "not supported"),
+        (lambda c: c["parts"][0]["steps"].__setitem__(1, {"kind": "rule", "rule": FORCED,
+                                                          "expr": "Integer(0)"}), "not a known rule"),
+        (lambda c: c["parts"][0]["steps"][0].__setitem__("kind", "axiom"), "kind"),
+        (lambda c: c["claim"]["symbols"].append(dict(c["claim"]["symbols"][0])), "declared twice"),
+        (lambda c: c["claim"]["symbols"].append({"name": "zz", "assumptions": {"commutative": True}}),
+         "does not use"),
+        (lambda c: c["claim"]["symbols"][0]["assumptions"].__setitem__("evil", True), "unknown assumption"),
+        (lambda c: c["claim"]["symbols"][0]["assumptions"].__setitem__("negative", True), "inconsistent"),
+        (lambda c: c["claim"]["equations"][0].__setitem__("lhs", "Symbol('w')"), "not in the certificate's"),
+        (lambda c: c.pop("parts"), "missing"),
+        (lambda c: c["claim"].__setitem__("equations", []), "empty"),
+    ]
+    for mutate, match in cases:
+        forged = copy.deepcopy(user_cert)
+        mutate(forged)
+        _refused(forged, match)
+
+
+def test_malformed_and_oversized_input_is_a_clear_error():
+    for text in ("{", "[]", '"x"', "null", "\x00\x01"):
+        with pytest.raises(CertificateError):
+            recheck_certificate(text)
+    with pytest.raises(CertificateError, match="larger than the limit"):
+        from pe_symbolic.proof.certificates import load
+
+        load("{" + " " * 100 + "}", max_bytes=50)
+
+
+INJECTIONS = [
+    "__import__('os').system('touch {marker}')",
+    "exec(\"open('{marker}', 'w').write('x')\")",
+    "Symbol('x').__class__.__init__.__globals__['os'].system('touch {marker}')",
+    "(lambda: __import__('os').system('touch {marker}'))()",
+    "Function('f')(Integer(1)).func.__globals__['os'].system('touch {marker}')",
+    "[c for c in ().__class__.__base__.__subclasses__()]",
+]
+
+
+@pytest.mark.parametrize("payload", INJECTIONS)
+def test_code_in_any_field_is_never_executed(payload, user_cert, t2t_cert, tmp_path):
+    marker = tmp_path / "PWNED"
+    text = payload.format(marker=marker)
+    fields = [
+        lambda c: c["claim"]["equations"][0].__setitem__("lhs", text),
+        lambda c: c["claim"]["equations"][0].__setitem__("rhs", text),
+        lambda c: c["parts"][0]["steps"][-1].__setitem__("expr", text),
+        lambda c: c["claim"].__setitem__("assumptions", [text]),
+        lambda c: c["parts"][0].__setitem__("point", {"x": text}) or c["parts"][0].__setitem__("verdict", "refuted"),
+    ]
+    for mutate in fields:
+        forged = copy.deepcopy(user_cert)
+        mutate(forged)
+        with pytest.raises(CertificateError):
+            recheck_certificate(forged)
+    # free-text fields are data: they may hold anything and are never run
+    for key in ("statement", "source", "id"):
+        forged = copy.deepcopy(t2t_cert)
+        forged["claim"][key] = text
+        with pytest.raises(CertificateError):
+            recheck_certificate(forged)
+    forged = copy.deepcopy(user_cert)
+    forged["parts"][0]["steps"][-1]["rule"] = text
+    forged["parts"][0]["steps"][-1]["kind"] = "reason"
+    recheck_certificate(forged)  # a reason is text for the reader; the step is checked anyway
+    forged = copy.deepcopy(user_cert)
+    forged["claim"]["symbols"][0]["name"] = text
+    with pytest.raises(CertificateError):
+        recheck_certificate(forged)
+    assert not marker.exists()
+
+
+def test_a_certificate_never_reaches_eval(monkeypatch, user_cert):
+    """Belt and braces: with eval, exec and SymPy's text parser booby-trapped (sympify of a
+    string goes through them), re-checking still works."""
+    import builtins
+
+    import sympy.parsing.sympy_parser as sympy_parser
+
+    def trap(*a, **k):
+        raise AssertionError("evaluated text")
+
+    monkeypatch.setattr(builtins, "eval", trap)
+    monkeypatch.setattr(builtins, "exec", trap)
+    monkeypatch.setattr(sympy_parser, "parse_expr", trap)
+    with pytest.raises(AssertionError, match="evaluated text"):
+        sp.sympify("1 + 1")  # the trap works
+    assert recheck_certificate(user_cert).verdict == "proved"
+
+
+# --------------------------------------------------------------------------------------
+# 5. time budget: nothing hangs
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "lhs,rhs",
+    [
+        (sp.sin(10**40 * x_real) ** 2 + sp.cos(10**40 * x_real) ** 2, 1 + sp.Rational(1, 10**20)),
+        (sp.Integral(sp.sqrt(1 - sp.cos(x_real) ** 2), (x_real, 0, 2 * sp.pi)), 4),
+    ],
+    ids=["huge multiple angle", "hard integral"],
+)
+def test_a_hard_check_ends_within_its_budget(lhs, rhs):
+    start = time.perf_counter()
+    proof = check_identity(lhs, rhs, timeout=3)
+    spent = time.perf_counter() - start
+    assert spent < 3 + 2.0, spent
+    assert proof.verdict != "proved" or not proof.notes
+
+
+def test_running_out_of_budget_is_undecided_and_said():
+    big = sp.Integral(sp.sqrt(1 - sp.cos(x_real) ** 2), (x_real, 0, 2 * sp.pi))
+    proof = check_identity(big, 4, timeout=0.5)
+    assert proof.verdict == "undecided"
+    assert "time budget" in " ".join(proof.notes)
+
+
+def test_bad_timeout_is_a_clear_error():
+    with pytest.raises(ValueError, match="timeout"):
+        check_identity(x_real, x_real, timeout=-1)
