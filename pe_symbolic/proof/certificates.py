@@ -42,7 +42,7 @@ from sympy.core.assumptions import _assume_defined
 
 from . import budget
 from .claims import Claim, ClaimError, Equation, Step, render_statement
-from .kernel import check_chain
+from .kernel import Context, check_chain
 from .render import CERTIFICATE_FORMAT
 from .result import PartProof, Proof
 from .rules import RULES
@@ -213,7 +213,21 @@ def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]]
             if not rule.strip() or len(rule) > 2000:
                 raise CertificateError(f"{sw}.rule: must be 1 to 2000 characters")
             expr = _bind(parse_srepr(_get(s, "expr", str, sw), field=f"{sw}.expr"), table, f"{sw}.expr", set())
-            steps.append(Step(expr, rule))
+            instance: dict[str, Any] = {}
+            if "instance" in s:
+                if kind != "lemma":
+                    raise CertificateError(f"{sw}.instance: only a lemma step has an instance")
+                inst = _get(s, "instance", dict, sw)
+                for name, txt in inst.items():
+                    instance[name] = _bind(parse_srepr(txt, field=f"{sw}.instance.{name}"), table,
+                                           f"{sw}.instance.{name}", set())
+            why = s.get("why", "")
+            if not isinstance(why, str) or len(why) > 2000:
+                raise CertificateError(f"{sw}.why: must be text of at most 2000 characters")
+            try:
+                steps.append(Step(expr, rule, tuple(instance.items()), why))
+            except (TypeError, ValueError) as exc:
+                raise CertificateError(f"{sw}: {exc}") from None
         chains.append(steps)
         point = None
         if verdict == "refuted" and isinstance(p.get("point"), dict):
@@ -266,6 +280,7 @@ def recheck(
     data: Mapping[str, Any] | str | bytes,
     *,
     resolve: Resolver | None = None,
+    lemmas: Callable[[str], Claim] | None = None,
     timeout: float | None = RECHECK_TIMEOUT,
 ) -> Proof:
     """Re-check a certificate from its data alone and return the checked :class:`~pe_symbolic.proof.Proof`.
@@ -278,6 +293,9 @@ def recheck(
         ``resolve(id, d) -> Claim`` rebuilds a registered theorem's claim; required for a
         certificate with ``"registered": true`` (use
         :func:`pe_symbolic.theorems.recheck_certificate`, which passes the registry's).
+    lemmas : callable, optional
+        Resolves the lemmas the chains cite (see :class:`~pe_symbolic.proof.kernel.Context`);
+        without it, a chain that cites a lemma does not re-check.
     timeout : float or None
         Seconds the re-check may take; on expiry the unfinished parts are ``undecided``.
 
@@ -333,13 +351,14 @@ def recheck(
                     parts.append(PartProof(eq, tuple(chain), "undecided", None, None,
                                            "the recorded counterexample did not re-check"))
                     continue
-                ok, why = check_chain(eq, chain)
+                ok, why = check_chain(eq, chain, Context(claim.assumptions, lemmas))
                 if ok:
                     parts.append(PartProof(eq, tuple(chain), "proved", None, None, ""))
                 else:
                     parts.append(PartProof(eq, tuple(chain), "undecided", None, None,
                                            f"the chain did not re-check: {why}"))
     except budget.BudgetExceeded:
+        budget.check()  # an enclosing budget ran out: let it reach its owner
         for eq, chain in list(zip(claim.equations, chains))[len(parts):]:
             parts.append(PartProof(eq, tuple(chain), "undecided", None, None,
                                    f"time budget of {timeout:g} s ran out; not re-checked"))

@@ -188,12 +188,17 @@ class Claim:
     @property
     def symbols(self) -> tuple[sp.Symbol, ...]:
         """Free symbols of the claim, sorted by name (names are unique)."""
-        return tuple(sorted(symbols_of(self._exprs()), key=lambda s: s.name))
+        if "_symbols" not in self.__dict__:
+            object.__setattr__(self, "_symbols", tuple(sorted(symbols_of(self._exprs()), key=lambda s: s.name)))
+        return self.__dict__["_symbols"]
 
     @property
     def symbol_table(self) -> dict[str, sp.Symbol]:
         """``{name: symbol}`` for every symbol of the claim, bound ones included."""
-        return {s.name: s for s in sorted(_all_symbols(self._exprs()), key=lambda s: s.name)}
+        if "_table" not in self.__dict__:
+            table = {s.name: s for s in sorted(_all_symbols(self._exprs()), key=lambda s: s.name)}
+            object.__setattr__(self, "_table", table)
+        return dict(self.__dict__["_table"])
 
 
 @dataclass(frozen=True)
@@ -202,31 +207,50 @@ class Step:
 
     ``rule`` is one of: a rewrite rule named in :data:`pe_symbolic.proof.rules.RULES`
     (re-applied when checked); ``"lemma ID"`` (an instance of a proved claim, see
-    :mod:`pe_symbolic.proof.kernel`); or any other text, a *reason* for the reader
+    :mod:`pe_symbolic.proof.kernel`), with ``instance`` mapping the lemma's symbol names to
+    the expressions they stand for here; ``"assumption"`` (a condition that is one of the
+    claim's assumptions is replaced by True); or any other text, a *reason* for the reader
     ("angle addition", "definition of T(k)"), which the checker does not trust: the step is
     accepted only if the difference to the previous expression reduces to zero.
     """
 
     expr: Expr
     rule: str
+    instance: tuple[tuple[str, Expr], ...] = ()
+    why: str = ""
+    """What the step does, for the reader (never checked, never trusted)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.rule, str) or not self.rule.strip():
             raise TypeError(f"rule={self.rule!r} must be a non-empty string")
+        if not isinstance(self.why, str):
+            raise TypeError(f"why={self.why!r} must be a string")
         object.__setattr__(self, "expr", as_sympy(self.expr, "expr"))
+        inst = self.instance.items() if isinstance(self.instance, dict) else self.instance
+        pairs = tuple(sorted((str(k), as_sympy(v, f"instance[{k!r}]")) for k, v in inst))
+        if pairs and not self.rule.startswith("lemma "):
+            raise ValueError(f"instance= is only for lemma steps; rule={self.rule!r}")
+        object.__setattr__(self, "instance", pairs)
+
+    @property
+    def lemma(self) -> str | None:
+        """The cited claim id, for a ``"lemma ID"`` step."""
+        return self.rule[len("lemma "):].split()[0] if self.rule.startswith("lemma ") else None
 
 
 def render_statement(equations: Iterable[Equation], assumptions: Iterable[sp.Basic] = ()) -> str:
     """The canonical statement of a user's claim: its equations (and conditions) as text.
 
     A certificate of a claim that is not in the registry must carry exactly this text, so a
-    statement can never say more than the equations that were checked.
+    statement can never say more than the equations that were checked (labels included: a
+    label is printed with its equation).
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", positive=True)
     >>> render_statement([Equation(sp.sqrt(x**2), x)], [x < 3])
     'x = x, if x < 3'
     """
-    eqs = "; ".join(f"{sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}" for e in equations)
+    eqs = "; ".join((f"{e.label}: " if e.label else "") + f"{sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}"
+                    for e in equations)
     conds = ", ".join(sp.sstr(a) for a in assumptions)
     return f"{eqs}, if {conds}" if conds else eqs

@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import sympy as sp
 
 from . import budget
 from .claims import DIFFERENCE, Claim, Equation, Expr, Step, Verdict, as_sympy, render_statement
-from .kernel import KERNEL_STRATEGIES, check_chain, reduce_to_zero
+from .kernel import KERNEL_STRATEGIES, Context, check_chain, reduce_to_zero
 from .result import PartProof, Proof
 from .rules import CONDITIONAL
 from .sampler import refute
@@ -56,6 +56,8 @@ __all__ = [
 
 #: Seconds a :func:`check_identity` or :func:`prove` call may take by default.
 DEFAULT_TIMEOUT = 60.0
+#: Proved parts whose numeric spot check (informative only; a veto) runs, per claim.
+SPOT_PARTS = 8
 
 #: What the search tries: the kernel's strategies, then the heuristic simplifier on small
 #: expressions. Whatever it finds is re-checked by the kernel.
@@ -92,28 +94,33 @@ def prove_equation(
     symbols: Sequence[sp.Symbol] | None = None,
     spot_points: int = 3,
     seed: int = 0,
+    lemmas: Callable[[str], Claim] | None = None,
 ) -> PartProof:
     """Prove one equation: check a given chain, or search for one; else try to refute.
 
-    Runs inside the caller's time budget; raises
-    :class:`~pe_symbolic.proof.budget.BudgetExceeded` when it runs out.
+    ``lemmas`` resolves the claims a hand-written chain cites (see
+    :class:`~pe_symbolic.proof.kernel.Context`). Runs inside the caller's time budget;
+    raises :class:`~pe_symbolic.proof.budget.BudgetExceeded` when it runs out.
     """
+    context = Context(tuple(assumptions), lemmas)
     if symbols is None:
         symbols = sorted(eq.lhs.free_symbols | eq.rhs.free_symbols
                          | set().union(*(a.free_symbols for a in assumptions)), key=lambda s: s.name)
     note = ""
     if steps is not None:
         chain = list(steps)
-        ok, why = check_chain(eq, chain)
+        ok, why = check_chain(eq, chain, context)
         if not ok:
             note = f"the given chain was not verified: {why}"
     else:
         diff = eq.difference
         reached, found = reduce_to_zero(diff, SEARCH_STRATEGIES)
         chain = [Step(diff, DIFFERENCE), *found]
-        ok, why = check_chain(eq, chain) if reached else (False, "no strategy reached 0")
+        ok, why = check_chain(eq, chain, context) if reached else (False, "no strategy reached 0")
         if not ok:
             note = why
+    if ok and spot_points == 0:
+        return PartProof(eq, tuple(chain), "proved", None, None, _qualify(eq, chain))
     if ok:
         r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=spot_points)
         if r.counterexample is not None:  # the kernel and the numbers disagree: never "proved"
@@ -121,7 +128,7 @@ def prove_equation(
                              "ENGINE INCONSISTENCY: the chain re-checked, yet the two sides differ at an "
                              "admissible point (confirmed at 60 digits); please report this claim", r.point)
         return PartProof(eq, tuple(chain), "proved", None, r.spot_check, _qualify(eq, chain))
-    r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=max(spot_points, 8))
+    r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=8)
     verdict: Verdict = "refuted" if r.counterexample is not None else "undecided"
     if r.note and verdict == "undecided":
         note = f"{note}; {r.note}" if note else r.note
@@ -134,25 +141,32 @@ def prove(
     chains: Mapping[int, Sequence[Step]] | None = None,
     spot_points: int = 3,
     timeout: float | None = DEFAULT_TIMEOUT,
+    lemmas: Callable[[str], Claim] | None = None,
 ) -> Proof:
     """Prove every equation of ``claim`` within ``timeout`` seconds (``None``: no limit).
 
     ``chains`` supplies hand-written chains by equation index; the others are searched for.
-    When the budget runs out, the unfinished equations are ``undecided`` with a note.
+    ``lemmas`` resolves cited claims (the registry passes its own). When the budget runs
+    out, the unfinished equations are ``undecided`` with a note.
     """
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
         raise ValueError(f"timeout={timeout!r} must be a positive number of seconds or None")
     start = time.perf_counter()
     symbols = claim.symbols
+    n = len(claim.equations)
+    # numeric spot checks (informative, and a veto) on at most SPOT_PARTS parts, evenly spread;
+    # a part that is not proved is always evaluated (that is where counterexamples come from)
+    spotted = {round(q * (n - 1) / max(SPOT_PARTS - 1, 1)) for q in range(min(n, SPOT_PARTS))}
     parts: list[PartProof] = []
     try:
         with budget.deadline(timeout):
             for q, eq in enumerate(claim.equations):
                 parts.append(prove_equation(
                     eq, claim.assumptions, steps=(chains or {}).get(q), symbols=symbols,
-                    spot_points=spot_points, seed=q,
+                    spot_points=spot_points if q in spotted else 0, seed=q, lemmas=lemmas,
                 ))
     except budget.BudgetExceeded:
+        budget.check()  # an enclosing budget ran out: let it reach its owner (nothing is cached)
         spent = time.perf_counter() - start
         for eq in claim.equations[len(parts):]:
             parts.append(PartProof(eq, (), "undecided", None, None,

@@ -12,6 +12,23 @@ step is checked against the one before it (:func:`check_transition`):
   such as "angle addition"): accepted only if ``previous - step`` reduces to zero under the
   kernel's :data:`KERNEL_STRATEGIES`, which use shortcut rules only.
 
+* ``"lemma ID"`` with an ``instance`` (a substitution for the lemma's symbols): the cited
+  claim must be proved (the :class:`Context` resolves it; a claim cannot cite itself, even
+  through others), each substituted expression must have every property the lemma's symbol
+  declares (positive, integer, ...: SymPy must *know* it) and the lemma's relations must hold
+  under the substitution (or be assumptions of the claim being proved). The step is then
+  accepted when replacing instances of one side by the other side in the previous expression
+  gives this step — anywhere, inside a sum's summand or a matrix entry included (a matrix
+  lemma also gives its entrywise equalities). That is the *termwise* rule: a summand is
+  rewritten by a lemma proved for every value of the summation variable.
+* ``"assumption"``: a condition that is one of the claim's relational assumptions (say
+  ``i <= h - 1``) is replaced by True (a piecewise expression then selects its branch).
+
+Where a step and the expression derived from the previous one still differ, they are
+compared by **congruence**: equal heads with equal arguments (sums and products with the
+same limits and equal summands for every value of the index), and at the leaves the
+difference must reduce to zero.
+
 Both sides must have the same shape. Nothing is accepted on numerical evidence.
 
 >>> import sympy as sp
@@ -29,28 +46,51 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import sympy as sp
 
 from . import budget
-from .claims import DIFFERENCE, LHS, Equation, Expr, Step
+from .claims import DIFFERENCE, LHS, Claim, Equation, Expr, Step
 from .rules import PYTHAGORAS, RULES, apply_rule, is_zero
 
 __all__ = [
+    "ASSUMPTION",
     "EXPAND_MAX_TERMS",
     "KERNEL_STRATEGIES",
+    "Context",
+    "LemmaError",
     "check_chain",
     "check_transition",
+    "congruent",
     "reduce_to_zero",
     "run_strategy",
 ]
+
+#: Rule of a step that replaces a condition that is one of the claim's assumptions by True.
+ASSUMPTION = "assumption"
+
+
+class LemmaError(ValueError):
+    """A cited lemma that cannot be used: unknown, not proved, or citing itself."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a chain may rely on besides its rules: the claim's relational assumptions, and
+    a resolver ``lemmas(id) -> Claim`` that returns a *proved* claim or raises
+    :class:`LemmaError` (or :class:`LookupError`) saying why not."""
+
+    assumptions: tuple[sp.Basic, ...] = ()
+    lemmas: Callable[[str], Claim] | None = None
 
 #: Strategies the kernel uses to check a transition: shortcut rules only. Chosen for speed:
 #: ``expand(trig=True)`` settles the d = 64 translation identity in well under a second,
 #: where ``simplify`` per pair takes ~18 s and ``trigsimp`` on the whole matrix passes 60 s
 #: at d = 16 (measured while planning).
 KERNEL_STRATEGIES: tuple[tuple[str, ...], ...] = (
+    ("expand",),
     ("doit", PYTHAGORAS, "expand(trig=True)", PYTHAGORAS, "expand"),
     ("doit", PYTHAGORAS, "expand(trig=True)", "powsimp", "expand(trig=True)", PYTHAGORAS, "expand"),
     ("doit", "rewrite(exp)", "expand", "powsimp", "expand"),
@@ -133,22 +173,173 @@ def _shape(e: Expr) -> tuple[int, ...] | None:
     return e.shape if isinstance(e, sp.MatrixBase) else None
 
 
-def check_transition(prev: Expr, cur: Expr, rule: str) -> bool:
+_BINDERS = (sp.Sum, sp.Product, sp.Integral)
+
+
+def congruent(a: Expr, b: Expr) -> bool:
+    """Whether ``a = b`` by congruence: same head and congruent arguments (a binder's limits
+    identical, its bodies congruent), and at the leaves a difference that reduces to zero."""
+    budget.check()
+    if a == b:
+        return True
+    if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
+        if not (isinstance(a, sp.MatrixBase) and isinstance(b, sp.MatrixBase)) or a.shape != b.shape:
+            return False
+        return all(congruent(x, y) for x, y in zip(a, b))
+    if not (isinstance(a, sp.Basic) and isinstance(b, sp.Basic)):
+        return False
+    if not (a.has(*_BINDERS) or b.has(*_BINDERS)):
+        return reduce_to_zero(a - b)[0]
+    if a.func == b.func and len(a.args) == len(b.args) and not a.is_Atom:
+        if isinstance(a, _BINDERS):
+            return a.limits == b.limits and congruent(a.function, b.function)
+        if all(congruent(x, y) for x, y in zip(a.args, b.args)):
+            return True
+    try:
+        return reduce_to_zero(a - b)[0]
+    except TypeError:  # booleans and relations have no difference
+        return False
+
+
+def _fits(value: Expr, symbol: sp.Symbol) -> str:
+    """'' if ``value`` has every property ``symbol`` declares, else the first one it lacks.
+
+    The properties the symbol was declared with suffice: SymPy deduces the rest for the value
+    by the same rules it used for the symbol (a positive value is real and nonzero).
+    """
+    if value == symbol:
+        return ""
+    if isinstance(value, sp.MatrixBase):
+        return "a matrix cannot stand for a scalar symbol"
+    declared = getattr(symbol, "_assumptions_orig", None) or symbol.assumptions0
+    for fact, wanted in sorted(declared.items()):
+        if getattr(value, f"is_{fact}", None) is not bool(wanted):
+            return f"{'' if wanted else 'not '}{fact}"
+    return ""
+
+
+def _binders_respect_their_variables(e: Expr) -> str:
+    """A summation variable must range inside its own declared assumptions (so a lemma
+    instance that holds for every admissible value of it holds for every term)."""
+    if not _has_binders(e):
+        return ""
+    for node in (e.atoms(*_BINDERS) if isinstance(e, sp.Basic) else set().union(*(x.atoms(*_BINDERS) for x in e))):
+        for lim in node.limits:
+            var = lim[0]
+            facts = {k for k, v in var.assumptions0.items() if v}
+            if len(lim) != 3:
+                return f"{node.func.__name__} over {var} has no explicit limits"
+            lo = lim[1]
+            for fact in ("integer", "nonnegative", "positive"):
+                if fact in facts and getattr(lo, f"is_{fact}") is not True:
+                    return f"the lower limit {lo} of {var} is not known to be {fact}"
+            if facts - {"integer", "nonnegative", "positive", "real", "rational", "algebraic", "complex",
+                        "commutative", "finite", "hermitian", "extended_real", "extended_nonnegative",
+                        "extended_positive", "nonzero", "extended_nonzero"}:
+                return f"summation variable {var} has assumptions a range cannot guarantee"
+    return ""
+
+
+def _lemma_step(prev: Expr, cur: Expr, step: Step, context: Context) -> tuple[bool, str]:
+    lemma_id = step.lemma
+    if context.lemmas is None:
+        return False, f"cites lemma {lemma_id!r}, but no lemma registry was given"
+    try:
+        claim = context.lemmas(lemma_id or "")
+    except (LemmaError, LookupError, ValueError) as exc:
+        return False, f"lemma {lemma_id!r} cannot be used: {exc}"
+    table = claim.symbol_table
+    free = {s.name for s in claim.symbols}
+    mapping: dict[sp.Symbol, Expr] = {}
+    for name, value in step.instance:
+        if name not in free:
+            return False, f"lemma {lemma_id!r} has no free symbol {name!r}"
+        why = _fits(value, table[name])
+        if why:
+            return False, f"lemma {lemma_id!r}: {name} = {sp.sstr(value)} is not known to be {why}"
+        mapping[table[name]] = value
+    for a in claim.assumptions:
+        inst = a.xreplace(mapping)
+        if inst is not sp.true and inst not in context.assumptions:
+            return False, f"lemma {lemma_id!r}: its assumption {sp.sstr(inst)} does not hold here"
+    why = _binders_respect_their_variables(prev) or _binders_respect_their_variables(cur)
+    if why:
+        return False, why
+    for eq in claim.equations:  # one equation at a time: most steps use the first that fits
+        lhs, rhs = eq.lhs.xreplace(mapping), eq.rhs.xreplace(mapping)
+        pairs = [(lhs, rhs)]
+        if isinstance(lhs, sp.MatrixBase):  # a matrix equation gives its entrywise equalities
+            pairs += [(x, y) for x, y in zip(lhs, rhs) if x != y]
+        for forward in (True, False):
+            repl = {(x if forward else y): (y if forward else x) for x, y in pairs}
+            if prev in repl:
+                candidate = repl[prev]
+            else:
+                scalar = {k: v for k, v in repl.items() if not isinstance(k, sp.MatrixBase)}
+                if isinstance(prev, sp.MatrixBase):
+                    candidate = sp.ImmutableMatrix(prev.applyfunc(lambda e: e.xreplace(scalar)))
+                else:
+                    candidate = prev.xreplace(scalar)
+            if candidate != prev and _shape(candidate) == _shape(cur) and congruent(candidate, cur):
+                return True, ""
+    return False, f"no instance of lemma {lemma_id!r} rewrites the previous expression into this one"
+
+
+def _assumption_step(prev: Expr, cur: Expr, context: Context) -> tuple[bool, str]:
+    if not context.assumptions:
+        return False, "the claim has no relational assumptions to use"
+    exprs = list(prev) if isinstance(prev, sp.MatrixBase) else [prev]
+    bound = set().union(*(set().union(*(n.variables for n in e.atoms(*_BINDERS))) if e.atoms(*_BINDERS)
+                          else set() for e in exprs))
+    repl: dict[sp.Basic, sp.Basic] = {}
+    for a in context.assumptions:
+        if a.free_symbols & bound:
+            return False, f"assumption {sp.sstr(a)} speaks of a bound variable"
+        repl[a] = sp.true
+        if isinstance(a, sp.core.relational.Relational):
+            repl[a.negated] = sp.false
+    candidate = (sp.ImmutableMatrix(prev.applyfunc(lambda e: e.xreplace(repl))) if isinstance(prev, sp.MatrixBase)
+                 else prev.xreplace(repl))
+    if candidate != prev and congruent(candidate, cur):
+        return True, ""
+    return False, "replacing the claim's assumptions by True does not give this step"
+
+
+def check_transition(
+    prev: Expr, cur: Expr, rule: str, *, step: Step | None = None, context: Context | None = None
+) -> bool:
     """Re-check one step: ``cur`` follows from ``prev`` by ``rule`` (see the module notes)."""
+    return _transition(prev, cur, rule, step, context or Context())[0]
+
+
+def _transition(prev: Expr, cur: Expr, rule: str, step: Step | None, context: Context) -> tuple[bool, str]:
     budget.check()
     if _shape(prev) != _shape(cur):
-        return False
+        return False, "the two expressions have different shapes"
+    if rule.startswith("lemma "):
+        return _lemma_step(prev, cur, step if step is not None else Step(cur, rule), context)
+    if rule == ASSUMPTION:
+        return _assumption_step(prev, cur, context)
     r = RULES.get(rule)
     if r is not None and r.shortcut and apply_rule(rule, prev) == cur:
-        return True
+        return True, ""
+    if _has_binders(prev) or _has_binders(cur):
+        return congruent(prev, cur), ""
     diff = prev - cur
     if isinstance(diff, sp.MatrixBase):
         diff = sp.ImmutableMatrix(diff)
-    return reduce_to_zero(diff)[0]
+    return reduce_to_zero(diff)[0], ""
 
 
-def check_chain(equation: Equation, steps: Sequence[Step]) -> tuple[bool, str]:
+def _has_binders(e: Expr) -> bool:
+    return any(x.has(*_BINDERS) for x in e) if isinstance(e, sp.MatrixBase) else e.has(*_BINDERS)
+
+
+def check_chain(
+    equation: Equation, steps: Sequence[Step], context: Context | None = None
+) -> tuple[bool, str]:
     """Re-check a whole chain for ``equation``; return (ok, what failed if not)."""
+    context = context or Context()
     if not steps:
         return False, "empty chain"
     first = steps[0]
@@ -165,8 +356,9 @@ def check_chain(equation: Equation, steps: Sequence[Step]) -> tuple[bool, str]:
     for n, (a, b) in enumerate(zip(steps, steps[1:]), start=2):
         if b.rule in (DIFFERENCE, LHS):
             return False, f"step {n} may not restart the chain ({b.rule!r})"
-        if not check_transition(a.expr, b.expr, b.rule):
-            return False, f"step {n} ({b.rule}) does not follow from step {n - 1}"
+        ok, why = _transition(a.expr, b.expr, b.rule, b, context)
+        if not ok:
+            return False, f"step {n} ({b.rule}) does not follow from step {n - 1}" + (f": {why}" if why else "")
     last = steps[-1].expr
     if target_zero and not is_zero(last):
         return False, "the chain does not reach 0"

@@ -228,15 +228,21 @@ def certificate(proof: Proof) -> dict[str, Any]:
                     {"points": p.spot_check.points, "dps": p.spot_check.dps,
                      "max_abs_difference": p.spot_check.max_abs_difference}
                 ),
-                "steps": [
-                    {"kind": step_kind(s.rule, q), "rule": s.rule, "expr": sp.srepr(s.expr)}
-                    for q, s in enumerate(p.steps)
-                ],
+                "steps": [_step_data(s, q) for q, s in enumerate(p.steps)],
             }
             for p in proof.parts
         ],
         "extra": extra,
     }
+
+
+def _step_data(step: Any, index: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": step_kind(step.rule, index), "rule": step.rule, "expr": sp.srepr(step.expr)}
+    if step.instance:
+        out["instance"] = {name: sp.srepr(v) for name, v in step.instance}
+    if step.why:
+        out["why"] = step.why
+    return out
 
 
 def json_text(proof: Proof) -> str:

@@ -69,6 +69,15 @@ class Proof:
         return None
 
     @property
+    def lemmas(self) -> tuple[str, ...]:
+        """The ids of the claims this proof cites, each once, in order of first use."""
+        seen: dict[str, None] = {}
+        for st in self.steps:
+            if st.lemma:
+                seen.setdefault(st.lemma, None)
+        return tuple(seen)
+
+    @property
     def notes(self) -> tuple[str, ...]:
         """The parts' notes, each once, in order."""
         seen: dict[str, None] = {}

@@ -235,11 +235,18 @@ def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random) -> sp.Expr:
 
 
 def draw_point(
-    symbols: Sequence[sp.Symbol], assumptions: Iterable[sp.Basic], rng: random.Random
+    symbols: Sequence[sp.Symbol], assumptions: Iterable[sp.Basic], rng: random.Random,
+    small: Iterable[sp.Symbol] = (),
 ) -> dict[sp.Symbol, sp.Expr]:
-    """One candidate point for ``symbols`` (sorted by name for determinism); may be inadmissible."""
+    """One candidate point for ``symbols`` (sorted by name for determinism); may be inadmissible.
+
+    Symbols in ``small`` (the bounds of sums) are drawn below 8, so sums stay short.
+    """
     assumptions = tuple(assumptions)
     bounds = _bounds(symbols, assumptions)
+    for s in small:
+        if s in bounds and (bounds[s].hi is None or bounds[s].hi > 7):
+            bounds[s].hi = sp.Integer(7)
     return {s: _draw(s, bounds[s], rng) for s in sorted(symbols, key=lambda s: s.name)}
 
 
@@ -277,6 +284,41 @@ def _doit(e: Expr) -> Expr:
     return e.doit()
 
 
+_UNEVALUATED = (sp.Sum, sp.Product, sp.Integral, sp.Derivative, sp.Determinant, sp.Limit, sp.Subs)
+
+
+def _has(e: Expr, *types: type) -> bool:
+    return any(x.has(*types) for x in e) if isinstance(e, sp.MatrixBase) else e.has(*types)
+
+
+def _atoms(e: Expr, *types: type) -> set:
+    return set().union(*(x.atoms(*types) for x in e)) if isinstance(e, sp.MatrixBase) else e.atoms(*types)
+
+
+def _xreplace(e: Expr, m: Mapping) -> Expr:
+    return sp.ImmutableMatrix(e.applyfunc(lambda x: x.xreplace(m))) if isinstance(e, sp.MatrixBase) else e.xreplace(m)
+
+
+def _instantiate(e: Expr, point: Mapping[sp.Symbol, sp.Expr], indexed: dict, rng: random.Random) -> Expr:
+    """``e`` at ``point``: symbols that bound sums or are not differentiated are replaced
+    first (so a sum over ``j < h`` becomes finite before it is evaluated), then the
+    unevaluated objects are evaluated, then the differentiation variables are replaced, and
+    the entries ``q[2j]`` of vectors written with an ``IndexedBase`` get values of their own
+    (drawn once per point, real where the base is real)."""
+    deriv_vars = set().union(*(set(dv.variables) for dv in _atoms(e, sp.Derivative))) if _has(e, sp.Derivative) else set()
+    e = _xreplace(e, {s: v for s, v in point.items() if s not in deriv_vars})
+    if _has(e, *_UNEVALUATED):
+        e = _doit(e)
+    e = _xreplace(e, {s: v for s, v in point.items() if s in deriv_vars})
+    for a in sorted(_atoms(e, sp.Indexed), key=sp.default_sort_key):
+        if a not in indexed:
+            v = sp.Rational(rng.randint(-4000, 4000), 997)
+            if a.is_real is not True:
+                v = v + sp.I * sp.Rational(rng.randint(-4000, 4000), 997)
+            indexed[a] = v
+    return _xreplace(e, indexed) if indexed else e
+
+
 def refute(
     lhs: Expr,
     rhs: Expr,
@@ -291,28 +333,47 @@ def refute(
 
     The counterexample maps symbol names to exact values (plus ``"|lhs - rhs|"``), the point
     holds the values themselves; the note says why no point could be drawn, if none could.
+    Sums over a symbolic number of terms are evaluated at each point, once the bound is a
+    number.
     """
     rng = random.Random(seed)
-    diff = _doit(lhs - rhs if not isinstance(lhs, sp.MatrixBase) else sp.ImmutableMatrix(lhs - rhs))
+    symbolic_limits = _has(lhs, sp.Sum, sp.Product) or _has(rhs, sp.Sum, sp.Product)
+    raw = lhs - rhs
+    diff = sp.ImmutableMatrix(raw) if isinstance(raw, sp.MatrixBase) else raw
+    lhs_e = lhs
+    if not symbolic_limits:  # evaluate Derivative/Determinant once, before going numeric
+        diff, lhs_e = _doit(diff), _doit(lhs)
     entries = list(diff) if isinstance(diff, sp.MatrixBase) else [diff]
     if len(entries) > 16:  # a deterministic sample of entries
         entries = [entries[q] for q in sorted(rng.sample(range(len(entries)), 16))]
     probe = sp.ImmutableMatrix(entries)
-    lhs_e = _doit(lhs)
     scale_src = sp.ImmutableMatrix(list(lhs_e)[:16] if isinstance(lhs_e, sp.MatrixBase) else [lhs_e])
+    labels = {a.base.label for a in _atoms(diff, sp.Indexed)} if _has(diff, sp.Indexed) else set()
+    symbols = [s for s in symbols if s not in labels]
+    small = set()
+    for node in _atoms(diff, sp.Sum, sp.Product) if symbolic_limits else ():
+        for lim in node.limits:
+            small |= set().union(*(x.free_symbols for x in lim[1:]))
     worst, n_ok, n_inadmissible = 0.0, 0, 0
     for _ in range(_TRIES):
         budget.check()
         if n_ok >= points:
             break
-        point = draw_point(symbols, assumptions, rng)
+        point = draw_point(symbols, assumptions, rng, small)
         if not admissible(point, assumptions):
             n_inadmissible += 1
             continue
+        indexed: dict = {}
         try:
-            val = _abs_at(probe, point, REFUTE_DPS)
-            scale = _abs_at(scale_src, point, 20)
-        except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError):
+            if symbolic_limits or indexed or labels:
+                probe_p = _instantiate(probe, point, indexed, rng)
+                scale_p = _instantiate(scale_src, point, indexed, rng)
+                at: dict = {}
+            else:
+                probe_p, scale_p, at = probe, scale_src, point
+            val = _abs_at(probe_p, at, REFUTE_DPS)
+            scale = _abs_at(scale_p, at, 20)
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError, AttributeError):
             continue
         if val is None or scale is None:
             continue
@@ -322,14 +383,16 @@ def refute(
         if stop_at_counterexample and val > tol:
             # confirm at twice the precision: a real difference does not shrink with dps
             try:
-                val2 = _abs_at(probe, point, 2 * REFUTE_DPS)
+                val2 = _abs_at(probe_p, at, 2 * REFUTE_DPS)
             except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError):
                 continue
             if (val2 is not None and val2 > tol and abs(val2 - val) <= 1e-10 * max(val, val2)
                     and admissible(point, assumptions)):
                 cex = {s.name: sp.sstr(v) for s, v in point.items()}
+                cex.update({sp.sstr(a): sp.sstr(v) for a, v in indexed.items()})
                 cex["|lhs - rhs|"] = f"{val2:.6g}"
-                return Refutation(SpotCheck(n_ok, worst, REFUTE_DPS), cex, dict(point))
+                # a point that needed values for vector entries is not a symbol point
+                return Refutation(SpotCheck(n_ok, worst, REFUTE_DPS), cex, None if indexed else dict(point))
     note = ""
     if n_ok == 0:
         if n_inadmissible:

@@ -2,17 +2,18 @@
 
 >>> from pe_symbolic import theorems
 >>> [th.id for th in theorems.all()][:3]
-['translation.derive', 'translation.identity', 'translation.independent']
+['trig.angle_addition', 'rot2.compose', 'rot2.transpose']
 >>> theorems.get("rope.relative").prove().verdict
 'proved'
 """
 
 from __future__ import annotations
 
-from .registry import Theorem, all, get, ids, recheck_certificate, register, theorem  # noqa: A004
+from .registry import Theorem, all, get, ids, lemma, recheck_certificate, register, theorem  # noqa: A004
 
 # Import order is registration order (what `pe-derive list` shows).
-from . import foundation  # noqa: E402, I001
+from . import lemmas  # noqa: E402, I001
+from . import foundation  # noqa: E402
 from . import chapters  # noqa: E402
 
-__all__ = ["Theorem", "all", "get", "ids", "recheck_certificate", "register", "theorem"]
+__all__ = ["Theorem", "all", "get", "ids", "lemma", "recheck_certificate", "register", "theorem"]

@@ -1,8 +1,12 @@
 r"""The foundation theorems: translation, dot products, RoPE, layouts and schedules.
 
-Each theorem builds its :class:`~pe_symbolic.proof.Claim` either for a **generic pair**
-(``d=None``) or **instantiated** for a concrete even ``d`` with the papers' frequencies
-:math:`b^{-2i/d}` and a symbolic base ``b``.
+Each theorem builds its :class:`~pe_symbolic.proof.Claim` either **for every even d**
+(``d=None``: ``d = 2h`` with a symbolic number of pairs ``h``, written pair by pair with
+:mod:`pe_symbolic.encodings.pairs`, and proved by citing the pair lemmas of
+:mod:`pe_symbolic.theorems.lemmas` term by term or block by block), or **instantiated** for a
+concrete even ``d`` with the papers' frequencies :math:`b^{-2i/d}` and a symbolic base ``b``:
+then each of the ``d/2`` blocks is checked against the pair lemma (``O(d)`` small checks),
+and for ``d <= DENSE_MAX`` the assembled ``d x d`` identities are checked directly too.
 """
 
 from __future__ import annotations
@@ -12,11 +16,17 @@ from typing import Any
 import sympy as sp
 
 from .._validate import LAYOUTS, ORDERS
+from ..encodings import pairs as Q
 from ..encodings import rope as R
 from ..encodings import sinusoidal as P
 from ..encodings import symbols as S
 from ..proof import Claim, Equation
-from .registry import theorem
+from ._derive import Derivation
+from .registry import Built, theorem
+
+#: Up to this d, a concrete instantiation also checks the assembled d x d identities directly
+#: (which checks how the constructors place the blocks); beyond it, block by block only.
+DENSE_MAX = 16
 
 # ======================================================================================
 # Helpers
@@ -101,113 +111,209 @@ def _translation_derive(d: int | None) -> Claim:
     )
 
 
-@theorem("translation.identity", "T(k) PE(t) = PE(t+k) in every layout and order", SRC_VASWANI)
-def _translation_identity(d: int | None) -> Claim:
-    eqs = []
+def _every_d_assumptions(*indices: sp.Symbol) -> tuple[sp.Basic, ...]:
+    return (S.BASE_GT_1, *(sp.Le(x, Q.h - 1) for x in indices))
+
+
+def _blocks_sum(expr: sp.MatrixBase) -> str:
+    return "of the sum over blocks j only j = i survives: the matrix is block-diagonal (Kronecker delta)"
+
+
+EVERY_D = (
+    "Stated for every even d = 2h at once: pair i (0 <= i < h) of a block-diagonal matrix times a "
+    "vector is sum_j delta_ij B_j v_j, which the proof evaluates to B_i v_i and rewrites by the "
+    "pair lemma; a concrete d checks each of its d/2 blocks against the lemma (and, for d <= "
+    f"{DENSE_MAX}, the assembled d x d identity directly)."
+)
+
+
+def _t_block(kk: sp.Expr, order: str, schedule: str = "vaswani"):
+    return lambda idx: P.translation_block(kk, Q.omega(idx, schedule=schedule), order)
+
+
+@theorem("translation.identity", "T(k) PE(t) = PE(t+k) in every layout and order", SRC_VASWANI,
+         scope="every even d")
+def _translation_identity(d: int | None) -> Built:
     if d is None:
-        for order in ORDERS:
-            eqs.append(Equation(
-                P.translation_block(k, w, order) * P.pair(t, w, order),
-                P.pair(t + k, w, order),
-                f"generic pair, order {order}",
-            ))
-    else:
+        eqs, chains = [], {}
+        for q, order in enumerate(ORDERS):
+            lhs = Q.apply_blocks(_t_block(k, order), lambda idx: Q.pe_pair(idx, t, order), Q.i)
+            eq = Equation(lhs, Q.pe_pair(Q.i, t + k, order),
+                          f"order {order}: pair i of T(k) PE(t) = sum_j delta_ij T_j(k) p_j(t) equals p_i(t + k)")
+            dv = (Derivation(lhs, why="pair i of T(k) PE(t), block by block")
+                  .rule("doit", "T(k) is block-diagonal: of the sum over j only j = i survives")
+                  .assume(sp.Le(Q.i, Q.h - 1), why="pair i exists: i <= h - 1")
+                  .lemma("pair.translation", "the pair lemma with omega = omega_i", omega=Q.omega(Q.i)))
+            eqs.append(eq)
+            chains[q] = dv.steps
+        return Claim("translation.identity", _TRANSLATION_STATEMENT + " " + EVERY_D, tuple(eqs),
+                     _every_d_assumptions(Q.i), f"{SRC_VASWANI}; {SRC_DENK}"), chains
+    eqs, chains = [], {}
+    for order in ORDERS:
+        for q, om in enumerate(P.frequencies(d)):
+            eq = Equation(P.translation_block(k, om, order) * P.pair(t, om, order), P.pair(t + k, om, order),
+                          f"d={d}, order {order}, block {q}: T_{q}(k) p_{q}(t) = p_{q}(t + k)")
+            chains[len(eqs)] = Derivation(eq.lhs).lemma("pair.translation", f"omega = omega_{q}", result=eq.rhs,
+                                                        omega=om).steps
+            eqs.append(eq)
+    if d <= DENSE_MAX:
         for layout, order in _combos():
             kw: dict[str, Any] = {"layout": layout, "order": order}
-            eqs.append(Equation(
-                P.translation_matrix(k, d, **kw) * P.encoding(t, d, **kw),
-                P.encoding(t + k, d, **kw),
-                f"d={d}, layout {layout}, order {order}",
-            ))
+            eqs.append(Equation(P.translation_matrix(k, d, **kw) * P.encoding(t, d, **kw), P.encoding(t + k, d, **kw),
+                                f"d={d}, layout {layout}, order {order}: the assembled d x d identity"))
         if d >= 4:
             kw = {"layout": "split", "order": "sin_cos", "schedule": "tensor2tensor"}
-            eqs.append(Equation(
-                P.translation_matrix(k, d, **kw) * P.encoding(t, d, **kw),
-                P.encoding(t + k, d, **kw),
-                f"d={d}, tensor2tensor schedule, split layout",
-            ))
-    return Claim(
-        "translation.identity",
-        "The block-diagonal matrix T(k) of rotations by -w_i k moves the encoding of position "
-        "t to that of t + k: T(k) PE(t) = PE(t+k), for real t and k.",
-        tuple(eqs), _assumptions(d), f"{SRC_VASWANI}; {SRC_DENK}",
-    )
+            eqs.append(Equation(P.translation_matrix(k, d, **kw) * P.encoding(t, d, **kw), P.encoding(t + k, d, **kw),
+                                f"d={d}, tensor2tensor schedule, split layout"))
+    return Claim("translation.identity", _TRANSLATION_STATEMENT + " " + EVERY_D, tuple(eqs), (S.BASE_GT_1,),
+                 f"{SRC_VASWANI}; {SRC_DENK}"), chains
 
 
-@theorem("translation.independent", "t is not among T(k)'s free symbols", SRC_DENK)
+_TRANSLATION_STATEMENT = (
+    "The block-diagonal matrix T(k) of rotations by -w_i k moves the encoding of position t to that "
+    "of t + k: T(k) PE(t) = PE(t+k), for real t and k, in every layout (a layout only places the "
+    "pairs) and either order."
+)
+
+
+@theorem("translation.independent", "t is not among T(k)'s free symbols", SRC_DENK, scope="every even d")
 def _translation_independent(d: int | None) -> Claim:
     if d is None:
-        mats = [(P.translation_block(k, w, order), f"generic pair, order {order}") for order in ORDERS]
+        mats = [(Q.block(_t_block(k, order), Q.i, Q.l), f"block (i, l) of T(k), order {order}") for order in ORDERS]
+        assumptions = _every_d_assumptions(Q.i, Q.l)
     else:
-        mats = [(P.translation_matrix(k, d, layout=lay, order=order), f"d={d}, {lay}, {order}")
-                for lay, order in _combos()]
+        mats = [(P.translation_block(k, om, order), f"d={d}, order {order}, block {q}")
+                for order in ORDERS for q, om in enumerate(P.frequencies(d))]
+        if d <= DENSE_MAX:
+            mats += [(P.translation_matrix(k, d, layout=lay, order=order), f"d={d}, {lay}, {order}")
+                     for lay, order in _combos()]
+        assumptions = (S.BASE_GT_1,)
     eqs = [Equation(_d_dt(T), sp.zeros(*T.shape), f"dT/dt = 0 ({label})") for T, label in mats]
     return Claim(
         "translation.independent",
-        "T(k) does not depend on t: dT(k)/dt = 0 (t is not among its free symbols).",
-        tuple(eqs), _assumptions(d), SRC_DENK,
+        "T(k) does not depend on t: dT(k)/dt = 0, block by block (each block delta_il rot2(-w_i k) "
+        "holds no t).",
+        tuple(eqs), assumptions, SRC_DENK,
     )
 
 
-@theorem("translation.group", "T(0)=I, T(a)T(b)=T(a+b), T^T T=I, det T=1, T(-k)=T(k)^T", SRC_DENK)
-def _translation_group(d: int | None) -> Claim:
+@theorem("translation.group", "T(0)=I, T(a)T(b)=T(a+b), T^T T=I, det T=1, T(-k)=T(k)^T", SRC_DENK,
+         scope="every even d")
+def _translation_group(d: int | None) -> Built:
     a, c = sp.symbols("a c", real=True)
     if d is None:
-        def T(x):
-            return P.translation_block(x, w)
-        size = 2
-    else:
-        def T(x):
-            return P.translation_matrix(x, d)
-        size = d
-    eye = sp.eye(size)
-    Tk = T(k)
-    eqs = (
-        Equation(T(sp.S.Zero), eye, "T(0) = I"),
-        Equation(T(a) * T(c), T(a + c), "T(a) T(c) = T(a + c)"),
-        Equation(Tk.T * Tk, eye, "T(k)^T T(k) = I"),
-        Equation(sp.Determinant(Tk), 1, "det T(k) = 1"),
-        Equation(T(-k), Tk.T, "T(-k) = T(k)^T"),
-    )
-    return Claim(
-        "translation.group",
-        "The translations form a one-parameter group of rotations: T(0) = I, T(a)T(c) = T(a+c), "
-        "T(k) is orthogonal with determinant 1, and T(-k) = T(k)^T.",
-        eqs, _assumptions(d), SRC_DENK,
-    )
+        B = lambda x: _t_block(x, "sin_cos")  # noqa: E731
+        i, l, j = Q.i, Q.l, Q.j
+        w_i = Q.omega(i)
+        prod = Q.multiply_blocks(B(a), B(c), i, l)
+        orth = Q.multiply_blocks(lambda idx: B(k)(idx).T, B(k), i, l)
+        det = sp.Product(sp.Determinant(B(k)(j)), (j, 0, Q.h - 1))
+        eqs = (
+            Equation(Q.block(B(sp.S.Zero), i, l), sp.KroneckerDelta(i, l) * sp.eye(2),
+                     "block (i, l) of T(0) is delta_il I"),
+            Equation(prod, Q.block(B(a + c), i, l),
+                     "block (i, l) of T(a) T(c) = sum_j delta_ij delta_jl T_j(a) T_j(c) is that of T(a + c)"),
+            Equation(orth, sp.KroneckerDelta(i, l) * sp.eye(2),
+                     "block (i, l) of T(k)^T T(k) = sum_j delta_ji delta_jl T_j(k)^T T_j(k) is delta_il I"),
+            Equation(det, 1, "det T(k) = prod_j det T_j(k) (block-diagonal) = 1"),
+            Equation(Q.block(B(-k), i, l), Q.block(lambda idx: B(k)(idx).T, i, l),
+                     "block (i, l) of T(-k) is that of T(k)^T, delta_il T_i(k)^T"),
+        )
+        chains = {
+            1: (Derivation(prod, why="block (i, l) of the product, block by block")
+                .rule("doit", "both factors are block-diagonal: only j = i = l survives")
+                .assume(sp.Le(i, Q.h - 1), why="i <= h - 1")
+                .lemma("rot2.compose", "rotations compose by adding angles", a=-w_i * a, c=-w_i * c)
+                .to(eqs[1].rhs, "-w_i a - w_i c = -w_i (a + c)").steps),
+            2: (Derivation(orth, why="block (i, l) of T(k)^T T(k)")
+                .rule("doit", "only j = i = l survives")
+                .assume(sp.Le(i, Q.h - 1), why="i <= h - 1")
+                .lemma("rot2.orthogonal", "each block is orthogonal", x=-w_i * k).steps),
+            3: (Derivation(det, why="the determinant of a block-diagonal matrix is the product of the blocks'")
+                .lemma("rot2.det", "each block has determinant 1 (termwise)", a=-Q.omega(j) * k)
+                .rule("doit", "a product of ones").steps),
+        }
+        return Claim("translation.group", _GROUP_STATEMENT + " " + EVERY_D, eqs, _every_d_assumptions(i, l),
+                     SRC_DENK), chains
+    eqs, chains = [], {}
+    for q, om in enumerate(P.frequencies(d)):
+        Tq = lambda x, om=om: P.translation_block(x, om)  # noqa: E731
+        sfx = f" (d={d}, block {q})"
+        eqs += [
+            Equation(Tq(sp.S.Zero), sp.eye(2), "T_q(0) = I" + sfx),
+            Equation(Tq(a) * Tq(c), Tq(a + c), "T_q(a) T_q(c) = T_q(a + c)" + sfx),
+            Equation(Tq(k).T * Tq(k), sp.eye(2), "T_q(k)^T T_q(k) = I" + sfx),
+            Equation(sp.Determinant(Tq(k)), 1, "det T_q(k) = 1" + sfx),
+            Equation(Tq(-k), Tq(k).T, "T_q(-k) = T_q(k)^T" + sfx),
+        ]
+        chains[len(eqs) - 4] = (Derivation(eqs[-4].lhs).lemma("rot2.compose", sfx.strip(" ()"), a=-om * a, c=-om * c)
+                                .to(eqs[-4].rhs, "-w a - w c = -w (a + c)").steps)
+    if d <= DENSE_MAX:
+        T = lambda x: P.translation_matrix(x, d)  # noqa: E731
+        eqs += [
+            Equation(T(a) * T(c), T(a + c), f"d={d}: T(a) T(c) = T(a + c), assembled"),
+            Equation(T(k).T * T(k), sp.eye(d), f"d={d}: T(k)^T T(k) = I, assembled"),
+            Equation(sp.Determinant(T(k)), 1, f"d={d}: det T(k) = 1, assembled"),
+        ]
+    return Claim("translation.group", _GROUP_STATEMENT + " " + EVERY_D, tuple(eqs), (S.BASE_GT_1,), SRC_DENK), chains
+
+
+_GROUP_STATEMENT = (
+    "The translations form a one-parameter group of rotations: T(0) = I, T(a)T(c) = T(a+c), T(k) is "
+    "orthogonal with determinant 1, and T(-k) = T(k)^T."
+)
 
 
 # ======================================================================================
 # Dot products and norms
 # ======================================================================================
 @theorem("sinusoidal.dot", "PE(t).PE(t+k) = sum_i cos(w_i k): depends on k only, even; |PE|^2 = d/2",
-         "Kernes (seed 000), 'bonus property'; seed 004 (sphere of radius sqrt(d/2))")
-def _sinusoidal_dot(d: int | None) -> Claim:
+         "Kernes (seed 000), 'bonus property'; seed 004 (sphere of radius sqrt(d/2))", scope="every even d")
+def _sinusoidal_dot(d: int | None) -> Built:
     if d is None:
-        def pe(x):
-            return P.pair(x, w)
-        expected = sp.cos(w * k)
-        norm2 = sp.S.One
-        what = "generic pair"
-    else:
-        def pe(x):
-            return P.encoding(x, d)
-        expected = sp.Add(*[sp.cos(om * k) for om in P.frequencies(d)])
-        norm2 = sp.Rational(d, 2)
-        what = f"d={d}"
-    f = _dot(pe(t), pe(t + k))
-    eqs = (
-        Equation(f, expected, f"PE(t).PE(t+k) = sum cos(w_i k) ({what})"),
-        Equation(sp.Derivative(f, t), 0, "it does not depend on t"),
-        Equation(f, f.subs(k, -k), "it is even in k"),
-        Equation(_dot(pe(t), pe(t)), norm2, "|PE(t)|^2 = d/2"),
-    )
-    return Claim(
-        "sinusoidal.dot",
-        "The dot product of two encodings depends only on their offset k and is even in k: "
-        "PE(t).PE(t+k) = sum_i cos(w_i k); every PE(t) has squared norm d/2.",
-        eqs, _assumptions(d), "Kernes (seed 000); seed 004",
-    )
+        j = Q.j
+        term = lambda x: _dot(Q.pe_pair(j, t), Q.pe_pair(j, x))  # noqa: E731
+        f = sp.Sum(term(t + k), (j, 0, Q.h - 1))
+        f_neg = sp.Sum(term(t - k), (j, 0, Q.h - 1))
+        cosines = sp.Sum(sp.cos(Q.omega(j) * k), (j, 0, Q.h - 1))
+        norm = sp.Sum(term(t), (j, 0, Q.h - 1))
+        eqs = (
+            Equation(f, cosines, "PE(t).PE(t+k) = sum_j p_j(t).p_j(t+k) = sum_j cos(w_j k)"),
+            Equation(sp.Derivative(f, t), 0, "it does not depend on t"),
+            Equation(f_neg, f, "it is even in k: the sum at -k equals the sum at k"),
+            Equation(norm, Q.h, "|PE(t)|^2 = sum_j |p_j(t)|^2 = h = d/2"),
+        )
+        w_j = Q.omega(j)
+        chains = {
+            0: Derivation(f, why="the dot product, pair by pair").lemma(
+                "pair.dot", "each pair contributes cos(w_j k) (termwise)", omega=w_j).steps,
+            1: (Derivation(eqs[1].lhs).lemma("pair.dot", "termwise", omega=w_j)
+                .rule("doit", "the derivative of a sum of cos(w_j k) in t is 0").steps),
+            2: (Derivation(f_neg).lemma("pair.dot", "termwise, at offset -k", omega=w_j, k=-k)
+                .lemma("pair.dot", "cos is even: back to the pairs at +k", backwards=True, omega=w_j).steps),
+            3: (Derivation(norm).lemma("pair.dot", "each pair has norm 1 (termwise)", omega=w_j)
+                .rule("doit", "h ones").steps),
+        }
+        return Claim("sinusoidal.dot", _DOT_STATEMENT, eqs, (S.BASE_GT_1,), "Kernes (seed 000); seed 004"), chains
+    eqs, chains = [], {}
+    for q, om in enumerate(P.frequencies(d)):
+        e = Equation(_dot(P.pair(t, om), P.pair(t + k, om)), sp.cos(om * k), f"d={d}, pair {q}: p.p(t + k) = cos(w k)")
+        chains[len(eqs)] = Derivation(e.lhs).lemma("pair.dot", f"omega = omega_{q}", result=e.rhs, omega=om).steps
+        eqs.append(e)
+    if d <= DENSE_MAX:
+        f = _dot(P.encoding(t, d), P.encoding(t + k, d))
+        eqs += [
+            Equation(f, sp.Add(*[sp.cos(om * k) for om in P.frequencies(d)]), f"d={d}: the assembled sum"),
+            Equation(_dot(P.encoding(t, d), P.encoding(t, d)), sp.Rational(d, 2), f"d={d}: |PE(t)|^2 = d/2"),
+        ]
+    return Claim("sinusoidal.dot", _DOT_STATEMENT, tuple(eqs), (S.BASE_GT_1,), "Kernes (seed 000); seed 004"), chains
+
+
+_DOT_STATEMENT = (
+    "The dot product of two encodings depends only on their offset k and is even in k: "
+    "PE(t).PE(t+k) = sum_i cos(w_i k); every PE(t) has squared norm d/2. Proved for every even "
+    "d = 2h, summing the pair lemma term by term."
+)
 
 
 @theorem("sine_only.no_translation",
@@ -243,53 +349,110 @@ def _sine_only(d: int | None) -> Claim:
 # ======================================================================================
 # RoPE
 # ======================================================================================
+def _r_block(mm: sp.Expr):
+    return lambda idx: R.rope_block(mm, Q.omega(idx))
+
+
 @theorem("rope.relative", "<R(m)q, R(n)k> = <q, R(n-m)k>; R(m)^T R(n) = R(n-m); |R(m)x| = |x|",
-         SRC_ROFORMER)
-def _rope_relative(d: int | None) -> Claim:
-    th = sp.Symbol("theta", positive=True)
+         SRC_ROFORMER, scope="every even d")
+def _rope_relative(d: int | None) -> Built:
     if d is None:
-        size, cases = 2, [("generic pair", lambda x: R.rope_block(x, th))]
-    else:
-        size = d
-        cases = [(f"d={d}, {lay}", (lambda lay: lambda x: R.rope_matrix(x, d, layout=lay))(lay))
-                 for lay in LAYOUTS]
-    q, kv, x = S.vector("q", size), S.vector("k", size), S.vector("x", size)
-    eqs = []
-    for label, Rm in cases:
-        eqs += [
-            Equation(_dot(Rm(m) * q, Rm(n) * kv), _dot(q, Rm(n - m) * kv), f"<R(m)q, R(n)k> = <q, R(n-m)k> ({label})"),
-            Equation(Rm(m).T * Rm(n), Rm(n - m), f"R(m)^T R(n) = R(n-m) ({label})"),
-            Equation(_dot(Rm(m) * x, Rm(m) * x), _dot(x, x), f"|R(m)x|^2 = |x|^2 ({label})"),
-        ]
-    return Claim(
-        "rope.relative",
-        "RoPE scores depend on positions only through n - m: <R(m)q, R(n)k> = <q, R(n-m)k>, "
-        "because R(m)^T R(n) = R(n-m); and R(m) preserves norms.",
-        tuple(eqs), _assumptions(d), SRC_ROFORMER,
-    )
+        j, i, l = Q.j, Q.i, Q.l
+        eqs, chains = [], {}
+        for lay in LAYOUTS:
+            qv = lambda idx, lay=lay: Q.vector_pair("q", idx, lay)  # noqa: E731
+            kv = lambda idx, lay=lay: Q.vector_pair("k", idx, lay)  # noqa: E731
+            xv = lambda idx, lay=lay: Q.vector_pair("x", idx, lay)  # noqa: E731
+            score = sp.Sum(_dot(_r_block(m)(j) * qv(j), _r_block(n)(j) * kv(j)), (j, 0, Q.h - 1))
+            rel = sp.Sum(_dot(qv(j), _r_block(n - m)(j) * kv(j)), (j, 0, Q.h - 1))
+            norm = sp.Sum(_dot(_r_block(m)(j) * xv(j), _r_block(m)(j) * xv(j)), (j, 0, Q.h - 1))
+            norm0 = sp.Sum(_dot(xv(j), xv(j)), (j, 0, Q.h - 1))
+            qj, kj, xj = qv(j), kv(j), xv(j)
+            inst = {"theta": Q.omega(j), "q_0": qj[0], "q_1": qj[1], "k_0": kj[0], "k_1": kj[1]}
+            chains[len(eqs)] = Derivation(score, why="the score, pair by pair (R(m) is block-diagonal)").lemma(
+                "rope.pair_relative", "each pair's score depends on n - m only (termwise)", **inst).steps
+            eqs.append(Equation(score, rel, f"{lay}: <R(m)q, R(n)k> = sum_j <R_j(m) q_j, R_j(n) k_j> = <q, R(n-m)k>"))
+            blk = Q.multiply_blocks(lambda idx: _r_block(m)(idx).T, _r_block(n), i, l)
+            chains[len(eqs)] = (Derivation(blk, why="block (i, l) of R(m)^T R(n)")
+                                .rule("doit", "both are block-diagonal: only j = i = l survives")
+                                .assume(sp.Le(i, Q.h - 1), why="i <= h - 1")
+                                .lemma("rope.pair_relative", "the pair lemma with theta = theta_i",
+                                       theta=Q.omega(i)).steps)
+            eqs.append(Equation(blk, Q.block(_r_block(n - m), i, l), f"{lay}: block (i, l) of R(m)^T R(n) = R(n-m)"))
+            chains[len(eqs)] = Derivation(norm, why="|R(m) x|^2, pair by pair").lemma(
+                "rope.pair_relative", "each pair keeps its norm (termwise)",
+                theta=Q.omega(j), x_0=xj[0], x_1=xj[1]).steps
+            eqs.append(Equation(norm, norm0, f"{lay}: |R(m)x|^2 = sum_j |R_j(m) x_j|^2 = |x|^2"))
+        return Claim("rope.relative", _ROPE_STATEMENT, tuple(eqs), _every_d_assumptions(Q.i, Q.l),
+                     SRC_ROFORMER), chains
+    q2, k2, x2 = S.vector("q", 2), S.vector("k", 2), S.vector("x", 2)
+    eqs, chains = [], {}
+    for p_, th_q in enumerate(R.thetas(d)):
+        Rq = lambda x, th_q=th_q: R.rope_block(x, th_q)  # noqa: E731
+        sfx = f" (d={d}, pair {p_})"
+        e = Equation(Rq(m).T * Rq(n), Rq(n - m), "R_q(m)^T R_q(n) = R_q(n - m)" + sfx)
+        chains[len(eqs)] = Derivation(e.lhs).lemma("rope.pair_relative", sfx.strip(" ()"), result=e.rhs,
+                                                   theta=th_q).steps
+        eqs.append(e)
+        e = Equation(_dot(Rq(m) * q2, Rq(n) * k2), _dot(q2, Rq(n - m) * k2), "<R_q(m) q, R_q(n) k> = <q, R_q(n-m) k>" + sfx)
+        chains[len(eqs)] = Derivation(e.lhs).lemma("rope.pair_relative", sfx.strip(" ()"), result=e.rhs,
+                                                   theta=th_q).steps
+        eqs.append(e)
+    if d <= DENSE_MAX:
+        q, kv, x = S.vector("q", d), S.vector("k", d), S.vector("x", d)
+        for lay in LAYOUTS:
+            Rm = lambda x_, lay=lay: R.rope_matrix(x_, d, layout=lay)  # noqa: E731
+            eqs += [
+                Equation(_dot(Rm(m) * q, Rm(n) * kv), _dot(q, Rm(n - m) * kv), f"d={d}, {lay}: assembled score"),
+                Equation(Rm(m).T * Rm(n), Rm(n - m), f"d={d}, {lay}: assembled R(m)^T R(n) = R(n-m)"),
+                Equation(_dot(Rm(m) * x, Rm(m) * x), _dot(x, x), f"d={d}, {lay}: assembled |R(m)x|^2 = |x|^2"),
+            ]
+    return Claim("rope.relative", _ROPE_STATEMENT, tuple(eqs), (S.BASE_GT_1,), SRC_ROFORMER), chains
+
+
+_ROPE_STATEMENT = (
+    "RoPE scores depend on positions only through n - m: <R(m)q, R(n)k> = <q, R(n-m)k>, because "
+    "R(m)^T R(n) = R(n-m); and R(m) preserves norms. Proved for every even d = 2h and both "
+    "layouts, pair by pair from the lemma rope.pair_relative."
+)
 
 
 @theorem("rope.efficient_form", "x*cos + rotate(x)*sin equals R(m)x, in both layouts",
-         f"{SRC_ROFORMER}, eq. (34); HF transformers rotate_half")
-def _rope_efficient(d: int | None) -> Claim:
-    eqs = []
+         f"{SRC_ROFORMER}, eq. (34); HF transformers rotate_half", scope="every even d")
+def _rope_efficient(d: int | None) -> Built:
+    th = sp.Symbol("theta", real=True)
     if d is None:
-        th = sp.Symbol("theta", positive=True)
-        x = S.vector("x", 2)
+        i = Q.i
+        eqs, chains = [], {}
         for lay in LAYOUTS:
-            eqs.append(Equation(R.efficient_form(x, m, layout=lay, theta=(th,)),
-                                R.rope_block(m, th) * x, f"generic pair, {lay}"))
-    else:
+            xv = lambda idx, lay=lay: Q.vector_pair("x", idx, lay)  # noqa: E731
+            lhs = Q.apply_blocks(_r_block(m), xv, i)
+            xi = xv(i)
+            rhs = R.efficient_form(xi, m, layout="interleaved", theta=(Q.omega(i),))
+            chains[len(eqs)] = (Derivation(lhs, why="pair i of R(m) x, block by block")
+                                .rule("doit", "R(m) is block-diagonal: only j = i survives")
+                                .assume(sp.Le(i, Q.h - 1), why="i <= h - 1: R_i(m) x_i, which is the "
+                                        "elementwise form on pair i (rope.pair_efficient)").steps)
+            eqs.append(Equation(lhs, rhs, f"{lay}: pair i of R(m) x = pair i of x * cos + rotate(x) * sin"))
+        return Claim("rope.efficient_form", _EFFICIENT_STATEMENT, tuple(eqs), _every_d_assumptions(Q.i),
+                     SRC_ROFORMER), chains
+    x2 = S.vector("x", 2)
+    eqs, chains = [], {}
+    for p_, th_q in enumerate(R.thetas(d)):
+        eqs.append(Equation(R.efficient_form(x2, m, layout="interleaved", theta=(th_q,)), R.rope_block(m, th_q) * x2,
+                            f"d={d}, pair {p_}: elementwise form = R_q(m) x_q"))
+    if d <= DENSE_MAX:
         x = S.vector("x", d)
         for lay in LAYOUTS:
-            eqs.append(Equation(R.efficient_form(x, m, layout=lay),
-                                R.rope_matrix(m, d, layout=lay) * x, f"d={d}, {lay}"))
-    return Claim(
-        "rope.efficient_form",
-        "The elementwise form x * cos(m theta) + rotate(x) * sin(m theta) equals the matrix "
-        "form R(m) x, with rotate(x) = (-x_b, x_a) on each pair's slots (rotate_half for split).",
-        tuple(eqs), _assumptions(d), SRC_ROFORMER,
-    )
+            eqs.append(Equation(R.efficient_form(x, m, layout=lay), R.rope_matrix(m, d, layout=lay) * x,
+                                f"d={d}, {lay}: assembled"))
+    return Claim("rope.efficient_form", _EFFICIENT_STATEMENT, tuple(eqs), (S.BASE_GT_1,), SRC_ROFORMER), chains
+
+
+_EFFICIENT_STATEMENT = (
+    "The elementwise form x * cos(m theta) + rotate(x) * sin(m theta) equals the matrix form R(m) x, "
+    "with rotate(x) = (-x_b, x_a) on each pair's slots (rotate_half for split); for every even d."
+)
 
 
 # ======================================================================================
@@ -302,7 +465,7 @@ def _sigma(jj: sp.Expr, dd: sp.Expr) -> sp.Expr:
 
 @theorem("layout.permutation",
          "P PE_interleaved = PE_split, P^T R_split P = R_interleaved",
-         "HF transformers convert_llama_weights_to_hf.py (permute of q/k projections)")
+         "HF transformers convert_llama_weights_to_hf.py (permute of q/k projections)", scope="every even d")
 def _layout_permutation(d: int | None) -> Claim:
     i, dd = S.i, S.d
     eqs: list[Equation]
@@ -311,6 +474,9 @@ def _layout_permutation(d: int | None) -> Claim:
             Equation(_sigma(2 * i, dd), i, "sigma(2i) = i: the first slot of pair i moves to slot i"),
             Equation(_sigma(2 * i + 1, dd), i + dd / 2, "sigma(2i+1) = i + d/2: the second to slot i + d/2"),
         ]
+    elif d > DENSE_MAX:
+        eqs = [Equation(sp.ImmutableMatrix([_sigma(2 * q, d), _sigma(2 * q + 1, d)]), sp.ImmutableMatrix([q, q + d // 2]),
+                        f"d={d}, pair {q}: slots (2q, 2q+1) go to (q, q + d/2)") for q in range(d // 2)]
     else:
         Pm = P.layout_permutation(d)
         eqs = [
@@ -339,7 +505,7 @@ def _layout_permutation(d: int | None) -> Claim:
 # ======================================================================================
 @theorem("schedule.geometric",
          "Both schedules start at w_0 = 1 and fall by a constant ratio: b^(-2/d) or b^(-1/(d/2-1))",
-         f"{SRC_VASWANI}; tensor2tensor get_timing_signal_1d")
+         f"{SRC_VASWANI}; tensor2tensor get_timing_signal_1d", scope="every even d")
 def _schedule_geometric(d: int | None) -> Claim:
     i = S.i
     if d is None:

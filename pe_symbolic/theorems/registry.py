@@ -1,14 +1,12 @@
-r"""The registry of named claims about positional encodings, and their proofs.
+r"""The registry of named claims, and how they are proved, cached and cited.
 
-Each :class:`Theorem` builds its :class:`~pe_symbolic.proof.Claim` either for a **generic
-pair** (``d=None``: one 2x2 block with a symbolic frequency :math:`\omega` or
-:math:`\theta`; since T(k) and R(m) are block-diagonal and PE(t) is a stack of pairs, the
-block statement covers every even ``d``) or **instantiated** for a concrete even ``d`` with
-the papers' frequencies :math:`b^{-2i/d}` and a symbolic base ``b``.
+Each :class:`Theorem` builds its :class:`~pe_symbolic.proof.Claim` (and, where the proof
+is written by hand, its chains) in its generic form (``d=None``: for every even ``d``, for one
+pair, or as stated, see :attr:`Theorem.scope`) or instantiated for a concrete even ``d``.
+:func:`lemma` is what a ``"lemma ID"`` step may use: the generic claim of a proved theorem,
+refused when citing it would be circular.
 
 >>> from pe_symbolic import theorems
->>> [th.id for th in theorems.all()][:3]
-['translation.derive', 'translation.identity', 'translation.independent']
 >>> theorems.get("rope.relative").prove().verdict
 'proved'
 >>> theorems.get("translation.identity").prove(d=4).verdict
@@ -27,8 +25,13 @@ from typing import Any
 
 from .._validate import check_d
 from ..proof import Claim, Proof, Step, prove, recheck
+from ..proof.kernel import LemmaError
 
-__all__ = ["DEFAULT_THEOREM_TIMEOUT", "Theorem", "all", "get", "ids", "recheck_certificate", "register", "theorem"]
+__all__ = ["DEFAULT_THEOREM_TIMEOUT", "Built", "Theorem", "all", "get", "ids", "lemma", "recheck_certificate", "register",
+           "theorem"]
+
+#: What a theorem's generic form covers (see :class:`Theorem`).
+SCOPES = ("every even d", "lemma", "as stated")
 
 #: Seconds a registered theorem's proof may take by default (``pe-derive --timeout``).
 DEFAULT_THEOREM_TIMEOUT = 300.0
@@ -58,6 +61,10 @@ class Theorem:
         a claim people make (or a bug they ship) that the engine must refute, with the
         counterexample printed, e.g. keys cached under one RoPE base and queries under
         another. ``pe-derive`` treats a verdict equal to ``expect`` as success.
+    scope : str
+        What the generic form (``d=None``) covers, as printed in headers: ``"every even d"``
+        (the foundation theorems, lifted pair by pair), ``"lemma"`` (one 2x2 block or one
+        pair, cited by the others) or ``"as stated"`` (a claim that does not depend on d).
     """
 
     id: str
@@ -66,14 +73,17 @@ class Theorem:
     build: Callable[[int | None], Built] = field(repr=False)
     concrete: bool = True
     expect: str = "proved"
+    scope: str = "as stated"
 
     def __post_init__(self) -> None:
         if self.expect not in ("proved", "refuted"):
             raise ValueError(f"expect={self.expect!r} is not allowed; use 'proved' or 'refuted'")
+        if self.scope not in SCOPES:
+            raise ValueError(f"scope={self.scope!r} is not allowed; use one of {', '.join(map(repr, SCOPES))}")
 
     def claim(self, d: int | None = None) -> Claim:
-        """The claim, generic (``d=None``) or instantiated for an even ``d``."""
-        return _split(self._built(d))[0]
+        """The claim, generic (``d=None``) or instantiated for an even ``d`` (built once)."""
+        return _built_cached(self.id, self._check_d(d))[0]
 
     def prove(self, d: int | None = None, *, timeout: float | None = DEFAULT_THEOREM_TIMEOUT) -> Proof:
         """Prove the claim within ``timeout`` seconds (results are cached per ``(id, d, timeout)``).
@@ -111,11 +121,12 @@ def register(theorem: Theorem) -> Theorem:
     return theorem
 
 
-def theorem(id: str, title: str, source: str, *, concrete: bool = True, expect: str = "proved"):
+def theorem(id: str, title: str, source: str, *, concrete: bool = True, expect: str = "proved",
+            scope: str = "as stated"):
     """Decorator: register ``build(d)`` as the theorem ``id`` (see :class:`Theorem`)."""
 
     def deco(build: Callable[[int | None], Built]) -> Callable[[int | None], Built]:
-        register(Theorem(id, title, source, build, concrete, expect))
+        register(Theorem(id, title, source, build, concrete, expect, scope))
         return build
 
     return deco
@@ -148,11 +159,39 @@ def get(id: str) -> Theorem:
         raise LookupError(f"unknown theorem id {id!r}; nearest: {hint}") from None
 
 
+_IN_PROGRESS: list[str] = []
+
+
+def lemma(id: str) -> Claim:
+    """The generic claim of theorem ``id`` if it is proved: what a ``"lemma ID"`` step may use.
+
+    Raises :class:`~pe_symbolic.proof.kernel.LemmaError` if it is not proved, or if citing it
+    would be circular (a proof citing, directly or not, the claim it proves).
+    """
+    th = get(id)
+    if th.id in _IN_PROGRESS:
+        cycle = " -> ".join([*_IN_PROGRESS[_IN_PROGRESS.index(th.id):], th.id])
+        raise LemmaError(f"citing {th.id!r} here is circular ({cycle})")
+    proof = th.prove()
+    if proof.verdict != "proved":
+        raise LemmaError(f"{th.id!r} is {proof.verdict}, not proved")
+    return proof.claim
+
+
+@functools.lru_cache(maxsize=64)
+def _built_cached(id: str, d: int | None) -> tuple[Claim, Mapping[int, Sequence[Step]] | None]:
+    return _split(get(id).build(d))
+
+
 @functools.lru_cache(maxsize=256)
 def _prove_cached(id: str, d: int | None, timeout: float | None) -> Proof:
     start = time.perf_counter()
-    claim, chains = _split(get(id).build(d))  # building may solve (translation.derive)
-    proof = prove(claim, chains=chains, timeout=timeout)
+    claim, chains = _built_cached(id, d)  # building may solve (translation.derive)
+    _IN_PROGRESS.append(id)
+    try:
+        proof = prove(claim, chains=chains, timeout=timeout, lemmas=lemma)
+    finally:
+        _IN_PROGRESS.pop()
     # the reported time covers building the claim as well as proving it
     return dataclasses.replace(proof, elapsed=time.perf_counter() - start,
                                extra={**proof.extra, "registered": True, "d": d})
@@ -171,7 +210,7 @@ def recheck_certificate(data: Any, *, timeout: float | None = 300.0) -> Proof:
     claim is refused unless its statement renders its own equations, and may not borrow a
     registered id. See :func:`pe_symbolic.proof.certificates.recheck`.
     """
-    return recheck(data, resolve=_resolve, timeout=timeout)
+    return recheck(data, resolve=_resolve, lemmas=lemma, timeout=timeout)
 
 
 def _load_extensions() -> None:

@@ -1,0 +1,110 @@
+r"""The encodings for *every* even ``d``: pair-indexed, with a symbolic number of pairs.
+
+A ``d``-vector of sin/cos pairs, with ``d = 2h`` for a symbolic positive integer ``h``, is
+written pair by pair: pair ``j`` of ``PE(t)`` is :math:`p_j(t) = (\sin\omega_j t, \cos\omega_j t)`
+with :math:`\omega_j = b^{-2j/d}`, and pair ``j`` of a vector ``q`` is
+:math:`q_j = (q_{2j}, q_{2j+1})` (interleaved) or :math:`(q_j, q_{j+h})` (split), with ``q``
+an :class:`~sympy.tensor.indexed.IndexedBase` of real entries.
+
+A block-diagonal matrix ``M = diag(B_0, ..., B_{h-1})`` is its blocks
+:math:`M_{jl} = \delta_{jl} B_j`; so pair ``i`` of ``M v`` is
+:math:`\sum_{j<h} \delta_{ij} B_j v_j` (:func:`apply_blocks`) and block ``(i, l)`` of ``M N`` is
+:math:`\sum_{j<h} \delta_{ij}\delta_{jl} B_j N_j` (:func:`multiply_blocks`). These sums with a
+Kronecker delta are how the proofs lift a statement about one 2x2 block to every ``d``: the
+engine evaluates them (``doit``) to the single surviving term, and rewrites that term by the
+pair lemma — nothing is left to prose.
+
+>>> from pe_symbolic.encodings.symbols import t
+>>> pe_pair(i, t).T
+Matrix([[sin(t/b**(i/h)), cos(t/b**(i/h))]])
+>>> vector_pair("q", i, "split").T
+Matrix([[q[i], q[h + i]]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sympy as sp
+
+from .._validate import check_layout, check_order, check_schedule
+from . import symbols as S
+from .rot2 import rot2
+
+__all__ = [
+    "apply_blocks",
+    "block",
+    "h",
+    "i",
+    "j",
+    "l",
+    "multiply_blocks",
+    "omega",
+    "pair_sum",
+    "pe_pair",
+    "vector_pair",
+]
+
+h = sp.Symbol("h", integer=True, positive=True)
+"""The number of pairs: ``d = 2h``."""
+i = sp.Symbol("i", integer=True, nonnegative=True)
+"""A pair index, ``0 <= i < h`` (the claims that use it assume ``i <= h - 1``)."""
+l = sp.Symbol("l", integer=True, nonnegative=True)  # noqa: E741 - the index name of the papers
+"""A second pair index (block ``(i, l)`` of a matrix)."""
+j = sp.Symbol("j", integer=True, nonnegative=True)
+"""The summation index over pairs, ``0 <= j <= h - 1``."""
+
+
+def omega(idx: sp.Expr, *, base: sp.Expr = S.b, schedule: str = "vaswani") -> sp.Expr:
+    r"""The frequency of pair ``idx`` in ``d = 2h`` dimensions: :math:`b^{-2\,idx/d}`
+    (Vaswani) or :math:`b^{-idx/(h-1)}` (tensor2tensor)."""
+    schedule = check_schedule(schedule)
+    if schedule == "vaswani":
+        return base ** (-2 * idx / (2 * h))
+    return base ** (-idx / (h - 1))
+
+
+def pe_pair(idx: sp.Expr, t: sp.Expr, order: str = "sin_cos", **kw: object) -> sp.ImmutableMatrix:
+    """Pair ``idx`` of PE(t): ``(sin w t, cos w t)`` (``order="cos_sin"`` swaps them)."""
+    order = check_order(order)
+    w = omega(idx, **kw)  # type: ignore[arg-type]
+    s, c = sp.sin(w * t), sp.cos(w * t)
+    return sp.ImmutableMatrix([s, c] if order == "sin_cos" else [c, s])
+
+
+def vector_pair(name: str, idx: sp.Expr, layout: str = "interleaved") -> sp.ImmutableMatrix:
+    """Pair ``idx`` of a real ``d``-vector ``name``: slots ``(2 idx, 2 idx + 1)`` or ``(idx, idx + h)``."""
+    layout = check_layout(layout)
+    v = sp.IndexedBase(name, real=True)
+    return sp.ImmutableMatrix([v[2 * idx], v[2 * idx + 1]] if layout == "interleaved" else [v[idx], v[idx + h]])
+
+
+def block(blocks: Callable[[sp.Expr], sp.MatrixBase], row: sp.Expr, col: sp.Expr) -> sp.ImmutableMatrix:
+    r"""Block ``(row, col)`` of ``diag(B_0, ..., B_{h-1})``: :math:`\delta_{row,col} B_{row}`."""
+    return sp.ImmutableMatrix(sp.KroneckerDelta(row, col) * blocks(row))
+
+
+def apply_blocks(
+    blocks: Callable[[sp.Expr], sp.MatrixBase], vec: Callable[[sp.Expr], sp.MatrixBase], idx: sp.Expr
+) -> sp.ImmutableMatrix:
+    r"""Pair ``idx`` of ``diag(B_j) v``: the column :math:`\sum_{j<h}\delta_{idx,j}\,B_j v_j`."""
+    prod = [sp.KroneckerDelta(idx, j) * e for e in blocks(j) * vec(j)]
+    return sp.ImmutableMatrix([sp.Sum(e, (j, 0, h - 1)) for e in prod])
+
+
+def multiply_blocks(
+    a: Callable[[sp.Expr], sp.MatrixBase], b: Callable[[sp.Expr], sp.MatrixBase], row: sp.Expr, col: sp.Expr
+) -> sp.ImmutableMatrix:
+    r"""Block ``(row, col)`` of ``diag(A_j) diag(B_j)``: :math:`\sum_{j<h}\delta_{row,j}\delta_{j,col} A_j B_j`."""
+    prod = (a(j) * b(j)).applyfunc(lambda e: sp.KroneckerDelta(row, j) * sp.KroneckerDelta(j, col) * e)
+    return sp.ImmutableMatrix(prod.applyfunc(lambda e: sp.Sum(e, (j, 0, h - 1))))
+
+
+def pair_sum(term: Callable[[sp.Expr], sp.Expr]) -> sp.Expr:
+    r""":math:`\sum_{j<h} term(j)`: a dot product or a norm, pair by pair."""
+    return sp.Sum(term(j), (j, 0, h - 1))
+
+
+def rotation(angle_of: Callable[[sp.Expr], sp.Expr]) -> Callable[[sp.Expr], sp.ImmutableMatrix]:
+    """``j -> rot2(angle_of(j))``: the blocks of a block-diagonal rotation."""
+    return lambda idx: rot2(angle_of(idx))

@@ -1,0 +1,93 @@
+"""Writing chains the way a derivation reads: start, rewrite, cite, conclude.
+
+A :class:`Derivation` builds the steps of a hand-written chain by *doing* each step (applying
+the rule, instantiating the cited lemma, replacing an assumption), so the expressions in a
+proof are computed, never typed in; the kernel re-checks every step independently.
+
+>>> import sympy as sp
+>>> x = sp.Symbol("x", real=True)
+>>> dv = Derivation(sp.cos(x) ** 2 + sp.sin(x) ** 2)
+>>> dv.rule("expand(trig=True)", "nothing to expand").rule("sin(u)**2 -> 1 - cos(u)**2").rule("expand").expr
+1
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from ..proof import LHS, Step, apply_rule
+from ..proof.kernel import ASSUMPTION
+from .registry import get
+
+__all__ = ["Derivation"]
+
+
+class Derivation:
+    """A chain under construction, starting at ``start`` (by default the left-hand side)."""
+
+    def __init__(self, start: Any, rule: str = LHS, why: str = "") -> None:
+        self.steps: list[Step] = [Step(start, rule, why=why)]
+
+    @property
+    def expr(self) -> Any:
+        """The current expression."""
+        return self.steps[-1].expr
+
+    def _push(self, expr: Any, rule: str, why: str, instance: dict[str, Any] | None = None) -> Derivation:
+        if isinstance(expr, sp.MatrixBase):
+            expr = sp.ImmutableMatrix(expr)
+        self.steps.append(Step(expr, rule, tuple((instance or {}).items()), why))
+        return self
+
+    def rule(self, name: str, why: str = "") -> Derivation:
+        """Apply the rewrite rule ``name`` (the kernel re-applies it)."""
+        return self._push(apply_rule(name, self.expr), name, why)
+
+    def assume(self, *conditions: sp.Basic, why: str = "") -> Derivation:
+        """Replace conditions that are assumptions of the claim by True."""
+        repl: dict[sp.Basic, sp.Basic] = {}
+        for c in conditions:
+            repl[c] = sp.true
+            repl[c.negated] = sp.false
+        e = self.expr
+        new = (e.applyfunc(lambda x: x.xreplace(repl)) if isinstance(e, sp.MatrixBase) else e.xreplace(repl))
+        return self._push(new, ASSUMPTION, why)
+
+    def lemma(self, id: str, why: str = "", *, backwards: bool = False, result: Any = None,
+              **instance: Any) -> Derivation:
+        """Rewrite by an instance of the generic claim ``id`` (left side to right side, or
+        right to left with ``backwards=True``), as the kernel will. When the ``result`` is
+        already known (a block's right-hand side), it is recorded as it is and the kernel
+        alone does the rewriting, once."""
+        if result is not None:
+            return self._push(result, f"lemma {id}", why, instance)
+        claim = get(id).claim()
+        table = claim.symbol_table
+        mapping = {table[name]: v for name, v in instance.items()}
+        repl: dict[Any, Any] = {}
+        whole: dict[Any, Any] = {}
+        for eq in claim.equations:
+            lhs, rhs = eq.lhs.xreplace(mapping), eq.rhs.xreplace(mapping)
+            if backwards:
+                lhs, rhs = rhs, lhs
+            whole[lhs] = rhs
+            if isinstance(lhs, sp.MatrixBase):
+                repl.update({x: y for x, y in zip(lhs, rhs) if x != y})
+            else:
+                repl[lhs] = rhs
+        e = self.expr
+        if e in whole:
+            new = whole[e]
+        elif isinstance(e, sp.MatrixBase):
+            new = e.applyfunc(lambda x: x.xreplace(repl))
+        else:
+            new = e.xreplace(repl)
+        if new == e:
+            raise ValueError(f"lemma {id!r} with {instance} does not rewrite {sp.sstr(e)[:200]}")
+        return self._push(new, f"lemma {id}", why, instance)
+
+    def to(self, expr: Any, why: str) -> Derivation:
+        """A step the reader is told how to take (``why``); the kernel checks the equality."""
+        return self._push(expr, why, "")

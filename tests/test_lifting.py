@@ -1,0 +1,190 @@
+"""Proofs for every d: lemma citations and termwise rewriting, and what they refuse.
+
+The foundation theorems are proved for d = 2h with a symbolic number of pairs h, by citing
+pair lemmas inside sums over the pair index (termwise) and inside Kronecker-delta sums over
+blocks. Each rule is tested on a wrong use: a false or unproved lemma, a lemma instance that
+breaks the lemma's assumptions, a summand rewrite that holds only for some i, a circular
+citation, a sum whose index leaves its declared range.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from pe_symbolic import theorems
+from pe_symbolic.encodings import pairs as Q
+from pe_symbolic.proof import LHS, Claim, Equation, Step, prove
+from pe_symbolic.proof.kernel import Context, LemmaError, check_chain
+from pe_symbolic.theorems import registry
+
+EVERY_D = [th.id for th in theorems.all() if th.scope == "every even d"]
+
+
+def test_the_foundation_is_proved_for_every_d():
+    assert {"translation.identity", "translation.group", "sinusoidal.dot", "rope.relative",
+            "rope.efficient_form", "translation.independent", "layout.permutation"} <= set(EVERY_D)
+    for id_ in EVERY_D:
+        proof = theorems.get(id_).prove()
+        assert proof.verdict == "proved", (id_, proof.notes)
+        # every d: the claim speaks of h pairs (or of a symbolic d), not of one 2x2 block
+        names = {s.name for s in proof.claim.symbols}
+        assert names & {"h", "d"}, id_
+
+
+@pytest.mark.parametrize("id_,lemma", [
+    ("translation.identity", "pair.translation"),
+    ("translation.group", "rot2.compose"),
+    ("sinusoidal.dot", "pair.dot"),
+    ("rope.relative", "rope.pair_relative"),
+    ("rot2.compose", "trig.angle_addition"),
+])
+def test_proofs_cite_their_lemmas(id_, lemma):
+    proof = theorems.get(id_).prove()
+    assert lemma in proof.lemmas
+
+
+def test_a_readable_proof_has_a_few_named_steps():
+    proof = theorems.get("translation.identity").prove()
+    for part in proof.parts:
+        assert 3 <= len(part.steps) <= 8
+        assert [s.rule for s in part.steps][1:] == ["doit", "assumption", "lemma pair.translation"]
+        assert all(s.why for s in part.steps)
+
+
+# ---- the rules on wrong uses --------------------------------------------------------
+x = sp.Symbol("x", real=True)
+j = Q.j
+h = Q.h
+
+
+@pytest.fixture
+def fake_registry(monkeypatch):
+    """Register throwaway lemmas: a false one, and two that cite each other."""
+    created = []
+
+    def add(id_, claim, chains=None, expect="proved"):
+        th = registry.Theorem(id_, id_, "test", lambda d: (claim, chains) if chains else claim, concrete=False,
+                              expect=expect)
+        monkeypatch.setitem(registry._REGISTRY, id_, th)
+        created.append(id_)
+
+    yield add
+    registry._prove_cached.cache_clear()
+    registry._built_cached.cache_clear()
+
+
+def _context(claim):
+    return Context(claim.assumptions, registry.lemma)
+
+
+def test_citing_a_false_lemma_is_refused(fake_registry):
+    # "sin(y)**2 = sin(y)" is false; a chain citing it must not prove sin(x)**2 + 1 = sin(x) + 1
+    y = sp.Symbol("y", real=True)
+    fake_registry("test.false_lemma", Claim("test.false_lemma", "false", (Equation(sp.sin(y) ** 2, sp.sin(y)),)),
+                  expect="refuted")
+    assert theorems.get("test.false_lemma").prove().verdict == "refuted"
+    eq = Equation(sp.sin(x) ** 2 + 1, sp.sin(x) + 1)
+    steps = [Step(eq.lhs, LHS), Step(eq.rhs, "lemma test.false_lemma", (("y", x),))]
+    ok, why = check_chain(eq, steps, Context((), registry.lemma))
+    assert not ok and "is refuted, not proved" in why
+
+
+def test_an_instance_that_breaks_the_lemma_assumptions_is_refused():
+    # pair.translation holds for omega > 0; omega = -1 is not admissible (sin/cos order swap)
+    lemma = theorems.get("pair.translation").claim()
+    eq = lemma.equations[0]
+    inst = {lemma.symbol_table["omega"]: sp.Integer(-1)}
+    e = Equation(eq.lhs.xreplace(inst), eq.rhs.xreplace(inst))
+    steps = [Step(e.lhs, LHS), Step(e.rhs, "lemma pair.translation", (("omega", sp.Integer(-1)),))]
+    ok, why = check_chain(e, steps, Context((), registry.lemma))
+    assert not ok and "not known to be positive" in why
+    # an unknown symbol name in the instance is refused too
+    steps = [Step(e.lhs, LHS), Step(e.rhs, "lemma pair.translation", (("w", sp.Integer(2)),))]
+    assert "no free symbol 'w'" in check_chain(e, steps, Context((), registry.lemma))[1]
+
+
+def test_a_summand_rewrite_that_holds_only_for_some_i_is_refused():
+    # sin(pi j / 2) = 0 holds for even j only: rewriting the summand is refused
+    lhs = sp.Sum(sp.sin(sp.pi * j / 2), (j, 0, h - 1))
+    eq = Equation(lhs, 0)
+    steps = [Step(lhs, LHS), Step(sp.Sum(0, (j, 0, h - 1)), "termwise: sin(pi j/2) = 0"), Step(0, "doit")]
+    assert not check_chain(eq, steps)[0]
+    # ... while one that holds for every integer j is accepted, termwise
+    lhs = sp.Sum(sp.sin(sp.pi * j), (j, 0, h - 1))
+    steps = [Step(lhs, LHS), Step(sp.Sum(0, (j, 0, h - 1)), "termwise: sin(pi j) = 0"), Step(0, "doit")]
+    assert check_chain(Equation(lhs, 0), steps) == (True, "")
+
+
+def test_a_termwise_lemma_on_a_sum_outside_its_index_range_is_refused():
+    # j is declared nonnegative; a sum from -3 would let the lemma's instance leave its range
+    w = sp.Symbol("w", positive=True)
+    bad = sp.Sum(sp.sin(w * j) ** 2 + sp.cos(w * j) ** 2, (j, -3, h))
+    steps = [Step(bad, LHS), Step(sp.Sum(1, (j, -3, h)), "lemma rot2.det", (("a", w * j),))]
+    ok, why = check_chain(Equation(bad, sp.Sum(1, (j, -3, h))), steps, Context((), registry.lemma))
+    assert not ok
+
+
+def test_a_circular_citation_is_refused(fake_registry):
+    y = sp.Symbol("y", real=True)
+    eq = Equation(sp.cos(y) ** 2 + sp.sin(y) ** 2, 1)
+    claim_a = Claim("test.a", "a", (eq,))
+    claim_b = Claim("test.b", "b", (eq,))
+    fake_registry("test.a", claim_a, {0: [Step(eq.lhs, LHS), Step(1, "lemma test.b", (("y", y),))]})
+    fake_registry("test.b", claim_b, {0: [Step(eq.lhs, LHS), Step(1, "lemma test.a", (("y", y),))]})
+    proof = theorems.get("test.a").prove()
+    assert proof.verdict != "proved"
+    # a cites b, which cites a: b is refused the citation as circular, so a is not proved
+    assert "'test.b' is undecided" in " ".join(proof.notes)
+    assert "circular (test.a -> test.b -> test.a)" in " ".join(theorems.get("test.b").prove().notes)
+
+
+def test_a_lemma_step_without_a_registry_does_not_check():
+    lemma = theorems.get("trig.angle_addition").claim()
+    eq = lemma.equations[0]
+    steps = [Step(eq.lhs, LHS), Step(eq.rhs, "lemma trig.angle_addition")]
+    ok, why = check_chain(eq, steps)
+    assert not ok and "no lemma registry" in why
+
+
+def test_every_d_certificates_recheck_with_their_lemmas():
+    for id_ in ("translation.identity", "rope.relative", "translation.group"):
+        cert = theorems.get(id_).prove().to_json()
+        assert "lemma" in json.loads(cert)["parts"][0]["steps"][-1]["kind"] or id_ == "translation.group"
+        assert theorems.recheck_certificate(cert).verdict == "proved"
+
+
+def test_the_assumption_rule_only_uses_the_claims_assumptions():
+    i = Q.i
+    e = sp.Piecewise((x, sp.Le(i, h - 1)), (0, True))
+    eq = Equation(e, x)
+    steps = [Step(e, LHS), Step(x, "assumption")]
+    assert check_chain(eq, steps, Context((sp.Le(i, h - 1),))) == (True, "")
+    assert not check_chain(eq, steps, Context(()))[0]
+    assert not check_chain(eq, steps, Context((sp.Le(i, h),)))[0]
+
+
+def test_concrete_d_is_checked_block_by_block_in_linear_time():
+    proof = theorems.get("rope.relative").prove(64)
+    assert proof.verdict == "proved"
+    assert len(proof.parts) == 64  # two per pair, no 64 x 64 simplification
+    assert all(p.steps[-1].rule == "lemma rope.pair_relative" for p in proof.parts)
+
+
+def test_prove_reports_a_claim_whose_chain_is_not_an_instance():
+    # a "lemma" step that does not match the lemma is reported with the reason
+    lemma = theorems.get("rot2.det").claim()
+    c = Claim("test.det", "det", (Equation(sp.Determinant(sp.eye(2) * 2), 1),))
+    steps = [Step(c.equations[0].lhs, LHS), Step(1, "lemma rot2.det", (("a", x),))]
+    proof = prove(c, chains={0: steps}, lemmas=registry.lemma)
+    assert proof.verdict == "refuted"  # det(2 I) = 4
+    assert "no instance of lemma" in proof.parts[0].note or "does not follow" in proof.parts[0].note
+    assert lemma.id == "rot2.det"
+
+
+def test_lemma_errors_name_the_reason():
+    with pytest.raises(LookupError):
+        registry.lemma("no.such.lemma")
+    assert issubclass(LemmaError, ValueError)
