@@ -31,7 +31,20 @@ slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
 from __future__ import annotations
 
 from ._core import frequencies
+from .config import RopeFrequencies, RopeSpec, model_config, model_configs, parse_rope_config, rope_frequencies
 from .rope import apply_rope, rope_cos_sin
 from .tables import sinusoidal_table, translation_matrix
 
-__all__ = ["apply_rope", "frequencies", "rope_cos_sin", "sinusoidal_table", "translation_matrix"]
+__all__ = [
+    "RopeFrequencies",
+    "RopeSpec",
+    "apply_rope",
+    "frequencies",
+    "model_config",
+    "model_configs",
+    "parse_rope_config",
+    "rope_cos_sin",
+    "rope_frequencies",
+    "sinusoidal_table",
+    "translation_matrix",
+]

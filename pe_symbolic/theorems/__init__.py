@@ -14,5 +14,6 @@ from .registry import Theorem, all, get, ids, register, theorem  # noqa: A004
 # Import order is registration order (what `pe-derive list` shows).
 from . import foundation  # noqa: E402, I001
 from . import chapters  # noqa: E402
+from . import family  # noqa: E402
 
 __all__ = ["Theorem", "all", "get", "ids", "register", "theorem"]
