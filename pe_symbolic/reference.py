@@ -255,8 +255,11 @@ def apply_rope(
         per_axis = tp
     else:
         per_axis = tp[None]
+    lead = xa.shape[:-1]
+    if per_axis.ndim - 1 < len(lead):  # align the position shape with the trailing axes of x
+        per_axis = per_axis.reshape((per_axis.shape[0],) + (1,) * (len(lead) - per_axis.ndim + 1) + per_axis.shape[1:])
     try:
-        t = np.broadcast_to(per_axis, (per_axis.shape[0],) + xa.shape[:-1])
+        t = np.broadcast_to(per_axis, (per_axis.shape[0],) + lead)
     except ValueError:
         raise ValueError(
             f"positions of shape {tp.shape} do not broadcast against x.shape[:-1] = "
