@@ -177,15 +177,17 @@ def yarn_correction_dim(r: sp.Expr, d: int | sp.Expr = S.d, base: sp.Expr = S.b,
 def yarn_ramp(i: sp.Expr, low: sp.Expr, high: sp.Expr) -> sp.Expr:
     r"""YaRN's ramp :math:`\gamma_i = \operatorname{clamp}\big((i - \mathrm{low})/(\mathrm{high} - \mathrm{low}), 0, 1\big)`.
 
-    Written as the three pieces of a piecewise-linear function (the caller guards
-    ``low == high``; HF adds 0.001 to ``high`` then).
+    Exactly HF's ``linear_ramp_factor`` (the caller guards ``low == high``; HF adds 0.001
+    to ``high`` then). For ``low < high`` it is the piecewise-linear function that is 0 up
+    to ``low``, 1 from ``high`` on; when the clamped ``high`` ends up below ``low`` (tiny
+    bases, long contexts) the clamp still decides, as in HF.
 
     >>> x, lo, hi = sp.symbols("x lo hi", real=True)
     >>> yarn_ramp(x, lo, hi)
-    Piecewise((0, lo > x), ((-lo + x)/(hi - lo), hi >= x), (1, True))
+    Min(1, Max(0, (-lo + x)/(hi - lo)))
     """
     i, low, high = sp.sympify(i), sp.sympify(low), sp.sympify(high)
-    return sp.Piecewise((0, i < low), ((i - low) / (high - low), i <= high), (1, True))
+    return sp.Min(sp.Max((i - low) / (high - low), 0), 1)
 
 
 def yarn_theta(theta: sp.Expr, factor: sp.Expr = s, ramp: sp.Expr = sp.Symbol("gamma")) -> sp.Expr:
@@ -363,8 +365,8 @@ def mrope_axes(sections: Sequence[int], *, interleaved: bool = False) -> tuple[i
             axes[j] = a
     if tuple(axes.count(a) for a in range(3)) != secs:
         raise ValueError(
-            f"sections={secs!r} cannot be interleaved: each of h and w needs 3 pairs per entry "
-            "(Qwen3-VL: sections[0] >= sections[1] >= sections[2])"
+            f"sections={secs!r} cannot be interleaved: h and w take one pair in three, which "
+            f"needs 3*sections[1] <= total + 1 and 3*sections[2] <= total (total = {h})"
         )
     return tuple(axes)
 

@@ -77,7 +77,7 @@ def _as_inv_freq(inv_freq: object) -> tuple[np.ndarray, float | None]:
     bad = ~(np.isfinite(arr) & (arr >= 0))
     if bad.any():
         q = int(np.argmax(bad))
-        raise ValueError(f"inv_freq must be finite and >= 0; got {arr[q]!r} at index {q}")
+        raise ValueError(f"inv_freq must be finite and >= 0; got {float(arr[q])!r} at index {q}")
     arr.flags.writeable = False
     return arr, attn
 

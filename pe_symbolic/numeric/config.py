@@ -134,9 +134,11 @@ def _is_number(v: object) -> bool:
 
 
 def _real(where: str, key: str, value: object, *, minimum: float | None = None,
-          strict: bool = False, what: str = "") -> float:
+          strict: bool = False, what: str = "", index: int | None = None) -> float:
     """``value`` as a finite float, else a TypeError/ValueError naming ``where[key]``."""
     name = f"{where}[{key!r}]" if where else key
+    if index is not None:
+        name += f"[{index}]"
     if not _is_number(value):
         raise TypeError(f"{name}={value!r} must be a real number{what}")
     v = float(value)  # type: ignore[arg-type]
@@ -148,8 +150,10 @@ def _real(where: str, key: str, value: object, *, minimum: float | None = None,
     return v
 
 
-def _int(where: str, key: str, value: object, *, minimum: int = 1) -> int:
+def _int(where: str, key: str, value: object, *, minimum: int = 1, index: int | None = None) -> int:
     name = f"{where}[{key!r}]" if where else key
+    if index is not None:
+        name += f"[{index}]"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if _is_number(value) and float(value) == int(value) and math.isfinite(float(value)):  # type: ignore[arg-type]
             value = int(value)  # type: ignore[arg-type]
@@ -171,7 +175,7 @@ def _factor_list(where: str, key: str, value: object, pairs: int, rope_type: str
         )
     out = []
     for q, v in enumerate(value):
-        out.append(_real(where, f"{key}][{q}", v, minimum=0.0, strict=True, what=" (a positive factor)"))
+        out.append(_real(where, key, v, minimum=0.0, strict=True, what=" (a positive factor)", index=q))
     return tuple(out)
 
 
@@ -399,7 +403,7 @@ def _mrope_section(where: str, section: object, rotary_dim: int) -> tuple[int, i
     name = f"{where}['mrope_section']"
     if isinstance(section, (str, bytes)) or not isinstance(section, Sequence) or len(section) != 3:
         raise ValueError(f"{name}={section!r} must be three integers (pairs for t, h, w)")
-    out = tuple(_int(where, f"mrope_section][{q}", v, minimum=0) for q, v in enumerate(section))
+    out = tuple(_int(where, "mrope_section", v, minimum=0, index=q) for q, v in enumerate(section))
     if sum(out) != rotary_dim // 2:
         raise ValueError(f"{name}={list(section)!r} sums to {sum(out)}; it must sum to rotary_dim/2 = {rotary_dim // 2}")
     return out  # type: ignore[return-value]
