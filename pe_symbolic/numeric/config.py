@@ -1,6 +1,6 @@
 r"""Rotary frequencies from a model's ``config.json``: every ``rope_type`` that real models ship.
 
-:func:`rope_frequencies` reads the rope fields of a config mapping the way Hugging Face
+:func:`~pe_symbolic.numeric.rope_frequencies` reads the rope fields of a config mapping the way Hugging Face
 transformers' current ``ROPE_INIT_FUNCTIONS`` do and returns the float64 inverse
 frequencies and the attention factor. The formulas are the SymPy constructions of
 :mod:`pe_symbolic.encodings.family`, lowered through :mod:`pe_symbolic.numeric.lower`
@@ -10,7 +10,7 @@ independent oracle :func:`pe_symbolic.reference.rope_frequencies`). Discrete dec
 (YaRN's floor/ceil and clamp, Llama 3's bands, LongRoPE's switch) are made on the
 40-digit values, i.e. exactly, where HF makes them in float32/float64.
 
-Config parsing (what :func:`parse_rope_config` does, in this order):
+Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in this order):
 
 * ``text_config``: multimodal configs (Gemma 3, Qwen-VL on the Hub) keep the text model's
   fields there; it is used when the top level has no rope fields.

@@ -1,7 +1,7 @@
 r"""The RoPE family that real models ship: theorems about scaled, partial, multimodal and
 2-D rotary embeddings, and xPos.
 
-Everything rests on one statement, :claim:`family.relative`-style: RoPE with an *arbitrary*
+Everything rests on one statement, ``family.relative``: RoPE with an *arbitrary*
 frequency vector :math:`\theta` satisfies :math:`R_\theta(m)^T R_\theta(n) = R_\theta(n-m)`,
 so every scaling that only changes :math:`\theta` (``linear``, NTK, ``dynamic`` at a fixed
 length, ``yarn``, ``longrope`` on one side of its switch, ``llama3``, ``proportional``)
@@ -13,7 +13,7 @@ short/long switch, each break the relative property, and the engine must find th
 counterexample.
 
 Sign claims are written ``sign(expr) = 1`` (SymPy decides the sign from the symbols'
-assumptions; see :mod:`pe_symbolic.theorems.chapters._common`). Ranges such as
+assumptions, as in the chapters). Ranges such as
 :math:`s \ge 1` or :math:`\mathrm{high} > \mathrm{low}` are parametrised so that the
 assumptions carry them (:math:`s = 1 + e`, :math:`e \ge 0`).
 
