@@ -462,6 +462,7 @@ def test_plain_calls_and_a_default_config_agree_bit_for_bit():
     ({"config": {"head_dim": 8}, "position_ids": [[0, 1, 2, 3]]}, ValueError, r"position_ids of shape \(1, 4\) need x of shape \(batch, heads, seq, d\)"),
     ({"config": {"head_dim": 8, "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}}}, ValueError,
      r"M-RoPE positions need a leading axis of 3 \(t, h, w\), e.g. shape \(3, seq\) or \(3, batch, seq\); got shape \(4,\)"),
+    ({"config": {"head_dim": 16}}, ValueError, r"config= rotates 16 channels, which must be <= d=8 \(the last axis of x\)"),
     ({"config": {"head_dim": 8}, "out": (np.empty((2, 4, 8)),)}, TypeError, r"out must be a numpy.ndarray or None; got tuple"),
 ])
 def test_apply_rope_new_bad_input(kwargs, exc, match):

@@ -145,3 +145,18 @@ def test_roformer_decay_certificate():
 def test_roformer_decay_bad_input(kw, match):
     with pytest.raises(ValueError, match=match):
         TF.roformer_decay(**kw)
+
+
+@pytest.mark.slow
+def test_derivation_script_prints_every_family_verdict_and_the_config_table():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "derivations" / "rope_family.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    for id_ in TF.IDS:
+        assert f"{id_}: {theorems.get(id_).expect.upper()}" in out.stdout
+    assert "llama-3.1-8b                           llama3" in out.stdout
+    assert out.stdout.rstrip().endswith("all claims proved")

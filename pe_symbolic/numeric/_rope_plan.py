@@ -50,9 +50,9 @@ class FrequencyPlan:
 def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, np.ndarray, tuple, Any]:
     import mpmath
 
-    from .config import DPS, exact_frequencies
+    from .config import DPS, _exact_frequencies
 
-    values, attn = exact_frequencies(spec, seq_key, yarn_length)
+    values, attn = _exact_frequencies(spec, seq_key, yarn_length)
     with mpmath.workdps(DPS):
         hi = np.array([float(v) for v in values], dtype=np.float64)
         lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)

@@ -81,7 +81,15 @@ _ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidd
 
 
 class RopeFrequencies(NamedTuple):
-    """What :func:`rope_frequencies` returns: the inverse frequencies and the attention factor."""
+    """What :func:`rope_frequencies` returns: the inverse frequencies and the attention factor.
+
+    A named pair: unpack it (``inv_freq, attention_factor = ...``) or use the fields; pass it
+    whole as ``inv_freq=`` to :func:`apply_rope` to bring the attention factor along.
+
+    >>> fr = rope_frequencies({"head_dim": 4, "rope_theta": 100.0})
+    >>> fr.inv_freq, fr.attention_factor
+    (array([1. , 0.1]), 1.0)
+    """
 
     inv_freq: np.ndarray
     """float64 inverse frequencies, one per rotated pair (``rotary_dim/2`` of them; for
@@ -94,7 +102,12 @@ class RopeFrequencies(NamedTuple):
 class RopeSpec:
     """The rope fields of a config, parsed and checked (see :func:`parse_rope_config`).
 
-    Every field is a plain number, string, tuple or ``None``; the object is hashable.
+    Every field is a plain number, string, tuple or ``None``; the object is hashable, and
+    :func:`rope_frequencies` and :func:`apply_rope` accept it in place of the config.
+
+    >>> spec = parse_rope_config(model_config("gpt-neox-20b"))
+    >>> spec.rope_type, spec.head_dim, spec.rotary_dim, spec.pairs
+    ('default', 96, 24, 12)
     """
 
     rope_type: str
@@ -511,7 +524,7 @@ def rope_frequencies(
     yarn_length = check_choice("yarn_length", yarn_length, YARN_LENGTHS)
     spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
     n = _check_seq_len(seq_len)
-    values, attn = exact_frequencies(spec, _seq_key(spec, n), yarn_length)
+    values, attn = _exact_frequencies(spec, _seq_key(spec, n), yarn_length)
     inv = np.array([float(v) for v in values], dtype=np.float64)
     return RopeFrequencies(inv, float(attn))
 
@@ -528,7 +541,7 @@ def _seq_key(spec: RopeSpec, n: int | None) -> int | bool | None:
 
 
 @functools.lru_cache(maxsize=256)
-def exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: str = "original") -> tuple[tuple, Any]:
+def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: str = "original") -> tuple[tuple, Any]:
     """The inverse frequencies and attention factor at :data:`DPS` digits (mpmath), cached.
 
     ``seq_key`` is the clamped length for ``dynamic``, whether the long factors apply for

@@ -32,7 +32,7 @@ def rope_cos_sin(
     dtype=np.float64,
     accurate: bool = False,
     config: Mapping[str, Any] | None = None,
-    inv_freq=None,
+    inv_freq: Any = None,
     layer_type: str | None = None,
     seq_len: int | None = None,
     mrope_section: Sequence[int] | None = None,
@@ -140,7 +140,7 @@ def apply_rope(
     accurate: bool = False,
     out=None,
     config: Mapping[str, Any] | None = None,
-    inv_freq=None,
+    inv_freq: Any = None,
     layer_type: str | None = None,
     seq_len: int | None = None,
     mrope_section: Sequence[int] | None = None,
@@ -225,9 +225,9 @@ def apply_rope(
                           attention_factor=attention_factor)
     rd = plan.rotary_dim
     if rd > d:
-        raise ValueError(
-            f"rotary_dim={rd!r} must be a positive even integer <= d={d} (the last axis of x)"
-        )
+        what = (f"rotary_dim={rd!r} must be a positive even integer" if not given else
+                f"{'config' if config is not None else 'inv_freq'}= rotates {rd} channels, which must be")
+        raise ValueError(f"{what} <= d={d} (the last axis of x)")
     t = _resolve_positions(positions, position_ids, xs, plan)
     src = phasor_source(plan, t, accurate)
     tshape = (t.shape[1:] if plan.n_axes == 3 else t.shape) or (1,)
