@@ -160,3 +160,11 @@ def test_derivation_script_prints_every_family_verdict_and_the_config_table():
         assert f"{id_}: {theorems.get(id_).expect.upper()}" in out.stdout
     assert "llama-3.1-8b                           llama3" in out.stdout
     assert out.stdout.rstrip().endswith("all claims proved")
+
+
+@pytest.mark.parametrize("id_", TF.IDS)
+def test_no_two_symbols_of_a_claim_share_a_name(id_):
+    th = theorems.get(id_)
+    for d in ((None, 4, 8) if th.concrete else (None,)):
+        names = [s.name for s in th.claim(d).symbols]
+        assert len(names) == len(set(names)), (id_, d, names)
