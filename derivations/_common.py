@@ -49,6 +49,14 @@ def even_d(argv: list[str] | None, description: str, default: int = 8) -> int:
     return d
 
 
+def _expect(id: str) -> str:
+    """The verdict theorem ``id`` is registered for ("proved" for ids not in the registry)."""
+    try:
+        return theorems.get(id).expect
+    except LookupError:
+        return "proved"
+
+
 @dataclass
 class Report:
     """What a chapter showed: proofs (id, d, verdict) and certificates (id, holds, expected)."""
@@ -80,10 +88,15 @@ class Report:
 
     def exit_code(self) -> int:
         """Print the summary; 0 if every claim is proved and every certificate is as expected."""
-        bad = [f"{i}{'' if d is None else f' (d={d})'}: {v}" for i, d, v in self.proofs if v != "proved"]
+        # a registered honest negative (expect="refuted") is as expected when refuted
+        bad = [f"{i}{'' if d is None else f' (d={d})'}: {v}" for i, d, v in self.proofs
+               if v != _expect(i)]
         bad += [f"certificate {i}: holds={h}, expected {e}" for i, h, e in self.certificates if h != e]
         heading("Summary")
-        print(f"{len(self.proofs)} proofs, {sum(v == 'proved' for _, _, v in self.proofs)} proved; "
+        negatives = sum(_expect(i) == "refuted" for i, _, _ in self.proofs)
+        refuted = sum(_expect(i) == "refuted" and v == "refuted" for i, _, v in self.proofs)
+        neg = f" ({refuted} of {negatives} registered negatives refuted as expected)" if negatives else ""
+        print(f"{len(self.proofs)} proofs, {sum(v == 'proved' for _, _, v in self.proofs)} proved{neg}; "
               f"{len(self.certificates)} numeric certificate(s) (certificates cover their stated range "
               "only; they are not proofs)")
         for line in bad:

@@ -10,6 +10,11 @@ shares code with what it checks checks nothing): it imports neither SymPy nor
   timescale :math:`b^{i/\max(d/2-1,\,1)}`, signal ``concat(sin, cos)``.
 * Su et al. (2021), RoFormer eq. (34): pair ``i`` of ``x`` rotated by :math:`m\theta_i`,
   :math:`\theta_i = b^{-2i/d}`.
+* The RoPE family of Hugging Face transformers' ``modeling_rope_utils.py`` (``linear``,
+  ``dynamic``, ``yarn``, ``longrope``, ``llama3``, ``proportional``), the static NTK-aware
+  base, and the multimodal position layouts of Qwen2-VL / Qwen3-VL
+  (:func:`rope_frequencies`, :func:`mrope_axes`, and ``apply_rope(..., inv_freq=...,
+  mrope_section=...)``), written again here from those published conventions.
 
 Positions, ``x`` and ``base`` are taken as the exact binary numbers they are (a float64
 ``0.1`` is ``0.1000000000000000055...``); every evaluation runs in a local
@@ -28,7 +33,7 @@ import numbers
 import mpmath
 import numpy as np
 
-__all__ = ["apply_rope", "frequency", "sinusoidal_table", "to_float"]
+__all__ = ["apply_rope", "frequency", "mrope_axes", "rope_frequencies", "sinusoidal_table", "to_float"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -182,6 +187,10 @@ def apply_rope(
     base=10000,
     layout: str = "split",
     rotary_dim: int | None = None,
+    inv_freq=None,
+    mrope_section=None,
+    mrope_interleaved: bool = False,
+    attention_factor=1,
     dps: int = 50,
 ) -> np.ndarray:
     r"""RoPE at ``dps`` digits: object array of ``mpf`` with ``x``'s shape.
@@ -195,7 +204,16 @@ def apply_rope(
     base : int or float, default 10000
     layout : {"split", "interleaved"}
     rotary_dim : int, optional
-        Even, ``<= d`` (default ``d``).
+        Even, ``<= d`` (default ``d``, or ``2 * len(inv_freq)``).
+    inv_freq : sequence of real or mpf, optional
+        The frequencies :math:`\theta_i` (taken exactly) instead of :math:`b^{-2i/r}`.
+    mrope_section : three ints, optional
+        M-RoPE: ``positions`` has a leading axis of 3 (t, h, w) and pair ``i`` turns with
+        the position of its axis (:func:`mrope_axes`).
+    mrope_interleaved : bool, default False
+        Qwen3-VL's interleaved axis assignment instead of Qwen2-VL's contiguous sections.
+    attention_factor : real, default 1
+        Multiplies the rotated channels (HF scales cos and sin by it).
     dps : int, default 50
 
     Returns
@@ -219,12 +237,29 @@ def apply_rope(
         raise TypeError(f"x must be a real array with at least one dimension; got dtype {xa.dtype}")
     layout = check_layout(layout)
     d = xa.shape[-1]
+    if inv_freq is not None and rotary_dim is None:
+        rotary_dim = 2 * len(inv_freq)
     r = d if rotary_dim is None else check_d(rotary_dim, name="rotary_dim")
     if r > d or r % 2:
         raise ValueError(f"rotary_dim={rotary_dim!r} must be a positive even integer <= d={d}")
+    if inv_freq is not None and len(inv_freq) != r // 2:
+        raise ValueError(f"inv_freq has {len(inv_freq)} entries; rotary_dim={r} needs {r // 2}")
     tp = as_positions(positions)
+    axes = None
+    if mrope_section is not None:
+        axes = mrope_axes(mrope_section, interleaved=mrope_interleaved)
+        if len(axes) != r // 2:
+            raise ValueError(f"mrope_section={list(mrope_section)!r} sums to {len(axes)}; rotary_dim/2 = {r // 2}")
+        if tp.ndim == 0 or tp.shape[0] != 3:
+            raise ValueError(f"M-RoPE positions need a leading axis of 3 (t, h, w); got shape {tp.shape}")
+        per_axis = tp
+    else:
+        per_axis = tp[None]
+    lead = xa.shape[:-1]
+    if per_axis.ndim - 1 < len(lead):  # align the position shape with the trailing axes of x
+        per_axis = per_axis.reshape((per_axis.shape[0],) + (1,) * (len(lead) - per_axis.ndim + 1) + per_axis.shape[1:])
     try:
-        t = np.broadcast_to(tp, xa.shape[:-1])
+        t = np.broadcast_to(per_axis, (per_axis.shape[0],) + lead)
     except ValueError:
         raise ValueError(
             f"positions of shape {tp.shape} do not broadcast against x.shape[:-1] = "
@@ -232,24 +267,224 @@ def apply_rope(
         ) from None
     out = np.empty(xa.shape, dtype=object)
     xf = xa.reshape(-1, d)
-    tf = t.reshape(-1)
+    tf = t.reshape(t.shape[0], -1)
     of = out.reshape(-1, d)
     with mpmath.workdps(dps + 10):
-        thetas = [frequency(i, r, base=base, dps=dps + 10) for i in range(r // 2)]
+        if inv_freq is None:
+            thetas = [frequency(i, r, base=base, dps=dps + 10) for i in range(r // 2)]
+        else:
+            thetas = [v if isinstance(v, mpmath.mpf) else mpmath.mpf(float(v)) for v in inv_freq]
+        af = attention_factor if isinstance(attention_factor, mpmath.mpf) else mpmath.mpf(float(attention_factor))
         for row in range(xf.shape[0]):
-            m = mpmath.mpf(float(tf[row]))
             for j in range(r, d):
                 of[row, j] = mpmath.mpf(float(xf[row, j]))
             for i, th in enumerate(thetas):
+                m = mpmath.mpf(float(tf[0 if axes is None else axes[i], row]))
                 a, b2 = _slots(i, r, layout)
                 xa_, xb_ = mpmath.mpf(float(xf[row, a])), mpmath.mpf(float(xf[row, b2]))
-                c, s = mpmath.cos(m * th), mpmath.sin(m * th)
+                c, s = af * mpmath.cos(m * th), af * mpmath.sin(m * th)
                 of[row, a] = xa_ * c - xb_ * s
                 of[row, b2] = xa_ * s + xb_ * c
     with mpmath.workdps(dps):
         for idx in range(of.size):
             of.flat[idx] = +of.flat[idx]
     return out
+
+
+def mrope_axes(sections, *, interleaved: bool = False) -> tuple[int, ...]:
+    """Position axis (0 = t, 1 = h, 2 = w) of each frequency pair of M-RoPE.
+
+    Qwen2-VL (``interleaved=False``) splits the frequencies into contiguous chunks of
+    ``sections[0]``, ``sections[1]``, ``sections[2]`` pairs and takes chunk ``c``'s cos/sin
+    from axis ``c``. Qwen3-VL (``interleaved=True``) starts from the t axis everywhere and
+    overwrites pairs ``1, 4, 7, ...`` (below ``3 * sections[1]``) with h and pairs
+    ``2, 5, 8, ...`` (below ``3 * sections[2]``) with w.
+
+    >>> mrope_axes([1, 2, 1])
+    (0, 1, 1, 2)
+    >>> mrope_axes([2, 1, 1], interleaved=True)
+    (0, 1, 2, 0)
+    """
+    secs = [int(v) for v in sections]
+    if len(secs) != 3 or min(secs) < 0:
+        raise ValueError(f"sections={list(sections)!r} must be three non-negative integers")
+    total = sum(secs)
+    if not interleaved:
+        out: list[int] = []
+        for axis, count in enumerate(secs):
+            out.extend([axis] * count)
+        return tuple(out)
+    out = [0] * total
+    for axis, offset in ((1, 1), (2, 2)):
+        for j in range(offset, min(3 * secs[axis], total), 3):
+            out[j] = axis
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------------------
+# The RoPE family from a model config, HF transformers' conventions (written again here).
+
+_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional")
+_OLD_NAMES = {"su": "longrope", "mrope": "default"}
+
+
+def _cfg_rope(config, layer_type):
+    """(top-level config, the rope dict for this layer) following HF's standardisation."""
+    cfg = config
+    if isinstance(cfg.get("text_config"), dict) and not any(
+        k in cfg for k in ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size")
+    ):
+        cfg = cfg["text_config"]
+    rope = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {}
+    if "rope_local_base_freq" in cfg and not (rope and all(isinstance(v, dict) for v in rope.values())):
+        full = dict(rope)
+        full.setdefault("rope_theta", cfg.get("rope_theta", 10000.0))
+        rope = {"full_attention": full,
+                "sliding_attention": {"rope_type": "default", "rope_theta": cfg["rope_local_base_freq"]}}
+    if rope and all(isinstance(v, dict) for v in rope.values()):
+        if layer_type not in rope:
+            raise ValueError(f"layer_type={layer_type!r} must be one of {sorted(rope)}")
+        rope = rope[layer_type]
+    elif layer_type is not None:
+        raise ValueError(f"layer_type={layer_type!r}: this config has no per-layer rope parameters")
+    return cfg, rope
+
+
+def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str = "original",
+                     dps: int = 50):
+    r"""Inverse frequencies and attention factor of a model config, at ``dps`` digits.
+
+    Follows the published conventions of Hugging Face transformers' ``ROPE_INIT_FUNCTIONS``
+    (plus the static NTK-aware ``"ntk"``), evaluated in exact arithmetic with mpmath:
+    the config's numbers are taken as the binary64 values they parse to.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json`` (``rope_parameters`` or ``rope_scaling``; ``type`` or
+        ``rope_type``; ``head_dim`` / ``qk_rope_head_dim`` or ``hidden_size //
+        num_attention_heads``; ``partial_rotary_factor`` or ``rotary_pct``; ``rope_theta``
+        or ``rotary_emb_base``).
+    seq_len : int, optional
+        Current length (``dynamic``, ``longrope``).
+    layer_type : str, optional
+        Entry of a per-layer-type config.
+    yarn_length : {"original", "max"}
+        The length YaRN's correction range uses.
+    dps : int, default 50
+
+    Returns
+    -------
+    (numpy.ndarray of mpmath.mpf, mpmath.mpf)
+
+    Examples
+    --------
+    >>> inv, af = rope_frequencies({"head_dim": 8, "rope_theta": 10000,
+    ...                             "rope_scaling": {"rope_type": "linear", "factor": 4}})
+    >>> [mpmath.nstr(v, 10) for v in inv], af
+    (['0.25', '0.025', '0.0025', '0.00025'], mpf('1.0'))
+    """
+    cfg, rope = _cfg_rope(config, layer_type)
+    kind = rope.get("rope_type", rope.get("type", "default")) or "default"
+    kind = _OLD_NAMES.get(kind, kind)
+    if kind not in _TYPES:
+        raise ValueError(f"rope_type={kind!r} is not one of {_TYPES}")
+    with mpmath.workdps(dps + 20):
+        mpf = mpmath.mpf
+
+        def num(v):
+            return mpf(v) if isinstance(v, int) else mpf(float(v))
+
+        base = num(rope.get("rope_theta", cfg.get("rope_theta", cfg.get("rotary_emb_base", 10000.0))))
+        frac = float(rope.get("partial_rotary_factor", cfg.get("partial_rotary_factor", cfg.get("rotary_pct", 1.0))))
+        if cfg.get("qk_rope_head_dim") is not None:
+            head = int(cfg["qk_rope_head_dim"])
+        elif cfg.get("head_dim") is not None:
+            head = int(cfg["head_dim"])
+        else:
+            head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
+        dim = int(head * frac)
+        max_pos = cfg.get("max_position_embeddings")
+        orig = cfg.get("original_max_position_embeddings", rope.get("original_max_position_embeddings", max_pos))
+        one = mpf(1)
+        attention = one
+
+        def ladder(b, width, count):
+            return [one / b ** (mpf(2 * j) / width) for j in range(count)]
+
+        if kind == "default":
+            inv = ladder(base, dim, dim // 2)
+        elif kind == "linear":
+            inv = [v / num(rope["factor"]) for v in ladder(base, dim, dim // 2)]
+        elif kind == "ntk":
+            factor = num(rope["factor"])
+            inv = ladder(base * factor ** (mpf(dim) / (dim - 2)), dim, dim // 2)
+        elif kind == "dynamic":
+            factor = num(rope["factor"])
+            n = max(seq_len or 0, int(max_pos))
+            grown = base * (factor * n / int(max_pos) - (factor - 1)) ** (mpf(dim) / (dim - 2))
+            inv = ladder(grown, dim, dim // 2)
+        elif kind == "yarn":
+            factor = num(rope["factor"])
+            length = int(orig) if yarn_length == "original" else int(max_pos)
+
+            def correction(rotations):
+                return dim * mpmath.log(length / (rotations * 2 * mpmath.pi)) / (2 * mpmath.log(base))
+
+            lo = correction(num(rope.get("beta_fast") or 32))
+            hi = correction(num(rope.get("beta_slow") or 1))
+            if rope.get("truncate", True):
+                lo, hi = mpmath.floor(lo), mpmath.ceil(hi)
+            lo, hi = max(lo, mpf(0)), min(hi, mpf(dim - 1))
+            if lo == hi:
+                hi = hi + mpf("0.001")
+            inv = []
+            for j, extrap in enumerate(ladder(base, dim, dim // 2)):
+                ramp = min(max((j - lo) / (hi - lo), mpf(0)), one)  # 1: interpolate
+                inv.append(extrap / factor * ramp + extrap * (1 - ramp))
+
+            def get_mscale(scale, ms=one):
+                return one if scale <= 1 else mpf("0.1") * ms * mpmath.log(scale) + 1
+
+            if rope.get("attention_factor") is not None:
+                attention = num(rope["attention_factor"])
+            elif rope.get("mscale") and rope.get("mscale_all_dim"):
+                attention = get_mscale(factor, num(rope["mscale"])) / get_mscale(factor, num(rope["mscale_all_dim"]))
+            else:
+                attention = get_mscale(factor)
+        elif kind == "longrope":
+            use_long = seq_len is not None and seq_len > int(orig)
+            ext = rope["long_factor"] if use_long else rope["short_factor"]
+            inv = [v / num(e) for v, e in zip(ladder(base, dim, dim // 2), ext)]
+            factor = num(rope["factor"]) if rope.get("factor") is not None else mpf(int(max_pos)) / int(orig)
+            if rope.get("attention_factor") is not None:
+                attention = num(rope["attention_factor"])
+            elif factor > 1:
+                attention = mpmath.sqrt(1 + mpmath.log(factor) / mpmath.log(int(orig)))
+        elif kind == "llama3":
+            factor = num(rope["factor"])
+            low, high = num(rope["low_freq_factor"]), num(rope["high_freq_factor"])
+            old = int(orig)
+            inv = []
+            for v in ladder(base, dim, dim // 2):
+                wavelen = 2 * mpmath.pi / v
+                if wavelen < old / high:
+                    inv.append(v)
+                elif wavelen > old / low:
+                    inv.append(v / factor)
+                else:
+                    smooth = (old / wavelen - low) / (high - low)
+                    inv.append((1 - smooth) * v / factor + smooth * v)
+        else:  # proportional
+            factor = num(rope.get("factor", 1.0))
+            angles = int(frac * head // 2)
+            inv = [(one / base ** (mpf(2 * j) / head)) / factor for j in range(angles)]
+            inv += [mpf(0)] * (head // 2 - angles)
+    with mpmath.workdps(dps):
+        out = np.empty(len(inv), dtype=object)
+        for j, v in enumerate(inv):
+            out[j] = +v
+        return out, +attention
 
 
 def to_float(arr: np.ndarray) -> np.ndarray:

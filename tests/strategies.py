@@ -13,6 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 __all__ = [
     "BASES",
+    "ROPE_TYPES",
     "LAYOUTS",
     "ORDERS",
     "SCHEDULES",
@@ -24,6 +25,7 @@ __all__ = [
     "position_arrays",
     "position_runs",
     "real_positions",
+    "rope_configs",
     "rope_inputs",
     "schedules",
 ]
@@ -138,3 +140,76 @@ def ulp_errors(num: np.ndarray, ref: np.ndarray, bits: int = 53) -> np.ndarray:
             # subnormal range: the ulp never drops below the smallest subnormal
             out[idx] = float(diff / mpmath.ldexp(1, max(int(e) - bits, min_exp)))
     return out
+
+
+# ----------------------------------------------------------------------------------------
+# model configs for the RoPE family (pe_symbolic.numeric.rope_frequencies)
+
+#: Every rope_type the config reader knows.
+ROPE_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional")
+
+#: Bases of real models: Llama 2 / Mistral, Llama 3, Qwen 2.5, gpt-oss, and a small one.
+REAL_BASES = (10000.0, 500000.0, 1000000.0, 150000.0, 100.0)
+
+
+@st.composite
+def rope_configs(draw, rope_type: str | None = None) -> tuple[dict, int | None]:
+    """``(config, seq_len)``: a valid model config of the given (or any) rope_type.
+
+    Head dims, bases, factors and lengths cover the ranges real configs use; the rope
+    fields sit in ``rope_parameters`` or in the older ``rope_scaling`` (``type`` for
+    ``rope_type``), the head dim is given directly or as ``hidden_size / heads``.
+    """
+    kind = rope_type or draw(st.sampled_from(ROPE_TYPES))
+    head = draw(st.sampled_from((8, 16, 32, 64, 96, 128, 256)))
+    fracs = [f for f in (1.0, 0.75, 0.5, 0.25) if int(head * f) % 2 == 0 and int(head * f) >= 4]
+    frac = draw(st.sampled_from(fracs))
+    rotary = int(head * frac) if kind != "proportional" else head
+    cfg: dict = {}
+    if draw(st.booleans()):
+        cfg["head_dim"] = head
+    else:
+        heads = draw(st.sampled_from((1, 4, 32)))
+        cfg["hidden_size"], cfg["num_attention_heads"] = head * heads, heads
+    cfg["rope_theta"] = draw(st.one_of(st.sampled_from(REAL_BASES), st.floats(2.0, 1e7)))
+    rope: dict = {}
+    if frac != 1.0:
+        (rope if kind == "proportional" or draw(st.booleans()) else cfg)["partial_rotary_factor"] = frac
+    factors = st.one_of(st.sampled_from((1.0, 2.0, 4.0, 8.0, 32.0, 40.0)), st.floats(1.0, 64.0))
+    lengths = st.sampled_from((256, 2048, 4096, 8192, 32768))
+    cfg["max_position_embeddings"] = draw(st.sampled_from((2048, 4096, 32768, 131072)))
+    if kind in ("linear", "ntk", "dynamic", "yarn", "llama3"):
+        rope["factor"] = draw(factors)
+    if kind in ("yarn", "llama3", "longrope"):
+        rope["original_max_position_embeddings"] = draw(lengths)
+    if kind == "yarn":
+        if draw(st.booleans()):
+            rope["beta_fast"] = draw(st.sampled_from((32, 16.0, 64.0)))
+            rope["beta_slow"] = draw(st.sampled_from((1, 0.5, 2.0)))
+        rope["truncate"] = draw(st.booleans())
+        extra = draw(st.sampled_from(("none", "mscale", "explicit")))
+        if extra == "mscale":
+            rope["mscale"] = draw(st.sampled_from((1.0, 0.707)))
+            rope["mscale_all_dim"] = draw(st.sampled_from((1.0, 0.5)))
+        elif extra == "explicit":
+            rope["attention_factor"] = draw(st.floats(0.5, 2.0))
+    if kind == "longrope":
+        pos = st.floats(1.0, 80.0)
+        rope["short_factor"] = draw(st.lists(pos, min_size=rotary // 2, max_size=rotary // 2))
+        rope["long_factor"] = draw(st.lists(pos, min_size=rotary // 2, max_size=rotary // 2))
+        if draw(st.booleans()):
+            rope["factor"] = draw(factors)
+    if kind == "llama3":
+        low = draw(st.sampled_from((1.0, 0.5, 2.0)))
+        rope["low_freq_factor"] = low
+        rope["high_freq_factor"] = low + draw(st.sampled_from((3.0, 0.25, 6.0)))
+    if kind == "proportional" and draw(st.booleans()):
+        rope["factor"] = draw(factors)
+    if draw(st.booleans()):
+        rope["rope_type"] = kind
+        cfg["rope_parameters"] = rope
+    else:
+        rope["type"] = kind
+        cfg["rope_scaling"] = rope
+    seq_len = draw(st.one_of(st.none(), st.integers(1, 4 * cfg["max_position_embeddings"])))
+    return cfg, seq_len

@@ -46,7 +46,8 @@ def test_all_json_carries_every_verdict(capsys):
     assert main(["all", "--format", "json"]) == 0
     certs = json.loads(capsys.readouterr().out)
     assert [c["claim"]["id"] for c in certs] == theorems.ids()
-    assert {c["verdict"] for c in certs} == {"proved"}
+    # registered honest negatives (expect="refuted") must be refuted, everything else proved
+    assert [c["verdict"] for c in certs] == [th.expect for th in theorems.all()]
 
 
 @pytest.mark.parametrize(
@@ -90,9 +91,14 @@ def test_console_script_all_exits_0_and_prints_every_proof():
     out = subprocess.run([str(exe), "all"], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "PYTHONWARNINGS": "error"})
     assert out.returncode == 0, out.stderr
-    for id_ in theorems.ids():
-        assert f"{id_}: PROVED" in out.stdout
-    assert f"summary: {len(theorems.ids())} of {len(theorems.ids())} claims proved" in out.stdout
+    for th in theorems.all():
+        assert f"{th.id}: {th.expect.upper()}" in out.stdout
+    n = len(theorems.ids())
+    neg = sum(th.expect == "refuted" for th in theorems.all())
+    line = f"summary: {n - neg} of {n - neg} claims proved"
+    if neg:
+        line += f"; {neg} of {neg} registered negatives refuted as expected"
+    assert line in out.stdout
 
 
 def test_help_explains_commands_and_exit_status():

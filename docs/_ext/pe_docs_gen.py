@@ -105,6 +105,7 @@ class TheoryEntry:
     verdict: str
     elapsed: float
     path: Path
+    expect: str = "proved"
 
 
 def theorem_page(theorem, proof) -> str:
@@ -121,6 +122,9 @@ def theorem_page(theorem, proof) -> str:
                f"`pe-derive prove {theorem.id} --d 8`.")
     else:
         how = f"Reproduce it with `pe-derive prove {theorem.id}`."
+    if getattr(theorem, "expect", "proved") == "refuted":
+        how = ("**A registered honest negative**: a claim people make (or a bug they ship) that "
+               "is false; the engine must refute it and print the counterexample below. " + how)
     intro = [
         heading,
         "",
@@ -145,7 +149,9 @@ def _summary(entries: Sequence[TheoryEntry]) -> str:
             f"| {md_escape(e.source)} |"
         )
     total = sum(e.elapsed for e in entries)
-    rows += ["", f"{len(entries)} theorems, proved in {total:.2f} s in total while these pages were built.", ""]
+    negatives = sum(1 for e in entries if e.expect == "refuted")
+    what = f" ({negatives} of them registered honest negatives, refuted)" if negatives else ""
+    rows += ["", f"{len(entries)} theorems{what}, checked in {total:.2f} s in total while these pages were built.", ""]
     return "\n".join(rows)
 
 
@@ -170,7 +176,8 @@ def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None) ->
         _write_if_changed(path, theorem_page(th, proof))
         _write_if_changed(outdir / f"{th.id}.json", render.json_text(proof) + "\n")
         keep |= {path.name, f"{th.id}.json"}
-        entries.append(TheoryEntry(th.id, th.title, th.source, proof.verdict, proof.elapsed, path))
+        entries.append(TheoryEntry(th.id, th.title, th.source, proof.verdict, proof.elapsed, path,
+                                   getattr(th, "expect", "proved")))
     _write_if_changed(outdir / SUMMARY, _summary(entries))
     _write_if_changed(outdir / TOC, _toctree([e.path.stem for e in entries], hidden=True))
     _remove_stale(outdir, keep)

@@ -22,6 +22,12 @@ Design rules (see :mod:`pe_symbolic.numeric._kernels` for the error analysis):
   RoPE product (``rope.efficient_form``), each with its evaluation form proved equal to the
   proof form. If a claim is not proved, these functions refuse to run.
 
+* **Model configs** (:mod:`pe_symbolic.numeric.config`): :func:`rope_frequencies` reads a
+  ``config.json`` (every HF ``rope_type``, partial rotary, per-layer-type bases, M-RoPE
+  sections) and returns float64 inverse frequencies rounded once from 40-digit values of the
+  proved expressions; :func:`rope_cos_sin` and :func:`apply_rope` take the same ``config=``
+  (or ``inv_freq=``), M-RoPE positions and Hugging Face ``position_ids``.
+
 Conventions: pair ``i`` has frequency :math:`\omega_i`; layout ``"interleaved"`` puts it in
 slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
 :math:`\sin(\omega_i t)` in the first slot. RoPE angles are :math:`m\theta_i`,
@@ -31,7 +37,20 @@ slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
 from __future__ import annotations
 
 from ._core import frequencies
+from .config import RopeFrequencies, RopeSpec, model_config, model_configs, parse_rope_config, rope_frequencies
 from .rope import apply_rope, rope_cos_sin
 from .tables import sinusoidal_table, translation_matrix
 
-__all__ = ["apply_rope", "frequencies", "rope_cos_sin", "sinusoidal_table", "translation_matrix"]
+__all__ = [
+    "RopeFrequencies",
+    "RopeSpec",
+    "apply_rope",
+    "frequencies",
+    "model_config",
+    "model_configs",
+    "parse_rope_config",
+    "rope_cos_sin",
+    "rope_frequencies",
+    "sinusoidal_table",
+    "translation_matrix",
+]

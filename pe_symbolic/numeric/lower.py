@@ -29,8 +29,10 @@ import sympy as sp
 from ..encodings.symbols import as_expr
 
 __all__ = [
+    "FAMILY_FORMULAS",
     "NotProvedError",
     "claim_verdict",
+    "family_formula",
     "frequency_constants",
     "lower",
     "phasor_product",
@@ -304,3 +306,87 @@ def frequency_constants(d: int, base: float, schedule: str, dps: int = 40) -> tu
     with mpmath.workdps(dps):
         mb = mpmath.mpf(base)
         return tuple(+fn(mpmath.mpf(p), mb) for p in range(d // 2))
+
+
+# ----------------------------------------------------------------------------------------
+# the RoPE family's element formulas (pe_symbolic.numeric.config)
+
+#: Each formula of the RoPE family that :mod:`pe_symbolic.numeric.config` evaluates, with
+#: the claim that gates it (the claim is *about* that expression).
+FAMILY_FORMULAS: dict[str, str] = {
+    "default": SCHEDULE_CLAIM,
+    "linear": "linear.interpolation",
+    "ntk": "ntk.derive",
+    "dynamic": "dynamic.continuity",
+    "yarn_correction_dim": "yarn.correction_dim",
+    "yarn_ramp": "yarn.blend",
+    "yarn": "yarn.blend",
+    "yarn_mscale": "yarn.attention_factor",
+    "longrope": "longrope.relative",
+    "longrope_attention": "longrope.relative",
+    "llama3": "llama3.continuity",
+    "proportional": "proportional.relative",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def family_formula(name: str) -> Callable[..., Any]:
+    r"""One element formula of the RoPE family, lowered to mpmath under its proved claim.
+
+    The expressions are those of :mod:`pe_symbolic.encodings.family` with symbolic
+    arguments; the caller evaluates them in a local :func:`mpmath.workdps` context (the
+    numeric config reader uses 40 digits, then rounds once to float64).
+
+    =========================  =====================================  ========================
+    name                       arguments                              claim
+    =========================  =====================================  ========================
+    ``default``                ``i, d, b``                            ``schedule.geometric``
+    ``linear``                 ``i, d, b, s``                         ``linear.interpolation``
+    ``ntk``                    ``i, d, b, s``                         ``ntk.derive``
+    ``dynamic``                ``i, d, b, s, n, L``                   ``dynamic.continuity``
+    ``yarn_correction_dim``    ``r, d, b, L``                         ``yarn.correction_dim``
+    ``yarn_ramp``              ``x, low, high``                       ``yarn.blend``
+    ``yarn``                   ``i, d, b, s, gamma``                  ``yarn.blend``
+    ``yarn_mscale``            ``s, mu``                              ``yarn.attention_factor``
+    ``longrope``               ``i, d, b, lambda``                    ``longrope.relative``
+    ``longrope_attention``     ``s, L``                               ``longrope.relative``
+    ``llama3``                 ``i, d, b, s, L, low, high``           ``llama3.continuity``
+    ``proportional``           ``i, D, b, s`` (for ``i`` < angles)    ``proportional.relative``
+    =========================  =====================================  ========================
+
+    >>> import mpmath
+    >>> f = family_formula("linear")
+    >>> f.claim_id
+    'linear.interpolation'
+    >>> with mpmath.workdps(40):
+    ...     print(mpmath.nstr(f(1, 4, 100, 8), 20))
+    0.0125
+    """
+    from ..encodings import family as F
+    from ..encodings.symbols import b, d, i, n
+
+    if name not in FAMILY_FORMULAS:
+        from .._validate import check_choice
+
+        check_choice("name", name, tuple(FAMILY_FORMULAS))
+    s, L = F.s, F.L
+    r, x, lam, mu = sp.symbols("r x lambda mu", positive=True)
+    low, high, gamma = sp.symbols("low high gamma", real=True)
+    lo_f, hi_f = sp.symbols("l h", positive=True)
+    theta = F.default_theta(i, d, base=b)
+    table: dict[str, tuple[Any, tuple[sp.Symbol, ...]]] = {
+        "default": (theta, (i, d, b)),
+        "linear": (F.linear(theta, s), (i, d, b, s)),
+        "ntk": (F.default_theta(i, d, base=F.ntk_base(b, s, d)), (i, d, b, s)),
+        "dynamic": (F.default_theta(i, d, base=F.dynamic_base(b, s, n, L, d)), (i, d, b, s, n, L)),
+        "yarn_correction_dim": (F.yarn_correction_dim(r, d, b, L), (r, d, b, L)),
+        "yarn_ramp": (F.yarn_ramp(x, low, high), (x, low, high)),
+        "yarn": (F.yarn_theta(theta, s, gamma), (i, d, b, s, gamma)),
+        "yarn_mscale": (F.yarn_mscale(s, mu), (s, mu)),
+        "longrope": (F.longrope_theta(theta, lam), (i, d, b, lam)),
+        "longrope_attention": (F.longrope_attention_factor(s, L), (s, L)),
+        "llama3": (F.llama3_theta(theta, s, L, lo_f, hi_f), (i, d, b, s, L, lo_f, hi_f)),
+        "proportional": (theta / s, (i, d, b, s)),
+    }
+    expr, args = table[name]
+    return lower(FAMILY_FORMULAS[name], expr, args, modules="mpmath")

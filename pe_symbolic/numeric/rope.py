@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import functools
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _kernels as K
 from ._checks import as_positions, check_float_dtype, check_out, check_x
-from .._validate import check_base, check_d, check_layout, check_order, check_schedule
-from ._core import _check_numeric_base, _omega_dd, _omega_exact, _rope_product, _source
+from .._validate import check_layout
+from ._core import _rope_product
+from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source
+from .config import model_config  # noqa: F401  (doctests)
 from .tables import _slot_views
 
 __all__ = ["apply_rope", "rope_cos_sin"]
@@ -22,34 +25,59 @@ __all__ = ["apply_rope", "rope_cos_sin"]
 
 def rope_cos_sin(
     positions,
-    d: int,
+    d: int | None = None,
     *,
     base: float = 10000.0,
     layout: str = "split",
     dtype=np.float64,
     accurate: bool = False,
+    config: Mapping[str, Any] | None = None,
+    inv_freq: Any = None,
+    layer_type: str | None = None,
+    seq_len: int | None = None,
+    mrope_section: Sequence[int] | None = None,
+    mrope_interleaved: bool = False,
+    attention_factor: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""``(cos, sin)`` tables such that ``x*cos + rotate(x)*sin`` applies RoPE.
 
     Parameters
     ----------
     positions : array_like of real
-        Token positions ``m``.
-    d : int
-        Rotary dimension (positive, even).
+        Token positions ``m``. For M-RoPE (a config with ``mrope_section``, or
+        ``mrope_section=``): a leading axis of 3 (t, h, w), e.g. shape ``(3, seq)`` or
+        ``(3, batch, seq)``.
+    d : int, optional
+        Rotary dimension (positive, even). Not needed with ``config`` or ``inv_freq``.
     base : float, default 10000.0
-        :math:`\theta_i = b^{-2i/d}`.
+        :math:`\theta_i = b^{-2i/d}` (without ``config`` / ``inv_freq``).
     layout : {"split", "interleaved"}
         ``"split"`` (GPT-NeoX / HF Llama ``rotate_half``): ``cos = concat(cos mθ, cos mθ)``;
         ``"interleaved"`` (RoFormer / Meta / GPT-J): each entry repeated twice.
     dtype : {numpy.float64, numpy.float32}
     accurate : bool
         As in :func:`sinusoidal_table`.
+    config : Mapping, optional
+        A model config: frequencies, rotary dim, attention factor and M-RoPE sections as
+        :func:`rope_frequencies` reads them (angles from the 40-digit frequencies).
+    inv_freq : array_like or RopeFrequencies, optional
+        The frequencies themselves (taken as exact float64 values); a
+        :class:`RopeFrequencies` also brings its attention factor.
+    layer_type, seq_len : optional
+        Passed to :func:`rope_frequencies` with ``config``.
+    mrope_section : three ints, optional
+        M-RoPE pairs per axis (t, h, w), summing to ``d/2``; read from the config if it has
+        one.
+    mrope_interleaved : bool, default False
+        Qwen3-VL's interleaved axis assignment instead of Qwen2-VL's contiguous sections.
+    attention_factor : float, optional
+        Multiplies both tables (HF's ``attention_scaling``). Default: the config's (or the
+        :class:`RopeFrequencies`'), else 1.
 
     Returns
     -------
     cos, sin : numpy.ndarray
-        Each of shape ``positions.shape + (d,)``.
+        Each of shape ``positions.shape + (d,)`` (for M-RoPE ``positions.shape[1:] + (d,)``).
 
     Examples
     --------
@@ -59,17 +87,22 @@ def rope_cos_sin(
            [0.5403, 0.995 , 0.5403, 0.995 ]])
     >>> rope_cos_sin([1], 4, base=100.0, layout="interleaved")[1].round(4)
     array([[0.8415, 0.8415, 0.0998, 0.0998]])
+    >>> c, s = rope_cos_sin([[0, 1], [0, 5], [0, 7]], config=model_config("qwen2-vl-7b"))
+    >>> c.shape
+    (2, 128)
     """
-    d = check_d(d)
-    b = _check_numeric_base(base)
     layout = check_layout(layout)
     dt = check_float_dtype(dtype)
-    t = as_positions(positions)
-    w_hi, w_lo = _omega_dd(d, b, "vaswani")
-    src = _source(t, w_hi, w_lo, accurate, swap=False, w_exact=_omega_exact(d, b, "vaswani"))
-    n, h = t.size, d // 2
-    cos = np.empty((n, d), dt)
-    sin = np.empty((n, d), dt)
+    plan = frequency_plan(d=d, base=base, rotary_dim=None, config=config, inv_freq=inv_freq,
+                          layer_type=layer_type, seq_len=seq_len, mrope_section=mrope_section,
+                          mrope_interleaved=mrope_interleaved, attention_factor=attention_factor)
+    t = _plan_positions(as_positions(positions), plan)
+    pshape = t.shape[1:] if plan.n_axes == 3 else t.shape
+    src = phasor_source(plan, t, accurate)
+    rd = plan.rotary_dim
+    n, h = math.prod(pshape), rd // 2
+    cos = np.empty((n, rd), dt)
+    sin = np.empty((n, rd), dt)
     c1, c2 = _slot_views(cos, layout)
     s1, s2 = _slot_views(sin, layout)
     rows = src.block_rows()
@@ -82,43 +115,73 @@ def rope_cos_sin(
         c2[s:e] = z.real
         s1[s:e] = z.imag
         s2[s:e] = z.imag
-    return cos.reshape(t.shape + (d,)), sin.reshape(t.shape + (d,))
+    return cos.reshape(pshape + (rd,)), sin.reshape(pshape + (rd,))
+
+
+def _plan_positions(t: np.ndarray, plan: FrequencyPlan) -> np.ndarray:
+    """Positions as the kernels need them: for M-RoPE ``(3,) + P`` with every axis of shape P."""
+    if plan.n_axes == 1:
+        return t
+    if t.ndim == 0 or t.shape[0] != 3:
+        raise ValueError(
+            f"M-RoPE positions need a leading axis of 3 (t, h, w), e.g. shape (3, seq) or "
+            f"(3, batch, seq); got shape {t.shape}"
+        )
+    return np.ascontiguousarray(t)
 
 
 def apply_rope(
     x,
-    positions,
+    positions=None,
     *,
     base: float = 10000.0,
     layout: str = "split",
     rotary_dim: int | None = None,
     accurate: bool = False,
-    out: np.ndarray | None = None,
-) -> np.ndarray:
+    out=None,
+    config: Mapping[str, Any] | None = None,
+    inv_freq: Any = None,
+    layer_type: str | None = None,
+    seq_len: int | None = None,
+    mrope_section: Sequence[int] | None = None,
+    mrope_interleaved: bool = False,
+    attention_factor: float | None = None,
+    position_ids=None,
+):
     r"""Rotate each pair of ``x[..., :rotary_dim]`` by the angle ``m * theta_i``.
 
     Parameters
     ----------
-    x : numpy.ndarray, float32 or float64
-        Shape ``(..., seq, d)`` (any leading axes).
+    x : numpy.ndarray, float32 or float64, or a tuple of them
+        Shape ``(..., seq, d)`` (any leading axes). A tuple ``(q, k)`` (or any number of
+        arrays) is rotated with one set of phasor tables and returned as a tuple.
     positions : array_like of real
-        Broadcasts against ``x.shape[:-1]`` (typically shape ``(seq,)``).
+        Broadcasts against ``x.shape[:-1]`` (typically shape ``(seq,)``). For M-RoPE, a
+        leading axis of 3 (t, h, w) in front of that shape.
     base : float, default 10000.0
     layout : {"split", "interleaved"}
         Pair slots ``(i, i + r/2)`` (GPT-NeoX / HF Llama) or ``(2i, 2i+1)`` (RoFormer / GPT-J).
     rotary_dim : int, optional
         Even, ``<= d``; only the first ``rotary_dim`` channels rotate (partial rotary), the
-        rest pass through. Default: ``d``. Frequencies use ``rotary_dim``:
-        :math:`\theta_i = b^{-2i/r}`.
+        rest pass through. Default: ``d`` (or what ``config`` / ``inv_freq`` say).
+        Frequencies use ``rotary_dim``: :math:`\theta_i = b^{-2i/r}`.
     accurate : bool
         Use the accurate cos/sin tables (the rotation itself is then rounded once more).
-    out : numpy.ndarray, optional
+    out : numpy.ndarray or tuple of them, optional
         Same shape and dtype as ``x``; may be ``x`` itself (in place).
+    config, inv_freq, layer_type, seq_len, mrope_section, mrope_interleaved, attention_factor
+        As in :func:`rope_cos_sin`: the frequencies of a model config (and its attention
+        factor, which multiplies the rotated channels as HF's cos/sin scaling does), or a
+        frequency vector; M-RoPE sections.
+    position_ids : array_like of int or real, optional
+        Hugging Face's layout instead of ``positions``: shape ``(batch, seq)`` for ``x`` of
+        shape ``(batch, heads, seq, d)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is
+        inserted for you.
 
     Returns
     -------
-    numpy.ndarray
-        Same shape and dtype as ``x``.
+    numpy.ndarray or tuple
+        Same shape and dtype as ``x`` (a tuple for a tuple).
 
     Notes
     -----
@@ -135,49 +198,102 @@ def apply_rope(
     array([[0.5403, 0.8415, 0.995 , 0.0998]])
     >>> apply_rope(np.ones((2, 4), np.float32), [0, 0]).dtype
     dtype('float32')
+    >>> q, k = np.ones((2, 32, 5, 128)), np.ones((2, 8, 5, 128))
+    >>> ids = np.arange(5)[None].repeat(2, axis=0)  # HF position_ids, (batch, seq)
+    >>> qr, kr = apply_rope((q, k), position_ids=ids, config=model_config("llama-3.1-8b"))
+    >>> qr.shape, kr.shape
+    ((2, 32, 5, 128), (2, 8, 5, 128))
     """
-    x = check_x(x)
+    many = isinstance(x, (tuple, list))
+    xs = [check_x(v, name=f"x[{q}]" if many else "x") for q, v in enumerate(x if many else (x,))]
+    if not xs:
+        raise ValueError("x is an empty tuple; pass one or more arrays")
+    outs = _outs(out, xs, many)
     layout = check_layout(layout)
-    b = _check_numeric_base(base)
-    d = x.shape[-1]
-    if rotary_dim is None:
-        rd = d
-    else:
-        rd = check_d(rotary_dim, name="rotary_dim")
-        if rd > d:
-            raise ValueError(
-                f"rotary_dim={rotary_dim!r} must be a positive even integer <= d={d} "
-                "(the last axis of x)"
-            )
-    if d % 2 and rotary_dim is None:
+    d = xs[0].shape[-1]
+    for q, v in enumerate(xs[1:], start=1):
+        if v.shape[-1] != d:
+            raise ValueError(f"x[{q}] has last axis {v.shape[-1]}; x[0] has {d}: every array needs the same head dim")
+    given = config is not None or inv_freq is not None
+    if not given and rotary_dim is None and d % 2:
         raise ValueError(
             f"the last axis of x has odd length d={d}; RoPE needs pairs (pass an even rotary_dim)"
         )
-    t = as_positions(positions)
-    lead = x.shape[:-1]
-    try:
-        bshape = np.broadcast_shapes(t.shape, lead)
-    except ValueError:
-        raise ValueError(
-            f"positions of shape {t.shape} do not broadcast against x.shape[:-1] = {lead}"
-        ) from None
-    if bshape != lead:
-        raise ValueError(
-            f"positions of shape {t.shape} broadcast against x.shape[:-1] = {lead} to {bshape}; "
-            "positions must not enlarge x"
-        )
-    out = check_out(out, x.shape, x.dtype)
-    w_hi, w_lo = _omega_dd(rd, b, "vaswani")
-    src = _source(t, w_hi, w_lo, accurate, swap=False, w_exact=_omega_exact(rd, b, "vaswani"))
-    if rd < d and out is not x:
-        out[..., rd:] = x[..., rd:]
-    xv, ov = (x[None], out[None]) if x.ndim == 1 else (x, out)  # 1-D: scalar positions
-    tshape = t.shape or (1,)
-    if layout == "interleaved":
-        _rope_interleaved(xv, src, tshape, ov, rd)
+    plan = frequency_plan(d=None if given else d, base=base, rotary_dim=rotary_dim, config=config,
+                          inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len,
+                          mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
+                          attention_factor=attention_factor)
+    rd = plan.rotary_dim
+    if rd > d:
+        what = (f"rotary_dim={rd!r} must be a positive even integer" if not given else
+                f"{'config' if config is not None else 'inv_freq'}= rotates {rd} channels, which must be")
+        raise ValueError(f"{what} <= d={d} (the last axis of x)")
+    t = _resolve_positions(positions, position_ids, xs, plan)
+    src = phasor_source(plan, t, accurate)
+    tshape = (t.shape[1:] if plan.n_axes == 3 else t.shape) or (1,)
+    for xv0, ov0 in zip(xs, outs):
+        if rd < d and ov0 is not xv0:
+            ov0[..., rd:] = xv0[..., rd:]
+        xv, ov = (xv0[None], ov0[None]) if xv0.ndim == 1 else (xv0, ov0)  # 1-D: scalar positions
+        if layout == "interleaved":
+            _rope_interleaved(xv, src, tshape, ov, rd)
+        else:
+            _rope_split(xv, src, tshape, ov, rd)
+    return tuple(outs) if many else outs[0]
+
+
+def _outs(out, xs: list[np.ndarray], many: bool) -> list[np.ndarray]:
+    if out is None:
+        return [check_out(None, v.shape, v.dtype) for v in xs]
+    if many:
+        if not isinstance(out, (tuple, list)) or len(out) != len(xs):
+            raise ValueError(f"out must be a tuple of {len(xs)} arrays (one per array of x) or None")
+        return [check_out(o, v.shape, v.dtype, name=f"out[{q}]") for q, (o, v) in enumerate(zip(out, xs))]
+    return [check_out(out, xs[0].shape, xs[0].dtype)]
+
+
+def _resolve_positions(positions, position_ids, xs: list[np.ndarray], plan: FrequencyPlan) -> np.ndarray:
+    """Check the positions against every array of x; return them as the kernels need them."""
+    if (positions is None) == (position_ids is None):
+        raise ValueError("pass exactly one of positions (broadcast against x.shape[:-1]) and "
+                         "position_ids (Hugging Face's (batch, seq) layout)")
+    if positions is not None:
+        t = _plan_positions(as_positions(positions), plan)
+        axes_shape = t.shape[1:] if plan.n_axes == 3 else t.shape
     else:
-        _rope_split(xv, src, tshape, ov, rd)
-    return out
+        ids = _plan_positions(as_positions(position_ids, name="position_ids"), plan)
+        core = ids.shape[1:] if plan.n_axes == 3 else ids.shape
+        for q, v in enumerate(xs):
+            if v.ndim != 4 or len(core) != 2 or np.broadcast_shapes(core, (v.shape[0], v.shape[2])) != (v.shape[0], v.shape[2]):
+                raise ValueError(
+                    f"position_ids of shape {ids.shape} need x of shape (batch, heads, seq, d) with "
+                    f"position_ids.shape[-2:] broadcasting to (batch, seq); x{'' if len(xs) == 1 else f'[{q}]'} "
+                    f"has shape {v.shape}"
+                )
+        t = ids[..., :, None, :]  # insert the heads axis
+        axes_shape = t.shape[1:] if plan.n_axes == 3 else t.shape
+    for q, v in enumerate(xs):
+        lead = v.shape[:-1]
+        name = "x.shape[:-1]" if len(xs) == 1 else f"x[{q}].shape[:-1]"
+        try:
+            bshape = np.broadcast_shapes(axes_shape, lead)
+        except ValueError:
+            hint = ("; for Hugging Face position_ids of shape (batch, seq) pass position_ids="
+                    if positions is not None and len(axes_shape) == 2 and v.ndim == 4 else "")
+            raise ValueError(
+                f"positions of shape {axes_shape} do not broadcast against {name} = {lead}{hint}"
+            ) from None
+        if bshape != lead:
+            raise ValueError(
+                f"positions of shape {axes_shape} broadcast against {name} = {lead} to {bshape}; "
+                "positions must not enlarge x"
+            )
+    # leading singleton axes broadcast anyway: drop them (the kernels read tshape[:-1] as
+    # the axes along which positions vary besides the sequence)
+    core = list(axes_shape)
+    while len(core) > 1 and core[0] == 1:
+        core.pop(0)
+    return t.reshape(((3,) if plan.n_axes == 3 else ()) + tuple(core))
 
 
 # RoPE is blocked along the sequence axis: the phasors of one block of positions (a small

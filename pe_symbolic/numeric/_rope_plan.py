@@ -1,0 +1,221 @@
+"""Where RoPE's frequencies and positions come from: the seam between the public RoPE
+functions and the kernels.
+
+:func:`frequency_plan` turns the keyword arguments of :func:`pe_symbolic.numeric.rope_cos_sin`
+and :func:`pe_symbolic.numeric.apply_rope` (a base, a model config, or a frequency vector; an
+M-RoPE section layout; an attention factor) into a :class:`FrequencyPlan`: the frequencies as
+a double-double ``(hi, lo)`` with their exact values, the rotary dimension, the position axis
+of every pair and the factor that multiplies the tables. :func:`phasor_source` builds the
+object the kernels read phasors from (``fill(start, stop, dest)``, ``block_rows()``, ``h``,
+``mode``, ``B``): a plain :class:`~pe_symbolic.numeric._kernels.PhasorSource`, or, for M-RoPE
+and attention factors, a thin wrapper around one per position axis. The kernels themselves
+do not change.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_d
+from ._core import _check_numeric_base, _omega_dd, _omega_exact, _source
+
+__all__ = ["FrequencyPlan", "frequency_plan", "phasor_source"]
+
+DEFAULT_BASE = 10000.0
+
+
+@dataclass(frozen=True)
+class FrequencyPlan:
+    """Frequencies (double-double and exact), rotary dim, pair axes, attention factor."""
+
+    w_hi: np.ndarray
+    w_lo: np.ndarray
+    w_exact: tuple
+    rotary_dim: int
+    axes: tuple[int, ...] | None
+    attention: float
+
+    @property
+    def n_axes(self) -> int:
+        """Position axes the positions carry: 3 for M-RoPE, else 1."""
+        return 1 if self.axes is None else 3
+
+
+@functools.lru_cache(maxsize=64)
+def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, np.ndarray, tuple, Any]:
+    import mpmath
+
+    from .config import DPS, _exact_frequencies
+
+    values, attn = _exact_frequencies(spec, seq_key, yarn_length)
+    with mpmath.workdps(DPS):
+        hi = np.array([float(v) for v in values], dtype=np.float64)
+        lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
+    hi.flags.writeable = False
+    lo.flags.writeable = False
+    return hi, lo, tuple(values), attn
+
+
+def _as_inv_freq(inv_freq: object) -> tuple[np.ndarray, float | None]:
+    from .config import RopeFrequencies
+
+    attn = None
+    if isinstance(inv_freq, RopeFrequencies):
+        inv_freq, attn = inv_freq.inv_freq, float(inv_freq.attention_factor)
+    arr = np.asarray(inv_freq)
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size == 0:
+        raise TypeError(
+            f"inv_freq must be a non-empty 1-D array of real numbers (or rope_frequencies(...)); "
+            f"got dtype {arr.dtype} and shape {arr.shape}"
+        )
+    arr = arr.astype(np.float64)
+    bad = ~(np.isfinite(arr) & (arr >= 0))
+    if bad.any():
+        q = int(np.argmax(bad))
+        raise ValueError(f"inv_freq must be finite and >= 0; got {float(arr[q])!r} at index {q}")
+    arr.flags.writeable = False
+    return arr, attn
+
+
+def frequency_plan(
+    *,
+    d: int | None,
+    base: object,
+    rotary_dim: int | None,
+    config: Mapping[str, Any] | None,
+    inv_freq: object,
+    layer_type: str | None,
+    seq_len: int | None,
+    mrope_section: Sequence[int] | None,
+    mrope_interleaved: bool,
+    attention_factor: float | None,
+) -> FrequencyPlan:
+    """Resolve the frequency keywords of the RoPE functions into one :class:`FrequencyPlan`."""
+    from ..encodings.family import mrope_axes
+    from .config import RopeSpec, _check_seq_len, _seq_key, parse_rope_config
+
+    if config is not None and inv_freq is not None:
+        raise ValueError("pass config= or inv_freq=, not both (inv_freq is what rope_frequencies(config) returns)")
+    given = config is not None or inv_freq is not None
+    if given and not (base == DEFAULT_BASE and not isinstance(base, bool)):
+        raise ValueError(f"base={base!r} conflicts with {'config' if config is not None else 'inv_freq'}=: "
+                         "the frequencies come from there; omit base")
+    if not given and (layer_type is not None or seq_len is not None):
+        raise ValueError("layer_type= and seq_len= need config=")
+    if inv_freq is not None and (layer_type is not None or seq_len is not None):
+        raise ValueError("layer_type= and seq_len= need config= (inv_freq is already resolved)")
+    section = None if mrope_section is None else tuple(int(v) for v in mrope_section)
+    interleaved = mrope_interleaved
+    if not isinstance(interleaved, bool):
+        raise TypeError(f"mrope_interleaved={interleaved!r} must be True or False")
+    if config is not None:
+        spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
+        hi, lo, exact, attn = _config_dd(spec, _seq_key(spec, _check_seq_len(seq_len)), "original")
+        rd = spec.rotary_dim
+        if spec.mrope_section is not None:
+            if section is not None and section != spec.mrope_section:
+                raise ValueError(f"mrope_section={list(section)!r} conflicts with the config's {list(spec.mrope_section)!r}")
+            section, interleaved = spec.mrope_section, spec.mrope_interleaved or interleaved
+        attention = float(attn)
+    elif inv_freq is not None:
+        hi, attn_given = _as_inv_freq(inv_freq)
+        lo = np.zeros_like(hi)
+        lo.flags.writeable = False
+        exact = _exact_of(hi.tobytes())
+        rd = 2 * hi.size
+        attention = 1.0 if attn_given is None else attn_given
+    else:
+        if d is None:
+            raise ValueError("d (the rotary dimension) is required unless config= or inv_freq= is given")
+        rd = check_d(d) if rotary_dim is None else check_d(rotary_dim, name="rotary_dim")
+        b = _check_numeric_base(base)
+        hi, lo = _omega_dd(rd, b, "vaswani")
+        exact = _omega_exact(rd, b, "vaswani")
+        attention = 1.0
+    if given and rotary_dim is not None and check_d(rotary_dim, name="rotary_dim") != rd:
+        raise ValueError(f"rotary_dim={rotary_dim!r} conflicts with the {rd} rotated channels of "
+                         f"{'config' if config is not None else 'inv_freq'}=")
+    if given and d is not None and check_d(d) != rd:
+        raise ValueError(f"d={d!r} conflicts with the {rd} rotated channels of "
+                         f"{'config' if config is not None else 'inv_freq'}=")
+    if attention_factor is not None:
+        if isinstance(attention_factor, bool) or not np.isfinite(float(attention_factor)) or float(attention_factor) <= 0:
+            raise ValueError(f"attention_factor={attention_factor!r} must be a finite number > 0")
+        attention = float(attention_factor)
+    axes = None
+    if section is not None:
+        axes = mrope_axes(section, interleaved=interleaved)
+        if len(axes) != rd // 2:
+            raise ValueError(
+                f"mrope_section={list(section)!r} sums to {len(axes)}; it must sum to rotary_dim/2 = {rd // 2}"
+            )
+    return FrequencyPlan(hi, lo, exact, rd, axes, attention)
+
+
+@functools.lru_cache(maxsize=64)
+def _exact_of(buf: bytes) -> tuple:
+    import mpmath
+
+    return tuple(mpmath.mpf(float(v)) for v in np.frombuffer(buf))
+
+
+class _AxesSource:
+    """M-RoPE phasors: pair ``j`` from the positions of its axis, one source per axis."""
+
+    mode = "axes"
+    B = 1
+
+    def __init__(self, sources: list[tuple[np.ndarray, Any]], h: int) -> None:
+        self.sources = sources  # (pair indices, PhasorSource) per non-empty axis
+        self.h = h
+
+    def block_rows(self) -> int:
+        return min(src.block_rows() for _, src in self.sources)
+
+    def fill(self, start: int, stop: int, dest: np.ndarray) -> None:
+        if stop <= start:
+            return
+        for idx, src in self.sources:
+            tmp = np.empty((stop - start, idx.size), np.complex128)
+            src.fill(start, stop, tmp)
+            dest[:, idx] = tmp
+
+
+class _ScaledSource:
+    """Phasors times the attention factor (HF scales the cos and sin tables by it)."""
+
+    mode = "scaled"
+    B = 1
+
+    def __init__(self, src: Any, factor: float) -> None:
+        self.src, self.factor, self.h = src, factor, src.h
+
+    def block_rows(self) -> int:
+        return self.src.block_rows()
+
+    def fill(self, start: int, stop: int, dest: np.ndarray) -> None:
+        self.src.fill(start, stop, dest)
+        dest *= self.factor
+
+
+def phasor_source(plan: FrequencyPlan, t: np.ndarray, accurate: bool) -> Any:
+    """The phasor source for positions ``t`` (shape ``(3,) + P`` for M-RoPE, else ``P``)."""
+    if plan.axes is None:
+        src = _source(t, plan.w_hi, plan.w_lo, accurate, swap=False, w_exact=plan.w_exact)
+    else:
+        axes = np.asarray(plan.axes)
+        parts = []
+        for a in range(3):
+            idx = np.nonzero(axes == a)[0]
+            if idx.size:
+                exact = tuple(plan.w_exact[q] for q in idx)
+                parts.append((idx, _source(t[a], plan.w_hi[idx], plan.w_lo[idx], accurate, swap=False, w_exact=exact)))
+        src = _AxesSource(parts, plan.rotary_dim // 2)
+    if plan.attention != 1.0:
+        src = _ScaledSource(src, plan.attention)
+    return src

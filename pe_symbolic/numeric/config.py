@@ -1,0 +1,678 @@
+r"""Rotary frequencies from a model's ``config.json``: every ``rope_type`` that real models ship.
+
+:func:`~pe_symbolic.numeric.rope_frequencies` reads the rope fields of a config mapping the way Hugging Face
+transformers' current ``ROPE_INIT_FUNCTIONS`` do and returns the float64 inverse
+frequencies and the attention factor. The formulas are the SymPy constructions of
+:mod:`pe_symbolic.encodings.family`, lowered through :mod:`pe_symbolic.numeric.lower`
+under their proved claims and evaluated at 40 significant digits; each frequency is then
+rounded once to float64 (so within half an ulp of the truth, and within 1 ulp of the
+independent oracle :func:`pe_symbolic.reference.rope_frequencies`). Discrete decisions
+(YaRN's floor/ceil and clamp, Llama 3's bands, LongRoPE's switch) are made on the
+40-digit values, i.e. exactly, where HF makes them in float32/float64.
+
+Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in this order):
+
+* ``text_config``: multimodal configs (Gemma 3, Qwen-VL on the Hub) keep the text model's
+  fields there; it is used when the top level has no rope fields.
+* ``rope_parameters`` (current layout) or ``rope_scaling`` (older layout; ``type`` is
+  accepted for ``rope_type``); giving both with different contents is an error. A dict of
+  dicts is per layer type (Gemma 3: ``full_attention`` / ``sliding_attention``), picked by
+  ``layer_type=``. Gemma 3's older fields (``rope_local_base_freq`` beside ``rope_theta``
+  and ``rope_scaling``) are read as that per-layer layout, as HF does.
+* rotary dimension ``int(head_dim * partial_rotary_factor)``; ``head_dim`` from the config
+  or ``hidden_size // num_attention_heads``; DeepSeek's ``qk_rope_head_dim`` takes
+  precedence (HF sets ``head_dim`` to it). GPT-NeoX's ``rotary_pct`` and
+  ``rotary_emb_base`` are read as ``partial_rotary_factor`` and ``rope_theta``.
+* ``original_max_position_embeddings`` (``llama3``, ``yarn``, ``longrope``): a top-level
+  field wins (Phi-3), then the rope dict's, then ``max_position_embeddings``.
+* older type names: ``"su"`` (first Phi-3 releases) is ``longrope``; ``"mrope"``
+  (Qwen2-VL) is ``default`` with ``mrope_section``.
+
+Bad input raises :class:`ValueError` (or :class:`TypeError` for a wrong type) naming the
+key, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .._validate import check_choice
+
+__all__ = [
+    "ROPE_TYPES",
+    "RopeFrequencies",
+    "RopeSpec",
+    "model_config",
+    "model_configs",
+    "parse_rope_config",
+    "rope_frequencies",
+]
+
+#: The rope types :func:`rope_frequencies` knows: HF's ``ROPE_INIT_FUNCTIONS`` keys, plus
+#: ``"default"`` and the static NTK-aware ``"ntk"`` (rotary-embedding-torch's
+#: ``theta_rescale_factor``; not an HF type).
+ROPE_TYPES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional")
+#: Older names found in published configs, and what they mean today.
+ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default"}
+#: Lengths YaRN's correction range may use (``yarn_length=``).
+YARN_LENGTHS: tuple[str, ...] = ("original", "max")
+#: Digits at which the lowered formulas are evaluated before the one rounding to float64.
+DPS = 40
+
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "linear": ("factor",),
+    "ntk": ("factor",),
+    "dynamic": ("factor",),
+    "yarn": ("factor",),
+    "longrope": ("short_factor", "long_factor"),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
+}
+_ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size",
+              "num_attention_heads", "rotary_emb_base", "rotary_pct", "partial_rotary_factor")
+
+
+class RopeFrequencies(NamedTuple):
+    """What :func:`rope_frequencies` returns: the inverse frequencies and the attention factor.
+
+    A named pair: unpack it (``inv_freq, attention_factor = ...``) or use the fields; pass it
+    whole as ``inv_freq=`` to :func:`apply_rope` to bring the attention factor along.
+
+    >>> fr = rope_frequencies({"head_dim": 4, "rope_theta": 100.0})
+    >>> fr.inv_freq, fr.attention_factor
+    (array([1. , 0.1]), 1.0)
+    """
+
+    inv_freq: np.ndarray
+    """float64 inverse frequencies, one per rotated pair (``rotary_dim/2`` of them; for
+    ``proportional`` ``head_dim/2``, the trailing ones zero)."""
+    attention_factor: float
+    """The factor HF multiplies the cos and sin tables by (1.0 unless ``yarn``/``longrope``)."""
+
+
+@dataclass(frozen=True)
+class RopeSpec:
+    """The rope fields of a config, parsed and checked (see :func:`parse_rope_config`).
+
+    Every field is a plain number, string, tuple or ``None``; the object is hashable, and
+    :func:`rope_frequencies` and :func:`apply_rope` accept it in place of the config.
+
+    >>> spec = parse_rope_config(model_config("gpt-neox-20b"))
+    >>> spec.rope_type, spec.head_dim, spec.rotary_dim, spec.pairs
+    ('default', 96, 24, 12)
+    """
+
+    rope_type: str
+    rope_theta: float
+    head_dim: int
+    rotary_dim: int
+    partial_rotary_factor: float = 1.0
+    max_position_embeddings: int | None = None
+    factor: float | None = None
+    original_max_position_embeddings: int | None = None
+    attention_factor: float | None = None
+    beta_fast: float = 32.0
+    beta_slow: float = 1.0
+    mscale: float | None = None
+    mscale_all_dim: float | None = None
+    truncate: bool = True
+    short_factor: tuple[float, ...] | None = None
+    long_factor: tuple[float, ...] | None = None
+    low_freq_factor: float | None = None
+    high_freq_factor: float | None = None
+    mrope_section: tuple[int, int, int] | None = None
+    mrope_interleaved: bool = False
+    layer_type: str | None = None
+
+    @property
+    def pairs(self) -> int:
+        """Number of inverse frequencies (``rotary_dim // 2``)."""
+        return self.rotary_dim // 2
+
+
+# ----------------------------------------------------------------------------------------
+# checks
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _real(where: str, key: str, value: object, *, minimum: float | None = None,
+          strict: bool = False, what: str = "", index: int | None = None) -> float:
+    """``value`` as a finite float, else a TypeError/ValueError naming ``where[key]``."""
+    name = f"{where}[{key!r}]" if where else key
+    if index is not None:
+        name += f"[{index}]"
+    if not _is_number(value):
+        raise TypeError(f"{name}={value!r} must be a real number{what}")
+    v = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(v):
+        raise ValueError(f"{name}={value!r} must be finite{what}")
+    if minimum is not None and (v <= minimum if strict else v < minimum):
+        rel = ">" if strict else ">="
+        raise ValueError(f"{name}={value!r} is not allowed: it must be {rel} {minimum:g}{what}")
+    return v
+
+
+def _int(where: str, key: str, value: object, *, minimum: int = 1, index: int | None = None) -> int:
+    name = f"{where}[{key!r}]" if where else key
+    if index is not None:
+        name += f"[{index}]"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if _is_number(value) and float(value) == int(value) and math.isfinite(float(value)):  # type: ignore[arg-type]
+            value = int(value)  # type: ignore[arg-type]
+        else:
+            raise TypeError(f"{name}={value!r} must be an integer >= {minimum}")
+    if int(value) < minimum:
+        raise ValueError(f"{name}={value!r} must be an integer >= {minimum}")
+    return int(value)
+
+
+def _factor_list(where: str, key: str, value: object, pairs: int, rope_type: str) -> tuple[float, ...]:
+    name = f"{where}[{key!r}]"
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of {pairs} positive numbers (rope_type {rope_type!r}); got {value!r}")
+    if len(value) != pairs:
+        raise ValueError(
+            f"{name} has {len(value)} entries; rope_type {rope_type!r} needs one per rotated pair, "
+            f"rotary_dim/2 = {pairs}"
+        )
+    out = []
+    for q, v in enumerate(value):
+        out.append(_real(where, key, v, minimum=0.0, strict=True, what=" (a positive factor)", index=q))
+    return tuple(out)
+
+
+def _rope_dicts(cfg: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    rp, rs = cfg.get("rope_parameters"), cfg.get("rope_scaling")
+    for key, val in (("rope_parameters", rp), ("rope_scaling", rs)):
+        if val is not None and not isinstance(val, Mapping):
+            raise TypeError(f"config[{key!r}] must be a mapping (or null); got {type(val).__name__}")
+    if rp and rs and dict(rp) != dict(rs):
+        raise ValueError(
+            "config has both 'rope_parameters' (current layout) and 'rope_scaling' (older layout) "
+            "with different contents; keep one of them"
+        )
+    if rp:
+        return "config['rope_parameters']", rp
+    if rs:
+        return "config['rope_scaling']", rs
+    return "config['rope_parameters']", {}
+
+
+def _per_layer(params: Mapping[str, Any]) -> bool:
+    return bool(params) and all(isinstance(v, Mapping) for v in params.values())
+
+
+def _gemma_layers(cfg: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Gemma 3's older fields as HF's per-layer layout: local layers use rope_local_base_freq."""
+    full = dict(params)
+    full.setdefault("rope_theta", cfg.get("rope_theta", 10000.0))
+    return {
+        "full_attention": full,
+        "sliding_attention": {"rope_type": "default", "rope_theta": cfg["rope_local_base_freq"]},
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# parsing
+
+
+def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = None) -> RopeSpec:
+    r"""Read and check the rope fields of a model config (HF ``config.json`` as a dict).
+
+    Parameters
+    ----------
+    config : Mapping
+        The config (or its ``text_config``); see the module docstring for the keys read.
+    layer_type : str, optional
+        For per-layer-type configs (Gemma 3: ``"full_attention"``, ``"sliding_attention"``):
+        which entry to read. Required there, not allowed elsewhere.
+
+    Returns
+    -------
+    RopeSpec
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the key, the value and what is allowed: unknown ``rope_type``, missing
+        required key, factor < 1, ``high_freq_factor <= low_freq_factor``, factor lists of
+        the wrong length, ``mrope_section`` not summing to ``rotary_dim/2``, a
+        ``partial_rotary_factor`` giving an odd or zero rotary dim, non-finite values.
+
+    Examples
+    --------
+    >>> spec = parse_rope_config({"head_dim": 128, "rope_theta": 500000.0,
+    ...     "max_position_embeddings": 131072,
+    ...     "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+    ...                      "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})
+    >>> spec.rope_type, spec.rotary_dim, spec.factor
+    ('llama3', 128, 8.0)
+    >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "yarnn", "factor": 4}})
+    Traceback (most recent call last):
+    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional' (did you mean 'yarn'?)
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
+    cfg: Mapping[str, Any] = config
+    tc = cfg.get("text_config")
+    if isinstance(tc, Mapping) and not any(k in cfg for k in _ROPE_KEYS):
+        cfg = tc
+    where, params = _rope_dicts(cfg)
+    if "rope_local_base_freq" in cfg and not _per_layer(params):
+        params = _gemma_layers(cfg, params)
+        where = "config (Gemma 3 fields)"
+    if _per_layer(params):
+        types = ", ".join(repr(t) for t in params)
+        if layer_type is None:
+            raise ValueError(f"{where} has one entry per layer type ({types}); pass layer_type= one of them")
+        if layer_type not in params:
+            raise ValueError(f"layer_type={layer_type!r} is not in {where}; the config's layer types are {types}")
+        where = f"{where}[{layer_type!r}]"
+        params = params[layer_type]
+    elif layer_type is not None:
+        raise ValueError(
+            f"layer_type={layer_type!r} was given, but {where} is one dict for every layer "
+            "(no per-layer-type entries); omit layer_type"
+        )
+    return _parse_params(cfg, where, params, layer_type)
+
+
+def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None) -> RopeSpec:
+    rt = p.get("rope_type", p.get("type", "default"))
+    if "rope_type" in p and "type" in p and p["type"] != p["rope_type"]:
+        raise ValueError(f"{where} has rope_type={p['rope_type']!r} and type={p['type']!r}; they must agree")
+    if rt is None:
+        rt = "default"
+    rt = ROPE_TYPE_ALIASES.get(rt, rt) if isinstance(rt, str) else rt
+    rope_type = check_choice(f"{where}['rope_type']", rt, ROPE_TYPES)
+
+    def pick(key: str, *top: str, default: Any = None) -> tuple[str, str, Any]:
+        """(where, key, value): the rope dict's value, else the first top-level one, else default."""
+        if p.get(key) is not None:
+            return where, key, p[key]
+        for t in top:
+            if cfg.get(t) is not None:
+                return "config", t, cfg[t]
+        return where, key, default
+
+    theta = _real(*pick("rope_theta", "rope_theta", "rotary_emb_base", default=10000.0),
+                  minimum=1.0, strict=True, what=" (the RoPE base, > 1)")
+    top_prf = cfg.get("partial_rotary_factor", cfg.get("rotary_pct"))
+    if p.get("partial_rotary_factor") is not None and top_prf is not None and top_prf != p["partial_rotary_factor"]:
+        raise ValueError(
+            f"config['partial_rotary_factor']={top_prf!r} and {where}['partial_rotary_factor']="
+            f"{p['partial_rotary_factor']!r} disagree; keep one"
+        )
+    prf_where, prf_key, prf_raw = pick("partial_rotary_factor", "partial_rotary_factor", "rotary_pct", default=1.0)
+    prf = _real(prf_where, prf_key, prf_raw, minimum=0.0, strict=True,
+                what=" (the fraction of each head that rotates, in (0, 1])")
+    if prf > 1:
+        raise ValueError(f"{prf_where}[{prf_key!r}]={prf_raw!r} is not allowed: it must be in (0, 1]")
+    head_dim = _head_dim(cfg)
+    if rope_type == "proportional":
+        rotary_dim = head_dim
+    else:
+        rotary_dim = int(head_dim * prf)
+        if rotary_dim <= 0 or rotary_dim % 2:
+            raise ValueError(
+                f"{prf_where}[{prf_key!r}]={prf_raw!r} gives rotary dim int({head_dim} * {prf_raw!r}) = "
+                f"{rotary_dim}; it must be a positive even number (choose a factor that makes it so)"
+            )
+    if head_dim % 2:
+        raise ValueError(f"head_dim={head_dim} must be even (rotary pairs)")
+    max_pos = cfg.get("max_position_embeddings")
+    if max_pos is not None:
+        max_pos = _int("config", "max_position_embeddings", max_pos)
+
+    for key in _REQUIRED.get(rope_type, ()):
+        if p.get(key) is None:
+            raise ValueError(f"{where} is missing the key {key!r}, which rope_type {rope_type!r} requires")
+
+    kw: dict[str, Any] = {}
+    if rope_type in ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional") and p.get("factor") is not None:
+        kw["factor"] = _real(where, "factor", p["factor"], minimum=1.0, what=" (a context-extension factor, >= 1)")
+    if rope_type in ("ntk", "dynamic") and rotary_dim < 4:
+        raise ValueError(f"rope_type {rope_type!r} needs a rotary dim >= 4 (the exponent is d/(d-2)); got {rotary_dim}")
+    if rope_type == "dynamic" and max_pos is None:
+        raise ValueError("config is missing the key 'max_position_embeddings', which rope_type 'dynamic' requires")
+    if rope_type in ("llama3", "yarn", "longrope"):
+        omax = cfg.get("original_max_position_embeddings", p.get("original_max_position_embeddings", max_pos))
+        if omax is None:
+            raise ValueError(
+                f"{where} is missing the key 'original_max_position_embeddings' (and config has no "
+                f"'max_position_embeddings' to fall back to), which rope_type {rope_type!r} requires"
+            )
+        kw["original_max_position_embeddings"] = _int(where, "original_max_position_embeddings", omax)
+    if rope_type in ("yarn", "longrope") and p.get("attention_factor") is not None:
+        kw["attention_factor"] = _real(where, "attention_factor", p["attention_factor"], minimum=0.0, strict=True)
+    if rope_type == "yarn":
+        kw["beta_fast"] = _real(where, "beta_fast", p.get("beta_fast") or 32)
+        kw["beta_slow"] = _real(where, "beta_slow", p.get("beta_slow") or 1)
+        for key in ("beta_fast", "beta_slow"):
+            if kw[key] <= 0:
+                raise ValueError(f"{where}[{key!r}]={p.get(key)!r} must be > 0 (a number of rotations)")
+        for key in ("mscale", "mscale_all_dim"):
+            if p.get(key) is not None:
+                kw[key] = _real(where, key, p[key])
+        trunc = p.get("truncate", True)
+        if not isinstance(trunc, bool):
+            raise TypeError(f"{where}['truncate']={trunc!r} must be true or false")
+        kw["truncate"] = trunc
+    if rope_type == "longrope":
+        kw["short_factor"] = _factor_list(where, "short_factor", p["short_factor"], rotary_dim // 2, rope_type)
+        kw["long_factor"] = _factor_list(where, "long_factor", p["long_factor"], rotary_dim // 2, rope_type)
+        if "factor" not in kw:
+            if max_pos is None:
+                raise ValueError(f"{where} has no 'factor' and config no 'max_position_embeddings' to derive it from (rope_type 'longrope')")
+            kw["factor"] = max_pos / kw["original_max_position_embeddings"]
+    if rope_type == "llama3":
+        lo = _real(where, "low_freq_factor", p["low_freq_factor"], minimum=0.0, strict=True)
+        hi = _real(where, "high_freq_factor", p["high_freq_factor"], minimum=0.0, strict=True)
+        if not hi > lo:
+            raise ValueError(
+                f"{where}['high_freq_factor']={p['high_freq_factor']!r} must be greater than "
+                f"{where}['low_freq_factor']={p['low_freq_factor']!r} (rope_type 'llama3')"
+            )
+        kw["low_freq_factor"], kw["high_freq_factor"] = lo, hi
+    section = p.get("mrope_section")
+    if section is not None:
+        kw["mrope_section"] = _mrope_section(where, section, rotary_dim)
+        inter = p.get("mrope_interleaved", False)
+        if not isinstance(inter, bool):
+            raise TypeError(f"{where}['mrope_interleaved']={inter!r} must be true or false")
+        kw["mrope_interleaved"] = inter
+        if inter:
+            _check_interleavable(where, kw["mrope_section"])
+    return RopeSpec(rope_type=rope_type, rope_theta=theta, head_dim=head_dim, rotary_dim=rotary_dim,
+                    partial_rotary_factor=prf, max_position_embeddings=max_pos, layer_type=layer_type, **kw)
+
+
+def _head_dim(cfg: Mapping[str, Any]) -> int:
+    for key in ("qk_rope_head_dim", "head_dim"):
+        if cfg.get(key) is not None:
+            return _int("config", key, cfg[key])
+    hidden, heads = cfg.get("hidden_size"), cfg.get("num_attention_heads")
+    if hidden is None or heads is None:
+        missing = [k for k, v in (("hidden_size", hidden), ("num_attention_heads", heads)) if v is None]
+        raise ValueError(
+            f"config is missing the key(s) {', '.join(map(repr, missing))}: the head dimension comes "
+            "from 'head_dim' or hidden_size // num_attention_heads"
+        )
+    return _int("config", "hidden_size", hidden) // _int("config", "num_attention_heads", heads)
+
+
+def _mrope_section(where: str, section: object, rotary_dim: int) -> tuple[int, int, int]:
+    name = f"{where}['mrope_section']"
+    if isinstance(section, (str, bytes)) or not isinstance(section, Sequence) or len(section) != 3:
+        raise ValueError(f"{name}={section!r} must be three integers (pairs for t, h, w)")
+    out = tuple(_int(where, "mrope_section", v, minimum=0, index=q) for q, v in enumerate(section))
+    if sum(out) != rotary_dim // 2:
+        raise ValueError(f"{name}={list(section)!r} sums to {sum(out)}; it must sum to rotary_dim/2 = {rotary_dim // 2}")
+    return out  # type: ignore[return-value]
+
+
+def _check_interleavable(where: str, sec: tuple[int, int, int]) -> None:
+    from ..encodings.family import mrope_axes
+
+    try:
+        mrope_axes(sec, interleaved=True)
+    except ValueError as exc:
+        raise ValueError(f"{where}['mrope_section']={list(sec)!r} with mrope_interleaved: {exc}") from None
+
+
+# ----------------------------------------------------------------------------------------
+# frequencies
+
+
+def _check_seq_len(seq_len: object) -> int | None:
+    if seq_len is None:
+        return None
+    if isinstance(seq_len, bool) or not isinstance(seq_len, numbers.Integral) or int(seq_len) < 1:
+        raise ValueError(f"seq_len={seq_len!r} must be a positive integer (the current sequence length) or None")
+    return int(seq_len)
+
+
+def rope_frequencies(
+    config: Mapping[str, Any] | RopeSpec,
+    *,
+    seq_len: int | None = None,
+    layer_type: str | None = None,
+    yarn_length: str = "original",
+) -> RopeFrequencies:
+    r"""Inverse frequencies and attention factor of a model's RoPE, from its config.
+
+    Parameters
+    ----------
+    config : Mapping or RopeSpec
+        A model's ``config.json`` as a dict (see the module docstring for the keys read),
+        or a :class:`RopeSpec` from :func:`parse_rope_config`.
+    seq_len : int, optional
+        The current sequence length, for the types that depend on it: ``dynamic`` (the
+        base grows once ``seq_len`` exceeds ``max_position_embeddings``) and ``longrope``
+        (``long_factor`` once ``seq_len`` exceeds ``original_max_position_embeddings``,
+        else ``short_factor``). Ignored by the other types.
+    layer_type : str, optional
+        Which entry of a per-layer-type config (Gemma 3) to use.
+    yarn_length : {"original", "max"}
+        The length YaRN's correction range :math:`j(r)` is computed from:
+        ``original_max_position_embeddings`` (current HF, the YaRN paper, default) or
+        ``max_position_embeddings`` (some earlier HF releases, which computed the range from
+        the extended length).
+
+    Returns
+    -------
+    RopeFrequencies
+        ``(inv_freq, attention_factor)``: float64 inverse frequencies of length
+        ``rotary_dim/2`` (``head_dim/2`` for ``proportional``) and a float.
+
+    Notes
+    -----
+    With :math:`\theta_i = b^{-2i/d}` (``b = rope_theta``, ``d`` the rotary dim,
+    ``s = factor``, ``L = original_max_position_embeddings``):
+
+    ========================  =================================================================
+    ``rope_type``             :math:`\theta'_i`; attention factor
+    ========================  =================================================================
+    ``default``               :math:`\theta_i`; 1
+    ``linear``                :math:`\theta_i/s`; 1
+    ``ntk``                   ladder of :math:`b' = b s^{d/(d-2)}`; 1 (not an HF type)
+    ``dynamic``               ladder of :math:`b' = b (s n/L' - (s-1))^{d/(d-2)}`,
+                              :math:`n = \max(` ``seq_len``, :math:`L')`,
+                              :math:`L'` = ``max_position_embeddings``; 1
+    ``yarn``                  :math:`(\theta_i/s)\gamma_i + \theta_i(1-\gamma_i)`,
+                              :math:`\gamma_i = \mathrm{clamp}((i-lo)/(hi-lo), 0, 1)`,
+                              :math:`lo = \max(\lfloor j(\beta_{fast})\rfloor, 0)`,
+                              :math:`hi = \min(\lceil j(\beta_{slow})\rceil, d-1)` (no
+                              floor/ceil when ``truncate`` is false); :math:`0.1\ln s + 1`,
+                              or the ``mscale`` ratio, or ``attention_factor``
+    ``longrope``              :math:`\theta_i/\lambda_i`;
+                              :math:`\sqrt{1 + \ln s/\ln L}` or ``attention_factor``
+    ``llama3``                by wavelength :math:`2\pi/\theta_i`: kept below
+                              :math:`L/high`, :math:`/s` above :math:`L/low`, blended
+                              between; 1
+    ``proportional``          :math:`b^{-2i/D}/s` for the first
+                              ``int(partial_rotary_factor * D // 2)`` pairs, 0 after
+                              (:math:`D` = head_dim); 1
+    ========================  =================================================================
+
+    Differences from HF worth knowing: HF computes in float32 and decides YaRN's and
+    Llama 3's bands on float values; here every decision is exact. HF reads YaRN's
+    ``truncate`` from the top-level rope dict even for per-layer configs; here it is read
+    from the layer's own dict.
+
+    Examples
+    --------
+    >>> inv, af = rope_frequencies(model_config("llama-3.1-8b"))
+    >>> inv.shape, float(inv[0]), af
+    ((64,), 1.0, 1.0)
+    >>> float(inv[-1] / (500000.0 ** (-126 / 128)))  # the lowest band is divided by 8
+    0.125
+    >>> rope_frequencies(model_config("qwen2.5-7b-yarn")).attention_factor
+    1.1386294361119...
+    """
+    yarn_length = check_choice("yarn_length", yarn_length, YARN_LENGTHS)
+    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
+    n = _check_seq_len(seq_len)
+    values, attn = _exact_frequencies(spec, _seq_key(spec, n), yarn_length)
+    inv = np.array([float(v) for v in values], dtype=np.float64)
+    return RopeFrequencies(inv, float(attn))
+
+
+def _seq_key(spec: RopeSpec, n: int | None) -> int | bool | None:
+    """The part of ``seq_len`` a type depends on (so caching ignores the rest)."""
+    if spec.rope_type == "dynamic":
+        assert spec.max_position_embeddings is not None
+        return max(n or 0, spec.max_position_embeddings)
+    if spec.rope_type == "longrope":
+        assert spec.original_max_position_embeddings is not None
+        return bool(n is not None and n > spec.original_max_position_embeddings)
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: str = "original") -> tuple[tuple, Any]:
+    """The inverse frequencies and attention factor at :data:`DPS` digits (mpmath), cached.
+
+    ``seq_key`` is the clamped length for ``dynamic``, whether the long factors apply for
+    ``longrope``, else ``None``. Each formula is lowered from its proved claim by
+    :func:`pe_symbolic.numeric.lower.family_formula`.
+    """
+    import mpmath
+
+    from .lower import family_formula
+
+    t = spec.rope_type
+    with mpmath.workdps(DPS):
+        mp = mpmath.mpf
+        b, d = mp(spec.rope_theta), spec.rotary_dim
+        idx = [mp(q) for q in range(spec.pairs)]
+        dm = mp(d)
+        one = mp(1)
+        attn: Any = one
+        if t == "default":
+            f = family_formula("default")
+            vals = [f(q, dm, b) for q in idx]
+        elif t == "linear":
+            f = family_formula("linear")
+            vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
+        elif t == "ntk":
+            f = family_formula("ntk")
+            vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
+        elif t == "dynamic":
+            f = family_formula("dynamic")
+            n, lmax = mp(seq_key), mp(spec.max_position_embeddings)
+            vals = [f(q, dm, b, mp(spec.factor), n, lmax) for q in idx]
+        elif t == "yarn":
+            vals, attn = _yarn(spec, idx, dm, b, yarn_length)
+        elif t == "longrope":
+            f = family_formula("longrope")
+            lam = spec.long_factor if seq_key else spec.short_factor
+            assert lam is not None
+            vals = [f(q, dm, b, mp(x)) for q, x in zip(idx, lam)]
+            if spec.attention_factor is not None:
+                attn = mp(spec.attention_factor)
+            else:
+                attn = family_formula("longrope_attention")(mp(spec.factor), mp(spec.original_max_position_embeddings))
+        elif t == "llama3":
+            f = family_formula("llama3")
+            args = (mp(spec.factor), mp(spec.original_max_position_embeddings),
+                    mp(spec.low_freq_factor), mp(spec.high_freq_factor))
+            vals = [f(q, dm, b, *args) for q in idx]
+        else:  # proportional
+            f = family_formula("proportional")
+            angles = int(spec.partial_rotary_factor * spec.head_dim // 2)
+            s = mp(spec.factor if spec.factor is not None else 1.0)
+            vals = [f(q, mp(spec.head_dim), b, s) if int(q) < angles else mp(0) for q in idx]
+        return tuple(+v for v in vals), +attn
+
+
+def _yarn(spec: RopeSpec, idx: list, dm: Any, b: Any, yarn_length: str) -> tuple[list, Any]:
+    import mpmath
+
+    from .lower import family_formula
+
+    mp = mpmath.mpf
+    s = mp(spec.factor)
+    length = spec.original_max_position_embeddings if yarn_length == "original" else spec.max_position_embeddings
+    if length is None:
+        raise ValueError("yarn_length='max' needs 'max_position_embeddings' in the config")
+    jr = family_formula("yarn_correction_dim")
+    low = jr(mp(spec.beta_fast), dm, b, mp(length))
+    high = jr(mp(spec.beta_slow), dm, b, mp(length))
+    if spec.truncate:
+        low, high = mpmath.floor(low), mpmath.ceil(high)
+    low, high = max(low, mp(0)), min(high, dm - 1)
+    if low == high:
+        high += mp("0.001")  # HF's guard against a zero-width ramp
+    ramp = family_formula("yarn_ramp")
+    blend = family_formula("yarn")
+    vals = [blend(q, dm, b, s, ramp(q, low, high)) for q in idx]
+    if spec.attention_factor is not None:
+        attn = mp(spec.attention_factor)
+    elif spec.mscale and spec.mscale_all_dim:
+        ms = family_formula("yarn_mscale")
+        attn = ms(s, mp(spec.mscale)) / ms(s, mp(spec.mscale_all_dim))
+    else:
+        attn = family_formula("yarn_mscale")(s, mp(1))
+    return vals, attn
+
+
+# ----------------------------------------------------------------------------------------
+# shipped model configs
+
+
+@functools.lru_cache(maxsize=1)
+def _model_files() -> dict[str, Mapping[str, Any]]:
+    out: dict[str, Mapping[str, Any]] = {}
+    folder = resources.files("pe_symbolic.numeric") / "models"
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            data = json.loads(entry.read_text(encoding="utf-8"))
+            out[data["name"]] = data
+    return out
+
+
+def model_configs() -> dict[str, str]:
+    """The shipped model configs: name -> where the fields come from.
+
+    >>> "llama-3.1-8b" in model_configs()
+    True
+    """
+    return {name: data["source"] for name, data in _model_files().items()}
+
+
+def model_config(name: str) -> dict[str, Any]:
+    """The rope-relevant fields of a real model's ``config.json`` (a fresh dict).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`model_configs` (e.g. ``"llama-3.1-8b"``, ``"qwen2-vl-7b"``).
+
+    Returns
+    -------
+    dict
+        The fields, in the layout the model publishes them.
+
+    Examples
+    --------
+    >>> model_config("gpt-neox-20b")["rotary_pct"]
+    0.25
+    >>> model_config("llama-3")
+    Traceback (most recent call last):
+    ValueError: name='llama-3' is not allowed; use one of ... (did you mean 'llama-3.1-8b'?)
+    """
+    files = _model_files()
+    name = check_choice("name", name, tuple(files))
+    return json.loads(json.dumps(files[name]["config"]))
