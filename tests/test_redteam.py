@@ -438,3 +438,13 @@ def test_running_out_of_budget_is_undecided_and_said():
 def test_bad_timeout_is_a_clear_error():
     with pytest.raises(ValueError, match="timeout"):
         check_identity(x_real, x_real, timeout=-1)
+
+
+def test_a_point_where_a_subexpression_is_undefined_never_refutes():
+    # true for every even d > 2; at d = 2 the exponent d/(d-2) is undefined (the whole
+    # expression still evaluates to a number there, (...)**0 = 1, but that is no counterexample)
+    b = sp.Symbol("b", positive=True)
+    s = sp.Symbol("s", positive=True)
+    d = sp.Symbol("d", integer=True, positive=True, even=True)
+    proof = check_identity((b * s ** (d / (d - 2))) ** ((2 - d) / d), b ** ((2 - d) / d) / s)
+    assert proof.verdict != "refuted", proof.counterexample

@@ -254,8 +254,40 @@ def draw_point(
 # evaluation and refutation
 
 
+_POLES = (sp.log, sp.tan, sp.cot, sp.sec, sp.csc, sp.gamma, sp.zeta)
+_BAD = (sp.nan, sp.zoo, sp.oo, sp.S.NegativeInfinity)
+
+
+def _defined(e: Expr, point: Mapping[sp.Symbol, sp.Expr]) -> bool:
+    """False when a subexpression of ``e`` is undefined at ``point`` (a zero raised to a
+    negative power, a pole), even if the whole expression evaluates to a number there: at
+    d = 2 the exponent d/(d-2) is undefined although (...)**((2-d)/d) = (...)**0 is 1."""
+    if not point:
+        return True
+    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
+    for x in entries:
+        for node in x.atoms(sp.Pow, *_POLES):
+            if node.free_symbols and not (node.free_symbols <= set(point)):
+                continue  # bound variables: decided after the sum is expanded
+            if isinstance(node, sp.Pow):
+                if node.exp.is_nonnegative is True:
+                    continue
+                base = node.base.xreplace(point)
+                ex = node.exp.xreplace(point)
+                if (base.is_zero and ex.is_nonpositive is not False) or base.has(*_BAD) or ex.has(*_BAD):
+                    return False
+            else:
+                v = node.xreplace(point)
+                if v.has(*_BAD) or any(a.is_zero for a in node.args if isinstance(node, sp.log)
+                                       for a in [a.xreplace(point)]):
+                    return False
+    return True
+
+
 def _abs_at(e: Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> float | None:
     """max |entry| of ``e`` at ``point`` at ``dps`` digits; ``None`` where undefined."""
+    if not _defined(e, point):
+        return None
     entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
     worst = mpmath.mpf(0)
     # Non-integer values become Floats with more digits than requested, put in place before
