@@ -65,7 +65,8 @@ def test_theory_page_has_every_step_as_display_math_with_its_rule(theory):
     page = (out / "translation.identity.md").read_text(encoding="utf-8")
     for part in proof.parts:
         for step in part.steps:
-            assert gen.md_escape(step.rule) in page
+            shown = f"{{claim}}`{step.lemma}`" if step.lemma else gen.md_escape(step.rule)
+            assert shown in page
     assert page.count("$$") >= 2 * sum(len(p.steps) + 1 for p in proof.parts)
 
 

@@ -115,11 +115,18 @@ def theorem_page(theorem, proof) -> str:
     body = render.myst(proof, heading="#")  # escapes free text; unnumbered theorems
     heading, _, rest = body.partition("\n")
     cert = f"{theorem.id}.json"
-    if theorem.concrete:
-        how = ("The generic form is shown: one pair (a 2x2 block) with a symbolic frequency, "
-               "which covers every even $d$ because the matrices are block-diagonal and the "
-               "encodings are stacks of pairs. Instantiate it for a concrete $d$ with "
-               f"`pe-derive prove {theorem.id} --d 8`.")
+    scope = getattr(theorem, "scope", "as stated")
+    if scope == "every even d":
+        how = ("Proved for every even $d = 2h$ at once, pair by pair: the sums over the pair "
+               "index and the Kronecker-delta sums over blocks are evaluated by the engine, and "
+               "each pair is rewritten by a cited lemma. A concrete $d$ checks each of its "
+               f"$d/2$ blocks: `pe-derive prove {theorem.id} --d 512`.")
+    elif scope == "lemma":
+        how = ("A lemma about one 2x2 block or one pair, cited by the proofs for every $d$. "
+               f"Reproduce it with `pe-derive prove {theorem.id}`.")
+    elif theorem.concrete:
+        how = (f"Reproduce it with `pe-derive prove {theorem.id}`; instantiate it for a concrete $d$ "
+               f"with `pe-derive prove {theorem.id} --d 8`.")
     else:
         how = f"Reproduce it with `pe-derive prove {theorem.id}`."
     if getattr(theorem, "expect", "proved") == "refuted":

@@ -39,6 +39,7 @@ __all__ = [
     "j",
     "l",
     "multiply_blocks",
+    "notation",
     "omega",
     "pair_sum",
     "pe_pair",
@@ -103,6 +104,12 @@ def multiply_blocks(
 def pair_sum(term: Callable[[sp.Expr], sp.Expr]) -> sp.Expr:
     r""":math:`\sum_{j<h} term(j)`: a dot product or a norm, pair by pair."""
     return sp.Sum(term(j), (j, 0, h - 1))
+
+
+def notation(*indices: sp.Symbol, name: str = "omega") -> tuple[tuple[sp.Expr, str], ...]:
+    """Display names for the frequencies of pairs ``indices``: ``(omega(i), "omega_i")``, ...
+    (renderings print ``omega_i`` and say ``where omega_i = b**(-i/h)``)."""
+    return tuple((omega(idx), f"{name}_{idx}") for idx in indices)
 
 
 def rotation(angle_of: Callable[[sp.Expr], sp.Expr]) -> Callable[[sp.Expr], sp.ImmutableMatrix]:

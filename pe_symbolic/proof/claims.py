@@ -148,6 +148,9 @@ class Claim:
     equations: tuple[Equation, ...]
     assumptions: tuple[sp.Basic, ...] = ()
     source: str = ""
+    notation: tuple[tuple[sp.Basic, str], ...] = ()
+    """Names for long subexpressions in renderings only (``(b**(-i/h), "ω_i")``); never used
+    by the checker and not part of certificates."""
 
     def __post_init__(self) -> None:
         for name in ("id", "statement", "source"):
@@ -170,6 +173,7 @@ class Claim:
                 raise ClaimError(f"claim {self.id!r}: an assumption is False (nothing could be claimed)")
         object.__setattr__(self, "equations", eqs)
         object.__setattr__(self, "assumptions", assumptions)
+        object.__setattr__(self, "notation", tuple((as_sympy(e, "notation"), str(n)) for e, n in self.notation))
         self._check_names()
 
     def _exprs(self) -> list[Expr]:

@@ -147,7 +147,8 @@ def _translation_identity(d: int | None) -> Built:
             eqs.append(eq)
             chains[q] = dv.steps
         return Claim("translation.identity", _TRANSLATION_STATEMENT + " " + EVERY_D, tuple(eqs),
-                     _every_d_assumptions(Q.i), f"{SRC_VASWANI}; {SRC_DENK}"), chains
+                     _every_d_assumptions(Q.i), f"{SRC_VASWANI}; {SRC_DENK}",
+                     notation=Q.notation(Q.i, Q.j)), chains
     eqs, chains = [], {}
     for order in ORDERS:
         for q, om in enumerate(P.frequencies(d)):
@@ -193,7 +194,7 @@ def _translation_independent(d: int | None) -> Claim:
         "translation.independent",
         "T(k) does not depend on t: dT(k)/dt = 0, block by block (each block delta_il rot2(-w_i k) "
         "holds no t).",
-        tuple(eqs), assumptions, SRC_DENK,
+        tuple(eqs), assumptions, SRC_DENK, notation=Q.notation(Q.i) if d is None else (),
     )
 
 
@@ -234,7 +235,7 @@ def _translation_group(d: int | None) -> Built:
                 .rule("doit", "a product of ones").steps),
         }
         return Claim("translation.group", _GROUP_STATEMENT + " " + EVERY_D, eqs, _every_d_assumptions(i, l),
-                     SRC_DENK), chains
+                     SRC_DENK, notation=Q.notation(i, j)), chains
     eqs, chains = [], {}
     for q, om in enumerate(P.frequencies(d)):
         Tq = lambda x, om=om: P.translation_block(x, om)  # noqa: E731
@@ -294,7 +295,8 @@ def _sinusoidal_dot(d: int | None) -> Built:
             3: (Derivation(norm).lemma("pair.dot", "each pair has norm 1 (termwise)", omega=w_j)
                 .rule("doit", "h ones").steps),
         }
-        return Claim("sinusoidal.dot", _DOT_STATEMENT, eqs, (S.BASE_GT_1,), "Kernes (seed 000); seed 004"), chains
+        return Claim("sinusoidal.dot", _DOT_STATEMENT, eqs, (S.BASE_GT_1,), "Kernes (seed 000); seed 004",
+                     notation=Q.notation(j)), chains
     eqs, chains = [], {}
     for q, om in enumerate(P.frequencies(d)):
         e = Equation(_dot(P.pair(t, om), P.pair(t + k, om)), sp.cos(om * k), f"d={d}, pair {q}: p.p(t + k) = cos(w k)")
@@ -384,7 +386,7 @@ def _rope_relative(d: int | None) -> Built:
                 theta=Q.omega(j), x_0=xj[0], x_1=xj[1]).steps
             eqs.append(Equation(norm, norm0, f"{lay}: |R(m)x|^2 = sum_j |R_j(m) x_j|^2 = |x|^2"))
         return Claim("rope.relative", _ROPE_STATEMENT, tuple(eqs), _every_d_assumptions(Q.i, Q.l),
-                     SRC_ROFORMER), chains
+                     SRC_ROFORMER, notation=Q.notation(Q.i, Q.j, name="theta")), chains
     q2, k2, x2 = S.vector("q", 2), S.vector("k", 2), S.vector("x", 2)
     eqs, chains = [], {}
     for p_, th_q in enumerate(R.thetas(d)):
@@ -435,7 +437,7 @@ def _rope_efficient(d: int | None) -> Built:
                                         "elementwise form on pair i (rope.pair_efficient)").steps)
             eqs.append(Equation(lhs, rhs, f"{lay}: pair i of R(m) x = pair i of x * cos + rotate(x) * sin"))
         return Claim("rope.efficient_form", _EFFICIENT_STATEMENT, tuple(eqs), _every_d_assumptions(Q.i),
-                     SRC_ROFORMER), chains
+                     SRC_ROFORMER, notation=Q.notation(Q.i, Q.j, name="theta")), chains
     x2 = S.vector("x", 2)
     eqs, chains = [], {}
     for p_, th_q in enumerate(R.thetas(d)):

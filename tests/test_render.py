@@ -1,0 +1,61 @@
+"""Renderings a reader can follow: Unicode text, LaTeX that compiles, nothing raw."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sympy as sp
+
+from pe_symbolic import theorems
+from pe_symbolic.proof import render
+
+READER_VIEW = ["translation.identity", "rope.relative", "translation.group", "sinusoidal.dot",
+               "translation.independent", "rope.pair_relative", "rot2.det"]
+
+
+@pytest.mark.parametrize("id_", READER_VIEW)
+def test_text_has_no_raw_sympy(id_):
+    out = theorems.get(id_).prove().to_text()
+    for raw in ("Derivative(", "Determinant(Matrix", "ImmutableDenseMatrix", "-m + n", "KroneckerDelta("):
+        assert raw not in out, raw
+    assert "PROVED" in out
+
+
+def test_text_names_the_cited_lemmas_and_the_notation():
+    out = theorems.get("translation.identity").prove().to_text()
+    assert "uses: pair.translation" in out
+    assert "where omega_i = b**(-i/h)" in out
+    assert "by pair.translation [omega ↦ ω_i]" in out
+
+
+def test_n_minus_m_reads_as_written():
+    m, n = sp.symbols("m n", real=True)
+    assert render._sstr(n - m) == "n - m"
+    assert render._sstr(sp.Symbol("h") - 1) == "h - 1"
+
+
+def test_a_concrete_d_proof_is_summarised():
+    out = theorems.get("rope.relative").prove(64).to_text()
+    assert "more" in out and out.count("(") < 2000
+    assert "(64)" in out  # the last part is shown
+
+
+def test_latex_fragment_and_standalone_document():
+    proof = theorems.get("rope.relative").prove()
+    frag = render.latex(proof)
+    assert "\\documentclass" not in frag and "\\begin{align*}" in frag
+    # no ASCII < or > in text mode (they print as inverted punctuation in LaTeX's default fonts)
+    text_mode = re.sub(r"\\\[.*?\\\]|\\begin\{align\*\}.*?\\end\{align\*\}", "", frag, flags=re.S)
+    assert "<" not in text_mode and ">" not in text_mode
+    doc = render.latex(proof, standalone=True)
+    assert doc.startswith("\\documentclass") and doc.rstrip().endswith("\\end{document}")
+    assert doc.count("\\begin{align*}") == doc.count("\\end{align*}")
+    # braces balance
+    body = doc.replace("\\{", "").replace("\\}", "")
+    assert body.count("{") == body.count("}")
+
+
+def test_myst_links_cited_lemmas():
+    md = render.myst(theorems.get("translation.identity").prove())
+    assert "{claim}`pair.translation`" in md
