@@ -154,6 +154,39 @@ def test_derivation_is_a_gallery_example(script: Path):
 
 
 # --------------------------------------------------------------------------------------
+# The design page and the package docstring follow the import-linter contract
+# --------------------------------------------------------------------------------------
+def _contract_layers() -> list[str]:
+    import tomllib
+
+    config = tomllib.loads((DOCS.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in contracts if c["type"] == "layers"]
+    return [name.removeprefix("pe_symbolic.") for name in layers]
+
+
+def test_design_page_lists_the_layers_in_the_contracts_order():
+    page = (DOCS / "design.md").read_text(encoding="utf-8")
+    diagram = page.split("```text\n", 1)[1].split("```", 1)[0]
+    floors = re.findall(r"^  (\w+)(?:/|\.py)\s", diagram, flags=re.M)
+    assert [f for f in floors if f != "reference"] == _contract_layers()
+    assert ":start-at: [tool.importlinter]" in page  # the contract is quoted, not retyped
+    assert "lint-imports" in page and "design\n" in (DOCS / "index.md").read_text(encoding="utf-8")
+    for verdict in ("proved", "refuted", "undecided"):
+        assert f"\n`{verdict}`\n: " in page, verdict
+
+
+def test_package_docstring_lists_the_layers_in_the_contracts_order():
+    import pe_symbolic
+
+    doc = pe_symbolic.__doc__
+    layers = doc.split("Layers", 1)[1].split("Beside them", 1)[0]
+    floors = re.findall(r"^\* (?::mod:`~pe_symbolic\.|``)(\w+)", layers, flags=re.M)
+    assert floors == _contract_layers()
+    assert "lint-imports" in doc and "reference" in doc
+
+
+# --------------------------------------------------------------------------------------
 # Doctests in the docs pages
 # --------------------------------------------------------------------------------------
 def _pages() -> list[Path]:
