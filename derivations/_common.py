@@ -13,10 +13,11 @@ Then a script records what it shows in a :class:`Report`, and ends with
 expected one (claims proved; article claims that a numeric certificate is *meant* to
 refute, refuted), 1 otherwise, 2 for bad options (``argparse``) or a missing package.
 
-The same scripts are the examples of the documentation's sphinx-gallery. There the text
-cells are the prose; :func:`figure` draws (it draws on the command line only with
-``--plot``, and never needs matplotlib otherwise); and :meth:`Report.finish` raises
-instead of exiting, so a result that is not as expected fails the docs build.
+The same scripts are the examples of the documentation's sphinx-gallery (and its
+downloadable notebooks). There the text cells are the prose; :func:`figure` draws (on the
+command line only with ``--plot``: a derivation never needs matplotlib otherwise); and
+:meth:`Report.finish` raises instead of exiting, so a result that is not as expected fails
+the docs build.
 """
 
 from __future__ import annotations
@@ -96,11 +97,22 @@ def in_gallery() -> bool:
     return "sphinx_gallery" in sys.modules
 
 
+def in_notebook() -> bool:
+    """Whether the script runs in a Jupyter kernel (the gallery's downloadable ``.ipynb``)."""
+    return "ipykernel" in sys.modules
+
+
+def _embedded() -> bool:
+    """Run by a host (docs build, notebook): no command line, no exit, figures inline."""
+    return in_gallery() or in_notebook()
+
+
 def parse_args(argv: list[str] | None = None, *, default_d: int = 8,
                extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
     """The script's options: ``--d`` (a positive even dimension), ``--plot``, and ``extra``.
 
-    In the docs build ``sys.argv`` holds the script's name only, so the defaults apply.
+    In the docs build ``sys.argv`` holds the script's name only, and in a notebook it is
+    ignored, so the defaults apply there.
     """
     main = sys.modules.get("__main__")
     doc = (getattr(main, "__doc__", None) or "").strip()
@@ -112,6 +124,8 @@ def parse_args(argv: list[str] | None = None, *, default_d: int = 8,
                     help="also draw the script's figures and show them at the end (needs matplotlib)")
     if extra is not None:
         extra(ap)
+    if argv is None and in_notebook():
+        argv = []  # sys.argv holds the kernel's own arguments there
     args = ap.parse_args(argv)
     if args.d < 2 or args.d % 2:
         ap.error(f"--d={args.d} must be a positive even integer")
@@ -155,7 +169,7 @@ def figure(**kwargs: Any) -> Any:
             ax = fig.subplots()
             ...
     """
-    if not (in_gallery() or _OPTIONS["plot"]):
+    if not (_embedded() or _OPTIONS["plot"]):
         return None
     import matplotlib.pyplot as plt
 
@@ -280,12 +294,12 @@ class Report:
         return 1 if self.not_as_expected() else 0
 
     def finish(self) -> None:
-        """Print the summary and end the run: exit status 0 or 1 (a docs build raises on 1).
+        """Print the summary and end the run: exit status 0 or 1 (docs build, notebook: raise on 1).
 
         With ``--plot`` the figures are shown first.
         """
         code = self.exit_code()
-        if in_gallery():
+        if _embedded():
             if code:
                 raise RuntimeError("not as expected: " + "; ".join(self.not_as_expected()))
             return

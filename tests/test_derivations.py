@@ -191,3 +191,14 @@ def test_finish_exits_with_status_1_from_a_shell(common, capsys):
 def test_figures_are_off_from_a_shell_without_plot(common):
     common.parse_args([])
     assert common.figure() is None
+
+
+def test_in_a_notebook_the_kernel_arguments_are_ignored_and_failures_raise(common, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ipykernel", sys.modules["pytest"])  # any module will do
+    monkeypatch.setattr(sys, "argv", ["ipykernel_launcher.py", "-f", "/tmp/kernel.json"])
+    assert common.parse_args().d == 8
+    rep = common.Report([common.ProofRecord("b", None, "undecided")])
+    with pytest.raises(RuntimeError, match="not as expected: claim b: undecided, expected proved"):
+        rep.finish()
+    common.Report([common.ProofRecord("a", None, "proved")]).finish()  # no SystemExit(0) either
+    assert "All as expected." in capsys.readouterr().out
