@@ -50,6 +50,12 @@ def test_prove_several_ids_ignoring_case_then_one_summary(capsys):
     assert out.index("rope.relative: PROVED") < out.index("translation.identity: PROVED")
 
 
+def test_prove_several_ids_as_json_is_a_list_of_certificates(capsys):
+    assert main(["prove", "rope.relative", "sinusoidal.dot", "--format", "json"]) == 0
+    certs = json.loads(capsys.readouterr().out)
+    assert [c["claim"]["id"] for c in certs] == ["rope.relative", "sinusoidal.dot"]
+
+
 def test_prove_an_unknown_id_names_every_id_it_may_mean(capsys):
     assert main(["prove", "rope"]) == 2
     err = capsys.readouterr().err
