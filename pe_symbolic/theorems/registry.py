@@ -164,7 +164,7 @@ def nearest(query: str, limit: int = _MAX_SUGGESTIONS) -> list[str]:
     Case is ignored. Ids that *start with* the query come first (``"rope"`` offers every
     ``rope.*`` id), then ids with a dotted part that starts with it (``"identity"``), then
     ids that contain it; only if none of those exists, the closest spellings
-    (:func:`difflib.get_close_matches`). Within each group, registration order.
+    (``difflib.get_close_matches``). Within each group, registration order.
 
     Parameters
     ----------
