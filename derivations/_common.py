@@ -1,14 +1,83 @@
-"""Shared helpers of the chapter scripts: headings, wrapped prose, proofs and certificates.
+"""Shared helpers of the derivation scripts: options, proofs, certificates, figures, summary.
 
-Each chapter script collects a :class:`Report`; ``report.exit_code()`` is 0 only if every
-claim it showed was proved and every certificate it expected to hold held.
+Every script in this folder imports this module **first**. On import it makes the script
+run from a plain checkout, installed or not:
+
+* the checkout's own ``pe_symbolic`` (the folder next to this one) goes first on
+  ``sys.path``, so a script always shows the code it sits next to;
+* if Python is older than 3.11, or SymPy, NumPy or mpmath is missing, it prints one line
+  saying what to install and exits with status 2 (no traceback).
+
+Then a script records what it shows in a :class:`Report`, and ends with
+:meth:`Report.finish`: the summary, then the exit status -- 0 when every result is the
+expected one (claims proved; article claims that a numeric certificate is *meant* to
+refute, refuted), 1 otherwise, 2 for bad options (``argparse``) or a missing package.
+
+The same scripts are the examples of the documentation's sphinx-gallery (and its
+downloadable notebooks). There the text cells are the prose; :func:`figure` draws (on the
+command line only with ``--plot``: a derivation never needs matplotlib otherwise); and
+:meth:`Report.finish` raises instead of exiting, so a result that is not as expected fails
+the docs build.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+#: What the package needs at run time (``pyproject.toml``, ``[project] dependencies``).
+REQUIRES = ("sympy", "numpy", "mpmath")
+
+
+def _here(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it, else absolute."""
+    rel = os.path.relpath(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def _cannot_run(why: str, fix: str | None = None) -> None:
+    """Print ``why`` and how to fix it as one line on stderr; exit with status 2."""
+    script = Path(sys.argv[0] if sys.argv and sys.argv[0] else HERE / "kernes.py").resolve()
+    venv = ROOT / ".venv" / "bin" / "python"
+    if fix is None and not (ROOT / "pyproject.toml").is_file():
+        fix = "`pip install pe_symbolic` (this copy of the script is outside a checkout)"
+    elif fix is None and venv.is_file():
+        fix = (f"run it with `{_here(venv)} {_here(script)}` (the venv of `make prove`), "
+               f"or `pip install -e {_here(ROOT)}`")
+    elif fix is None:
+        fix = (f"`pip install -e {_here(ROOT)}`, or `make prove` (installs into {_here(ROOT / '.venv')}) "
+               f"and run it with `{_here(venv)} {_here(script)}`")
+    print(f"{script.name}: {why}; {fix}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _bootstrap() -> None:
+    if sys.version_info < (3, 11):
+        _cannot_run(f"needs Python >= 3.11, this is {sys.version.split()[0]} ({sys.executable})",
+                    "run it with Python 3.11 or newer")
+    if (ROOT / "pe_symbolic" / "__init__.py").is_file():
+        if str(ROOT) in sys.path:
+            sys.path.remove(str(ROOT))
+        sys.path.insert(0, str(ROOT))
+    missing = [name for name in REQUIRES if importlib.util.find_spec(name) is None]
+    if importlib.util.find_spec("pe_symbolic") is None:
+        missing.insert(0, "pe_symbolic")
+    if missing:
+        _cannot_run(f"needs {', '.join(missing)}, not installed for {sys.executable}")
+
+
+_bootstrap()
+
+# The imports below need the bootstrap above, hence not at the top.
 import argparse
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import sympy as sp
 
@@ -16,17 +85,67 @@ from pe_symbolic import theorems
 from pe_symbolic.theorems.chapters.certificates import Certificate
 
 WIDTH = 92
+_OPTIONS = {"plot": False}
+
+EXIT_STATUS = """\
+exit status: 0 every result as expected (claims proved; article claims that a numeric
+certificate is meant to refute, refuted); 1 otherwise; 2 bad option or missing package."""
+
+
+def in_gallery() -> bool:
+    """Whether the script runs inside the docs build (sphinx-gallery), not from a shell."""
+    return "sphinx_gallery" in sys.modules
+
+
+def in_notebook() -> bool:
+    """Whether the script runs in a Jupyter kernel (the gallery's downloadable ``.ipynb``)."""
+    return "ipykernel" in sys.modules
+
+
+def _embedded() -> bool:
+    """Run by a host (docs build, notebook): no command line, no exit, figures inline."""
+    return in_gallery() or in_notebook()
+
+
+def parse_args(argv: list[str] | None = None, *, default_d: int = 8,
+               extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
+    """The script's options: ``--d`` (a positive even dimension), ``--plot``, and ``extra``.
+
+    In the docs build ``sys.argv`` holds the script's name only, and in a notebook it is
+    ignored, so the defaults apply there.
+    """
+    main = sys.modules.get("__main__")
+    doc = (getattr(main, "__doc__", None) or "").strip()
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None,
+                                 epilog=EXIT_STATUS)
+    ap.add_argument("--d", type=int, default=default_d, metavar="N",
+                    help=f"instantiate the claims for this even d (default {default_d})")
+    ap.add_argument("--plot", action="store_true",
+                    help="also draw the script's figures and show them at the end (needs matplotlib)")
+    if extra is not None:
+        extra(ap)
+    if argv is None and in_notebook():
+        argv = []  # sys.argv holds the kernel's own arguments there
+    args = ap.parse_args(argv)
+    if args.d < 2 or args.d % 2:
+        ap.error(f"--d={args.d} must be a positive even integer")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        ap.error("--plot needs matplotlib, which is not installed: pip install matplotlib")
+    _OPTIONS["plot"] = args.plot
+    return args
 
 
 def heading(title: str) -> None:
-    """Print a section heading."""
+    """Print a section heading (on the command line; in the docs the text cell has it)."""
+    if in_gallery():
+        return
     print()
     print(title)
     print("=" * min(len(title), WIDTH))
 
 
 def say(text: str) -> None:
-    """Print a paragraph of prose, wrapped."""
+    """Print a paragraph of prose, wrapped (prose that depends on the run's values)."""
     for para in textwrap.dedent(text).strip().split("\n\n"):
         print(textwrap.fill(" ".join(para.split()), WIDTH))
         print()
@@ -39,14 +158,44 @@ def show(label: str, expr: sp.Basic) -> None:
     print()
 
 
-def even_d(argv: list[str] | None, description: str, default: int = 8) -> int:
-    """Parse ``--d`` (a positive even dimension)."""
-    ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--d", type=int, default=default, help=f"instantiate for this even d (default {default})")
-    d = ap.parse_args(argv).d
-    if d < 2 or d % 2:
-        ap.error(f"--d={d} must be a positive even integer")
-    return d
+def figure(**kwargs: Any) -> Any:
+    """A new matplotlib figure, or ``None`` when this run draws nothing.
+
+    The docs build always draws; a shell run draws only with ``--plot``. So a derivation
+    never needs matplotlib unless asked for a picture::
+
+        fig = figure(figsize=(6, 3))
+        if fig is not None:
+            ax = fig.subplots()
+            ...
+    """
+    if not (_embedded() or _OPTIONS["plot"]):
+        return None
+    import matplotlib.pyplot as plt
+
+    return plt.figure(**kwargs)
+
+
+class ProofRecord(NamedTuple):
+    """A claim the script proved: its id, ``d`` (``None``: generic), verdict, expected verdict."""
+
+    id: str
+    d: int | None
+    verdict: str
+    expect: str = "proved"
+
+
+class CheckRecord(NamedTuple):
+    """A numeric certificate (or another check) and whether it held, and was meant to."""
+
+    id: str
+    holds: bool
+    expected: bool = True
+    kind: str = "certificate"
+
+
+def _n(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def _expect(id: str) -> str:
@@ -59,10 +208,10 @@ def _expect(id: str) -> str:
 
 @dataclass
 class Report:
-    """What a chapter showed: proofs (id, d, verdict) and certificates (id, holds, expected)."""
+    """What a derivation showed: proofs and certificates, each with the result it expects."""
 
-    proofs: list[tuple[str, int | None, str]] = field(default_factory=list)
-    certificates: list[tuple[str, bool, bool]] = field(default_factory=list)
+    proofs: list[ProofRecord] = field(default_factory=list)
+    checks: list[CheckRecord] = field(default_factory=list)
 
     def prove(self, id: str, d: int | None = None, *, max_chars: int = 160) -> str:
         """Prove theorem ``id`` (generic or for ``d``), print the proof, record the verdict."""
@@ -74,32 +223,97 @@ class Report:
             where = "generic: every even d" if th.concrete else "as stated"
         print(f"-- claim {id} [{where}] --")
         print(proof.to_text(max_chars=max_chars))
+        if proof.verdict != th.expect:
+            print(f"  NOT AS EXPECTED: registered as {th.expect!r}")
         print()
-        self.proofs.append((id, d, proof.verdict))
+        self.proofs.append(ProofRecord(id, d, proof.verdict, th.expect))
         return proof.verdict
 
     def certificate(self, cert: Certificate, *, expect_holds: bool = True) -> Certificate:
-        """Print a numeric certificate (never a proof) and record whether it came out as expected."""
+        """Print a numeric certificate (never a proof) and record whether it came out as expected.
+
+        ``expect_holds=False`` marks a certificate run to test an article's claim that the
+        numbers refute: it failing is the expected result, and the summary says so.
+        """
         print(f"-- {cert.label} --")
         print(cert.to_text())
+        if cert.holds == expect_holds:
+            if not expect_holds:
+                print("  as expected: the numbers refute the article's claim over this range")
+        else:
+            print(f"  NOT AS EXPECTED: expected it to {'hold' if expect_holds else 'fail'}")
         print()
-        self.certificates.append((cert.id, cert.holds, expect_holds))
+        self.checks.append(CheckRecord(cert.id, cert.holds, expect_holds))
         return cert
 
+    def check(self, id: str, holds: bool, *, expected: bool = True) -> bool:
+        """Record another check (e.g. a transcription against its source), printed by the caller."""
+        self.checks.append(CheckRecord(id, bool(holds), expected, "check"))
+        return bool(holds)
+
+    def not_as_expected(self) -> list[str]:
+        """One line per result that is not the expected one (empty when all are)."""
+        bad = [f"claim {p.id}{'' if p.d is None else f' (d={p.d})'}: {p.verdict}, expected {p.expect}"
+               for p in self.proofs if p.verdict != p.expect]
+        bad += [f"check {c.id}: {'holds' if c.holds else 'fails'}, expected it to "
+                f"{'hold' if c.expected else 'fail'}" for c in self.checks if c.holds != c.expected]
+        return bad
+
+    def summary(self) -> str:
+        """The summary: what was proved, what was refuted on purpose, and the outcome.
+
+        >>> rep = Report([ProofRecord("a", None, "proved")], [CheckRecord("c", False, False)])
+        >>> print(rep.summary())
+        1 claim proved; 1 article claim refuted by a numeric certificate, as expected (c).
+        Numeric certificates cover their stated range only; they are not proofs.
+        All as expected.
+        """
+        proved = [p for p in self.proofs if p.expect == "proved"]
+        negatives = [p for p in self.proofs if p.expect == "refuted"]
+        n_proved = sum(p.verdict == "proved" for p in proved)
+        parts = [f"{n_proved} of {_n(len(proved), 'claim')} proved" if n_proved != len(proved)
+                 else f"{_n(n_proved, 'claim')} proved"]
+        if negatives:
+            ok = sum(p.verdict == "refuted" for p in negatives)
+            parts.append(f"{ok} of {_n(len(negatives), 'registered negative')} refuted, as expected")
+        certs = [c for c in self.checks if c.kind == "certificate"]
+        holding = [c for c in certs if c.expected and c.holds]
+        if holding:
+            parts.append(f"{_n(len(holding), 'numeric certificate')} held")
+        refuting = [c for c in certs if not c.expected and not c.holds]
+        if refuting:
+            parts.append(f"{_n(len(refuting), 'article claim')} refuted by a numeric certificate, "
+                         f"as expected ({', '.join(c.id for c in refuting)})")
+        others = [c for c in self.checks if c.kind != "certificate" and c.holds == c.expected]
+        if others:
+            parts.append(f"{_n(len(others), 'check')} as expected ({', '.join(c.id for c in others)})")
+        lines = ["; ".join(parts) + "."]
+        if certs:
+            lines.append("Numeric certificates cover their stated range only; they are not proofs.")
+        bad = self.not_as_expected()
+        lines += [f"NOT AS EXPECTED: {line}" for line in bad]
+        lines.append("All as expected." if not bad else f"FAILED: {_n(len(bad), 'result')} not as expected.")
+        return "\n".join(lines)
+
     def exit_code(self) -> int:
-        """Print the summary; 0 if every claim is proved and every certificate is as expected."""
-        # a registered honest negative (expect="refuted") is as expected when refuted
-        bad = [f"{i}{'' if d is None else f' (d={d})'}: {v}" for i, d, v in self.proofs
-               if v != _expect(i)]
-        bad += [f"certificate {i}: holds={h}, expected {e}" for i, h, e in self.certificates if h != e]
+        """Print the summary; 0 if every result is the expected one, else 1."""
         heading("Summary")
-        negatives = sum(_expect(i) == "refuted" for i, _, _ in self.proofs)
-        refuted = sum(_expect(i) == "refuted" and v == "refuted" for i, _, v in self.proofs)
-        neg = f" ({refuted} of {negatives} registered negatives refuted as expected)" if negatives else ""
-        print(f"{len(self.proofs)} proofs, {sum(v == 'proved' for _, _, v in self.proofs)} proved{neg}; "
-              f"{len(self.certificates)} numeric certificate(s) (certificates cover their stated range "
-              "only; they are not proofs)")
-        for line in bad:
-            print(f"  NOT AS EXPECTED: {line}")
-        print("all claims proved" if not bad else "NOT ALL CLAIMS PROVED")
-        return 0 if not bad else 1
+        print(self.summary())
+        return 1 if self.not_as_expected() else 0
+
+    def finish(self) -> None:
+        """Print the summary and end the run: exit status 0 or 1 (docs build, notebook: raise on 1).
+
+        With ``--plot`` the figures are shown first.
+        """
+        code = self.exit_code()
+        if _embedded():
+            if code:
+                raise RuntimeError("not as expected: " + "; ".join(self.not_as_expected()))
+            return
+        if _OPTIONS["plot"]:
+            import matplotlib.pyplot as plt
+
+            plt.show()
+        if code:
+            raise SystemExit(code)

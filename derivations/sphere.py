@@ -1,28 +1,38 @@
-"""The "thinking out loud" post (seed 004): the sphere, the printed tables, the exponent, ALiBi.
+r"""
+"Thinking out loud": the sphere, the printed tables, the exponent, ALiBi
+========================================================================
 
-Run ``python derivations/sphere.py [--d N] [--seed PATH]``. Exit status 1 if a claim is not
-proved. If the seed text is found (``--seed``, or ``$PE_SEEDS/004_*.txt``, or
-``/work/shared/seeds/004_*.txt``) the printed tables are read from it and compared with the
-transcription in :mod:`pe_symbolic.theorems.chapters.sphere`.
+A blog post (seed 004) thinks aloud about the sinusoidal encoding: every position lies on
+a sphere, its exponent ``k/n_embed`` is Vaswani's :math:`2i/d`, it prints the tables of a
+short sequence, and it mentions ALiBi. This script checks each statement, and every
+printed number against the exact value -- one of them is the float32 value, not the exact
+one, and the script shows why.
+
+Run it yourself: ``python derivations/sphere.py [--d N] [--seed PATH]``. If the seed text is
+found (``--seed``, or ``$PE_SEEDS/004_*.txt``, or ``/work/shared/seeds/004_*.txt``) its
+printed tables are compared with the transcription in
+``pe_symbolic.theorems.chapters.sphere``. The exit status is 0 when every result is the
+expected one, 1 otherwise, 2 for a bad option or a missing package.
 """
 
-from __future__ import annotations
+# %%
+# ``_common`` is imported first: from a checkout it puts the package next to it on the path,
+# or says in one line what to install.
+from _common import Report, heading, parse_args, say, show
 
-import argparse
 import glob
 import os
 import re
-import sys
 
 import sympy as sp
 
-from _common import Report, heading, say, show
 from pe_symbolic.encodings import sinusoidal
-from pe_symbolic.theorems.chapters import sphere
 from pe_symbolic.encodings.symbols import t
+from pe_symbolic.theorems.chapters import sphere
 
 
-def _seed_path(given: str | None) -> str | None:
+def seed_path(given: str | None) -> str | None:
+    """The seed text: ``--seed``, else the first ``004_*.txt`` under $PE_SEEDS or /work/shared/seeds."""
     if given:
         return given
     for root in (os.environ.get("PE_SEEDS"), "/work/shared/seeds"):
@@ -33,9 +43,10 @@ def _seed_path(given: str | None) -> str | None:
     return None
 
 
-def _seed_tables(path: str) -> dict[str, list[list[str]]]:
+def seed_tables(path: str) -> dict[str, list[list[str]]]:
     """The radians and encodings tensors as printed in the seed text."""
-    text = open(path, encoding="utf-8").read()
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
     out = {}
     for name in ("radians", "encodings"):
         match = re.search(name + r"=tensor\((\[\[.*?\]\])\)", text, flags=re.S)
@@ -45,81 +56,92 @@ def _seed_tables(path: str) -> dict[str, list[list[str]]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--d", type=int, default=8, help="instantiate for this even d (default 8)")
-    ap.add_argument("--seed", default=None, help="path of the seed text 004_*.txt (optional)")
-    args = ap.parse_args(argv)
-    d = args.d
-    if d < 2 or d % 2:
-        ap.error(f"--d={d} must be a positive even integer")
-    rep = Report()
+args = parse_args(default_d=8, extra=lambda ap: ap.add_argument(
+    "--seed", default=None, metavar="PATH", help="path of the seed text 004_*.txt (optional)"))
+d = args.d
+rep = Report()
 
-    heading("The post's encoding and the sphere")
-    say("""The post defines p_(i,k) = sin(i / 10000^(k/n)) for even k and cos(i / 10000^((k-1)/n))
-        for odd k. Each even-odd pair is (sin, cos) of one angle, so its squared length is 1, and
-        |p_i|^2 = n/2: every position's encoding lies on the sphere of radius sqrt(n/2) about the
-        origin (radius 2 for n = 8, the printed norms).""")
-    show("the post's p_t for n = 4", sphere.post_encoding(t, 4).T)
-    rep.prove("sphere.radius")
-    rep.prove("sphere.radius", 8)
-    if d != 8:
-        rep.prove("sphere.radius", d)
+# %%
+# The post's encoding and the sphere
+# ----------------------------------
+# The post defines :math:`p_{i,k} = \sin(i / 10000^{k/n})` for even :math:`k` and
+# :math:`\cos(i / 10000^{(k-1)/n})` for odd :math:`k`. Each even-odd pair is
+# :math:`(\sin, \cos)` of one angle, so its squared length is 1, and :math:`|p_i|^2 = n/2`:
+# every position's encoding lies on the sphere of radius :math:`\sqrt{n/2}` about the origin
+# (radius 2 for :math:`n = 8`, the printed norms; :claim:`sphere.radius`).
+heading("The post's encoding and the sphere")
+show("the post's p_t for n = 4", sphere.post_encoding(t, 4).T)
+rep.prove("sphere.radius")
+rep.prove("sphere.radius", 8)
+if d != 8:
+    rep.prove("sphere.radius", d)
 
-    heading("The exponent k/n_embed is Vaswani's 2i/d")
-    say("""With k = 2i the post's exponent k/n_embed is 2i/d; for odd k = 2i+1 it uses (k-1)/n = 2i/d;
-        and the code's ((k >> 1) << 1)/n is 2 floor(k/2)/n, the same. So the post's table is
-        Vaswani's.""")
-    show("the code's coefficients for n = 8", sphere.post_coefficients(8).T)
-    rep.prove("sphere.exponent")
-    rep.prove("sphere.exponent", d)
+# %%
+# The exponent k/n_embed is Vaswani's 2i/d
+# ----------------------------------------
+# With :math:`k = 2i` the post's exponent :math:`k/n_\text{embed}` is :math:`2i/d`; for odd
+# :math:`k = 2i+1` it uses :math:`(k-1)/n = 2i/d`; and the code's ``((k >> 1) << 1)/n`` is
+# :math:`2\lfloor k/2\rfloor/n`, the same. So the post's table is Vaswani's
+# (:claim:`sphere.exponent`).
+heading("The exponent k/n_embed is Vaswani's 2i/d")
+show("the code's coefficients for n = 8", sphere.post_coefficients(8).T)
+rep.prove("sphere.exponent")
+rep.prove("sphere.exponent", d)
 
-    heading("The printed tables (context length 4, embedding dim 8)")
-    path = _seed_path(args.seed)
-    if path is None:
-        say("""The seed text was not found; the comparison below uses the transcription kept in
-            pe_symbolic.theorems.chapters.sphere.""")
-        seed_ok = True
-    else:
-        seed = _seed_tables(path)
-        same = (seed["radians"] == sphere.parse_printed(sphere.PRINTED_RADIANS, 8)
-                and seed["encodings"] == sphere.parse_printed(sphere.PRINTED_ENCODINGS, 8))
-        print(f"seed text: {path}")
-        print(f"its printed tensors {'match' if same else 'DO NOT match'} the transcription in "
-              "pe_symbolic.theorems.chapters.sphere, number for number.\n")
-        seed_ok = same
-    _, enc = sphere.exact_tables()
-    print("exact table (package PE, b = 10000), formatted like torch's output (%.4e):")
-    pkg = sp.Matrix.vstack(*[sinusoidal.encoding(p, 8, base=10000).T for p in range(4)])
-    for p in range(4):
-        print("   [" + ", ".join(f"{float(sp.N(x, 30)):.4e}" for x in pkg.row(p)) + "]")
-    print()
-    bad = sphere.printed_digits_mismatches()
-    bad32 = sphere.printed_digits_mismatches("float32")
-    rad32, enc32 = sphere.float32_tables()
-    exception = ", ".join(f"{n}[{r}, {c}] printed {p}, exact rounds to {v}" for n, r, c, p, v in bad) or "none"
-    say(f"""Against the exact values, {64 - len(bad)} of the 64 printed numbers are the correctly rounded
-        exact value; the exception is {exception}. That entry is sin(0.03) = {sp.N(enc[3, 4], 12)}...
-        The post's torch code works in float32: the angle 3 * fl32(0.01) rounds to {rad32[3, 4]}
-        = {sp.N(rad32[3, 4], 12)}..., whose sine is {sp.N(enc32[3, 4], 12)}... -> 2.9995e-02. With the
-        float32 angles, {64 - len(bad32)} of 64 printed numbers are reproduced exactly. The proof
-        below makes each of these statements.""")
-    rep.prove("sphere.tables", max_chars=120)
+# %%
+# The printed tables (context length 4, embedding dim 8)
+# ------------------------------------------------------
+# The post prints the radians and the encodings of four positions. First: are the numbers
+# kept in the package the ones the post printed? (Only when the seed text is at hand.)
+heading("The printed tables (context length 4, embedding dim 8)")
+path = seed_path(args.seed)
+if path is None:
+    say("""The seed text was not found; the comparison below uses the transcription kept in
+        pe_symbolic.theorems.chapters.sphere.""")
+else:
+    seed = seed_tables(path)
+    same = (seed["radians"] == sphere.parse_printed(sphere.PRINTED_RADIANS, 8)
+            and seed["encodings"] == sphere.parse_printed(sphere.PRINTED_ENCODINGS, 8))
+    print(f"seed text: {path}")
+    print(f"its printed tensors {'match' if same else 'DO NOT match'} the transcription in "
+          "pe_symbolic.theorems.chapters.sphere, number for number.\n")
+    rep.check("sphere.seed_transcription", same)
 
-    heading("ALiBi (Press et al.), mentioned in the post")
-    say("""ALiBi adds m (j - i) to the score of query i and key j: only the offset enters, so shifting
-        both positions changes nothing, and the penalty grows linearly with distance. The head
-        slopes are 2^(-8h/n) for n heads (a power of two): a geometric sequence from 2^(-8/n) to
-        1/256.""")
-    show("slopes for 8 heads", sp.Matrix([sphere.alibi_slopes(8)]))
-    rep.prove("alibi.offset_only")
-    rep.prove("alibi.slopes")
-    code = rep.exit_code()
-    if not seed_ok:
-        print("the seed's printed tensors differ from the transcription")
-        return 1
-    return code
+# %%
+# Then every printed number against the exact value, and against the value the post's torch
+# code computes in float32 (:claim:`sphere.tables`).
+_, enc = sphere.exact_tables()
+print("exact table (package PE, b = 10000), formatted like torch's output (%.4e):")
+pkg = sp.Matrix.vstack(*[sinusoidal.encoding(p, 8, base=10000).T for p in range(4)])
+for p in range(4):
+    print("   [" + ", ".join(f"{float(sp.N(x, 30)):.4e}" for x in pkg.row(p)) + "]")
+print()
+bad = sphere.printed_digits_mismatches()
+bad32 = sphere.printed_digits_mismatches("float32")
+rad32, enc32 = sphere.float32_tables()
+exception = ", ".join(f"{n}[{r}, {c}] printed {p}, exact rounds to {v}" for n, r, c, p, v in bad) or "none"
+say(f"""Against the exact values, {64 - len(bad)} of the 64 printed numbers are the correctly rounded
+    exact value; the exception is {exception}. That entry is sin(0.03) = {sp.N(enc[3, 4], 12)}...
+    The post's torch code works in float32: the angle 3 * fl32(0.01) rounds to {rad32[3, 4]}
+    = {sp.N(rad32[3, 4], 12)}..., whose sine is {sp.N(enc32[3, 4], 12)}... -> 2.9995e-02. With the
+    float32 angles, {64 - len(bad32)} of 64 printed numbers are reproduced exactly. The proof
+    below makes each of these statements.""")
+rep.prove("sphere.tables", max_chars=120)
 
+# %%
+# ALiBi (Press et al.), mentioned in the post
+# -------------------------------------------
+# ALiBi adds :math:`m (j - i)` to the score of query :math:`i` and key :math:`j`: only the
+# offset enters, so shifting both positions changes nothing, and the penalty grows linearly
+# with distance (:claim:`alibi.offset_only`). The head slopes are :math:`2^{-8h/n}` for
+# :math:`n` heads (a power of two): a geometric sequence from :math:`2^{-8/n}` to 1/256
+# (:claim:`alibi.slopes`).
+heading("ALiBi (Press et al.), mentioned in the post")
+show("slopes for 8 heads", sp.Matrix([sphere.alibi_slopes(8)]))
+rep.prove("alibi.offset_only")
+rep.prove("alibi.slopes")
 
-if __name__ == "__main__":
-    sys.exit(main())
+# %%
+# Summary
+# -------
+rep.finish()

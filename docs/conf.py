@@ -1,9 +1,13 @@
 """Sphinx configuration for the pe_symbolic documentation.
 
 Build with ``make docs`` (``sphinx -W --keep-going -n``: warnings are errors, every
-cross-reference must resolve). The theory and tutorial pages are generated at build time by
-``_ext/pe_docs.py`` into ``theory/generated/`` and ``tutorials/generated/`` (not committed);
-the pictures are drawn at build time by the matplotlib plot directive from ``pyplots/``.
+cross-reference must resolve). Generated at build time, never committed:
+
+* the theory pages, one per registered theorem, by ``_ext/pe_docs.py`` into ``theory/generated/``;
+* the tutorials, a sphinx-gallery of the scripts in ``../derivations/`` (run on every build,
+  output captured, ``.py``/``.ipynb`` downloads, thumbnails from their figures) into
+  ``auto_examples/``;
+* the pictures, by the matplotlib plot directive from ``pyplots/``.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx_proof",
     "matplotlib.sphinxext.plot_directive",
+    "sphinx_gallery.gen_gallery",
     "pe_docs",
 ]
 
@@ -40,7 +45,7 @@ if importlib.util.find_spec("sphinx-mathjax-offline") is not None:
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "theory/generated/_*", "tutorials/generated/_*", ".gitignore"]
+exclude_patterns = ["_build", "theory/generated/_*", ".gitignore"]
 nitpicky = True
 # Signatures omit type hints (numpydoc sections carry the types as text), so third-party types
 # in signatures are never cross-referenced. The few third-party and standard-library objects
@@ -69,6 +74,31 @@ numpydoc_validation_checks: set[str] = set()
 
 # --- sphinx-proof -------------------------------------------------------------------
 proof_minimal_theme = False
+
+# --- tutorials: a sphinx-gallery of ../derivations/ -------------------------------------
+# Every script is run on every build (``run_stale_examples``: its output depends on the
+# package, not only on the script), in reading order (``pe_docs_gen.DerivationOrder``). A
+# script whose results are not the expected ones raises, and that fails the build.
+sphinx_gallery_conf = {
+    "examples_dirs": "../derivations",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/[^_/][^/]*\.py$",  # execute every script ...
+    "ignore_pattern": r"^_",  # ... but not the shared helpers (_common.py; matched on the name)
+    "within_subsection_order": "pe_docs_gen.DerivationOrder",
+    "run_stale_examples": True,
+    "abort_on_example_error": False,
+    "only_warn_on_example_error": False,
+    "capture_repr": (),
+    "remove_config_comments": True,
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "download_all_examples": True,
+    "show_memory": False,
+    "min_reported_time": 1,
+    "write_computation_times": False,
+    "first_notebook_cell": ("# Run from the derivations/ folder of a pe_symbolic checkout "
+                            "(it imports derivations/_common.py)."),
+}
 
 # --- pictures: matplotlib plot directive (drawn at build time; no PNG is committed) --
 plot_basedir = str(HERE / "pyplots")

@@ -1,21 +1,43 @@
 """pe_symbolic: derive, prove, then compute the positional encodings of transformers.
 
-Layers (imports go one way, downwards in this list):
+The sinusoidal encoding PE(t), the translation matrix T(k) and rotary embeddings R(m) are
+built with SymPy, their properties proved by the package's proof engine, the proved
+formulas lowered to a NumPy core, and that core checked against an independent mpmath
+oracle. The design page of the documentation says all of this at length.
 
-* symbolic, SymPy only: :mod:`~pe_symbolic.encodings.symbols`, :mod:`~pe_symbolic.encodings.rot2`,
+Layers -- one subpackage per floor; each floor imports only the floors below it:
+
+* :mod:`~pe_symbolic.cli` -- ``pe-derive`` (and the audit): the tools on top;
+* :mod:`~pe_symbolic.numeric` -- :mod:`~pe_symbolic.numeric.lower`, the one door to
+  ``lambdify`` (proved claims only), and the NumPy core: tables, RoPE, kernels;
+* :mod:`~pe_symbolic.theorems` -- the registry of named claims;
+* :mod:`~pe_symbolic.proof` -- the engine: claims, sound rules, the checker, certificates;
+* ``encodings`` -- the SymPy constructions (SymPy only): :mod:`~pe_symbolic.encodings.rot2`,
   :mod:`~pe_symbolic.encodings.sinusoidal`, :mod:`~pe_symbolic.encodings.rope`;
-* proofs: :mod:`~pe_symbolic.proof` (the engine) and :mod:`~pe_symbolic.theorems` (the
-  registry of named claims);
-* numbers: :mod:`~pe_symbolic.numeric.lower` (the one door to ``lambdify``) and
-  :mod:`~pe_symbolic.numeric` (the NumPy core);
-* :mod:`~pe_symbolic.reference`: the mpmath oracle, written from the papers' formulas and
-  sharing no code with the symbolic layer.
+* ``_validate`` -- argument checks shared by every floor.
+
+Beside them, :mod:`~pe_symbolic.reference` is the mpmath oracle, written from the papers'
+formulas: it imports no SymPy and nothing of the package. These rules are a contract in
+``pyproject.toml`` (``[tool.importlinter]``), checked by ``lint-imports`` in ``make test``.
+
+Where a new piece goes: an encoding in ``encodings/``; a theorem in ``theorems/`` (with
+``@theorem``; a false claim people make with ``expect="refuted"``); a numeric backend in
+``numeric/``, lowered through ``numeric.lower`` and tested against ``reference``; a tool
+(the audit) beside ``cli/``; a tutorial in ``derivations/``.
+
+Verdicts (the soundness contract): ``proved`` -- true under the stated assumptions of the
+symbols, by a chain whose every step is re-checked and preserves equality under them
+(numbers never prove); ``refuted`` -- a counterexample at a point that satisfies every
+assumption; ``undecided`` -- neither, said honestly (also when the time budget runs out).
+Certificates are data, read back by a whitelist parser, never evaluated.
 
 Submodules load on first use, so ``import pe_symbolic`` is cheap.
 
 >>> import pe_symbolic as pe
 >>> pe.theorems.get("translation.identity").id
 'translation.identity'
+>>> pe.theorems.get("translation.identity").prove().verdict
+'proved'
 """
 
 from __future__ import annotations

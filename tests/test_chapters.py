@@ -49,7 +49,7 @@ def script_runs() -> dict[str, subprocess.CompletedProcess]:
 def test_chapter_script_runs_and_prints_its_proofs(chapter: str, script_runs) -> None:
     res = script_runs[chapter]
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    assert "all claims proved" in res.stdout
+    assert res.stdout.rstrip().endswith("All as expected.")
     for id in CHAPTER_IDS[chapter]:
         assert f"{id}: PROVED" in res.stdout, f"{chapter}.py does not print the proof of {id}"
     assert "UNDECIDED" not in res.stdout and "REFUTED" not in res.stdout
@@ -63,19 +63,24 @@ def test_chapters_print_certificates_as_certificates(script_runs) -> None:
     out = script_runs["kernes"].stdout
     assert "kernes.dot_decay: FAILS -- certificate (numeric, offsets -128..127 around position 128" in out
     assert "kernes.dot_decay: PROVED" not in out
+    # the failure is the finding: said where it is printed, and counted apart in the summary
+    assert "as expected: the numbers refute the article's claim over this range" in out
+    summary = out.split("\nSummary\n")[1]
+    assert "1 article claim refuted by a numeric certificate, as expected (kernes.dot_decay)" in summary
+    assert "all claims proved" not in out.lower()
 
 
 def test_report_exit_code_fails_on_an_unproved_claim_or_unexpected_certificate() -> None:
     sys.path.insert(0, str(ROOT / "derivations"))
     try:
-        from _common import Report
+        from _common import CheckRecord, ProofRecord, Report
     finally:
         sys.path.remove(str(ROOT / "derivations"))
-    rep = Report(proofs=[("a", None, "proved")], certificates=[("c", False, False)])
+    rep = Report(proofs=[ProofRecord("a", None, "proved")], checks=[CheckRecord("c", False, False)])
     assert rep.exit_code() == 0
-    rep.proofs.append(("b", 8, "undecided"))
+    rep.proofs.append(ProofRecord("b", 8, "undecided"))
     assert rep.exit_code() == 1
-    rep = Report(proofs=[("a", None, "proved")], certificates=[("c", False, True)])
+    rep = Report(proofs=[ProofRecord("a", None, "proved")], checks=[CheckRecord("c", False, True)])
     assert rep.exit_code() == 1
 
 

@@ -22,11 +22,61 @@ def test_list_shows_every_id(capsys):
         assert id_ in out
 
 
+def test_list_json_has_ids_titles_sources_concrete_expect(capsys):
+    assert main(["list", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in rows] == theorems.ids()
+    for row, th in zip(rows, theorems.all()):
+        assert row == {"id": th.id, "title": th.title, "source": th.source,
+                       "concrete": th.concrete, "expect": th.expect, "scope": th.scope}
+
+
+def test_version_names_the_package_and_sympy(capsys):
+    import pe_symbolic
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"pe-derive {pe_symbolic.__version__} (SymPy ")
+
+
+def test_prove_several_ids_ignoring_case_then_one_summary(capsys):
+    assert main(["prove", "ROPE.Relative", "translation.identity", "rope.relative"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("== rope.relative -- for every even d") == 1  # the same id twice: proved once
+    assert "== translation.identity -- for every even d" in out
+    assert "summary: 2 of 2 claims proved; all as expected" in out
+    assert out.index("rope.relative: PROVED") < out.index("translation.identity: PROVED")
+
+
+def test_prove_several_ids_as_json_is_a_list_of_certificates(capsys):
+    assert main(["prove", "rope.relative", "sinusoidal.dot", "--format", "json"]) == 0
+    certs = json.loads(capsys.readouterr().out)
+    assert [c["claim"]["id"] for c in certs] == ["rope.relative", "sinusoidal.dot"]
+
+
+def test_prove_an_unknown_id_names_every_id_it_may_mean(capsys):
+    assert main(["prove", "rope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pe-derive: error: unknown theorem id 'rope'; nearest: ")
+    named = err.split("nearest: ", 1)[1].strip().split(", ")
+    prefixed = [i for i in theorems.ids() if i.startswith("rope.")]
+    assert named[: len(prefixed)] == prefixed  # every rope.* id, first
+    assert all("rope" in i for i in named)  # then ids that contain it (longrope.*, mrope.*)
+
+
+def test_unknown_ids_are_reported_before_anything_is_proved(capsys):
+    assert main(["prove", "rope.relative", "translation.identiy"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "nearest: translation.identity" in err
+
+
 def test_prove_text_and_exit_status(capsys):
     assert main(["prove", "translation.identity", "--d", "4"]) == 0
     out = capsys.readouterr().out
     assert "translation.identity: PROVED" in out
-    assert "instantiated for d = 4" in out and "generic pair" in out
+    assert "instantiated for d = 4" in out and "for every even d" in out
 
 
 def test_prove_latex(capsys):
@@ -38,7 +88,7 @@ def test_prove_latex(capsys):
 def test_prove_json_is_a_certificate(capsys):
     assert main(["prove", "sinusoidal.dot", "--format", "json"]) == 0
     cert = json.loads(capsys.readouterr().out)
-    assert cert["verdict"] == "proved" and cert["d"] is None
+    assert cert["verdict"] == "proved" and cert["claim"]["d"] is None
     assert recheck_certificate(cert).verdict == "proved"
 
 
@@ -59,6 +109,8 @@ def test_all_json_carries_every_verdict(capsys):
         (["prove", "translation.identity", "--d", "eight"], "--d='eight' must be a positive even integer"),
         (["all", "--format", "yaml"], "--format='yaml' is not allowed; use one of 'text', 'latex', 'json'"),
         (["all", "--no-generic"], "--no-generic needs at least one --d N"),
+        (["list", "--format", "latex"], "--format='latex' is not allowed for `list`; use one of 'text', 'json'"),
+        (["prove", "sphere.tables", "--d", "8"], "--d=8 is not allowed: theorem 'sphere.tables' has no concrete-d form"),
     ],
 )
 def test_bad_usage_is_one_line_exit_2(argv, message, capsys):
@@ -68,20 +120,42 @@ def test_bad_usage_is_one_line_exit_2(argv, message, capsys):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_unproved_claim_gives_exit_status_1(monkeypatch, capsys):
+def _false_theorem(expect: str = "proved") -> theorems.Theorem:
     import sympy as sp
 
-    from pe_symbolic.proof import Claim, Equation
     from pe_symbolic.encodings.symbols import t
+    from pe_symbolic.proof import Claim, Equation
 
-    bogus = theorems.Theorem(
+    return theorems.Theorem(
         "test.bogus", "a false claim", "test",
         lambda d: Claim("test.bogus", "sin t = cos t", (Equation(sp.sin(t), sp.cos(t)),)),
-        concrete=False,
+        concrete=False, expect=expect,
     )
-    monkeypatch.setitem(theorems.registry._REGISTRY, "test.bogus", bogus)
+
+
+def test_unproved_claim_gives_exit_status_1(monkeypatch, capsys):
+    monkeypatch.setitem(theorems.registry._REGISTRY, "test.bogus", _false_theorem())
     assert main(["prove", "test.bogus"]) == 1
     assert "REFUTED" in capsys.readouterr().out
+
+
+def test_summary_tells_a_failure_from_a_registered_negative(monkeypatch, capsys):
+    monkeypatch.setitem(theorems.registry._REGISTRY, "test.bogus", _false_theorem())
+    assert main(["prove", "translation.identity", "test.bogus"]) == 1
+    summary = capsys.readouterr().out.split("summary:")[1]
+    assert summary.startswith(" 1 of 2 claims proved; 1 NOT AS EXPECTED")
+    assert "all as expected" not in summary
+    assert "test.bogus" in summary and "<- NOT AS EXPECTED (expected proved)" in summary
+
+
+def test_a_registered_negative_that_is_refuted_succeeds(monkeypatch, capsys):
+    monkeypatch.setitem(theorems.registry._REGISTRY, "test.bogus", _false_theorem("refuted"))
+    assert main(["prove", "translation.identity", "test.bogus"]) == 0
+    out = capsys.readouterr().out
+    assert "summary: 1 of 1 claims proved; 1 of 1 registered negatives refuted, as expected; all as expected" in out
+    assert "NOT AS EXPECTED" not in out
+    assert main(["list"]) == 0
+    assert "a false claim  [expected: refuted]" in capsys.readouterr().out
 
 
 def test_console_script_all_exits_0_and_prints_every_proof():
@@ -97,14 +171,26 @@ def test_console_script_all_exits_0_and_prints_every_proof():
     neg = sum(th.expect == "refuted" for th in theorems.all())
     line = f"summary: {n - neg} of {n - neg} claims proved"
     if neg:
-        line += f"; {neg} of {neg} registered negatives refuted as expected"
+        line += f"; {neg} of {neg} registered negatives refuted, as expected"
     assert line in out.stdout
 
 
-def test_help_explains_commands_and_exit_status():
+def test_help_shows_examples_and_exit_status(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--help"])
     assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "pe-derive prove rope.relative translation.identity" in out
+    assert "pe-derive list --format json" in out and "--version" in out
+    for code in "012":
+        assert f"\n  {code}  " in out.split("exit status:")[1]
+
+
+def test_ids_are_unique_ignoring_case():
+    th = theorems.get("rope.relative")
+    with pytest.raises(ValueError, match="'ROPE.relative' is already registered .as 'rope.relative'"):
+        theorems.register(theorems.Theorem("ROPE.relative", th.title, th.source, th.build))
+    assert theorems.get("Rope.Relative") is th
 
 
 def test_check_rechecks_a_certificate_file(tmp_path, capsys):

@@ -1,7 +1,11 @@
-"""The documentation: generated entries for every theorem, and the pages' examples run.
+"""The documentation: generated entries for every theorem, the gallery, and the pages' examples.
 
 * Every theorem in the registry gets its generated theory page (the generator of
   ``docs/_ext/pe_docs_gen.py`` is called directly; no Sphinx needed, a second or two).
+* Every derivation script is a sphinx-gallery example (title, text cells, nothing that
+  breaks when sphinx-gallery runs it), and ``conf.py`` runs each of them, helpers excluded.
+  That they run and print their proofs is ``test_derivations.py``'s and
+  ``test_chapters.py``'s business.
 * Every ``pycon`` / ``python`` code block with ``>>>`` prompts in ``docs/**/*.md`` runs as a
   doctest, one page at a time in a shared namespace (as a reader would type them).
 * ``slow``: the full Sphinx build with warnings as errors (``make docs`` does the same).
@@ -9,6 +13,7 @@
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib.util
 import re
@@ -91,24 +96,94 @@ def test_stale_pages_are_removed(tmp_path):
     assert "generated/rope.relative" in (tmp_path / gen.TOC).read_text()
 
 
-def test_tutorial_pages_capture_the_scripts_output(tmp_path):
-    script = tmp_path / "demo.py"
-    script.write_text('"""A demo.\n\nIt prints.\n"""\nprint("hello *world*")\n')
-    (entry,) = gen.write_tutorials(tmp_path / "out", directory=tmp_path)
-    page = entry.path.read_text(encoding="utf-8")
-    assert entry.returncode == 0
-    assert page.startswith("# A demo\n") and "hello *world*" in page
-    assert "generated/demo" in (tmp_path / "out" / gen.TOC).read_text()
-
-
 def test_generator_doctests():
     assert doctest.testmod(gen, optionflags=FLAGS).failed == 0
 
 
+# --------------------------------------------------------------------------------------
+# The tutorials: a sphinx-gallery of derivations/
+# --------------------------------------------------------------------------------------
+SCRIPTS = gen.scripts()
+
+
+def _gallery_conf() -> dict:
+    """``sphinx_gallery_conf`` as written in docs/conf.py (read, not imported: no Sphinx needed)."""
+    tree = ast.parse((DOCS / "conf.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["sphinx_gallery_conf"]:
+            return ast.literal_eval(node.value)
+    raise AssertionError("docs/conf.py sets no sphinx_gallery_conf")
+
+
 def test_tutorial_order_puts_the_lead_scripts_first():
-    stems = [p.stem for p in gen.scripts()]
-    lead = [s for s in gen.TUTORIAL_ORDER if s in stems]
-    assert stems[: len(lead)] == lead
+    stems = [p.stem for p in SCRIPTS]
+    assert stems[: len(gen.TUTORIAL_ORDER)] == list(gen.TUTORIAL_ORDER)
+    assert stems[len(gen.TUTORIAL_ORDER):] == sorted(stems[len(gen.TUTORIAL_ORDER):])
+    assert "_common" not in stems
+
+
+def test_gallery_runs_every_script_and_no_helper():
+    conf = _gallery_conf()
+    assert conf["examples_dirs"] == "../derivations" and conf["gallery_dirs"] == "auto_examples"
+    assert conf["run_stale_examples"] is True  # output depends on the package, not the script only
+    assert conf["within_subsection_order"] == "pe_docs_gen.DerivationOrder"
+    derivations = DOCS.parent / "derivations"
+    for path in derivations.glob("*.py"):
+        helper = path.name.startswith("_")
+        assert bool(re.search(conf["ignore_pattern"], path.name)) == helper, path.name
+        assert bool(re.search(conf["filename_pattern"], str(path))) != helper, path.name
+    assert (derivations / "GALLERY_HEADER.rst").is_file()
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[p.name for p in SCRIPTS])
+def test_derivation_is_a_gallery_example(script: Path):
+    source = script.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    doc = ast.get_docstring(tree, clean=False)
+    assert doc is not None, "sphinx-gallery needs a module docstring"
+    title, underline = doc.strip("\n").splitlines()[:2]
+    assert underline == "=" * len(title), "the title's underline must be exactly as long as the title"
+    assert "# %%\n#" in source, "text cells: a '# %%' line followed by comment lines"
+    # sphinx-gallery sets __doc__ to '' and no __file__, and must not be stopped by sys.exit()
+    for name in ("__doc__", "__file__", "sys.exit", "SystemExit"):
+        assert name not in source.split('"""', 2)[2], f"{name} breaks the script in the gallery"
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert isinstance(imports[0], ast.ImportFrom) and imports[0].module == "_common", (
+        "import _common first: it finds the package in a checkout or says what to install")
+    assert source.rstrip().endswith("rep.finish()"), "end with the summary and the exit status"
+
+
+# --------------------------------------------------------------------------------------
+# The design page and the package docstring follow the import-linter contract
+# --------------------------------------------------------------------------------------
+def _contract_layers() -> list[str]:
+    import tomllib
+
+    config = tomllib.loads((DOCS.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in contracts if c["type"] == "layers" and "containers" not in c]
+    return [name.removeprefix("pe_symbolic.") for name in layers]
+
+
+def test_design_page_lists_the_layers_in_the_contracts_order():
+    page = (DOCS / "design.md").read_text(encoding="utf-8")
+    diagram = page.split("```text\n", 1)[1].split("```", 1)[0]
+    floors = re.findall(r"^  (\w+)(?:/|\.py)\s", diagram, flags=re.M)
+    assert [f for f in floors if f != "reference"] == _contract_layers()
+    assert ":start-at: [tool.importlinter]" in page  # the contract is quoted, not retyped
+    assert "lint-imports" in page and "design\n" in (DOCS / "index.md").read_text(encoding="utf-8")
+    for verdict in ("proved", "refuted", "undecided"):
+        assert f"\n`{verdict}`\n: " in page, verdict
+
+
+def test_package_docstring_lists_the_layers_in_the_contracts_order():
+    import pe_symbolic
+
+    doc = pe_symbolic.__doc__
+    layers = doc.split("Layers", 1)[1].split("Beside them", 1)[0]
+    floors = re.findall(r"^\* (?::mod:`~pe_symbolic\.|``)(\w+)", layers, flags=re.M)
+    assert floors == _contract_layers()
+    assert "lint-imports" in doc and "reference" in doc
 
 
 # --------------------------------------------------------------------------------------
@@ -159,3 +234,8 @@ def test_full_sphinx_build_is_clean(tmp_path):
     assert r.returncode == 0, r.stderr[-4000:]
     for th in theorems.all():
         assert (tmp_path / "html" / "theory" / "generated" / f"{th.id}.html").is_file()
+    for script in SCRIPTS:  # each tutorial page carries its script's output, and the downloads
+        page = (tmp_path / "html" / "auto_examples" / f"{script.stem}.html").read_text(encoding="utf-8")
+        assert "All as expected." in page and f"{script.stem}.ipynb" in page
+    kernes = (tmp_path / "html" / "auto_examples" / "kernes.html").read_text(encoding="utf-8")
+    assert "refuted by a numeric certificate, as expected" in kernes and "sphx_glr_kernes_001.png" in kernes

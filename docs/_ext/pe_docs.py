@@ -1,9 +1,8 @@
 """Sphinx glue for the pe_symbolic docs.
 
 * On ``builder-inited``: write the theory pages (one per registered theorem, proved in its
-  generic form) and the tutorial pages (one per ``derivations/*.py`` script, run in a
-  subprocess) with :mod:`pe_docs_gen`. A theorem that is not proved, or a script that exits
-  non-zero, is a build warning (an error under ``-W``).
+  generic form) with :mod:`pe_docs_gen`. A theorem that is not proved is a build warning
+  (an error under ``-W``). The tutorials are sphinx-gallery's (see ``conf.py``).
 * The role ``{claim}`translation.identity``` links to a theorem by its claim id (it
   resolves through sphinx-proof's ``prf:ref``, so an unknown id fails the build).
 """
@@ -41,16 +40,7 @@ def _generate(app: Sphinx) -> None:
         if e.verdict != e.expect:
             logger.warning("theorem %s is %s in its generic form (expected %s)", e.id, e.verdict,
                            e.expect, location=str(e.path))
-    t1 = time.perf_counter()
-    tutorials = gen.write_tutorials()
-    for e in tutorials:
-        if e.returncode != 0:
-            tail = "\n".join(e.stderr.strip().splitlines()[-5:])
-            logger.warning("derivation script %s exited with status %s:\n%s",
-                           e.script.name, e.returncode, tail, location=str(e.path))
-    t2 = time.perf_counter()
-    logger.info("pe_docs: %d theory pages in %.1f s, %d tutorial pages in %.1f s",
-                len(theory), t1 - t0, len(tutorials), t2 - t1)
+    logger.info("pe_docs: %d theory pages in %.1f s", len(theory), time.perf_counter() - t0)
 
 
 def setup(app: Sphinx) -> dict:

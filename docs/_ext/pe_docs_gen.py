@@ -1,49 +1,37 @@
-"""Generate the docs' theory and tutorial pages (MyST Markdown) from the project itself.
+"""Generate the docs' theory pages (MyST Markdown) from the project itself.
 
 Pure Python, no Sphinx import, so the test suite can call it directly
 (``tests/test_docs.py``) and the Sphinx glue (:mod:`pe_docs`) stays thin.
 
 * :func:`write_theory` proves every theorem in the registry in its generic form
   (``d=None``) and writes one page per theorem with :func:`pe_symbolic.proof.render.myst`, plus a
-  summary table included by ``docs/theory/index.md``.
-* :func:`write_tutorials` runs every script in ``derivations/`` in a subprocess and writes
-  one page per script with its docstring, its printed output and its source, so a page can
-  never disagree with the script.
-
-Files are only rewritten when their content changes, so incremental builds stay
-incremental; files of theorems or scripts that no longer exist are removed.
+  summary table included by ``docs/theory/index.md``. Files are only rewritten when their
+  content changes, so incremental builds stay incremental; pages of theorems that no longer
+  exist are removed.
+* The tutorials are not generated here: they are a sphinx-gallery of ``derivations/``
+  (configured in ``conf.py``), which runs each script, captures its output and figures and
+  offers it for download. :class:`DerivationOrder` gives the gallery its reading order.
 """
 
 from __future__ import annotations
 
-import ast
 import json
-import os
-import re
-import subprocess
 import sys
-import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 THEORY_DIR = DOCS / "theory" / "generated"
-TUTORIAL_DIR = DOCS / "tutorials" / "generated"
 DERIVATIONS = ROOT / "derivations"
 
 #: The summary table's file name (excluded as a page in conf.py; included by the index).
 SUMMARY = "_summary.md"
 #: The toctree of the generated pages (registration / reading order), included by the index.
 TOC = "_toc.md"
-#: Scripts that open the tutorials, in reading order; the others follow alphabetically.
+#: Scripts that open the tutorials gallery, in reading order; the others follow by name.
 TUTORIAL_ORDER = ("translation_matrix", "dot_product", "rope_relative")
-#: Seconds a derivation script may run before the build reports it.
-SCRIPT_TIMEOUT = 300
-
-# Characters with a meaning in MyST Markdown text (emphasis, code, links, math, tables, html).
 
 
 def label(theorem_id: str) -> str:
@@ -192,122 +180,39 @@ def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None) ->
 
 
 # ======================================================================================
-# Tutorials
+# Tutorials: a sphinx-gallery of derivations/ (configured in conf.py); only their order here
 # ======================================================================================
-@dataclass(frozen=True)
-class TutorialEntry:
-    """One derivation script's generated page and how its run went."""
+class DerivationOrder:
+    """sphinx-gallery's ``within_subsection_order``: :data:`TUTORIAL_ORDER` first, then by name.
 
-    script: Path
-    path: Path
-    returncode: int
-    elapsed: float
-    stderr: str
+    >>> sorted(["video.py", "kernes.py", "rope_relative.py", "translation_matrix.py"],
+    ...        key=DerivationOrder(DERIVATIONS))
+    ['translation_matrix.py', 'rope_relative.py', 'kernes.py', 'video.py']
+    """
+
+    def __init__(self, src_dir: str | Path) -> None:
+        self.src_dir = src_dir
+
+    def __call__(self, filename: str | Path) -> tuple[int, str]:
+        stem = Path(filename).stem
+        rank = TUTORIAL_ORDER.index(stem) if stem in TUTORIAL_ORDER else len(TUTORIAL_ORDER)
+        return rank, stem
+
+    def __repr__(self) -> str:  # sphinx-gallery caches the configuration by its repr
+        return f"<{type(self).__name__}: {', '.join(TUTORIAL_ORDER)}, then by name>"
 
 
 def scripts(directory: Path = DERIVATIONS) -> list[Path]:
-    """The derivation scripts, in reading order (:data:`TUTORIAL_ORDER` first)."""
-    found = sorted(p for p in Path(directory).glob("*.py") if not p.name.startswith("_"))
-    rank = {name: q for q, name in enumerate(TUTORIAL_ORDER)}
-    return sorted(found, key=lambda p: (rank.get(p.stem, len(rank)), p.stem))
-
-
-def _run(script: Path) -> tuple[int, str, str, float]:
-    env = dict(os.environ, PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", MPLBACKEND="Agg")
-    t0 = time.perf_counter()
-    try:
-        r = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True,
-                           text=True, encoding="utf-8", timeout=SCRIPT_TIMEOUT)
-        code, out, err = r.returncode, r.stdout, r.stderr
-    except subprocess.TimeoutExpired as exc:
-        code, out, err = -1, exc.stdout or "", f"timed out after {SCRIPT_TIMEOUT} s"
-        out = out.decode() if isinstance(out, bytes) else out
-    return code, out, err, time.perf_counter() - t0
-
-
-def _docstring(script: Path) -> tuple[str, str]:
-    doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or script.stem
-    title, _, body = doc.strip().partition("\n")
-    return title.strip().rstrip("."), body.strip()
-
-
-def _proved_here(stdout: str) -> list[str]:
-    """A line linking the theory pages of the registered theorems the script printed."""
-    try:
-        from pe_symbolic import theorems
-
-        ids = [i for i in theorems.ids() if re.search(rf"(?m)^\s*{re.escape(i)}: ", stdout)]
-    except Exception:  # pragma: no cover - the page is still useful without the links
-        ids = []
-    if not ids:
-        return []
-    links = ", ".join(f"{{claim}}`{i}`" for i in ids)
-    return [f"The theorems proved above, with every step rendered as mathematics: {links}.", ""]
-
-
-def tutorial_page(script: Path, stdout: str, returncode: int, elapsed: float,
-                  outdir: Path = TUTORIAL_DIR) -> str:
-    """The MyST page of one derivation script: docstring, the command, its output, its source."""
-    title, body = _docstring(script)
-    try:
-        rel = script.resolve().relative_to(ROOT).as_posix()
-    except ValueError:  # a script outside the repository (tests)
-        rel = script.name
-    fence = "````" if "```" in stdout else "```"
-    status = "exit status 0" if returncode == 0 else f"**exit status {returncode}**"
-    lines = [
-        f"# {md_escape(title)}",
-        "",
-        body,
-        "",
-        "```console",
-        f"$ python {rel}",
-        "```",
-        "",
-        f"Output of this run, captured while the documentation was built ({status}, "
-        f"{elapsed:.1f} s):",
-        "",
-        f"{fence}text",
-        stdout.rstrip("\n"),
-        fence,
-        "",
-        *_proved_here(stdout),
-        f"## Source of `{rel}`",
-        "",
-        "```{literalinclude} " + os.path.relpath(script, outdir).replace(os.sep, "/"),
-        ":language: python",
-        "```",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def write_tutorials(outdir: Path = TUTORIAL_DIR, directory: Path = DERIVATIONS,
-                    workers: int | None = None) -> list[TutorialEntry]:
-    """Run every derivation script (in parallel) and write one page per script."""
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
-    found = scripts(directory)
-    with ThreadPoolExecutor(max_workers=workers or max(1, min(4, os.cpu_count() or 1))) as pool:
-        runs = list(pool.map(_run, found))
-    entries, keep = [], {TOC}
-    for script, (code, out, err, dt) in zip(found, runs):
-        path = outdir / f"{script.stem}.md"
-        _write_if_changed(path, tutorial_page(script, out, code, dt, outdir))
-        keep.add(path.name)
-        entries.append(TutorialEntry(script, path, code, dt, err))
-    _write_if_changed(outdir / TOC, _toctree([e.path.stem for e in entries]))
-    _remove_stale(outdir, keep)
-    return entries
+    """The derivation scripts, in the gallery's reading order (helpers like ``_common.py`` excluded)."""
+    found = [p for p in Path(directory).glob("*.py") if not p.name.startswith("_")]
+    return sorted(found, key=lambda p: DerivationOrder(directory)(p.name))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python docs/_ext/pe_docs_gen.py``: write both sets of pages and print a summary."""
+    """``python docs/_ext/pe_docs_gen.py``: write the theory pages and print their verdicts."""
     th = write_theory()
-    tu = write_tutorials()
-    print(json.dumps({"theory": [e.id for e in th],
-                      "tutorials": {e.script.name: e.returncode for e in tu}}, indent=1))
-    return 0 if all(e.verdict == "proved" for e in th) and all(e.returncode == 0 for e in tu) else 1
+    print(json.dumps({e.id: e.verdict for e in th}, indent=1))
+    return 0 if all(e.verdict == "proved" for e in th) else 1
 
 
 if __name__ == "__main__":

@@ -142,8 +142,11 @@ def prove(
     spot_points: int = 3,
     timeout: float | None = DEFAULT_TIMEOUT,
     lemmas: Callable[[str], Claim] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Proof:
     """Prove every equation of ``claim`` within ``timeout`` seconds (``None``: no limit).
+
+    ``progress(done, total)``, if given, is called after each equation.
 
     ``chains`` supplies hand-written chains by equation index; the others are searched for.
     ``lemmas`` resolves cited claims (the registry passes its own). When the budget runs
@@ -165,6 +168,8 @@ def prove(
                     eq, claim.assumptions, steps=(chains or {}).get(q), symbols=symbols,
                     spot_points=spot_points if q in spotted else 0, seed=q, lemmas=lemmas,
                 ))
+                if progress is not None:
+                    progress(q + 1, n)
     except budget.BudgetExceeded:
         budget.check()  # an enclosing budget ran out: let it reach its owner (nothing is cached)
         spent = time.perf_counter() - start

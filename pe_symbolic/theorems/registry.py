@@ -27,7 +27,7 @@ from .._validate import check_d
 from ..proof import Claim, Proof, Step, prove, recheck
 from ..proof.kernel import LemmaError
 
-__all__ = ["DEFAULT_THEOREM_TIMEOUT", "Built", "Theorem", "all", "get", "ids", "lemma", "recheck_certificate", "register",
+__all__ = ["DEFAULT_THEOREM_TIMEOUT", "Built", "Theorem", "all", "get", "ids", "lemma", "nearest", "recheck_certificate", "register",
            "theorem"]
 
 #: What a theorem's generic form covers (see :class:`Theorem`).
@@ -85,13 +85,22 @@ class Theorem:
         """The claim, generic (``d=None``) or instantiated for an even ``d`` (built once)."""
         return _built_cached(self.id, self._check_d(d))[0]
 
-    def prove(self, d: int | None = None, *, timeout: float | None = DEFAULT_THEOREM_TIMEOUT) -> Proof:
+    def prove(self, d: int | None = None, *, timeout: float | None = DEFAULT_THEOREM_TIMEOUT,
+              progress: Callable[[int, int], None] | None = None) -> Proof:
         """Prove the claim within ``timeout`` seconds (results are cached per ``(id, d, timeout)``).
 
         The proof's ``extra`` records ``registered`` and ``d``, so its certificate binds this
         theorem: :func:`recheck_certificate` rebuilds the claim from the registry.
+        ``progress(done, total)`` is called after each part (not for a cached result).
         """
-        return _prove_cached(self.id, self._check_d(d), timeout)
+        d = self._check_d(d)
+        key = (self.id, d, timeout)
+        if progress is not None and key not in _DONE:
+            _PROGRESS[key] = progress
+        try:
+            return _prove_cached(self.id, d, timeout)
+        finally:
+            _PROGRESS.pop(key, None)
 
     def _check_d(self, d: int | None) -> int | None:
         if d is None:
@@ -114,9 +123,11 @@ _REGISTRY: dict[str, Theorem] = {}
 
 
 def register(theorem: Theorem) -> Theorem:
-    """Add ``theorem`` to the registry (ids are unique)."""
-    if theorem.id in _REGISTRY:
-        raise ValueError(f"theorem id {theorem.id!r} is already registered")
+    """Add ``theorem`` to the registry (ids are unique, ignoring case)."""
+    taken = {key.casefold(): key for key in _REGISTRY}
+    if theorem.id.casefold() in taken:
+        raise ValueError(f"theorem id {theorem.id!r} is already registered "
+                         f"(as {taken[theorem.id.casefold()]!r}; ids are case-insensitive)")
     _REGISTRY[theorem.id] = theorem
     return theorem
 
@@ -144,19 +155,81 @@ def ids() -> list[str]:
 
 
 def get(id: str) -> Theorem:
-    """The theorem with this id; a :class:`LookupError` names the nearest ids otherwise.
+    """The theorem with this id (case-insensitive); a :class:`LookupError` names the nearest ids.
 
+    >>> get("ROPE.Relative").id
+    'rope.relative'
     >>> get("translation.identiy")
     Traceback (most recent call last):
     LookupError: unknown theorem id 'translation.identiy'; nearest: translation.identity, ...
+    >>> get("kernes.b")
+    Traceback (most recent call last):
+    LookupError: unknown theorem id 'kernes.b'; nearest: kernes.binary, kernes.bonus_dot
     """
     _load_extensions()
     try:
         return _REGISTRY[id]
-    except KeyError:
-        near = difflib.get_close_matches(str(id), list(_REGISTRY), n=3, cutoff=0.4)
-        hint = ", ".join(near) if near else "none (run `pe-derive list`)"
-        raise LookupError(f"unknown theorem id {id!r}; nearest: {hint}") from None
+    except (KeyError, TypeError):
+        pass
+    if isinstance(id, str):
+        folded = {key.casefold(): th for key, th in _REGISTRY.items()}
+        if id.strip().casefold() in folded:
+            return folded[id.strip().casefold()]
+    near = nearest(str(id))
+    hint = ", ".join(near) if near else "none (run `pe-derive list`)"
+    if len(near) == _MAX_SUGGESTIONS:
+        hint += ", ... (run `pe-derive list`)"
+    raise LookupError(f"unknown theorem id {id!r}; nearest: {hint}")
+
+
+_MAX_SUGGESTIONS = 24
+
+
+def nearest(query: str, limit: int = _MAX_SUGGESTIONS) -> list[str]:
+    """The registered ids a mistyped or partial ``query`` may mean, best first.
+
+    Case is ignored. Ids that *start with* the query come first (``"rope"`` offers every
+    ``rope.*`` id), then ids with a dotted part that starts with it (``"identity"``), then
+    ids that contain it; only if none of those exists, the closest spellings
+    (``difflib.get_close_matches``). Within each group, registration order.
+
+    Parameters
+    ----------
+    query : str
+        What the user typed.
+    limit : int, optional
+        At most this many ids (default 24).
+
+    Returns
+    -------
+    list of str
+        Registered ids; empty when nothing is close.
+
+    Examples
+    --------
+    >>> {i for i in ids() if i.startswith("rope.")} <= set(nearest("rope"))
+    True
+    >>> nearest("identity")
+    ['translation.identity']
+    >>> nearest("tranlsation.group")[0]
+    'translation.group'
+    """
+    _load_extensions()
+    q = str(query).strip().casefold()
+    folded = {key.casefold(): key for key in _REGISTRY}
+    if not q:
+        return []
+    groups = (
+        [k for f, k in folded.items() if f.startswith(q)],
+        [k for f, k in folded.items() if any(part.startswith(q) for part in f.split("."))],
+        [k for f, k in folded.items() if q in f],
+    )
+    out: list[str] = []
+    for group in groups:
+        out += [k for k in group if k not in out]
+    if not out:
+        out = [folded[f] for f in difflib.get_close_matches(q, list(folded), n=3, cutoff=0.6)]
+    return out[:limit]
 
 
 _IN_PROGRESS: list[str] = []
@@ -183,15 +256,21 @@ def _built_cached(id: str, d: int | None) -> tuple[Claim, Mapping[int, Sequence[
     return _split(get(id).build(d))
 
 
+_PROGRESS: dict[tuple[str, int | None, float | None], Callable[[int, int], None]] = {}
+_DONE: set[tuple[str, int | None, float | None]] = set()
+
+
 @functools.lru_cache(maxsize=256)
 def _prove_cached(id: str, d: int | None, timeout: float | None) -> Proof:
     start = time.perf_counter()
     claim, chains = _built_cached(id, d)  # building may solve (translation.derive)
     _IN_PROGRESS.append(id)
     try:
-        proof = prove(claim, chains=chains, timeout=timeout, lemmas=lemma)
+        proof = prove(claim, chains=chains, timeout=timeout, lemmas=lemma,
+                      progress=_PROGRESS.get((id, d, timeout)))
     finally:
         _IN_PROGRESS.pop()
+    _DONE.add((id, d, timeout))
     # the reported time covers building the claim as well as proving it
     return dataclasses.replace(proof, elapsed=time.perf_counter() - start,
                                extra={**proof.extra, "registered": True, "d": d})
