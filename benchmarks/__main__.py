@@ -1,5 +1,10 @@
 """Entry point: ``python -m benchmarks [--quick]``."""
 
-from .run import main
+import os
+
+# many thousands of small expressions in a concrete-d proof: SymPy's default cache (1000) is small
+os.environ.setdefault("SYMPY_CACHE_SIZE", "50000")
+
+from .run import main  # noqa: E402
 
 raise SystemExit(main())

@@ -85,38 +85,44 @@ def _solve_block(kk: sp.Expr, omega: sp.Expr, tag: str) -> tuple[sp.ImmutableMat
     "Solving M p(t) = p(t+k) gives exactly one M: a rotation block free of t",
     SRC_DENK,
 )
-def _translation_derive(d: int | None) -> Claim:
+def _translation_derive(d: int | None) -> Built:
+    sol, det = _solve_block(k, w, "")
+    generic = [
+        Equation(det**2, 1, "the linear system's determinant is +-1, not 0: exactly one M"),
+        Equation(sol, P.translation_block(k, w), "the solution is Denk's block"),
+        Equation(sol, sp.ImmutableMatrix(R.rope_block(-k, w)), "it is the rotation rot2(-omega k)"),
+        Equation(_d_dt(sol), sp.zeros(2, 2), "it contains no t"),
+        Equation(sol * P.pair(t, w), P.pair(t + k, w), "and it does translate"),
+    ]
     if d is None:
-        blocks = [(w, "")]
-    else:
-        blocks = [(om, str(q)) for q, om in enumerate(P.frequencies(d))]
-    eqs = []
-    for omega, tag in blocks:
-        sol, det = _solve_block(k, omega, tag)
-        sfx = f" (pair {tag})" if tag else ""
-        eqs += [
-            Equation(det**2, 1, f"the linear system's determinant is +-1, not 0: exactly one M{sfx}"),
-            Equation(sol, P.translation_block(k, omega), f"the solution is Denk's block{sfx}"),
-            Equation(sol, sp.ImmutableMatrix(R.rope_block(-k, omega)), f"it is the rotation rot2(-omega k){sfx}"),
-            Equation(_d_dt(sol), sp.zeros(2, 2), f"it contains no t{sfx}"),
-            Equation(sol * P.pair(t, omega), P.pair(t + k, omega), f"and it does translate{sfx}"),
-        ]
-    return Claim(
-        "translation.derive",
-        "For p(t) = (sin wt, cos wt), the requirement M p(t) = p(t+k) for all t determines M "
-        "uniquely: M = [[cos wk, sin wk], [-sin wk, cos wk]], a rotation that contains no t.",
-        tuple(eqs),
-        _assumptions(d),
-        SRC_DENK,
-    )
+        return Claim("translation.derive", _DERIVE_STATEMENT, tuple(generic), (), SRC_DENK)
+    return _per_pair("translation.derive", generic, d, _DERIVE_STATEMENT, SRC_DENK)
+
+
+_DERIVE_STATEMENT = (
+    "For p(t) = (sin wt, cos wt), the requirement M p(t) = p(t+k) for all t determines M "
+    "uniquely: M = [[cos wk, sin wk], [-sin wk, cos wk]], a rotation that contains no t. "
+    "Each pair of every d is solved the same way: a concrete d cites the pair's derivation "
+    "once per pair, with w = w_i."
+)
+
+
+def _per_pair(id_: str, generic: list[Equation], d: int, statement: str, source: str) -> Built:
+    """The concrete-d form of a claim about one pair with frequency ``w``: its equations at
+    ``w = w_i`` for every pair ``i`` of ``d``, each proved by citing the generic claim."""
+    eqs, chains = [], {}
+    for q, om in enumerate(P.frequencies(d)):
+        for e in generic:
+            inst = Equation(e.lhs.xreplace({w: om}), e.rhs.xreplace({w: om}), f"{e.label} (d={d}, pair {q})")
+            if inst.lhs != inst.rhs:  # (else the two sides are one expression: nothing to cite)
+                chains[len(eqs)] = Derivation(inst.lhs).lemma(id_, f"pair {q}: omega = omega_{q}",
+                                                             result=inst.rhs, omega=om).steps
+            eqs.append(inst)
+    return Claim(id_, statement, tuple(eqs), (S.BASE_GT_1,), source), chains
 
 
 def _every_d_assumptions(*indices: sp.Symbol) -> tuple[sp.Basic, ...]:
     return (S.BASE_GT_1, *(sp.Le(x, Q.h - 1) for x in indices))
-
-
-def _blocks_sum(expr: sp.MatrixBase) -> str:
-    return "of the sum over blocks j only j = i survives: the matrix is block-diagonal (Kronecker delta)"
 
 
 EVERY_D = (
@@ -321,31 +327,30 @@ _DOT_STATEMENT = (
 @theorem("sine_only.no_translation",
          "A sine-only encoding has a per-dimension linear translation only when w k is in pi Z",
          "Denk (seed 002): the open question why both sin and cos are needed")
-def _sine_only(d: int | None) -> Claim:
+def _sine_only(d: int | None) -> Built:
     lam = sp.Symbol("lambda", real=True)
     j = S.j
-    omegas = [w] if d is None else list(P.frequencies(d))
-    eqs = []
-    for q, om in enumerate(omegas):
-        sfx = "" if d is None else f" (dimension {q})"
-        need = lam * sp.sin(om * t) - sp.sin(om * (t + k))  # must vanish for all t
-        eqs += [
-            Equation(need.subs(t, 0), -sp.sin(om * k),
-                     f"at t = 0 the requirement reads 0 = sin(w k): so w k must be in pi Z{sfx}"),
-            Equation(need.subs(t, sp.pi / (2 * om)), lam - sp.cos(om * k),
-                     f"at w t = pi/2 it forces lambda = cos(w k){sfx}"),
-            Equation(sp.sin(om * (t + k)) - sp.cos(om * k) * sp.sin(om * t), sp.cos(om * t) * sp.sin(om * k),
-                     f"with that lambda the residual is cos(w t) sin(w k), zero for all t iff sin(w k) = 0{sfx}"),
-            Equation((-1) ** j * sp.sin(om * t), sp.sin(om * t + sp.pi * j),
-                     f"conversely, if w k = pi j (j integer), lambda = (-1)^j translates{sfx}"),
-        ]
-    return Claim(
-        "sine_only.no_translation",
-        "For a sine-only encoding PE_i(t) = sin(w_i t), a scalar lambda with "
-        "lambda sin(w t) = sin(w (t+k)) for all t exists if and only if w k is an integer "
-        "multiple of pi (then lambda = (-1)^j): no linear map translates in general.",
-        tuple(eqs), _assumptions(d), "Denk (seed 002)",
-    )
+    need = lam * sp.sin(w * t) - sp.sin(w * (t + k))  # must vanish for all t
+    generic = [
+        Equation(need.subs(t, 0), -sp.sin(w * k),
+                 "at t = 0 the requirement reads 0 = sin(w k): so w k must be in pi Z"),
+        Equation(need.subs(t, sp.pi / (2 * w)), lam - sp.cos(w * k), "at w t = pi/2 it forces lambda = cos(w k)"),
+        Equation(sp.sin(w * (t + k)) - sp.cos(w * k) * sp.sin(w * t), sp.cos(w * t) * sp.sin(w * k),
+                 "with that lambda the residual is cos(w t) sin(w k), zero for all t iff sin(w k) = 0"),
+        Equation((-1) ** j * sp.sin(w * t), sp.sin(w * t + sp.pi * j),
+                 "conversely, if w k = pi j (j integer), lambda = (-1)^j translates"),
+    ]
+    if d is None:
+        return Claim("sine_only.no_translation", _SINE_ONLY_STATEMENT, tuple(generic), (), "Denk (seed 002)")
+    return _per_pair("sine_only.no_translation", generic, d, _SINE_ONLY_STATEMENT, "Denk (seed 002)")
+
+
+_SINE_ONLY_STATEMENT = (
+    "For a sine-only encoding PE_i(t) = sin(w_i t), a scalar lambda with lambda sin(w t) = "
+    "sin(w (t+k)) for all t exists if and only if w k is an integer multiple of pi (then "
+    "lambda = (-1)^j): no linear map translates in general. Each dimension independently: a "
+    "concrete d cites the claim once per dimension, with w = w_i."
+)
 
 
 # ======================================================================================

@@ -232,7 +232,7 @@ def nearest(query: str, limit: int = _MAX_SUGGESTIONS) -> list[str]:
     return out[:limit]
 
 
-_IN_PROGRESS: list[str] = []
+_IN_PROGRESS: list[str] = []  # ids whose generic form is being proved (a concrete d may cite it)
 
 
 def lemma(id: str) -> Claim:
@@ -264,7 +264,7 @@ _DONE: set[tuple[str, int | None, float | None]] = set()
 def _prove_cached(id: str, d: int | None, timeout: float | None) -> Proof:
     start = time.perf_counter()
     claim, chains = _built_cached(id, d)  # building may solve (translation.derive)
-    _IN_PROGRESS.append(id)
+    _IN_PROGRESS.append(id if d is None else f"{id} (d={d})")
     try:
         proof = prove(claim, chains=chains, timeout=timeout, lemmas=lemma,
                       progress=_PROGRESS.get((id, d, timeout)))
