@@ -10,6 +10,7 @@ from pe_symbolic import check_identity, theorems
 from pe_symbolic.encodings import family as F
 from pe_symbolic.encodings import symbols as S
 from pe_symbolic.proof import check_chain
+from pe_symbolic.proof.kernel import Context
 from pe_symbolic.theorems import family as TF
 
 NEGATIVES = ("dynamic.mixed_bases", "longrope.switch")
@@ -30,8 +31,14 @@ def test_generic_form_is_proved_and_rechecks(id_):
     proof = theorems.get(id_).prove()
     bad = [(p.equation.label, p.verdict, p.note) for p in proof.parts if p.verdict != "proved"]
     assert proof.verdict == "proved", bad
+    context = Context(proof.claim.assumptions, theorems.lemma)
     for part in proof.parts:
-        assert check_chain(part.equation, part.steps) == (True, "")
+        assert check_chain(part.equation, part.steps, context) == (True, "")
+
+
+@pytest.mark.parametrize("id_", ["linear.interpolation", "yarn.relative", "longrope.relative"])
+def test_members_relative_theorems_cite_family_relative(id_):
+    assert "family.relative" in theorems.get(id_).prove().lemmas
 
 
 @pytest.mark.parametrize("d", DIMS)

@@ -188,3 +188,20 @@ def test_lemma_errors_name_the_reason():
     with pytest.raises(LookupError):
         registry.lemma("no.such.lemma")
     assert issubclass(LemmaError, ValueError)
+
+
+def test_a_sequence_instance_must_keep_the_sequences_properties():
+    # family.relative holds for every real frequency sequence theta[j]; citing it with a
+    # sequence that is not real, or with a Lambda over a variable that may be negative, fails
+    from pe_symbolic.proof.kernel import LemmaError, lemma_instance
+
+    claim = theorems.get("family.relative").claim()
+    with pytest.raises(LemmaError, match="not known to be real"):
+        lemma_instance(claim, (("theta", sp.Lambda(Q.j, sp.I * Q.j)),))
+    v = sp.Symbol("v", integer=True)
+    with pytest.raises(LemmaError, match="nonnegative integer"):
+        lemma_instance(claim, (("theta", sp.Lambda(v, v)),))
+    with pytest.raises(LemmaError, match="one-variable Lambda"):
+        lemma_instance(claim, (("theta", sp.Integer(3)),))
+    mapping, seqs = lemma_instance(claim, (("theta", sp.Lambda(Q.j, 2 * Q.j + 1)),))
+    assert not mapping and len(seqs) == 1

@@ -47,6 +47,7 @@ import sympy as sp
 from . import symbols as S
 from .._validate import check_d, check_layout
 from .rot2 import block_diagonal, pair_slots, rot2
+from .symbols import as_expr as _e
 
 __all__ = [
     "L",
@@ -101,7 +102,7 @@ def default_theta(i: int | sp.Expr, d: int | sp.Expr, *, base: float | sp.Expr =
     >>> default_theta(1, 4, base=100)
     1/10
     """
-    return sp.sympify(base) ** (-2 * sp.sympify(i) / sp.sympify(d))
+    return _e(base) ** (-2 * _e(i) / _e(d))
 
 
 def wavelength(theta: sp.Expr) -> sp.Expr:
@@ -110,7 +111,7 @@ def wavelength(theta: sp.Expr) -> sp.Expr:
     >>> wavelength(sp.Integer(1))
     2*pi
     """
-    return 2 * sp.pi / sp.sympify(theta)
+    return 2 * sp.pi / _e(theta)
 
 
 def linear(theta: sp.Expr, factor: sp.Expr = s) -> sp.Expr:
@@ -119,7 +120,7 @@ def linear(theta: sp.Expr, factor: sp.Expr = s) -> sp.Expr:
     >>> linear(sp.Symbol("theta"))
     theta/s
     """
-    return sp.sympify(theta) / sp.sympify(factor)
+    return _e(theta) / _e(factor)
 
 
 def ntk_base(base: sp.Expr = S.b, factor: sp.Expr = s, d: int | sp.Expr = S.d) -> sp.Expr:
@@ -134,8 +135,8 @@ def ntk_base(base: sp.Expr = S.b, factor: sp.Expr = s, d: int | sp.Expr = S.d) -
     >>> ntk_base(10000, 4, 8)
     40000*2**(2/3)
     """
-    d = sp.sympify(d)
-    return sp.sympify(base) * sp.sympify(factor) ** (d / (d - 2))
+    d = _e(d)
+    return _e(base) * _e(factor) ** (d / (d - 2))
 
 
 def dynamic_base(
@@ -154,9 +155,9 @@ def dynamic_base(
     >>> dynamic_base()
     b*(-s + 1 + n*s/L)**(d/(d - 2))
     """
-    d = sp.sympify(d)
-    factor = sp.sympify(factor)
-    return sp.sympify(base) * (factor * sp.sympify(seq_len) / sp.sympify(max_len) - (factor - 1)) ** (d / (d - 2))
+    d = _e(d)
+    factor = _e(factor)
+    return _e(base) * (factor * _e(seq_len) / _e(max_len) - (factor - 1)) ** (d / (d - 2))
 
 
 def yarn_correction_dim(r: sp.Expr, d: int | sp.Expr = S.d, base: sp.Expr = S.b,
@@ -171,7 +172,7 @@ def yarn_correction_dim(r: sp.Expr, d: int | sp.Expr = S.d, base: sp.Expr = S.b,
     >>> yarn_correction_dim(sp.Symbol("r", positive=True))
     d*log(L/(2*pi*r))/(2*log(b))
     """
-    return sp.sympify(d) * sp.log(sp.sympify(length) / (2 * sp.pi * sp.sympify(r))) / (2 * sp.log(sp.sympify(base)))
+    return _e(d) * sp.log(_e(length) / (2 * sp.pi * _e(r))) / (2 * sp.log(_e(base)))
 
 
 def yarn_ramp(i: sp.Expr, low: sp.Expr, high: sp.Expr) -> sp.Expr:
@@ -186,7 +187,7 @@ def yarn_ramp(i: sp.Expr, low: sp.Expr, high: sp.Expr) -> sp.Expr:
     >>> yarn_ramp(x, lo, hi)
     Min(1, Max(0, (-lo + x)/(hi - lo)))
     """
-    i, low, high = sp.sympify(i), sp.sympify(low), sp.sympify(high)
+    i, low, high = _e(i), _e(low), _e(high)
     return sp.Min(sp.Max((i - low) / (high - low), 0), 1)
 
 
@@ -200,8 +201,8 @@ def yarn_theta(theta: sp.Expr, factor: sp.Expr = s, ramp: sp.Expr = sp.Symbol("g
     >>> yarn_theta(sp.Symbol("theta"))
     gamma*theta/s + theta*(1 - gamma)
     """
-    theta, ramp = sp.sympify(theta), sp.sympify(ramp)
-    return theta / sp.sympify(factor) * ramp + theta * (1 - ramp)
+    theta, ramp = _e(theta), _e(ramp)
+    return theta / _e(factor) * ramp + theta * (1 - ramp)
 
 
 def yarn_mscale(factor: sp.Expr = s, mscale: sp.Expr = 1) -> sp.Expr:
@@ -210,8 +211,8 @@ def yarn_mscale(factor: sp.Expr = s, mscale: sp.Expr = 1) -> sp.Expr:
     >>> yarn_mscale()
     Piecewise((1, s <= 1), (log(s)/10 + 1, True))
     """
-    factor = sp.sympify(factor)
-    return sp.Piecewise((1, factor <= 1), (sp.Rational(1, 10) * sp.sympify(mscale) * sp.log(factor) + 1, True))
+    factor = _e(factor)
+    return sp.Piecewise((1, factor <= 1), (sp.Rational(1, 10) * _e(mscale) * sp.log(factor) + 1, True))
 
 
 def yarn_attention_factor(factor: sp.Expr = s, mscale: sp.Expr | None = None,
@@ -237,7 +238,7 @@ def longrope_theta(theta: sp.Expr, rescale: sp.Expr) -> sp.Expr:
     >>> longrope_theta(sp.Symbol("theta"), sp.Symbol("lambda"))
     theta/lambda
     """
-    return sp.sympify(theta) / sp.sympify(rescale)
+    return _e(theta) / _e(rescale)
 
 
 def longrope_attention_factor(factor: sp.Expr = s, length: sp.Expr = L) -> sp.Expr:
@@ -246,8 +247,8 @@ def longrope_attention_factor(factor: sp.Expr = s, length: sp.Expr = L) -> sp.Ex
     >>> longrope_attention_factor()
     Piecewise((1, s <= 1), (sqrt(1 + log(s)/log(L)), True))
     """
-    factor = sp.sympify(factor)
-    return sp.Piecewise((1, factor <= 1), (sp.sqrt(1 + sp.log(factor) / sp.log(sp.sympify(length))), True))
+    factor = _e(factor)
+    return sp.Piecewise((1, factor <= 1), (sp.sqrt(1 + sp.log(factor) / sp.log(_e(length))), True))
 
 
 def llama3_smooth(theta: sp.Expr, length: sp.Expr = L, low: sp.Expr = sp.Symbol("l"),
@@ -258,7 +259,7 @@ def llama3_smooth(theta: sp.Expr, length: sp.Expr = L, low: sp.Expr = sp.Symbol(
     >>> llama3_smooth(sp.Symbol("theta"))
     (L*theta/(2*pi) - l)/(h - l)
     """
-    return (sp.sympify(length) / wavelength(theta) - sp.sympify(low)) / (sp.sympify(high) - sp.sympify(low))
+    return (_e(length) / wavelength(theta) - _e(low)) / (_e(high) - _e(low))
 
 
 def llama3_theta(theta: sp.Expr, factor: sp.Expr = s, length: sp.Expr = L,
@@ -270,14 +271,14 @@ def llama3_theta(theta: sp.Expr, factor: sp.Expr = s, length: sp.Expr = L,
     >>> llama3_theta(sp.Symbol("theta", positive=True)).args[1]
     (theta/s, L/l < 2*pi/theta)
     """
-    theta = sp.sympify(theta)
+    theta = _e(theta)
     lam = wavelength(theta)
-    length, low, high = sp.sympify(length), sp.sympify(low), sp.sympify(high)
+    length, low, high = _e(length), _e(low), _e(high)
     sigma = llama3_smooth(theta, length, low, high)
     return sp.Piecewise(
         (theta, lam < length / high),
-        (theta / sp.sympify(factor), lam > length / low),
-        ((1 - sigma) * theta / sp.sympify(factor) + sigma * theta, True),
+        (theta / _e(factor), lam > length / low),
+        ((1 - sigma) * theta / _e(factor) + sigma * theta, True),
     )
 
 
@@ -295,7 +296,7 @@ def proportional_thetas(head_dim: int, rope_angles: int, *, base: sp.Expr = S.b,
     head_dim = check_d(head_dim, name="head_dim")
     if not 0 <= rope_angles <= head_dim // 2:
         raise ValueError(f"rope_angles={rope_angles!r} must satisfy 0 <= rope_angles <= head_dim/2 = {head_dim // 2}")
-    f = sp.sympify(factor)
+    f = _e(factor)
     rot = tuple(default_theta(q, head_dim, base=base) / f for q in range(rope_angles))
     return rot + (sp.S.Zero,) * (head_dim // 2 - rope_angles)
 
@@ -314,8 +315,8 @@ def rope_matrix(m: sp.Expr, thetas: Sequence[sp.Expr], *, layout: str = "split")
     [0, 1]])
     """
     layout = check_layout(layout)
-    m = sp.sympify(m)
-    return block_diagonal([rot2(m * sp.sympify(th)) for th in thetas], layout)
+    m = _e(m)
+    return block_diagonal([rot2(m * _e(th)) for th in thetas], layout)
 
 
 def partial_rope_matrix(m: sp.Expr, head_dim: int, thetas: Sequence[sp.Expr], *,
@@ -383,8 +384,8 @@ def mrope_matrix(p: Sequence[sp.Expr], thetas: Sequence[sp.Expr], sections: Sequ
     axes = mrope_axes(sections, interleaved=interleaved)
     if len(axes) != len(thetas):
         raise ValueError(f"sections sum to {len(axes)} pairs; thetas has {len(thetas)}")
-    p = tuple(sp.sympify(v) for v in p)
-    return block_diagonal([rot2(p[a] * sp.sympify(th)) for a, th in zip(axes, thetas)], check_layout(layout))
+    p = tuple(_e(v) for v in p)
+    return block_diagonal([rot2(p[a] * _e(th)) for a, th in zip(axes, thetas)], check_layout(layout))
 
 
 def axial_thetas(d: int, *, base: sp.Expr = S.b) -> tuple[sp.Expr, ...]:
@@ -415,7 +416,7 @@ def axial_matrix(p: Sequence[sp.Expr], d: int, *, base: sp.Expr = S.b, layout: s
     if len(ths) != d // 2 or (d // 2) % 2:
         raise ValueError(f"2-D axial RoPE needs d/2 = {d // 2} frequencies split evenly; got {len(ths)}")
     q = d // 4
-    p = tuple(sp.sympify(v) for v in p)
+    p = tuple(_e(v) for v in p)
     return block_diagonal([rot2(p[0 if j < q else 1] * ths[j]) for j in range(d // 2)], check_layout(layout))
 
 
@@ -425,8 +426,8 @@ def xpos_zeta(i: int | sp.Expr, d: int | sp.Expr) -> sp.Expr:
     >>> xpos_zeta(0, 10)
     2/7
     """
-    d = sp.sympify(d)
-    return (2 * sp.sympify(i) + sp.Rational(2, 5) * d) / (sp.Rational(7, 5) * d)
+    d = _e(d)
+    return (2 * _e(i) + sp.Rational(2, 5) * d) / (sp.Rational(7, 5) * d)
 
 
 def xpos_scale(x: sp.Expr, zetas: Sequence[sp.Expr], *, gamma: sp.Expr = XPOS_GAMMA,
@@ -445,7 +446,7 @@ def xpos_scale(x: sp.Expr, zetas: Sequence[sp.Expr], *, gamma: sp.Expr = XPOS_GA
     out = sp.zeros(d, d)
     for p, z in enumerate(zetas):
         for slot in pair_slots(p, d, layout):
-            out[slot, slot] = sp.sympify(z) ** (sp.sympify(x) / sp.sympify(gamma))
+            out[slot, slot] = _e(z) ** (_e(x) / _e(gamma))
     return sp.ImmutableMatrix(out)
 
 

@@ -80,6 +80,12 @@ def _may_be_undefined(e: Expr) -> bool:
     return False
 
 
+def _has_symbolic_sum(eq: Equation) -> bool:
+    sides = [x for side in (eq.lhs, eq.rhs) for x in (side if isinstance(side, sp.MatrixBase) else [side])]
+    return any(bound.free_symbols for x in sides for node in x.atoms(sp.Sum, sp.Product)
+               for bound in node.limits[0][1:])
+
+
 def _qualify(eq: Equation, chain: Sequence[Step]) -> str:
     if any(s.rule in CONDITIONAL for s in chain) or _may_be_undefined(eq.lhs) or _may_be_undefined(eq.rhs):
         return WHEREVER_DEFINED
@@ -170,9 +176,13 @@ def prove(
     try:
         with budget.deadline(timeout):
             for q, eq in enumerate(claim.equations):
+                # a sum over a symbolic number of terms is expanded at each point: one point
+                points = spot_points if q in spotted else 0
+                if points and _has_symbolic_sum(eq):
+                    points = 1
                 parts.append(prove_equation(
                     eq, claim.assumptions, steps=(chains or {}).get(q), symbols=symbols,
-                    spot_points=spot_points if q in spotted else 0, seed=q, lemmas=lemmas,
+                    spot_points=points, seed=q, lemmas=lemmas,
                 ))
                 if progress is not None:
                     progress(q + 1, n)

@@ -64,6 +64,8 @@ __all__ = [
     "check_chain",
     "check_transition",
     "congruent",
+    "instantiate",
+    "lemma_instance",
     "reduce_to_zero",
     "run_strategy",
 ]
@@ -240,6 +242,73 @@ def _binders_respect_their_variables(e: Expr) -> str:
     return ""
 
 
+def _sequence_labels(claim: Claim) -> dict[str, sp.Symbol]:
+    """The lemma's sequences: labels of ``IndexedBase`` objects (``theta`` in ``theta[j]``)."""
+    out: dict[str, sp.Symbol] = {}
+    for eq in claim.equations:
+        for side in (eq.lhs, eq.rhs):
+            for x in (side.atoms(sp.Indexed) if isinstance(side, sp.Basic)
+                      else set().union(*(e.atoms(sp.Indexed) for e in side))):
+                out[x.base.label.name] = x.base.label
+    return out
+
+
+def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[dict, dict]:
+    """Check an instance of ``claim`` and split it into symbol values and sequence values.
+
+    A symbol of the lemma may be given any expression that has every property the symbol
+    declares. A *sequence* of the lemma (``theta`` in ``theta[j]``, an ``IndexedBase`` whose
+    entries have the label's properties) may be given a one-variable ``Lambda(v, f(v))`` with
+    ``v`` a nonnegative integer symbol: then every ``theta[idx]`` of the lemma becomes
+    ``f(idx)``. That is sound when ``f(v)`` has the entries' properties for every nonnegative
+    integer ``v`` (SymPy must know it) and every index ``idx`` the lemma uses is a nonnegative
+    integer. Raises :class:`LemmaError` saying what does not fit.
+    """
+    table = claim.symbol_table
+    free = {s.name for s in claim.symbols}
+    labels = _sequence_labels(claim)
+    mapping: dict[sp.Symbol, Expr] = {}
+    sequences: dict[sp.Symbol, sp.Lambda] = {}
+    for name, value in instance:
+        if name in labels:
+            if not (isinstance(value, sp.Lambda) and len(value.variables) == 1):
+                raise LemmaError(f"the sequence {name} needs a one-variable Lambda, not {sp.sstr(value)}")
+            (v,) = value.variables
+            if not (v.is_integer and v.is_nonnegative):
+                raise LemmaError(f"the variable {v} of {name}'s Lambda must be a nonnegative integer symbol")
+            why = _fits(value.expr, labels[name])
+            if why:
+                raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not known to be {why}")
+            for eq in claim.equations:
+                for side in (eq.lhs, eq.rhs):
+                    for x in (side.atoms(sp.Indexed) if isinstance(side, sp.Basic)
+                              else set().union(*(e.atoms(sp.Indexed) for e in side))):
+                        if x.base.label == labels[name]:
+                            for ix in x.indices:
+                                if not (ix.is_integer and ix.is_nonnegative):
+                                    raise LemmaError(f"the lemma uses {x}, whose index is not a nonnegative integer")
+            sequences[labels[name]] = value
+            continue
+        if name not in free:
+            raise LemmaError(f"no free symbol {name!r}")
+        why = _fits(value, table[name])
+        if why:
+            raise LemmaError(f"{name} = {sp.sstr(value)} is not known to be {why}")
+        mapping[table[name]] = value
+    return mapping, sequences
+
+
+def instantiate(e: Expr, mapping: dict, sequences: dict) -> Expr:
+    """``e`` with the lemma's symbols and sequences replaced (see :func:`lemma_instance`)."""
+    if isinstance(e, sp.MatrixBase):
+        return sp.ImmutableMatrix(e.applyfunc(lambda x: instantiate(x, mapping, sequences)))
+    out = e.xreplace(mapping) if mapping else e
+    if sequences:
+        out = out.replace(lambda x: isinstance(x, sp.Indexed) and x.base.label in sequences,
+                          lambda x: sequences[x.base.label](*x.indices))
+    return out
+
+
 def _lemma_step(prev: Expr, cur: Expr, step: Step, context: Context) -> tuple[bool, str]:
     lemma_id = step.lemma
     if context.lemmas is None:
@@ -248,25 +317,19 @@ def _lemma_step(prev: Expr, cur: Expr, step: Step, context: Context) -> tuple[bo
         claim = context.lemmas(lemma_id or "")
     except (LemmaError, LookupError, ValueError) as exc:
         return False, f"lemma {lemma_id!r} cannot be used: {exc}"
-    table = claim.symbol_table
-    free = {s.name for s in claim.symbols}
-    mapping: dict[sp.Symbol, Expr] = {}
-    for name, value in step.instance:
-        if name not in free:
-            return False, f"lemma {lemma_id!r} has no free symbol {name!r}"
-        why = _fits(value, table[name])
-        if why:
-            return False, f"lemma {lemma_id!r}: {name} = {sp.sstr(value)} is not known to be {why}"
-        mapping[table[name]] = value
+    try:
+        mapping, sequences = lemma_instance(claim, step.instance)
+    except LemmaError as exc:
+        return False, f"lemma {lemma_id!r}: {exc}"
     for a in claim.assumptions:
-        inst = a.xreplace(mapping)
+        inst = instantiate(a, mapping, sequences)
         if inst is not sp.true and inst not in context.assumptions:
             return False, f"lemma {lemma_id!r}: its assumption {sp.sstr(inst)} does not hold here"
     why = _binders_respect_their_variables(prev) or _binders_respect_their_variables(cur)
     if why:
         return False, why
     for eq in claim.equations:  # one equation at a time: most steps use the first that fits
-        lhs, rhs = eq.lhs.xreplace(mapping), eq.rhs.xreplace(mapping)
+        lhs, rhs = instantiate(eq.lhs, mapping, sequences), instantiate(eq.rhs, mapping, sequences)
         pairs = [(lhs, rhs)]
         if isinstance(lhs, sp.MatrixBase):  # a matrix equation gives its entrywise equalities
             pairs += [(x, y) for x, y in zip(lhs, rhs) if x != y]

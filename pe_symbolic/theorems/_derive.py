@@ -18,7 +18,7 @@ from typing import Any
 import sympy as sp
 
 from ..proof import LHS, Step, apply_rule
-from ..proof.kernel import ASSUMPTION
+from ..proof.kernel import ASSUMPTION, instantiate, lemma_instance
 from .registry import get
 
 __all__ = ["Derivation"]
@@ -64,12 +64,11 @@ class Derivation:
         if result is not None:
             return self._push(result, f"lemma {id}", why, instance)
         claim = get(id).claim()
-        table = claim.symbol_table
-        mapping = {table[name]: v for name, v in instance.items()}
+        mapping, sequences = lemma_instance(claim, tuple(instance.items()))
         repl: dict[Any, Any] = {}
         whole: dict[Any, Any] = {}
         for eq in claim.equations:
-            lhs, rhs = eq.lhs.xreplace(mapping), eq.rhs.xreplace(mapping)
+            lhs, rhs = instantiate(eq.lhs, mapping, sequences), instantiate(eq.rhs, mapping, sequences)
             if backwards:
                 lhs, rhs = rhs, lhs
             whole[lhs] = rhs

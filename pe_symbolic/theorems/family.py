@@ -30,10 +30,14 @@ import sympy as sp
 
 from .._validate import LAYOUTS
 from ..encodings import family as F
+from ..encodings import pairs as Q
+from ..encodings import rope as R
 from ..encodings import symbols as S
 from ..proof import Claim, Equation
+from ..proof.kernel import instantiate
+from ._derive import Derivation
 from .chapters.certificates import Certificate
-from .registry import theorem
+from .registry import Built, get, theorem
 
 __all__ = ["IDS", "roformer_decay"]
 
@@ -88,6 +92,63 @@ def _dot(u: sp.MatrixBase, v: sp.MatrixBase) -> sp.Expr:
     return (u.T * v)[0, 0]
 
 
+THETA = sp.IndexedBase("theta", real=True)
+"""An arbitrary real frequency sequence: ``theta[j]`` is the frequency of pair ``j``."""
+
+
+def _relative_every_d(theta_of) -> tuple[list[Equation], dict]:
+    """The relative property for every d = 2h and both layouts, for the frequencies
+    ``theta_of(j)``, with chains that cite ``rope.pair_relative`` pair by pair (as the
+    foundation's ``rope.relative`` does for the ladder)."""
+    j, i, l = Q.j, Q.i, Q.l
+    blk = lambda mm: (lambda idx: R.rope_block(mm, theta_of(idx)))  # noqa: E731
+    eqs: list[Equation] = []
+    chains: dict = {}
+    for lay in LAYOUTS:
+        qv, kv, xv = (Q.vector_pair(name, j, lay) for name in ("q", "k", "x"))
+        score = sp.Sum(_dot(blk(m)(j) * qv, blk(n)(j) * kv), (j, 0, Q.h - 1))
+        rel = sp.Sum(_dot(qv, blk(n - m)(j) * kv), (j, 0, Q.h - 1))
+        norm = sp.Sum(_dot(blk(m)(j) * xv, blk(m)(j) * xv), (j, 0, Q.h - 1))
+        norm0 = sp.Sum(_dot(xv, xv), (j, 0, Q.h - 1))
+        chains[len(eqs)] = Derivation(score, why="the score, pair by pair").lemma(
+            "rope.pair_relative", "each pair's score depends on n - m only (termwise)",
+            theta=theta_of(j), q_0=qv[0], q_1=qv[1], k_0=kv[0], k_1=kv[1]).steps
+        eqs.append(Equation(score, rel, f"{lay}: <R(m)q, R(n)k> = sum_j <R_j(m) q_j, R_j(n) k_j> = <q, R(n-m)k>"))
+        block = Q.multiply_blocks(lambda idx: blk(m)(idx).T, blk(n), i, l)
+        chains[len(eqs)] = (Derivation(block, why="block (i, l) of R(m)^T R(n)")
+                            .rule("doit", "both are block-diagonal: only j = i = l survives")
+                            .assume(sp.Le(i, Q.h - 1), why="i <= h - 1")
+                            .lemma("rope.pair_relative", "the pair lemma with theta = theta_i",
+                                   theta=theta_of(i)).steps)
+        eqs.append(Equation(block, Q.block(blk(n - m), i, l), f"{lay}: block (i, l) of R(m)^T R(n) = R(n-m)"))
+        chains[len(eqs)] = Derivation(norm, why="|R(m) x|^2, pair by pair").lemma(
+            "rope.pair_relative", "each pair keeps its norm (termwise)",
+            theta=theta_of(j), x_0=xv[0], x_1=xv[1]).steps
+        eqs.append(Equation(norm, norm0, f"{lay}: |R(m)x|^2 = sum_j |R_j(m) x_j|^2 = |x|^2"))
+    return eqs, chains
+
+
+def _family_instance(theta_of, what: str) -> tuple[list[Equation], dict]:
+    """The equations of ``family.relative`` with ``theta[j] := theta_of(j)``, each proved by
+    citing ``family.relative`` once (the sequence instance ``theta -> Lambda(j, theta_of(j))``)."""
+    lam = sp.Lambda(Q.j, theta_of(Q.j))
+    generic = get("family.relative").claim()
+    seq = {THETA.label: lam}
+    eqs, chains = [], {}
+    for eq in generic.equations:
+        inst = Equation(instantiate(eq.lhs, {}, seq), instantiate(eq.rhs, {}, seq), f"{eq.label} ({what})")
+        chains[len(eqs)] = Derivation(inst.lhs, why=f"the relative property for {what}").lemma(
+            "family.relative", "an instance: any frequency sequence keeps it", result=inst.rhs, theta=lam).steps
+        eqs.append(inst)
+    return eqs, chains
+
+
+EVERY_D_FAMILY = (
+    "Proved for every even d = 2h, both layouts, by citing family.relative with this "
+    "member's frequency sequence."
+)
+
+
 def _theta_symbols(count: int, name: str = "theta") -> tuple[sp.Symbol, ...]:
     """Independent positive frequencies ``theta_0 .. theta_{count-1}``."""
     return tuple(sp.Symbol(f"{name}_{q}", positive=True) for q in range(count))
@@ -132,9 +193,19 @@ def _shift_invariance(Rq, Rk, size: int, label: str) -> Equation:
 # ======================================================================================
 @theorem("family.relative",
          "For ANY frequency vector theta: <R(m)q, R(n)k> = <q, R(n-m)k>, R(m)^T R(n) = R(n-m)",
-         f"{SRC_ROFORMER}; every rope_type of {SRC_HF}")
-def _family_relative(d: int | None) -> Claim:
-    size = _generic_or(d, 4)
+         f"{SRC_ROFORMER}; every rope_type of {SRC_HF}", scope="every even d")
+def _family_relative(d: int | None) -> Built:
+    if d is None:
+        eqs, chains = _relative_every_d(lambda idx: THETA[idx])
+        return Claim(
+            "family.relative",
+            "RoPE with an arbitrary real frequency sequence theta[0], ..., theta[h-1] (d = 2h, any "
+            "h) keeps the relative property: R(m)^T R(n) = R(n-m), so <R(m)q, R(n)k> = "
+            "<q, R(n-m)k>, and R(m) preserves norms. Every scaling that only changes theta "
+            "inherits it: its relative theorem cites this one with its own sequence.",
+            tuple(eqs), (Q.i <= Q.h - 1, Q.l <= Q.h - 1), f"{SRC_ROFORMER}; {SRC_HF}",
+        ), chains
+    size = d
     ths = _theta_symbols(size // 2)
     eqs: list[Equation] = []
     for lay in LAYOUTS:
@@ -151,28 +222,27 @@ def _family_relative(d: int | None) -> Claim:
 
 
 @theorem("linear.interpolation",
-         "linear (position interpolation): R_{theta/s}(m) = R_theta(m/s)", SRC_PI)
-def _linear(d: int | None) -> Claim:
+         "linear (position interpolation): R_{theta/s}(m) = R_theta(m/s)", SRC_PI, scope="every even d")
+def _linear(d: int | None) -> Built:
+    statement = ("Dividing every frequency by the factor s (HF rope_type 'linear') is the same as "
+                 "dividing every position by s: R_{theta/s}(m) = R_theta(m/s) (position interpolation). "
+                 "The relative property holds for theta/s (an instance of family.relative).")
+    source = f"{SRC_PI}; {SRC_HF} _compute_linear_scaling_rope_parameters"
     if d is None:
-        th = (sp.Symbol("theta", positive=True),)
-        what = "generic pair"
-        ass: tuple = ()
-    else:
-        th = _ladder(d)
-        what = f"d={d}, theta_i = b^(-2i/d)"
-        ass = (S.BASE_GT_1,)
-    scaled = tuple(F.linear(x, s) for x in th)
-    size = 2 * len(th)
-    eqs = [Equation(F.rope_matrix(m, scaled, layout=lay), F.rope_matrix(m / s, th, layout=lay),
-                    f"R_(theta/s)(m) = R_theta(m/s) ({what}, {lay})") for lay in LAYOUTS]
-    eqs += _relative_parts(lambda x: F.rope_matrix(x, scaled), size, f"theta/s, {what}, split")
-    return Claim(
-        "linear.interpolation",
-        "Dividing every frequency by the factor s (HF rope_type 'linear') is the same as "
-        "dividing every position by s: R_{theta/s}(m) = R_theta(m/s) (position interpolation). "
-        "The relative property holds for theta/s (an instance of family.relative).",
-        tuple(eqs), ass, f"{SRC_PI}; {SRC_HF} _compute_linear_scaling_rope_parameters",
-    )
+        th = sp.Symbol("theta", positive=True)
+        pair = Equation(R.rope_block(m, F.linear(th, s)), R.rope_block(m / s, th),
+                        "one pair: R_(theta/s)(m) = R_theta(m/s)")
+        eqs, chains = _family_instance(lambda v: F.linear(Q.omega(v), s), "theta_j / s")
+        chains = {q + 1: c for q, c in chains.items()}
+        return Claim("linear.interpolation", statement + " " + EVERY_D_FAMILY, (pair, *eqs),
+                     (S.BASE_GT_1, Q.i <= Q.h - 1, Q.l <= Q.h - 1), source,
+                     notation=Q.notation(Q.i, Q.j)), chains
+    th_d = _ladder(d)
+    scaled = tuple(F.linear(x, s) for x in th_d)
+    eqs = [Equation(F.rope_matrix(m, scaled, layout=lay), F.rope_matrix(m / s, th_d, layout=lay),
+                    f"R_(theta/s)(m) = R_theta(m/s) (d={d}, theta_i = b^(-2i/d), {lay})") for lay in LAYOUTS]
+    eqs += _relative_parts(lambda x: F.rope_matrix(x, scaled), d, f"theta/s, d={d}, split")
+    return Claim("linear.interpolation", statement, tuple(eqs), (S.BASE_GT_1,), source)
 
 
 # ======================================================================================
@@ -352,19 +422,23 @@ def _yarn_attention(d: int | None) -> Claim:
 
 
 @theorem("yarn.relative", "YaRN's theta' = (theta/s) gamma + theta (1 - gamma) keeps the relative property",
-         SRC_YARN)
-def _yarn_relative(d: int | None) -> Claim:
-    size = _generic_or(d, 2)
+         SRC_YARN, scope="every even d")
+def _yarn_relative(d: int | None) -> Built:
+    statement = ("With any ramp values gamma_i >= 0, YaRN's frequencies theta'_i = (theta_i/s) gamma_i + "
+                 "theta_i (1 - gamma_i) form a frequency vector, so the relative property holds "
+                 "(an instance of family.relative).")
+    if d is None:
+        gam = sp.IndexedBase("gamma", nonnegative=True)
+        eqs, chains = _family_instance(lambda v: F.yarn_theta(Q.omega(v), s, gam[v]), "YaRN's theta'_j")
+        return Claim("yarn.relative", statement + " " + EVERY_D_FAMILY, tuple(eqs),
+                     (S.BASE_GT_1, Q.i <= Q.h - 1, Q.l <= Q.h - 1), SRC_YARN, notation=Q.notation(Q.i, Q.j)), chains
+    size = d
     gam = tuple(sp.Symbol(f"gamma_{q}", nonnegative=True) for q in range(size // 2))
-    th = _ladder(size) if d is not None else (sp.Symbol("theta", positive=True),)
-    thp = tuple(F.yarn_theta(t_, s, g_) for t_, g_ in zip(th, gam))
+    thp = tuple(F.yarn_theta(t_, s, g_) for t_, g_ in zip(_ladder(size), gam))
     return Claim(
-        "yarn.relative",
-        "With any ramp values gamma_i, YaRN's frequencies theta'_i = (theta_i/s) gamma_i + "
-        "theta_i (1 - gamma_i) form a frequency vector, so the relative property holds "
-        "(an instance of family.relative).",
+        "yarn.relative", statement,
         tuple(_relative_parts(lambda x: F.rope_matrix(x, thp), size, f"d={size}, YaRN theta'")),
-        (S.BASE_GT_1,) if d is not None else (), SRC_YARN,
+        (S.BASE_GT_1,), SRC_YARN,
     )
 
 
@@ -480,21 +554,26 @@ def _lambdas(count: int, name: str) -> tuple[sp.Symbol, ...]:
 
 
 @theorem("longrope.relative", "longrope: theta_i / lambda_i (per-pair factors) keeps the relative property",
-         SRC_LONGROPE)
-def _longrope_relative(d: int | None) -> Claim:
-    size = _generic_or(d, 2)
-    lam = _lambdas(size // 2, "lambda")
-    th = _ladder(size) if d is not None else (sp.Symbol("theta", positive=True),)
-    thp = tuple(F.longrope_theta(t_, l_) for t_, l_ in zip(th, lam))
+         SRC_LONGROPE, scope="every even d")
+def _longrope_relative(d: int | None) -> Built:
+    statement = ("LongRoPE divides each frequency by its own factor lambda_i (long_factor beyond the "
+                 "original context L, short_factor up to it). For ONE choice of factors this is a "
+                 "frequency vector, so the relative property holds (an instance of family.relative); "
+                 "the attention factor sqrt(1 + ln s/ln L) is 1 at s = 1.")
+    factor_one = Equation(F.longrope_attention_factor(1, L), 1, "attention factor 1 without scaling")
+    if d is None:
+        lam = sp.IndexedBase("lambda", positive=True)
+        eqs, chains = _family_instance(lambda v: F.longrope_theta(Q.omega(v), lam[v]), "theta_j / lambda_j")
+        return Claim("longrope.relative", statement + " " + EVERY_D_FAMILY, (*eqs, factor_one),
+                     (S.BASE_GT_1, Q.i <= Q.h - 1, Q.l <= Q.h - 1),
+                     f"{SRC_LONGROPE}; {SRC_HF} _compute_longrope_parameters", notation=Q.notation(Q.i, Q.j)), chains
+    size = d
+    lam_s = _lambdas(size // 2, "lambda")
+    thp = tuple(F.longrope_theta(t_, l_) for t_, l_ in zip(_ladder(size), lam_s))
     return Claim(
-        "longrope.relative",
-        "LongRoPE divides each frequency by its own factor lambda_i (long_factor beyond the "
-        "original context L, short_factor up to it). For ONE choice of factors this is a "
-        "frequency vector, so the relative property holds (an instance of family.relative); "
-        "the attention factor sqrt(1 + ln s/ln L) is 1 at s = 1.",
-        tuple(_relative_parts(lambda x: F.rope_matrix(x, thp), size, f"d={size}, theta_i/lambda_i"))
-        + (Equation(F.longrope_attention_factor(1, L), 1, "attention factor 1 without scaling"),),
-        (S.BASE_GT_1,) if d is not None else (), f"{SRC_LONGROPE}; {SRC_HF} _compute_longrope_parameters",
+        "longrope.relative", statement,
+        tuple(_relative_parts(lambda x: F.rope_matrix(x, thp), size, f"d={size}, theta_i/lambda_i")) + (factor_one,),
+        (S.BASE_GT_1,), f"{SRC_LONGROPE}; {SRC_HF} _compute_longrope_parameters",
     )
 
 
