@@ -330,6 +330,8 @@ def test_structural_tampering_is_refused(user_cert):
         (lambda c: c["claim"]["symbols"][0]["assumptions"].__setitem__("negative", True), "inconsistent"),
         (lambda c: c["claim"]["equations"][0].__setitem__("lhs", "Symbol('w')"), "not in the certificate's"),
         (lambda c: c.pop("parts"), "missing"),
+        (lambda c: c["parts"][0]["steps"][-1].__setitem__("expr", "ImmutableDenseMatrix([[Integer(0)], [Integer(0)]])"),
+         "2x1 matrix in the chain of a scalar"),
         (lambda c: c["claim"].__setitem__("equations", []), "empty"),
     ]
     for mutate, match in cases:

@@ -221,6 +221,13 @@ def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]]
                 for name, txt in inst.items():
                     instance[name] = _bind(parse_srepr(txt, field=f"{sw}.instance.{name}"), table,
                                            f"{sw}.instance.{name}", set())
+            step_shape = expr.shape if isinstance(expr, sp.MatrixBase) else None
+            eq_shape = equations[q].lhs.shape if equations[q].is_matrix else None
+            if step_shape != eq_shape:
+                raise CertificateError(
+                    f"{sw}.expr: a {'scalar' if step_shape is None else 'x'.join(map(str, step_shape)) + ' matrix'} "
+                    f"in the chain of a {'scalar' if eq_shape is None else 'x'.join(map(str, eq_shape)) + ' matrix'} "
+                    "equation")
             why = s.get("why", "")
             if not isinstance(why, str) or len(why) > 2000:
                 raise CertificateError(f"{sw}.why: must be text of at most 2000 characters")
