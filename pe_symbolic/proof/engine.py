@@ -119,9 +119,9 @@ def prove_equation(
         if not ok:
             note = f"the given chain was not verified: {why}"
     else:
-        # A false claim is usually obvious at the first admissible point: look before searching
+        # A false claim is usually obvious at an admissible point: look at one before searching
         # (every strategy fails on a false claim, slowly). Refuting needs a confirmed point.
-        quick = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=2)
+        quick = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=1)
         if quick.counterexample is not None:
             return PartProof(eq, (Step(eq.difference, DIFFERENCE),), "refuted", quick.counterexample,
                              quick.spot_check, "refuted before any search", quick.point)

@@ -143,6 +143,23 @@ def _family_instance(theta_of, what: str) -> tuple[list[Equation], dict]:
     return eqs, chains
 
 
+def _per_pair_relative(thetas, d: int, what: str) -> tuple[list[Equation], dict]:
+    """Concrete d, block by block: for each pair q, R_q(m)^T R_q(n) = R_q(n - m) with the
+    pair's frequency, citing ``rope.pair_relative`` (O(d) small checks, no d x d matrix)."""
+    eqs, chains = [], {}
+    for q, th_q in enumerate(thetas):
+        e = Equation(R.rope_block(m, th_q).T * R.rope_block(n, th_q), R.rope_block(n - m, th_q),
+                     f"R_q(m)^T R_q(n) = R_q(n - m) (d={d}, {what}, pair {q})")
+        chains[len(eqs)] = Derivation(e.lhs).lemma("rope.pair_relative", f"pair {q}", result=e.rhs,
+                                                   theta=th_q).steps
+        eqs.append(e)
+    return eqs, chains
+
+
+#: Up to this d a concrete instantiation also checks the assembled d x d identities directly.
+DENSE_MAX = 16
+
+
 EVERY_D_FAMILY = (
     "Proved for every even d = 2h, both layouts, by citing family.relative with this "
     "member's frequency sequence."
@@ -207,10 +224,11 @@ def _family_relative(d: int | None) -> Built:
         ), chains
     size = d
     ths = _theta_symbols(size // 2)
-    eqs: list[Equation] = []
-    for lay in LAYOUTS:
-        eqs += _relative_parts(lambda x, lay=lay: F.rope_matrix(x, ths, layout=lay), size,
-                               f"d={size}, independent theta_i, {lay}")
+    eqs, chains = _per_pair_relative(ths, d, "independent theta_i")
+    if d <= DENSE_MAX:
+        for lay in LAYOUTS:
+            eqs += _relative_parts(lambda x, lay=lay: F.rope_matrix(x, ths, layout=lay), size,
+                                   f"d={size}, independent theta_i, {lay}")
     return Claim(
         "family.relative",
         "RoPE with an arbitrary vector of frequencies theta_0, ..., theta_{d/2-1} (independent "
@@ -218,7 +236,7 @@ def _family_relative(d: int | None) -> Built:
         "R(m)^T R(n) = R(n-m), so <R(m)q, R(n)k> = <q, R(n-m)k>, and R(m) preserves norms. "
         "Every scaling that only changes theta inherits it.",
         tuple(eqs), (), f"{SRC_ROFORMER}; {SRC_HF}",
-    )
+    ), chains
 
 
 @theorem("linear.interpolation",
@@ -239,10 +257,14 @@ def _linear(d: int | None) -> Built:
                      notation=Q.notation(Q.i, Q.j)), chains
     th_d = _ladder(d)
     scaled = tuple(F.linear(x, s) for x in th_d)
-    eqs = [Equation(F.rope_matrix(m, scaled, layout=lay), F.rope_matrix(m / s, th_d, layout=lay),
-                    f"R_(theta/s)(m) = R_theta(m/s) (d={d}, theta_i = b^(-2i/d), {lay})") for lay in LAYOUTS]
-    eqs += _relative_parts(lambda x: F.rope_matrix(x, scaled), d, f"theta/s, d={d}, split")
-    return Claim("linear.interpolation", statement, tuple(eqs), (S.BASE_GT_1,), source)
+    eqs, chains = _per_pair_relative(scaled, d, "theta_i/s")
+    eqs += [Equation(R.rope_block(m, sc), R.rope_block(m / s, th), f"R_(theta/s)(m) = R_theta(m/s) (d={d}, pair {q})")
+            for q, (sc, th) in enumerate(zip(scaled, th_d))]
+    if d <= DENSE_MAX:
+        eqs += [Equation(F.rope_matrix(m, scaled, layout=lay), F.rope_matrix(m / s, th_d, layout=lay),
+                         f"R_(theta/s)(m) = R_theta(m/s) (d={d}, {lay}, assembled)") for lay in LAYOUTS]
+        eqs += _relative_parts(lambda x: F.rope_matrix(x, scaled), d, f"theta/s, d={d}, split")
+    return Claim("linear.interpolation", statement, tuple(eqs), (S.BASE_GT_1,), source), chains
 
 
 # ======================================================================================
@@ -435,11 +457,10 @@ def _yarn_relative(d: int | None) -> Built:
     size = d
     gam = tuple(sp.Symbol(f"gamma_{q}", nonnegative=True) for q in range(size // 2))
     thp = tuple(F.yarn_theta(t_, s, g_) for t_, g_ in zip(_ladder(size), gam))
-    return Claim(
-        "yarn.relative", statement,
-        tuple(_relative_parts(lambda x: F.rope_matrix(x, thp), size, f"d={size}, YaRN theta'")),
-        (S.BASE_GT_1,), SRC_YARN,
-    )
+    eqs, chains = _per_pair_relative(thp, d, "YaRN theta'")
+    if d <= DENSE_MAX:
+        eqs += _relative_parts(lambda x: F.rope_matrix(x, thp), size, f"d={size}, YaRN theta', assembled")
+    return Claim("yarn.relative", statement, tuple(eqs), (S.BASE_GT_1,), SRC_YARN), chains
 
 
 # ======================================================================================
@@ -570,11 +591,11 @@ def _longrope_relative(d: int | None) -> Built:
     size = d
     lam_s = _lambdas(size // 2, "lambda")
     thp = tuple(F.longrope_theta(t_, l_) for t_, l_ in zip(_ladder(size), lam_s))
-    return Claim(
-        "longrope.relative", statement,
-        tuple(_relative_parts(lambda x: F.rope_matrix(x, thp), size, f"d={size}, theta_i/lambda_i")) + (factor_one,),
-        (S.BASE_GT_1,), f"{SRC_LONGROPE}; {SRC_HF} _compute_longrope_parameters",
-    )
+    eqs, chains = _per_pair_relative(thp, d, "theta_i/lambda_i")
+    if d <= DENSE_MAX:
+        eqs += _relative_parts(lambda x: F.rope_matrix(x, thp), size, f"d={size}, theta_i/lambda_i, assembled")
+    return Claim("longrope.relative", statement, (*eqs, factor_one), (S.BASE_GT_1,),
+                 f"{SRC_LONGROPE}; {SRC_HF} _compute_longrope_parameters"), chains
 
 
 @theorem("longrope.switch",
