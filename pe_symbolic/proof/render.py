@@ -40,10 +40,6 @@ CERTIFICATE_FORMAT = "pe_symbolic.certificate/2"
 FORMATS = ("text", "latex", "json")
 
 
-#: Printing order of the LaTeX of theory pages (SymPy's); text uses :func:`_ordered`.
-ORDER = None
-
-
 def _ordered(expr: sp.Basic) -> list[sp.Basic]:
     """Terms of a sum as a paper writes them: positive terms first, numbers last within each
     sign (``n - m``, ``h - 1``, ``1 - 2 sin^2 t``)."""

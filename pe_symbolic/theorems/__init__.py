@@ -12,9 +12,9 @@ from __future__ import annotations
 from .registry import Theorem, all, get, ids, lemma, recheck_certificate, register, theorem  # noqa: A004
 
 # Import order is registration order (what `pe-derive list` shows).
-from . import lemmas  # noqa: E402, I001
-from . import foundation  # noqa: E402
-from . import chapters  # noqa: E402
-from . import family  # noqa: E402
+from . import lemmas  # noqa: E402, F401, I001
+from . import foundation  # noqa: E402, F401
+from . import chapters  # noqa: E402, F401
+from . import family  # noqa: E402, F401
 
 __all__ = ["Theorem", "all", "get", "ids", "lemma", "recheck_certificate", "register", "theorem"]

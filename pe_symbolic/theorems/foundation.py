@@ -392,7 +392,7 @@ def _rope_relative(d: int | None) -> Built:
             eqs.append(Equation(norm, norm0, f"{lay}: |R(m)x|^2 = sum_j |R_j(m) x_j|^2 = |x|^2"))
         return Claim("rope.relative", _ROPE_STATEMENT, tuple(eqs), _every_d_assumptions(Q.i, Q.l),
                      SRC_ROFORMER, notation=Q.notation(Q.i, Q.j, name="theta")), chains
-    q2, k2, x2 = S.vector("q", 2), S.vector("k", 2), S.vector("x", 2)
+    q2, k2 = S.vector("q", 2), S.vector("k", 2)
     eqs, chains = [], {}
     for p_, th_q in enumerate(R.thetas(d)):
         Rq = lambda x, th_q=th_q: R.rope_block(x, th_q)  # noqa: E731
@@ -427,7 +427,6 @@ _ROPE_STATEMENT = (
 @theorem("rope.efficient_form", "x*cos + rotate(x)*sin equals R(m)x, in both layouts",
          f"{SRC_ROFORMER}, eq. (34); HF transformers rotate_half", scope="every even d")
 def _rope_efficient(d: int | None) -> Built:
-    th = sp.Symbol("theta", real=True)
     if d is None:
         i = Q.i
         eqs, chains = [], {}
