@@ -401,10 +401,12 @@ def _rope_relative(d: int | None) -> Built:
         chains[len(eqs)] = Derivation(e.lhs).lemma("rope.pair_relative", sfx.strip(" ()"), result=e.rhs,
                                                    theta=th_q).steps
         eqs.append(e)
-        e = Equation(_dot(Rq(m) * q2, Rq(n) * k2), _dot(q2, Rq(n - m) * k2), "<R_q(m) q, R_q(n) k> = <q, R_q(n-m) k>" + sfx)
-        chains[len(eqs)] = Derivation(e.lhs).lemma("rope.pair_relative", sfx.strip(" ()"), result=e.rhs,
-                                                   theta=th_q).steps
-        eqs.append(e)
+        if d <= DENSE_MAX:  # beyond, the block identity is the pair's score identity (q^T R_q(m)^T R_q(n) k)
+            e = Equation(_dot(Rq(m) * q2, Rq(n) * k2), _dot(q2, Rq(n - m) * k2),
+                         "<R_q(m) q, R_q(n) k> = <q, R_q(n-m) k>" + sfx)
+            chains[len(eqs)] = Derivation(e.lhs).lemma("rope.pair_relative", sfx.strip(" ()"), result=e.rhs,
+                                                       theta=th_q).steps
+            eqs.append(e)
     if d <= DENSE_MAX:
         q, kv, x = S.vector("q", d), S.vector("k", d), S.vector("x", d)
         for lay in LAYOUTS:
