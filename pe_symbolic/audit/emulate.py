@@ -8,6 +8,7 @@ correct rounding). Conversions round to nearest even; float64 -> bfloat16 is rou
 correctly (:func:`pe_symbolic.numeric._checks.round_to`). Values are carried as float32
 arrays for dtypes up to float32 and float64 arrays for float64.
 
+``pow`` is correctly rounded (as torch's float32 ``pow`` is; NumPy's is not always).
 ``cos`` / ``sin`` of float32 arguments are NumPy's float32 functions (within 1 ulp of the
 float32 argument's true cosine; torch's Sleef / CUDA functions may differ by an ulp, which
 ``--backend torch`` measures), float64 ones NumPy's float64 functions.
@@ -104,6 +105,14 @@ def sub(a, b, dt):
 def div(a, b, dt):
     """``a / b`` rounded to ``dt``."""
     return _op(np.divide, a, b, dt)
+
+
+def _pow(a, b, dt):
+    """``a ** b`` in ``dt``, correctly rounded as torch's float32 ``pow`` is (NumPy's float32
+    ``power`` is not: it differs by an ulp at 13 of Llama's 64 frequencies): evaluated in
+    float64, rounded to float32, then to ``dt``."""
+    r = np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    return r if dt == "float64" else rnd(rnd(r, "float32"), dt)
 
 
 def _fn(f, a, dt):
@@ -258,10 +267,10 @@ class Emulation:
         bb = rnd(np.array(b), D)
         if r.inv_freq == "reciprocal":
             e = div(ar, rnd(np.array(float(d)), D), D)
-            inv = div(rnd(np.array(1.0), D), _op(np.power, np.broadcast_to(bb, e.shape), e, D), D)
+            inv = div(rnd(np.array(1.0), D), _pow(np.broadcast_to(bb, e.shape), e, D), D)
         elif r.inv_freq == "pow":
             e = div(-ar, rnd(np.array(float(d)), D), D)
-            inv = _op(np.power, np.broadcast_to(bb, e.shape), e, D)
+            inv = _pow(np.broadcast_to(bb, e.shape), e, D)
         elif r.inv_freq == "exp":
             if tg.kind == "sinusoidal" and tg.schedule == "tensor2tensor":
                 inc = math.log(b) / max(h - 1, 1)
@@ -283,7 +292,7 @@ class Emulation:
             return
         elif r.inv_freq == "running":
             e = rnd(np.array(-2.0 / d), D)  # -2.0f/n_dims
-            self.step = float(_op(np.power, bb, e, D))
+            self.step = float(_pow(bb, e, D))
             with mpmath.workdps(40):
                 s_exact = mpmath.power(mpmath.mpf(b), mpmath.mpf(-2) / d)
                 self.eps_step = float(abs(mpmath.mpf(self.step) / s_exact - 1))
@@ -301,11 +310,18 @@ class Emulation:
                                      for v, t in zip(self.inv, tg.theta)])
             return
         assert inv is not None
-        if any(q != 1 for q in self.ratio):  # scaled config: the ladder times the exact ratio
+        if tg.kind == "rope" and tg.spec.rope_type == "llama3":
+            inv = _llama3(inv, tg.spec, D)
+        elif any(q != 1 for q in self.ratio):  # scaled config: the ladder times the exact ratio
             ratio = rnd(np.array([float(q) for q in self.ratio]), D)
             inv = np.where(np.array([q == 1 for q in self.ratio]), inv, mul(inv, ratio, D))
         if self.storage is not None:
             inv = rnd(inv, self.storage)
+        self.set_inv(inv)
+
+    def set_inv(self, inv: Any) -> None:
+        """Take ``inv`` as the recipe's inverse frequencies (their exact relative errors too)."""
+        tg = self.target
         self.inv = np.asarray(inv, np.float64)
         with mpmath.workdps(40):
             self.eps = np.array([float(abs(mpmath.mpf(float(v)) / t - 1)) if t != 0 else (0.0 if v == 0 else 1.0)
@@ -463,6 +479,23 @@ class Emulation:
                     exact = float(tg.exact_cos_sin(np.array([float(o)]))[0].sum() / self.h)
                     score[:n, j] = np.abs(dot - exact)
         return Chunk(t, angle_err[:P], table_err[:P], out, score)
+
+
+def _llama3(inv: np.ndarray, spec: Any, D: str) -> np.ndarray:
+    """HF's ``_compute_llama3_parameters`` on the recipe's ladder, every operation in ``D``
+    (what HF, vLLM and torchtune compute in float32)."""
+    w = _work(D)
+    inv = np.asarray(inv, w)
+    factor, lo, hi = w(spec.factor), w(spec.low_freq_factor), w(spec.high_freq_factor)
+    old = w(spec.original_max_position_embeddings)
+    low_wl, high_wl = w(float(old) / float(lo)), w(float(old) / float(hi))
+    wavelen = rnd(w(2 * math.pi) / inv, D).astype(w)
+    inv_l = np.where(wavelen > low_wl, rnd(inv / factor, D), inv).astype(w)
+    smooth = rnd(rnd(rnd(old / wavelen, D) - lo, D) / rnd(np.array(hi - lo), D), D).astype(w)
+    one_minus = rnd(w(1) - smooth, D).astype(w)
+    smoothed = rnd(rnd(rnd(one_minus * inv_l, D) / factor, D) + rnd(smooth * inv_l, D), D).astype(w)
+    medium = ~(wavelen < high_wl) & ~(wavelen > low_wl)
+    return np.where(medium, smoothed, inv_l)
 
 
 def _two_prod_dd(t: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
