@@ -38,6 +38,9 @@ from .emulate import PRECISION, UNIT_ROUNDOFF, Emulation
 
 __all__ = ["AngleBound", "angle_bound", "derived_bounds", "exact_integer_limit"]
 
+#: gamma = prod(1 + u_k) - 1 is evaluated as expm1(sum(log1p(u_k))) (within a few ulp):
+#: this factor keeps the float64 evaluation above the exact value.
+_SAFETY = 1 + 1e-12
 #: Added to bounds compared against float64 references (their own error, ~3u).
 REFERENCE_SLACK = 1e-15
 
@@ -99,22 +102,23 @@ def angle_bound(em: Emulation, t_max: float) -> AngleBound:
     h = em.h
     if r.inv_freq == "running":
         idx = np.arange(h, dtype=np.float64)
-        growth = np.power((1 + em.eps_step) * (1 + u_m), idx)
+        # logarithms: (1+x)(1+y) - 1 in float64 would round 1 + 1e-16 to 1
+        log_growth = idx * (np.log1p(em.eps_step) + np.log1p(u_m))
         if em.factor is not None:
-            div = np.where(em.factor == 1, 1.0, (1 + em.eps_factor) * (1 + u_m))
+            log_div = np.where(em.factor == 1, 0.0, np.log1p(em.eps_factor) + np.log1p(u_m))
         else:
-            div = np.ones(h)
-        gamma = (1 + u_p) * growth * div * (1 + u_c) - 1
+            log_div = np.zeros(h)
+        gamma = np.expm1(np.log1p(u_p) + log_growth + log_div + np.log1p(u_c)) * _SAFETY
         val = gamma * a
         i = int(np.argmax(val))
         parts = {
             f"positions ({pos_dt})" if pos_dt else "positions (exact)": u_p * a[i],
-            f"running product ({i} roundings of s, |eps_s| = {em.eps_step:.1e})": float((growth[i] - 1) * a[i]),
-            "freq_factors division": float((div[i] - 1) * a[i]),
+            f"running product ({i} roundings of s, |eps_s| = {em.eps_step:.1e})": float(np.expm1(log_growth[i]) * a[i]),
+            "freq_factors division": float(np.expm1(log_div[i]) * a[i]),
             f"angle cast to {Dt}": u_c * a[i],
         }
     else:
-        gamma = (1 + u_p) * (1 + em.eps) * (1 + u_m) * (1 + u_c) - 1
+        gamma = np.expm1(np.log1p(u_p) + np.log1p(em.eps) + np.log1p(u_m) + np.log1p(u_c)) * _SAFETY
         val = gamma * a
         i = int(np.argmax(val))
         what = r.inv_freq + (f", held in {em.storage}" if em.storage else f" in {em.dt['inv_freq_dtype']}")

@@ -44,14 +44,15 @@ _BF16 = np.dtype("bfloat16")
 
 
 def _bf16_from_f32(x: np.ndarray) -> np.ndarray:
-    """float32 -> nearest-even bfloat16, kept in float32 (bit arithmetic; NaN kept)."""
-    b = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    r = (b + (np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1)))) & np.uint32(0xFFFF0000)
-    out = r.view(np.float32)
-    nan = np.isnan(x)
-    if nan.any():
-        out = np.where(nan, np.float32(np.nan), out)
-    return out
+    """float32 -> nearest-even bfloat16, kept in float32 (bit arithmetic, in place; a quiet NaN
+    stays NaN, and no NaN ever reaches it here)."""
+    b = np.array(x, dtype=np.float32, copy=True).view(np.uint32)
+    r = b >> np.uint32(16)
+    r &= np.uint32(1)
+    r += np.uint32(0x7FFF)
+    r += b
+    r &= np.uint32(0xFFFF0000)
+    return r.view(np.float32)
 
 
 def rnd(x: Any, dt: str) -> np.ndarray:
@@ -144,6 +145,8 @@ class Target:
     spec: Any = None  # numeric RopeSpec for RoPE targets
     schedule: str = "vaswani"
     config: Mapping[str, Any] | None = None
+    layer_type: str | None = None
+    seq_len: int | None = None
 
     @property
     def pairs(self) -> int:
@@ -155,7 +158,7 @@ class Target:
         core (within 7u; its own tests hold it to the oracle)."""
         h = self.pairs
         if self.kind == "rope":
-            c, s = numeric.rope_cos_sin(t, config=self.spec, seq_len=None)
+            c, s = numeric.rope_cos_sin(t, config=self.spec, seq_len=self.seq_len)
             return c[:, :h], s[:, :h]
         tab = numeric.sinusoidal_table(t, self.rotary_dim, base=self.base, layout="split",
                                        order="cos_sin", schedule=self.schedule)
@@ -191,7 +194,7 @@ def rope_target(config: Mapping[str, Any], name: str, *, seq_len: int | None = N
     theta, attn = _exact_frequencies(spec, _seq_key(spec, seq_len), "original")
     ladder = _mp_ladder(spec.pairs, spec.rotary_dim, spec.rope_theta)
     return Target("rope", name, spec.rotary_dim, spec.rope_theta, tuple(theta), ladder, float(attn),
-                  spec=spec, config=config)
+                  spec=spec, config=config, layer_type=layer_type, seq_len=seq_len)
 
 
 def _text_only(spec):
@@ -380,7 +383,7 @@ class Emulation:
         if r.inv_freq == "exact":  # pe_symbolic itself: its tables, rounded once
             dtype = np.dtype(Dtab)
             if tg.kind == "rope":
-                c, s = numeric.rope_cos_sin(t, config=tg.spec, dtype=dtype)
+                c, s = numeric.rope_cos_sin(t, config=tg.spec, dtype=dtype, seq_len=tg.seq_len)
             else:
                 tab = numeric.sinusoidal_table(t, tg.rotary_dim, base=tg.base, layout="split",
                                                order="cos_sin", schedule=tg.schedule, dtype=dtype)
@@ -413,7 +416,7 @@ class Emulation:
         a = np.broadcast_to(x[0], (t.size, h)).astype(dt)
         b = np.broadcast_to(x[1], (t.size, h)).astype(dt)
         full[:, :h], full[:, h: 2 * h] = a, b
-        out = numeric.apply_rope(full, t, config=tg.spec)
+        out = numeric.apply_rope(full, t, config=tg.spec, seq_len=tg.seq_len)
         return out[:, :h].astype(np.float64), out[:, h: 2 * h].astype(np.float64)
 
     def _exact_scores(self) -> dict[int, float]:

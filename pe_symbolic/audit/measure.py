@@ -240,7 +240,8 @@ def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed
 
 def _oracle_frequencies(target: Target) -> tuple[list, mpmath.mpf]:
     if target.kind == "rope":
-        vals, af = reference.rope_frequencies(dict(target.config))
+        vals, af = reference.rope_frequencies(dict(target.config), seq_len=target.seq_len,
+                                              layer_type=target.layer_type)
         return list(vals), af
     return [reference.frequency(i, target.rotary_dim, base=target.base, schedule=target.schedule)
             for i in range(target.pairs)], mpmath.mpf(1)
