@@ -151,7 +151,7 @@ def derived_bounds(em: Emulation, angle: AngleBound, t_max: float) -> dict[str, 
     Dt, Dtab = em.dt["trig_dtype"], em.dt["table_dtype"]
     u_t, u_tab = UNIT_ROUNDOFF[Dt], UNIT_ROUNDOFF[Dtab]
     if r.inv_freq == "exact":
-        table = af * 7 * 2.0**-53 + (u_tab if Dtab != "float64" else 0.0)
+        table = af * 7 * 2.0**-53 + (af * u_tab if Dtab != "float64" else 0.0)
     else:
         a_err = min(angle.value, 2.0)
         trig = 2 * (u_t if Dt in ("float64", "float32") else UNIT_ROUNDOFF["float32"]) + (
