@@ -136,14 +136,14 @@ def audit(
         A shipped model (:func:`pe_symbolic.numeric.model_configs`, e.g. ``"llama-3.1-8b"``),
         a path to a ``config.json``, a config dict, or ``"sinusoidal:D[:BASE]"``.
     recipe : str, Recipe, dict, or a list of them
-        Preset names (:data:`PRESETS`), recipes, or dicts of recipe fields.
+        Preset names (:data:`~pe_symbolic.audit.recipes.PRESETS`), recipes, or dicts of recipe fields.
     dtype : str or list of str
         Activation dtype(s): ``"bfloat16"``, ``"float16"``, ``"float32"``, ``"float64"``.
     context : int
         Positions ``0 .. context-1``; ``1 <= context <= 2**53`` (contexts beyond 2**21 are
         sampled per band, and the report says so).
     tol : float, optional
-        Largest allowed ``metric`` error; the report's :attr:`~AuditReport.passed` and, for
+        Largest allowed ``metric`` error; the report's :attr:`~pe_symbolic.audit.report.AuditReport.passed` and, for
         every failing recipe, the smallest verified fix (``fix=True``).
     metric : {"angle", "table", "output", "score"}
         Max angle error (rad), max cos/sin table error, error of the rotated unit pairs, or

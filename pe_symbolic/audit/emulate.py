@@ -5,7 +5,7 @@ in float64 or float32 is the IEEE operation; an operation in float16 / bfloat16 
 float32 operation on the (exactly converted) operands, rounded once to the dtype (for a
 product of two float16 / bfloat16 numbers the float32 product is exact, so that is one
 correct rounding). Conversions round to nearest even; float64 -> bfloat16 is rounded once,
-correctly (:func:`pe_symbolic.numeric._checks.round_to`). Values are carried as float32
+correctly (``pe_symbolic.numeric._checks.round_to``). Values are carried as float32
 arrays for dtypes up to float32 and float64 arrays for float64.
 
 ``pow`` is correctly rounded (as torch's float32 ``pow`` is; NumPy's is not always).
@@ -13,9 +13,9 @@ arrays for dtypes up to float32 and float64 arrays for float64.
 float32 argument's true cosine; torch's Sleef / CUDA functions may differ by an ulp, which
 ``--backend torch`` measures), float64 ones NumPy's float64 functions.
 
-:class:`Emulation` holds what is computed once per (config, recipe, activation dtype): the
+``Emulation`` holds what is computed once per (config, recipe, activation dtype): the
 exact frequencies, the recipe's frequencies and their exact relative errors, the unit
-vectors; :meth:`Emulation.chunk` evaluates a block of positions, vectorised over
+vectors; ``Emulation.chunk`` evaluates a block of positions, vectorised over
 positions and pairs, and returns every measure at once.
 """
 

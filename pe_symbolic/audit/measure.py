@@ -2,14 +2,14 @@ r"""Measuring a recipe band by band, and checking the measurement against the or
 
 Positions ``0 .. context-1`` are split into bands ``[0, 1024)``, ``[1024, 2048)``,
 ``[2048, 4096)``, ... Every position of a band is evaluated (vectorised over positions and
-pairs, in blocks of :data:`BLOCK` positions) when the context is at most
-:data:`EXHAUSTIVE_LIMIT`; beyond it, a band larger than :data:`SAMPLE_BUDGET` is sampled:
-runs of :data:`RUN` positions at its start, at its end (where the angle bounds are largest)
+pairs, in blocks of ``BLOCK`` positions) when the context is at most
+``EXHAUSTIVE_LIMIT``; beyond it, a band larger than ``SAMPLE_BUDGET`` is sampled:
+runs of ``RUN`` positions at its start, at its end (where the angle bounds are largest)
 and at a few seeded random places, and the report says so.
 
 The fast reference (double-double angles, the numeric core's tables) is itself checked by
 the independent oracle (:mod:`pe_symbolic.reference`, 50 digits, its own frequencies) at the
-worst and at a random point of every band: :attr:`RecipeAudit.oracle` holds the largest
+worst and at a random point of every band: ``RecipeAudit.oracle`` holds the largest
 disagreement, which the tests hold to ~1e-15.
 """
 

@@ -84,7 +84,7 @@ class Recipe:
     schedule : {"vaswani", "tensor2tensor"}
         Sinusoidal only: the frequency schedule (RoPE frequencies come from the config).
     inv_freq : str
-        How the inverse frequencies are computed, one of :data:`INV_FREQ`.
+        How the inverse frequencies are computed, one of ``INV_FREQ``.
     inv_freq_dtype : str
         The dtype they are computed in.
     inv_freq_storage : str, optional

@@ -96,7 +96,7 @@ def sinusoidal_table(
     dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}
         Output dtype; angles are formed in float64 (and better) either way. float16 and
         bfloat16 are the float64 table rounded once (correctly: not through float32, see
-        :func:`~pe_symbolic.numeric._checks.round_to`): within half an ulp of the dtype
+        ``pe_symbolic.numeric._checks.round_to``): within half an ulp of the dtype
         plus 7u.
     accurate : bool, default False
         ``False``: angle addition, absolute error <= 7 u ~ 8e-16 (float64; measured 2.2e-16).
