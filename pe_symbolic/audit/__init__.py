@@ -20,7 +20,7 @@ Design rules:
 >>> rep = pe.audit("llama-3.1-8b", recipe="hf", dtype="bfloat16", context=8192)
 >>> r = rep.results[0]
 >>> r.measured("angle") <= r.bound("angle"), r.dominant
-(True, 'the float32 product t*theta')
+(True, 'inv_freq (reciprocal in float32)')
 """
 
 from __future__ import annotations
@@ -176,8 +176,8 @@ def audit(
 
     Examples
     --------
-    >>> rep = audit("llama-3.1-8b", recipe=["hf", "pe_symbolic"], dtype="float32", context=4096, tol=1e-4)
-    >>> [(r.recipe.name, r.measured("angle") < 1e-4) for r in rep.results]
+    >>> rep = audit("llama-3.1-8b", recipe=["hf", "pe_symbolic"], dtype="float32", context=4096, tol=1e-3)
+    >>> [(r.recipe.name, r.measured("angle") < 1e-3) for r in rep.results]
     [('hf', True), ('pe_symbolic', True)]
     >>> rep.exit_code
     0

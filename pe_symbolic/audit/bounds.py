@@ -85,7 +85,7 @@ def angle_bound(em: Emulation, t_max: float) -> AngleBound:
     >>> em = Emulation(rope_target(numeric.model_config("llama-3.1-8b"), "llama"), PRESETS["hf"], "bfloat16")
     >>> b = angle_bound(em, 131071.0)
     >>> b.dominant, f"{b.value:.2g}"
-    ('the float32 product t*theta', '0.015')
+    ('inv_freq (reciprocal in float32)', '0.011')
     """
     r = em.recipe
     theta = em.theta_hi

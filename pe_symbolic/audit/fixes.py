@@ -136,7 +136,7 @@ def quick_positions(context: int) -> list[tuple[int, int]]:
     """Runs where errors peak: the start, the end, and around every power of two.
 
     >>> quick_positions(5000)[:3]
-    [(0, 1024), (1024, 1025), (2048, 2049)]
+    [(0, 1024), (904, 5000), (1024, 1025)]
     """
     runs = [(0, min(1024, context))]
     p = 1024
