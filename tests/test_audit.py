@@ -275,3 +275,35 @@ def test_pe_audit_is_the_function_and_the_package_is_callable_too():
 
     rep = mod(LLAMA, recipe="hf", context=256)
     assert pe.audit(LLAMA, recipe="hf", context=256).results[0].measured("angle") == rep.results[0].measured("angle")
+
+
+# ----------------------------------------------------------------------------------------
+# the torch backend (optional: pip install 'pe_symbolic[torch]')
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+def test_torch_backend_agrees_with_the_emulation(dtype):
+    pytest.importorskip("torch")
+    from pe_symbolic.audit.torch_backend import TORCH_PRESETS
+
+    names = [n for n in TORCH_PRESETS if n != "fairseq"]
+    torch_rep = pe.audit(LLAMA, recipe=names, dtype=dtype, context=20000, backend="torch")
+    numpy_rep = pe.audit(LLAMA, recipe=names, dtype=dtype, context=20000)
+    for a, b in zip(torch_rep.results, numpy_rep.results):
+        assert a.backend == "torch-cpu" and b.backend == "numpy"
+        assert a.within_bounds, a.recipe.name
+        # same frequencies and products (pow correctly rounded in both); torch's float32
+        # cos/sin may differ from NumPy's by an ulp (6e-8), which a bfloat16 rounding can
+        # turn into one bfloat16 ulp of the output
+        assert a.measured("angle") == pytest.approx(b.measured("angle"), rel=1e-9), a.recipe.name
+        slack = 2.0**-7 if dtype == "bfloat16" else 4 * 2.0**-24
+        for m in ("table", "output", "score"):
+            assert abs(a.measured(m) - b.measured(m)) <= slack, (a.recipe.name, m)
+
+
+def test_torch_backend_runs_fairseq_and_emulates_the_rest():
+    pytest.importorskip("torch")
+    rep = pe.audit("sinusoidal:512", recipe=["fairseq", "t2t"], dtype="float16", context=4096, backend="torch")
+    fs, t2t = rep.results
+    assert fs.backend == "torch-cpu" and fs.within_bounds
+    assert t2t.backend == "numpy" and "emulated" in t2t.note
