@@ -7,7 +7,8 @@ oracle. The design page of the documentation says all of this at length.
 
 Layers -- one subpackage per floor; each floor imports only the floors below it:
 
-* :mod:`~pe_symbolic.cli` -- ``pe-derive`` (and the audit): the tools on top;
+* :mod:`~pe_symbolic.cli` -- ``pe-derive`` and ``pe-audit``: the tools on top;
+* :mod:`~pe_symbolic.audit` -- the precision audit of framework recipes (:func:`pe_symbolic.audit`);
 * :mod:`~pe_symbolic.numeric` -- :mod:`~pe_symbolic.numeric.lower`, the one door to
   ``lambdify`` (proved claims only), and the NumPy core: tables, RoPE, kernels;
 * :mod:`~pe_symbolic.theorems` -- the registry of named claims;
@@ -49,10 +50,11 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
-__all__ = ["check_identity", "__version__", *_SUBMODULES]
+__all__ = ["audit", "check_identity", "__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
+    from .audit import audit  # noqa: F401
     from .proof import check_identity  # noqa: F401
 
 
@@ -61,6 +63,11 @@ def __getattr__(name: str) -> Any:
         from .proof import check_identity
 
         return check_identity
+    if name == "audit":
+        from .audit import audit
+
+        globals()["audit"] = audit  # the function, not the subpackage of the same name
+        return audit
     if name in _SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'pe_symbolic' has no attribute {name!r}")

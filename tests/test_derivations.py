@@ -4,7 +4,7 @@ what they found (claims proved, article claims refuted on purpose) and what they
 The "plain checkout" tests copy the package and the scripts into a temporary folder (no
 install, no ``.venv``) and run them with ``python -S`` (no site-packages, so no installed
 ``pe_symbolic`` and no matplotlib) and a ``PYTHONPATH`` that holds links to SymPy, NumPy and
-mpmath only -- or not all of them.
+mpmath and ml_dtypes only -- or not all of them.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def _plain(site: Path) -> dict[str, str]:
 
 
 def test_a_plain_checkout_runs_without_install(checkout, tmp_path):
-    env = _plain(_site(tmp_path, ("sympy", "numpy", "mpmath")))
+    env = _plain(_site(tmp_path, ("sympy", "numpy", "mpmath", "ml_dtypes")))
     # the environment really is bare: neither the package nor matplotlib is importable
     bare = _run(["-S", "-c", "import pe_symbolic"], env=env, cwd=tmp_path)
     assert bare.returncode == 1 and "No module named 'pe_symbolic'" in bare.stderr
@@ -103,9 +103,9 @@ def test_a_plain_checkout_runs_without_install(checkout, tmp_path):
     assert out.returncode == 2 and "--plot needs matplotlib" in out.stderr and out.stdout == ""
 
 
-@pytest.mark.parametrize("missing", ["sympy", "mpmath"])
+@pytest.mark.parametrize("missing", ["sympy", "mpmath", "ml_dtypes"])
 def test_a_missing_package_is_one_line_saying_what_to_install(checkout, tmp_path, missing):
-    env = _plain(_site(tmp_path, tuple(p for p in ("sympy", "numpy", "mpmath") if p != missing)))
+    env = _plain(_site(tmp_path, tuple(p for p in ("sympy", "numpy", "mpmath", "ml_dtypes") if p != missing)))
     out = _run(["-S", "derivations/kernes.py"], env=env, cwd=checkout)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
@@ -125,7 +125,7 @@ def test_with_a_venv_the_line_names_its_python(checkout, tmp_path):
     finally:
         shutil.rmtree(checkout / ".venv")
     line = out.stderr.strip()
-    assert out.returncode == 2 and line.startswith("video.py: needs sympy, numpy, mpmath, not installed")
+    assert out.returncode == 2 and line.startswith("video.py: needs sympy, numpy, mpmath, ml_dtypes, not installed")
     assert f"run it with `{venv_python} {checkout / 'derivations' / 'video.py'}`" in line
     assert f"`pip install -e {checkout}`" in line
 

@@ -199,7 +199,7 @@ def test_naive_float32_rope_breaks_the_float32_bound():
         (np.zeros((3, 4), np.int64), {}, TypeError, "x must have dtype.*int64"),
         (np.zeros((3, 4), np.complex64), {}, TypeError, "x must have dtype.*complex64"),
         (np.zeros((3, 4), object), {}, TypeError, "x must have dtype.*object"),
-        (np.zeros((3, 4), np.float16), {}, TypeError, "x must have dtype.*float16"),
+        (np.zeros((3, 4), np.complex64), {}, TypeError, "x must have dtype.*complex64"),
         (np.zeros((3, 4)), dict(positions=np.zeros(4)), ValueError, "do not broadcast"),
         (np.zeros((3, 4)), dict(positions=np.zeros((2, 3))), ValueError, "must not enlarge"),
         (np.zeros((3, 4)), dict(rotary_dim=3), ValueError, "rotary_dim=3"),

@@ -12,13 +12,14 @@ import pe_symbolic
 
 ROOT = Path(pe_symbolic.__file__).resolve().parents[1]  # the checkout the docs are built from
 contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
-layers = next(c["layers"] for c in contracts if c["type"] == "layers")
+layers = next(c["layers"] for c in contracts if c["type"] == "layers" and "containers" not in c)
 oracle = next(c for c in contracts if c["type"] == "forbidden" and "pe_symbolic.reference" in c["source_modules"])
 
 WHAT = {
-    "cli": "pe-derive (and the audit): command-line tools",
+    "cli": "pe-derive, pe-audit: command-line tools",
+    "audit": "the precision audit of framework recipes (pe.audit)",
     "numeric": "lower (the one door to lambdify), tables, RoPE, kernels",
-    "theorems": "the registry of named claims: foundation, chapters, ...",
+    "theorems": "the registry: lemmas, foundation, chapters, family, precision",
     "proof": "the engine: claims, sound rules, checker, certificates",
     "encodings": "SymPy constructions: rot2, PE(t), T(k), R(m)",
     "_validate": "argument checks (imports neither SymPy nor NumPy)",

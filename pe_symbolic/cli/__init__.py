@@ -1,4 +1,5 @@
-"""Command-line tools: ``pe-derive`` (``pe_symbolic.cli.derive``)."""
+"""Command-line tools: ``pe-derive`` (``pe_symbolic.cli.derive``) and ``pe-audit``
+(``pe_symbolic.cli.audit``)."""
 
 from __future__ import annotations
 

@@ -9,11 +9,22 @@ Design rules (see :mod:`pe_symbolic.numeric._kernels` for the error analysis):
 * **Default mode is the translation theorem used as an algorithm**:
   ``PE(t0 + j) = T(j) PE(t0)`` with a coarse grid of ``t0`` and a fine block of ``j``, both
   small tables evaluated accurately, combined by one broadcast complex multiply. Absolute
-  error <= 7 u ~ 8e-16 for any real position (u = 2**-53), typically ~2e-16.
+  error <= 7 u ~ 8e-16 for any accepted position, ``|t| < 2**53`` (u = 2**-53), typically
+  ~2e-16; tested up to 2**53 (angles beyond 2**25 are reduced in quadrants with a
+  triple-double frequency, see :mod:`pe_symbolic.numeric._kernels`).
+* **Reproducible rows**: the default mode splits every position the same way
+  (``t = 256*floor(t/256) + j``), so a position's row is bitwise the same whatever else is in
+  the call (prefill or one-token decode).
+* **float16 / bfloat16** (bfloat16 from ``ml_dtypes``): tables are the float64 ones rounded
+  once (correctly: ``ml_dtypes`` rounds float64 -> bfloat16 twice, through float32);
+  ``apply_rope`` converts ``x`` exactly to float32, rotates there and rounds once back.
+* **Limits**, refused up front with the limit named: ``d <= 32768`` (``MAX_D``),
+  ``|t| < 2**53``. NaN / inf in ``x`` propagate to their own pair unless
+  ``apply_rope(..., check_finite=True)``.
 * ``accurate=True``: every entry from a Cody-Waite reduction in double-double and fdlibm's
   sine/cosine kernel polynomials evaluated on the double-double reduced argument (rare
   near-zero entries recomputed at 40 digits): <= 0.8 ulp *relative* in float64 (values
-  near zero too) at ``|omega t| < 2**25``; float32 is the float64 result rounded once.
+  near zero too) for every accepted position; float32 is the float64 result rounded once.
 * Blocked: the default path allocates no ``T x d`` temporaries beyond the output; every
   table function takes ``out=``.
 * **Formulas come from proved claims**, through :mod:`pe_symbolic.numeric.lower` (the one door to

@@ -8,9 +8,35 @@ is allowed; nothing is silently turned into NaN.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
-__all__ = ["MAX_POSITION", "as_positions", "check_float_dtype", "check_out", "check_x"]
+from .._validate import check_d
+
+__all__ = [
+    "FLOAT_DTYPES",
+    "MAX_D",
+    "MAX_POSITION",
+    "as_positions",
+    "check_finite_x",
+    "check_float_dtype",
+    "check_numeric_d",
+    "check_out",
+    "check_x",
+    "round_to",
+]
+
+#: The dtypes the numeric core computes for: float64 and float32 natively; float16 and
+#: bfloat16 (``ml_dtypes``) by rounding once from float64 (tables) or float32 (rotation).
+FLOAT_DTYPES: tuple[np.dtype, ...] = (np.dtype(np.float64), np.dtype(np.float32),
+                                      np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_NAMES = "numpy.float64, numpy.float32, numpy.float16 or ml_dtypes.bfloat16"
+#: Largest dimension ``d`` (or rotary dimension) the numeric core accepts: twice the widest
+#: published transformer (PaLM's d_model = 18432 < 2**15). Its frequency constants are
+#: 40-digit numbers, about 15 us a pair, and the fine table of the default mode is
+#: ``256 x d/2`` complex numbers (64 MiB at this limit); without a limit
+#: ``sinusoidal_table([0], 10**9)`` ran for minutes and grew past 13 GB.
+MAX_D = 2**15
 
 #: Positions must satisfy ``abs(position) < MAX_POSITION``: beyond 2**53 float64 cannot
 #: even represent consecutive integers, so a position there means nothing.
@@ -53,40 +79,109 @@ def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
     return out
 
 
+def check_numeric_d(d: object, *, name: str = "d") -> int:
+    """A positive even integer no larger than :data:`MAX_D`, else a ``ValueError``.
+
+    >>> check_numeric_d(128)
+    128
+    >>> check_numeric_d(10**9)
+    Traceback (most recent call last):
+    ValueError: d=1000000000 is too large: the numeric core accepts d <= 32768 (MAX_D; twice the widest published model)...
+    """
+    value = check_d(d, name=name)
+    if value > MAX_D:
+        raise ValueError(
+            f"{name}={d!r} is too large: the numeric core accepts {name} <= {MAX_D} (MAX_D; twice "
+            "the widest published model), since every pair needs a 40-digit frequency constant "
+            "and the default mode caches a 256 x d/2 phasor table"
+        )
+    return value
+
+
 def check_float_dtype(dtype: object, *, name: str = "dtype") -> np.dtype:
-    """Return ``np.dtype(dtype)`` if it is float32 or float64, else raise ``TypeError``.
+    """Return ``np.dtype(dtype)`` if it is one of :data:`FLOAT_DTYPES`, else raise ``TypeError``.
 
     >>> check_float_dtype("float32")
     dtype('float32')
+    >>> check_float_dtype("bfloat16")
+    dtype(bfloat16)
     >>> check_float_dtype(np.int32)
     Traceback (most recent call last):
-    TypeError: dtype=<class 'numpy.int32'> is not supported; use numpy.float32 or numpy.float64
+    TypeError: dtype=<class 'numpy.int32'> is not supported; use numpy.float64, numpy.float32, numpy.float16 or ml_dtypes.bfloat16
     """
     try:
-        dt = np.dtype(dtype)
+        dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError:
         dt = None
-    if dt is None or dt not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise TypeError(f"{name}={dtype!r} is not supported; use numpy.float32 or numpy.float64")
+    if dt is None or dt not in FLOAT_DTYPES:
+        raise TypeError(f"{name}={dtype!r} is not supported; use {_NAMES}")
     return dt
 
 
 def check_x(x: object, *, name: str = "x") -> np.ndarray:
-    """Return ``x`` as a float32/float64 array of at least one dimension, else ``TypeError``.
+    """Return ``x`` as an array of a supported float dtype and at least one dimension.
 
     >>> check_x(np.zeros(4, np.int64))
     Traceback (most recent call last):
-    TypeError: x must have dtype float32 or float64; got int64 (convert it with x.astype(np.float32) or x.astype(np.float64))
+    TypeError: x must have dtype float64, float32, float16 or bfloat16; got int64 (convert it with x.astype(np.float32) or x.astype(np.float64))
     """
     arr = np.asarray(x)
-    if arr.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+    if arr.dtype not in FLOAT_DTYPES:
         raise TypeError(
-            f"{name} must have dtype float32 or float64; got {arr.dtype} "
+            f"{name} must have dtype float64, float32, float16 or bfloat16; got {arr.dtype} "
             "(convert it with x.astype(np.float32) or x.astype(np.float64))"
         )
     if arr.ndim == 0:
         raise ValueError(f"{name} must have at least one dimension (the feature axis); got a scalar")
     return arr
+
+
+def check_finite_x(x: np.ndarray, *, name: str = "x") -> None:
+    """Raise ``ValueError`` naming the first NaN or infinite entry of ``x`` (if any).
+
+    >>> check_finite_x(np.array([[0.0, 1.0], [np.nan, 2.0]]))
+    Traceback (most recent call last):
+    ValueError: x has a non-finite entry nan at index (1, 0) (check_finite=True); RoPE would carry it into both outputs of its pair
+    """
+    ok = np.isfinite(x)
+    if not ok.all():
+        idx = tuple(int(v) for v in np.argwhere(~ok)[0])
+        raise ValueError(
+            f"{name} has a non-finite entry {float(x[idx])!r} at index {idx} (check_finite=True); "
+            "RoPE would carry it into both outputs of its pair"
+        )
+
+
+def round_to(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Round float64 ``a`` once, to nearest even, to ``dtype`` (any of :data:`FLOAT_DTYPES`).
+
+    NumPy's float64 -> float32 / float16 casts round once. ``ml_dtypes`` converts float64 to
+    bfloat16 *through float32*, which rounds twice: ``1 + 2**-8 + 2**-30`` becomes ``1``
+    (a tie in float32, then to even) instead of ``1 + 2**-7``. Here the float32 step rounds
+    to *odd* instead (truncate, then set the last bit if anything was dropped), which makes
+    the second rounding correct (float32 has 16 more bits than bfloat16; Boldo & Melquiond,
+    "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
+    2008).
+
+    >>> x = np.array([1 + 2**-8 + 2**-30])
+    >>> float(round_to(x, np.dtype("bfloat16"))[0]), float(x.astype("bfloat16")[0])
+    (1.0078125, 1.0)
+    """
+    dt = np.dtype(dtype)
+    if dt != np.dtype(ml_dtypes.bfloat16):
+        return np.asarray(a, np.float64).astype(dt)
+    a = np.asarray(a, np.float64)
+    y = a.astype(np.float32)
+    back = y.astype(np.float64)
+    inexact = (back != a) & np.isfinite(a) & np.isfinite(back)
+    if inexact.any():
+        # truncate toward zero: step back one float32 where rounding went away from zero
+        away = inexact & (np.abs(back) > np.abs(a))
+        bits = y.view(np.uint32).copy()
+        bits[away] -= 1  # |y| > 0 here, so this is the float32 next to y toward zero
+        bits[inexact] |= 1  # round to odd
+        y = bits.view(np.float32)
+    return y.astype(ml_dtypes.bfloat16)
 
 
 def check_out(out: object, shape: tuple[int, ...], dtype: np.dtype, *, name: str = "out") -> np.ndarray:

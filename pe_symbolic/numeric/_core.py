@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from . import _kernels as K
-from ._checks import as_positions, check_float_dtype, check_out, check_x
-from .._validate import check_base, check_d, check_layout, check_order, check_schedule
+from ._checks import check_numeric_d
+from .._validate import check_base, check_schedule
 
 __all__ = ["frequencies"]
 
@@ -69,7 +69,7 @@ def frequencies(d: int, *, base: float = 10000.0, schedule: str = "vaswani") -> 
     >>> frequencies(6, base=100.0, schedule="tensor2tensor")
     array([1.  , 0.1 , 0.01])
     """
-    d = check_d(d)
+    d = check_numeric_d(d)
     hi, _ = _omega_dd(d, _check_numeric_base(base), check_schedule(schedule))
     return hi.copy()
 
@@ -108,7 +108,9 @@ def _rope_product():
 
 def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool,
             w_exact: tuple | None = None):
+    w_quad = None if w_exact is None else K.quadrant_frequencies(tuple(w_exact))
     return K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
-                          product=_phasor_product(), w_exact=w_exact if accurate else None)
+                          product=_phasor_product(), w_exact=w_exact if accurate else None,
+                          w_quad=w_quad)
 
 

@@ -31,6 +31,28 @@ factors from the accurate route (each component within ~1 ulp <= 2**-53 absolute
 modulus 1): one complex multiply adds at most ``2u`` per product plus ``u`` for the sum, so the
 absolute error of every entry is below ``2*(2u) + 3u = 7u ~ 7.8e-16`` (typically ~2e-16).
 This is the translation identity T(j)·PE(t0) = PE(t0 + j) used as an algorithm.
+
+*Reproducible rows.* The default mode always splits a position as ``t = c + j`` with
+``c = FINE * floor(t / FINE)`` (``FINE = 256``; ``trunc`` for non-integers; exact), and forms the
+entry as ``phasor(c) * phasor(j)``, both factors from the accurate route: an entry depends
+on its position (and frequency) only, never on the other positions of the call, so the row
+of position ``m`` is bitwise the same in a prefill of ``0..m`` and in a one-token decode.
+
+*Large angles* (:func:`sincos_large`, ``|t*w| >= 2**25``, i.e. positions beyond 2**25).
+Cody-Waite is no longer exact there, and the double-double angle ``p + e`` itself carries
+up to ``2**-104 |t*w|``, which is ``2**-51`` at ``2**53``. So the angle is not formed at all:
+with the frequency in *quadrants*, ``f = w * 2/pi`` held as a triple ``f1 + f2 + f3`` (from
+the 40-digit constant; relative error < 2**-150), ``t*f1 = a1 + b1`` and ``t*f2 = a2 + b2``
+exactly (Dekker), ``t*f3`` rounded (< 2**-100 quadrants); the integer parts of ``a1`` and
+``a2`` (exactly removed: ``a - rint(a)`` is exact) only choose the quadrant, and the
+fraction ``r = (a1 - k1) + b1 + (a2 - k2) + b2 + t*f3`` (``|r| <= 1/2`` after one more
+``rint``) is summed error-free into a double-double (error < 2**-104), multiplied by pi/2
+as a double-double (error < 2**-104 radians) and fed to the same kernel polynomials. The
+reduced argument is therefore within ~2**-103 *absolute* of the truth for every
+``|t| < 2**53``: entries within 1.05 ulp relative unless ``|r| < 2**-44`` (those are
+recomputed at 40 digits in the accurate route), and within ``u`` absolute always.
+Before this path existed, ``sin(p) + cos(p)*e`` dropped the second-order term and lost
+digits with the angle: 1e-14 at 2**30, 5e-9 at 2**40, 0.1 near 2**53.
 """
 
 from __future__ import annotations
@@ -70,6 +92,9 @@ _C6 = -1.13596475577881948265e-11
 #: A reduced angle |r| below RISK * |angle| may carry > 0.035 ulp from the 2**-104 relative
 #: error of the double-double angle: such (rare) entries are recomputed at 40 digits.
 _RISK = 2.0**-46
+#: Large-angle path: reduced angles below this (relative to 1) are recomputed at 40 digits
+#: in the accurate route (their absolute error ~2**-103 is no longer << 1 ulp).
+_RISK_LARGE = 2.0**-44
 _QUAD_COS = np.array([1.0, 0.0, -1.0, 0.0])
 _QUAD_SIN = np.array([0.0, 1.0, 0.0, -1.0])
 
@@ -119,14 +144,15 @@ def _angles(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray) -> tuple[np.ndarr
 
 
 def sincos_dd(
-    t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, w_exact=None
+    t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, w_exact=None, w_quad=None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``sin`` and ``cos`` of ``t * w`` (double-double ``w``) to ~1 ulp relative, shape (n, h).
 
     See the module docstring for the error analysis. Angles of magnitude >= 2**25 (only for
-    positions beyond 2**25) use ``sin(p) + cos(p)*e``: absolutely accurate (~1e-16), but
-    without the relative guarantee near zeros. Works in chunks of <= ``CHUNK`` entries so
-    that the ~30 temporaries stay small (heap, no page faults) and in cache.
+    positions beyond 2**25) go through :func:`sincos_large` with ``w_quad``, the
+    frequencies in quadrants as a triple (:func:`quadrant_frequencies`; computed from
+    ``w_exact``, else from ``w_hi + w_lo``, when not given). Works in chunks of <= ``CHUNK``
+    entries so that the ~30 temporaries stay small (heap, no page faults) and in cache.
     """
     n, h = t.size, w_hi.size
     sin_t = np.empty((n, h))
@@ -134,7 +160,7 @@ def sincos_dd(
     rows = max(1, CHUNK // max(h, 1))
     for s in range(0, n, rows):
         e = min(n, s + rows)
-        _sincos_block(t[s:e], w_hi, w_lo, sin_t[s:e], cos_t[s:e], w_exact)
+        _sincos_block(t[s:e], w_hi, w_lo, sin_t[s:e], cos_t[s:e], w_exact, w_quad)
     return sin_t, cos_t
 
 
@@ -194,14 +220,13 @@ def kernel_sincos(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return s, c
 
 
-def _sincos_block(t, w_hi, w_lo, sin_t, cos_t, w_exact=None) -> None:
+def _sincos_block(t, w_hi, w_lo, sin_t, cos_t, w_exact=None, w_quad=None) -> None:
     p, e = angles_dd(t, w_hi, w_lo)
     at = np.abs(t)
     big = None
     if at.size and at.max() * w_hi.max() >= _CW_LIMIT / 2:
         big = np.abs(p) >= _CW_LIMIT
         if big.any():
-            p_big, e_big = p[big], e[big]
             p = np.where(big, 0.0, p)
             e = np.where(big, 0.0, e)
         else:
@@ -225,11 +250,23 @@ def _sincos_block(t, w_hi, w_lo, sin_t, cos_t, w_exact=None) -> None:
     np.multiply(a, c, out=cos_t)
     cos_t -= b * sin_r
     if big is not None:
-        sb, cb = np.sin(p_big), np.cos(p_big)
-        sin_t[big] = sb + cb * e_big
-        cos_t[big] = cb - sb * e_big
+        rows, cols = np.nonzero(big)
+        if w_quad is None:
+            w_quad = quadrant_frequencies(w_exact if w_exact is not None else (w_hi, w_lo))
+        f1, f2, f3 = w_quad
+        sb, cb, rb = sincos_large(t[rows], f1[cols], f2[cols], f3[cols])
+        sin_t[rows, cols] = sb
+        cos_t[rows, cols] = cb
+        if w_exact is not None:
+            risky_big = np.abs(rb) < _RISK_LARGE
+            if risky_big.any():
+                mask = np.zeros(big.shape, dtype=bool)
+                mask[rows[risky_big], cols[risky_big]] = True
+                _recompute(t, w_exact, mask, sin_t, cos_t)
     if at.size and at.min() * w_hi.min() < _TINY:
         tiny = np.abs(p) < _TINY
+        if big is not None:
+            tiny &= ~big  # (p was zeroed there)
         if tiny.any():
             # Dekker's error term underflows near the subnormals: there sin(x) = x to far
             # below an ulp, so form x in a scaled range and scale back (one more rounding,
@@ -258,9 +295,101 @@ def _recompute(t, w_exact, mask, sin_t, cos_t) -> None:
             cos_t[r, c] = float(mpmath.cos(theta))
 
 
-def phasors_accurate(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, swap: bool) -> np.ndarray:
+def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dekker's error-free product: ``p + e == a * b`` exactly (no overflow, no underflow)."""
+    p = a * b
+    ah, al = split(a)
+    bh, bl = split(b)
+    e = ah * bh - p
+    e += ah * bl
+    e += al * bh
+    e += al * bl
+    return p, e
+
+
+_PIO2_HI = float.fromhex("0x1.921fb54442d18p+0")
+_PIO2_LO = float.fromhex("0x1.1a62633145c07p-54")
+
+
+def quadrant_frequencies(w: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The frequencies in quadrants, ``w * 2/pi``, as a float64 triple ``f1 + f2 + f3``.
+
+    ``w`` is a sequence of mpmath numbers (the 40-digit constants) or a double-double
+    ``(w_hi, w_lo)`` (taken as the exact sum). Computed at 60 digits; the triple is within
+    2**-150 relative of ``w * 2/pi`` (less the error of ``w`` itself). Cached.
+    """
+    if isinstance(w, tuple) and len(w) == 2 and isinstance(w[0], np.ndarray):
+        key: tuple = ("dd", w[0].tobytes(), w[1].tobytes())
+    else:
+        key = ("exact", tuple(w))  # mpmath numbers hash by their exact binary value
+    return _quadrant_cached(key)
+
+
+@functools.lru_cache(maxsize=64)
+def _quadrant_cached(key: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    import mpmath
+
+    with mpmath.workdps(60):
+        if key[0] == "dd":
+            hi, lo = np.frombuffer(key[1]), np.frombuffer(key[2])
+            values = [mpmath.mpf(float(a)) + mpmath.mpf(float(b)) for a, b in zip(hi, lo)]
+        else:
+            values = [+mpmath.mpf(v) for v in key[1]]
+        scale = 2 / mpmath.pi
+        parts: list[list[float]] = [[], [], []]
+        for v in values:
+            rest = v * scale
+            for q in range(3):
+                x = float(rest)
+                parts[q].append(x)
+                rest -= x
+    out = tuple(np.array(q, dtype=np.float64) for q in parts)
+    for a in out:
+        a.flags.writeable = False
+    return out  # type: ignore[return-value]
+
+
+def sincos_large(t: np.ndarray, f1: np.ndarray, f2: np.ndarray, f3: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``sin`` and ``cos`` of ``t * w`` for any ``|t| < 2**53``, from ``w`` in quadrants.
+
+    Elementwise (``t`` and the three parts broadcast). Returns ``(sin, cos, r)`` with ``r``
+    the reduced angle in radians (``|r| <= pi/4``), which the accurate route uses to find
+    the rare entries to recompute. See the module docstring ("Large angles") for the error
+    analysis: the reduced angle is within ~2**-103 of the truth, absolutely.
+    """
+    a1, b1 = two_prod(t, f1)
+    a2, b2 = two_prod(t, f2)
+    k1 = np.rint(a1)
+    k2 = np.rint(a2)
+    x1 = a1 - k1  # exact: |x1| <= 1/2 and a multiple of ulp(a1)
+    x2 = a2 - k2  # exact, likewise
+    s, c = two_sum(x1, b1)  # |x1|, |b1| <= 1/2
+    s, c2 = two_sum(s, x2)
+    c += c2
+    c += b2
+    c += t * f3
+    k3 = np.rint(s)
+    s -= k3  # exact: |s| <= 3/2 + tiny
+    s, c = two_sum(s, c)
+    # quadrant count mod 4 (k1 < 2**52.4 is an exact integer in float64; fmod is exact)
+    q = (np.fmod(k1, 4.0) + np.fmod(k2, 4.0) + k3).astype(np.int64) & 3
+    # radians: (s + c) * (pi/2 as hi + lo), a double-double product
+    rh, rl = two_prod(s, np.full_like(s, _PIO2_HI))
+    rl += s * _PIO2_LO + c * _PIO2_HI
+    rh, rl = two_sum(rh, rl)
+    sin_r, cos_r = kernel_sincos(rh, rl)
+    a = _QUAD_COS.take(q)
+    b = _QUAD_SIN.take(q)
+    sin_t = a * sin_r + b * cos_r
+    cos_t = a * cos_r - b * sin_r
+    return sin_t, cos_t, rh
+
+
+def phasors_accurate(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, swap: bool,
+                     w_quad=None) -> np.ndarray:
     """Complex (n, h) array ``cos + i sin`` (``sin + i cos`` if ``swap``), accurate route."""
-    s, c = sincos_dd(t, w_hi, w_lo)
+    s, c = sincos_dd(t, w_hi, w_lo, w_quad=w_quad)
     z = np.empty(s.shape, dtype=np.complex128)
     if swap:
         z.real, z.imag = s, c
@@ -269,8 +398,8 @@ def phasors_accurate(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, swap: bo
     return z
 
 
-def _phasor_table(t, w_hi, w_lo, swap: bool, coarse: bool) -> np.ndarray:
-    z = phasors_accurate(t, w_hi, w_lo, swap=False)
+def _phasor_table(t, w_hi, w_lo, swap: bool, coarse: bool, w_quad=None) -> np.ndarray:
+    z = phasors_accurate(t, w_hi, w_lo, swap=False, w_quad=w_quad)
     if swap:
         # sin + i cos = i * conj(C * F) = (i * conj(C)) * conj(F)
         z = np.conj(z)
@@ -279,8 +408,22 @@ def _phasor_table(t, w_hi, w_lo, swap: bool, coarse: bool) -> np.ndarray:
     return z
 
 
-#: Largest fine block of the "run" mode (2**8: a cached table of 256 x d/2 phasors).
-_RUN_MAX_LOG2_B = 8
+#: The fine block of the default mode: ``t = c + j`` with ``c = FINE * floor(t / FINE)``.
+#: Fixed (not chosen per call), so that an entry depends on its position only.
+FINE = 256
+
+
+def coarse_part(t: np.ndarray) -> np.ndarray:
+    """``c`` of the split ``t = c + j`` of the default mode (a function of ``t`` alone).
+
+    Integers: ``c = FINE * floor(t / FINE)``, so ``j`` is an integer in ``[0, FINE)``
+    (the cached fine table). Other positions: ``c = FINE * trunc(t / FINE)``, so
+    ``|j| < FINE``; ``t - c`` is exact either way (``c`` and ``t`` have the same sign and
+    ``|c| <= |t| < |c| + FINE``, Sterbenz), where ``floor`` would round ``t - c`` for a tiny
+    negative ``t`` (``-1e-38 + 256``).
+    """
+    q = t / FINE  # exact (FINE is a power of 2; no underflow at the positions allowed)
+    return np.where(t == np.floor(t), np.floor(q), np.trunc(q)) * FINE
 
 
 @functools.lru_cache(maxsize=8)
@@ -296,12 +439,16 @@ def _fine_table(w_hi: bytes, w_lo: bytes, B: int, swap: bool) -> np.ndarray:
 class PhasorSource:
     """Phasors ``exp(i * w * t)`` for a flat array of positions, filled block by block.
 
-    Modes: ``"accurate"`` (every entry from :func:`sincos_dd`); ``"run"`` (positions are
-    consecutive integers ``t0, t0+1, ...``: coarse table at ``t0 + a*B`` times fine table at
-    ``j < B``, one broadcast multiply, no gathers); ``"gather"`` (few distinct coarse parts
-    ``B*floor(t/B)`` and fine parts ``t - coarse``: two small tables, gathered per block).
-    With ``swap`` the phasors are ``sin + i cos`` (``i * conj``), so the real part always
-    fills the first slot of a pair.
+    Modes: ``"accurate"`` (every entry from :func:`sincos_dd`); otherwise every position is
+    split as ``t = c + j`` by :func:`coarse_part` (``c = FINE * floor(t / FINE)`` for
+    integers, so ``0 <= j < FINE``; both exact),
+    and its phasor is ``C(c) * F(j)``, two accurate phasors and one complex multiply
+    (the translation identity), whatever the other positions: ``"run"`` (consecutive
+    integers: the coarse rows are consecutive too, one broadcast multiply per block of
+    ``FINE``, no gathers) or ``"gather"`` (any positions: the coarse and fine tables of
+    the distinct parts, gathered per block). The fine table of integer ``j < FINE`` is a
+    cached constant of the frequencies. With ``swap`` the phasors are ``sin + i cos``
+    (``i * conj``), so the real part always fills the first slot of a pair.
     """
 
     t: np.ndarray
@@ -315,6 +462,9 @@ class PhasorSource:
     #: The frequencies at 40 digits (mpmath), for the rare recomputed entries of the
     #: accurate route; ``None`` skips that check (absolute accuracy only).
     w_exact: Any = None
+    #: The frequencies in quadrants (:func:`quadrant_frequencies`) for angles >= 2**25;
+    #: computed from ``w_hi + w_lo`` when needed and not given.
+    w_quad: Any = None
 
     def __post_init__(self) -> None:
         t = self.t
@@ -323,39 +473,39 @@ class PhasorSource:
         self.h = h
         self.mode = "accurate"
         self.B = 1
-        if self.accurate or n < 64:
+        if self.accurate or n == 0:
             return
+        B = self.B = FINE
         t0 = t[0]
         if (
-            t0 == math.floor(t0)
+            n > 1
+            and t0 == math.floor(t0)
             and abs(t0) + n < 2.0**53
             and np.array_equal(t, t0 + np.arange(n, dtype=np.float64))
         ):
-            # The fine table exp(i w j), j < B, is a constant of the frequencies (cached,
-            # like them), so the coarse grid can be sparse: n/B accurate rows per call.
-            B = 1 << max(3, min(_RUN_MAX_LOG2_B, round(math.log2(n) / 2) + 2))
-            self.B = B
-            na = -(-n // B)
+            c0 = math.floor(t0 / B) * B
+            self.offset = int(t0 - c0)
+            na = -(-(self.offset + n) // B)
             self.mode = "run"
-            self.C = self._table(t0 + B * np.arange(na, dtype=np.float64), coarse=True)
+            self.C = self._table(c0 + B * np.arange(na, dtype=np.float64), coarse=True)
             self.F = _fine_table(self.w_hi.tobytes(), self.w_lo.tobytes(), B, self.swap)
             return
-        B = 1 << max(3, min(10, round(math.log2(n) / 2)))
-        self.B = B
-        coarse = np.floor(t / B) * B
-        fine = t - coarse  # exact
+        coarse = coarse_part(t)
+        fine = t - coarse  # exact (see coarse_part)
         cu, ci = np.unique(coarse, return_inverse=True)
-        fu, fi = np.unique(fine, return_inverse=True)
-        if (cu.size + fu.size) * 4 > n:
-            return  # tables would not pay: accurate route per entry
         self.mode = "gather"
         self.C = self._table(cu, coarse=True)
-        self.F = self._table(fu, coarse=False)
+        if np.all((fine == np.floor(fine)) & (fine >= 0)):
+            self.F = _fine_table(self.w_hi.tobytes(), self.w_lo.tobytes(), B, self.swap)
+            fi = fine.astype(np.intp)
+        else:
+            fu, fi = np.unique(fine, return_inverse=True)
+            self.F = self._table(fu, coarse=False)
         self.ci = ci.ravel()
         self.fi = fi.ravel()
 
     def _table(self, t: np.ndarray, *, coarse: bool) -> np.ndarray:
-        return _phasor_table(t, self.w_hi, self.w_lo, self.swap, coarse)
+        return _phasor_table(t, self.w_hi, self.w_lo, self.swap, coarse, self.w_quad)
 
     def block_rows(self) -> int:
         """Rows per working block (~BLOCK_ENTRIES complex entries; ``fill`` takes any range)."""
@@ -369,7 +519,7 @@ class PhasorSource:
             e = min(stop, s + rows)
             a, b = first[s - start : e - start], second[s - start : e - start]
             sin_t, cos_t = (a, b) if self.swap else (b, a)
-            _sincos_block(self.t[s:e], self.w_hi, self.w_lo, sin_t, cos_t, self.w_exact)
+            _sincos_block(self.t[s:e], self.w_hi, self.w_lo, sin_t, cos_t, self.w_exact, self.w_quad)
 
     def fill(self, start: int, stop: int, dest: np.ndarray) -> None:
         """Write phasors of positions ``t[start:stop]`` into complex ``dest`` (stop-start, h)."""
@@ -380,22 +530,23 @@ class PhasorSource:
         elif self.mode == "gather":
             self.product(self.C[self.ci[start:stop]], self.F[self.fi[start:stop]], out=dest)
         else:
-            B = self.B
+            B, o = self.B, self.offset
             C, F = self.C, self.F
             row = start
-            # leading partial block
-            a, j = divmod(row, B)
+            # leading partial block: positions t0 + row .. up to the next multiple of B
+            a, j = divmod(row + o, B)
             if j:
-                end = min(stop, (a + 1) * B)
+                end = min(stop, row + B - j)
                 self.product(C[a], F[j : j + end - row], out=dest[: end - row])
                 row = end
-            a0 = row // B
-            a1 = stop // B
-            if a1 > a0:
-                full = (a1 - a0) * B
-                view = dest[row - start : row - start + full].reshape(a1 - a0, B, self.h, copy=False)
-                self.product(C[a0:a1, None, :], F[None, :, :], out=view)
+            # whole blocks (row + o is now a multiple of B)
+            a0 = (row + o) // B
+            nb = (stop - row) // B
+            if nb:
+                full = nb * B
+                view = dest[row - start : row - start + full].reshape(nb, B, self.h, copy=False)
+                self.product(C[a0 : a0 + nb, None, :], F[None, :, :], out=view)
                 row += full
             if row < stop:
-                a = row // B
+                a = (row + o) // B
                 self.product(C[a], F[: stop - row], out=dest[row - start :])

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_d
+from ._checks import check_numeric_d as check_d
 from ._core import _check_numeric_base, _omega_dd, _omega_exact, _source
 
 __all__ = ["FrequencyPlan", "frequency_plan", "phasor_source"]

@@ -331,6 +331,10 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
             )
     if head_dim % 2:
         raise ValueError(f"head_dim={head_dim} must be even (rotary pairs)")
+    from ._checks import MAX_D
+
+    if head_dim > MAX_D:
+        raise ValueError(f"head_dim={head_dim} is too large: the numeric core accepts head dims <= {MAX_D} (MAX_D)")
     max_pos = cfg.get("max_position_embeddings")
     if max_pos is not None:
         max_pos = _int("config", "max_position_embeddings", max_pos)

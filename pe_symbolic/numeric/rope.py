@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import _kernels as K
-from ._checks import as_positions, check_float_dtype, check_out, check_x
+from ._checks import as_positions, check_finite_x, check_float_dtype, check_out, check_x, round_to
 from .._validate import check_layout
 from ._core import _rope_product
 from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source
@@ -54,7 +54,9 @@ def rope_cos_sin(
     layout : {"split", "interleaved"}
         ``"split"`` (GPT-NeoX / HF Llama ``rotate_half``): ``cos = concat(cos mθ, cos mθ)``;
         ``"interleaved"`` (RoFormer / Meta / GPT-J): each entry repeated twice.
-    dtype : {numpy.float64, numpy.float32}
+    dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}
+        float16 / bfloat16: the float64 tables rounded once (correctly, not through
+        float32), as in :func:`sinusoidal_table`.
     accurate : bool
         As in :func:`sinusoidal_table`.
     config : Mapping, optional
@@ -101,8 +103,9 @@ def rope_cos_sin(
     src = phasor_source(plan, t, accurate)
     rd = plan.rotary_dim
     n, h = math.prod(pshape), rd // 2
-    cos = np.empty((n, rd), dt)
-    sin = np.empty((n, rd), dt)
+    low = dt.itemsize < 4  # float16 / bfloat16: the float64 tables, rounded once
+    cos = np.empty((n, rd), np.float64 if low else dt)
+    sin = np.empty((n, rd), np.float64 if low else dt)
     c1, c2 = _slot_views(cos, layout)
     s1, s2 = _slot_views(sin, layout)
     rows = src.block_rows()
@@ -115,6 +118,8 @@ def rope_cos_sin(
         c2[s:e] = z.real
         s1[s:e] = z.imag
         s2[s:e] = z.imag
+    if low:
+        cos, sin = round_to(cos, dt), round_to(sin, dt)
     return cos.reshape(pshape + (rd,)), sin.reshape(pshape + (rd,))
 
 
@@ -147,12 +152,13 @@ def apply_rope(
     mrope_interleaved: bool = False,
     attention_factor: float | None = None,
     position_ids=None,
+    check_finite: bool = False,
 ):
     r"""Rotate each pair of ``x[..., :rotary_dim]`` by the angle ``m * theta_i``.
 
     Parameters
     ----------
-    x : numpy.ndarray, float32 or float64, or a tuple of them
+    x : numpy.ndarray (float64, float32, float16 or bfloat16), or a tuple of them
         Shape ``(..., seq, d)`` (any leading axes). A tuple ``(q, k)`` (or any number of
         arrays) is rotated with one set of phasor tables and returned as a tuple.
     positions : array_like of real
@@ -177,6 +183,11 @@ def apply_rope(
         Hugging Face's layout instead of ``positions``: shape ``(batch, seq)`` for ``x`` of
         shape ``(batch, heads, seq, d)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is
         inserted for you.
+    check_finite : bool, default False
+        Raise a ``ValueError`` naming the first NaN or infinite entry of ``x``. By default
+        non-finite entries propagate as IEEE arithmetic has them (as every framework's
+        RoPE does, and at no cost): a NaN or inf reaches both outputs of its pair, only
+        those (an inf may turn into NaN where it meets a zero sine, e.g. at position 0).
 
     Returns
     -------
@@ -191,6 +202,15 @@ def apply_rope(
     so :math:`\langle R(m)q, R(n)k\rangle` depends on ``n - m`` only. At ``m = 0`` it is the
     identity.
 
+    Precision: float64 ``x``: cos/sin within 7u (u = 2**-53) and the rotation rounded once
+    more. float32 ``x``: the float64 tables rounded once to float32, the rotation in float32
+    (a few ulp32 of the pair's norm). float16 / bfloat16 ``x``: converted exactly to float32,
+    rotated as float32, then rounded once to the input dtype: within half an ulp of that
+    dtype plus the float32 error (about 2**-22 of the pair's norm), i.e. at most one ulp
+    (bfloat16: 2**-8 relative) away from the correctly rounded rotation, where the naive
+    recipe (tables cast to bfloat16, products and sum each rounded to bfloat16) is off by
+    several.
+
     Examples
     --------
     >>> x = np.array([[1.0, 0.0, 1.0, 0.0]])
@@ -198,6 +218,8 @@ def apply_rope(
     array([[0.5403, 0.8415, 0.995 , 0.0998]])
     >>> apply_rope(np.ones((2, 4), np.float32), [0, 0]).dtype
     dtype('float32')
+    >>> apply_rope(np.ones((1, 4), "bfloat16"), [1], base=100.0)
+    array([[-0.300781, 0.894531, 1.38281, 1.09375]], dtype=bfloat16)
     >>> q, k = np.ones((2, 32, 5, 128)), np.ones((2, 8, 5, 128))
     >>> ids = np.arange(5)[None].repeat(2, axis=0)  # HF position_ids, (batch, seq)
     >>> qr, kr = apply_rope((q, k), position_ids=ids, config=model_config("llama-3.1-8b"))
@@ -209,6 +231,11 @@ def apply_rope(
     if not xs:
         raise ValueError("x is an empty tuple; pass one or more arrays")
     outs = _outs(out, xs, many)
+    if not isinstance(check_finite, bool):
+        raise TypeError(f"check_finite={check_finite!r} must be True or False")
+    if check_finite:
+        for q, v in enumerate(xs):
+            check_finite_x(v, name=f"x[{q}]" if many else "x")
     layout = check_layout(layout)
     d = xs[0].shape[-1]
     for q, v in enumerate(xs[1:], start=1):
@@ -232,6 +259,11 @@ def apply_rope(
     src = phasor_source(plan, t, accurate)
     tshape = (t.shape[1:] if plan.n_axes == 3 else t.shape) or (1,)
     for xv0, ov0 in zip(xs, outs):
+        low = xv0.dtype.itemsize < 4
+        if low:  # float16 / bfloat16: exactly to float32, rotate there, round once back
+            final = ov0
+            xv0 = xv0.astype(np.float32)
+            ov0 = np.empty_like(xv0)
         if rd < d and ov0 is not xv0:
             ov0[..., rd:] = xv0[..., rd:]
         xv, ov = (xv0[None], ov0[None]) if xv0.ndim == 1 else (xv0, ov0)  # 1-D: scalar positions
@@ -239,6 +271,8 @@ def apply_rope(
             _rope_interleaved(xv, src, tshape, ov, rd)
         else:
             _rope_split(xv, src, tshape, ov, rd)
+        if low:
+            final[...] = ov0.astype(final.dtype)  # float32 -> float16/bfloat16: one rounding
     return tuple(outs) if many else outs[0]
 
 

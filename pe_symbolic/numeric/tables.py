@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from . import _kernels as K
-from ._checks import as_positions, check_float_dtype, check_out, check_x
-from .._validate import check_base, check_d, check_layout, check_order, check_schedule
+from ._checks import as_positions, check_float_dtype, check_numeric_d, check_out, round_to
+from .._validate import check_layout, check_order, check_schedule
 from ._core import _check_numeric_base, _omega_dd, _omega_exact, _source
 
 __all__ = ["sinusoidal_table", "translation_matrix"]
@@ -93,8 +93,11 @@ def sinusoidal_table(
         Which function fills the first slot of a pair.
     schedule : {"vaswani", "tensor2tensor"}
         Frequency schedule, see :func:`frequencies`.
-    dtype : {numpy.float64, numpy.float32}
-        Output dtype; angles are formed in float64 (and better) either way.
+    dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}
+        Output dtype; angles are formed in float64 (and better) either way. float16 and
+        bfloat16 are the float64 table rounded once (correctly: not through float32, see
+        ``pe_symbolic.numeric._checks.round_to``): within half an ulp of the dtype
+        plus 7u.
     accurate : bool, default False
         ``False``: angle addition, absolute error <= 7 u ~ 8e-16 (float64; measured 2.2e-16).
         ``True``: every entry within 1.05 ulp relative (float64; measured 0.75) or correctly
@@ -121,7 +124,7 @@ def sinusoidal_table(
     >>> sinusoidal_table([1], 4, base=100.0, layout="split", order="cos_sin").round(6)
     array([[0.540302, 0.995004, 0.841471, 0.099833]])
     """
-    d = check_d(d)
+    d = check_numeric_d(d)
     b = _check_numeric_base(base)
     layout = check_layout(layout)
     order = check_order(order)
@@ -130,6 +133,10 @@ def sinusoidal_table(
     t = as_positions(positions)
     shape = t.shape + (d,)
     out = check_out(out, shape, dt)
+    if dt.itemsize < 4:  # float16 / bfloat16: the float64 table, rounded once
+        out[...] = round_to(sinusoidal_table(t, d, base=b, layout=layout, order=order,
+                                             schedule=schedule, accurate=accurate), dt)
+        return out
     w_hi, w_lo = _omega_dd(d, b, schedule)
     src = _source(t, w_hi, w_lo, accurate, swap=order == "sin_cos",
                   w_exact=_omega_exact(d, b, schedule))
@@ -179,14 +186,20 @@ def translation_matrix(
     >>> bool(np.allclose(T @ pe(5), pe(8), atol=1e-15))
     True
     """
-    d = check_d(d)
+    d = check_numeric_d(d)
     b = _check_numeric_base(base)
     layout = check_layout(layout)
     order = check_order(order)
     schedule = check_schedule(schedule)
     kk = as_positions(k, name="k")
+    if kk.size * d * d > 2**28:
+        raise ValueError(
+            f"translation_matrix of {kk.size} shift(s) at d={d} would hold {kk.size * d * d} "
+            "float64 entries (> 2**28, 2 GiB); ask for fewer shifts or a smaller d"
+        )
     w_hi, w_lo = _omega_dd(d, b, schedule)
-    s, c = K.sincos_dd(kk.ravel(), w_hi, w_lo, _omega_exact(d, b, schedule))
+    exact = _omega_exact(d, b, schedule)
+    s, c = K.sincos_dd(kk.ravel(), w_hi, w_lo, exact, K.quadrant_frequencies(tuple(exact)))
     h = d // 2
     out = np.zeros((kk.size, d, d))
     idx = np.arange(h)

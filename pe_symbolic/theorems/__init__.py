@@ -16,5 +16,6 @@ from . import lemmas  # noqa: E402, F401, I001
 from . import foundation  # noqa: E402, F401
 from . import chapters  # noqa: E402, F401
 from . import family  # noqa: E402, F401
+from . import precision  # noqa: E402, F401
 
 __all__ = ["Theorem", "all", "get", "ids", "lemma", "recheck_certificate", "register", "theorem"]

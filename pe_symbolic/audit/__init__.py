@@ -1,0 +1,261 @@
+r"""How wrong is a framework's RoPE or sinusoidal table at long context, in the dtype it runs?
+
+:func:`audit` emulates a :class:`~pe_symbolic.audit.recipes.Recipe` (where each value lives
+and where each cast happens; presets for the code real frameworks ship) in NumPy, measures
+it band by band against exact references checked by the independent oracle, puts the proved
+bound beside every measurement (claims ``precision.angle`` and ``precision.running_product``),
+and, for a recipe that breaks a tolerance, finds the smallest change that meets it.
+
+Design rules:
+
+* **Recipes are data** (:mod:`~pe_symbolic.audit.recipes`); contradictory fields are refused.
+* **Vectorised by band** (:mod:`~pe_symbolic.audit.measure`): 1M positions x 64 pairs in
+  seconds; the mpmath oracle only at each band's worst and a random point.
+* **Measured <= bound everywhere** (:mod:`~pe_symbolic.audit.bounds`), and the bound names
+  the cast that dominates.
+* ``backend="torch"`` (:mod:`~pe_symbolic.audit.torch_backend`) runs the torch presets' real
+  operations instead of the emulation, on CPU or CUDA.
+
+>>> import pe_symbolic as pe
+>>> rep = pe.audit("llama-3.1-8b", recipe="hf", dtype="bfloat16", context=8192)
+>>> r = rep.results[0]
+>>> r.measured("angle") <= r.bound("angle"), r.dominant
+(True, 'inv_freq (reciprocal in float32)')
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .._validate import check_choice
+from .recipes import ACT_DTYPES, PRESETS, Recipe, get_recipe, preset_names
+from .report import BOUND_CLAIMS, AuditReport
+
+__all__ = ["PRESETS", "AuditReport", "Recipe", "audit", "load_target", "preset_names"]
+
+#: Largest context: positions must be exact in float64 (as everywhere in pe_symbolic).
+MAX_CONTEXT = 2**53
+METRICS = ("angle", "table", "output", "score")
+BACKENDS = ("numpy", "torch")
+
+
+def load_target(config: Any, *, seq_len: int | None = None, layer_type: str | None = None):
+    """What to audit: a shipped model name, a path to a ``config.json``, a config dict, or
+    ``"sinusoidal:D[:BASE]"`` for a sinusoidal table of dimension ``D``.
+
+    >>> load_target("sinusoidal:512").describe()
+    'sinusoidal:512 (sinusoidal, d 512, base 10000, vaswani schedule)'
+    >>> load_target("lama-3.1-8b")
+    Traceback (most recent call last):
+    ValueError: config='lama-3.1-8b' is neither a shipped model config (deepseek-v3, gemma-3-27b, gpt-neox-20b, gpt-oss-20b, llama-3.1-8b, mistral-7b, phi-3.5-mini, qwen2-vl-7b, qwen2.5-7b, qwen2.5-7b-yarn), a path to a config.json, nor sinusoidal:D[:BASE] (did you mean 'llama-3.1-8b'?)
+    """
+    from .. import numeric
+    from .emulate import rope_target, sinusoidal_target
+
+    if isinstance(config, Mapping):
+        return rope_target(config, str(config.get("_name_or_path", "config")), seq_len=seq_len,
+                           layer_type=layer_type)
+    if not isinstance(config, str):
+        raise TypeError(f"config must be a model name, a path, a dict or 'sinusoidal:D'; got {type(config).__name__}")
+    if config.startswith("sinusoidal:"):
+        parts = config.split(":")
+        try:
+            d = int(parts[1])
+            base = float(parts[2]) if len(parts) > 2 else 10000.0
+        except (ValueError, IndexError):
+            raise ValueError(f"config={config!r}: write sinusoidal:D or sinusoidal:D:BASE (D an even integer)") from None
+        from ..numeric._checks import check_numeric_d
+
+        check_numeric_d(d)
+        if not base > 1 or not math.isfinite(base):
+            raise ValueError(f"config={config!r}: the base must be a finite number > 1")
+        return sinusoidal_target(d, base, "vaswani", config)
+    names = numeric.model_configs()
+    if config in names:
+        return rope_target(numeric.model_config(config), config, seq_len=seq_len, layer_type=layer_type)
+    if os.path.exists(config):
+        try:
+            with open(config, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"config={config!r} could not be read as JSON: {exc}") from None
+        return rope_target(data, os.path.basename(os.path.dirname(os.path.abspath(config))) or config,
+                           seq_len=seq_len, layer_type=layer_type)
+    import difflib
+
+    close = difflib.get_close_matches(config, list(names), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"config={config!r} is neither a shipped model config ({', '.join(sorted(names))}), "
+                     f"a path to a config.json, nor sinusoidal:D[:BASE]{hint}")
+
+
+def _check_context(context: object) -> int:
+    if isinstance(context, bool) or not isinstance(context, numbers.Integral):
+        if isinstance(context, float) and context.is_integer():
+            context = int(context)
+        else:
+            raise ValueError(f"context={context!r} must be a positive integer (the number of positions)")
+    context = int(context)
+    if context <= 0 or context > MAX_CONTEXT:
+        raise ValueError(f"context={context!r} is not allowed: it must be in 1 .. 2**53 = {MAX_CONTEXT} "
+                         "(positions beyond 2**53 are not exact in float64)")
+    return context
+
+
+def _listify(x: Any) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def audit(
+    config: Any,
+    recipe: str | Recipe | Mapping[str, Any] | Sequence[str | Recipe | Mapping[str, Any]] = "hf",
+    *,
+    dtype: str | Sequence[str] = "bfloat16",
+    context: int = 131072,
+    tol: float | None = None,
+    metric: str = "angle",
+    backend: str = "numpy",
+    device: str = "cpu",
+    exhaustive: bool | None = None,
+    fix: bool = True,
+    seq_len: int | None = None,
+    layer_type: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> AuditReport:
+    r"""Audit the precision of RoPE / sinusoidal recipes at long context.
+
+    Parameters
+    ----------
+    config : str, dict
+        A shipped model (:func:`pe_symbolic.numeric.model_configs`, e.g. ``"llama-3.1-8b"``),
+        a path to a ``config.json``, a config dict, or ``"sinusoidal:D[:BASE]"``.
+    recipe : str, Recipe, dict, or a list of them
+        Preset names (:data:`~pe_symbolic.audit.recipes.PRESETS`), recipes, or dicts of recipe fields.
+    dtype : str or list of str
+        Activation dtype(s): ``"bfloat16"``, ``"float16"``, ``"float32"``, ``"float64"``.
+    context : int
+        Positions ``0 .. context-1``; ``1 <= context <= 2**53`` (contexts beyond 2**21 are
+        sampled per band, and the report says so).
+    tol : float, optional
+        Largest allowed ``metric`` error; the report's :attr:`~pe_symbolic.audit.report.AuditReport.passed` and, for
+        every failing recipe, the smallest verified fix (``fix=True``).
+    metric : {"angle", "table", "output", "score"}
+        Max angle error (rad), max cos/sin table error, error of the rotated unit pairs, or
+        the relative-property violation :math:`|\langle \hat R(m)q, \hat R(m+\Delta)k\rangle -
+        \langle q, R(\Delta)k\rangle|` (per pair, offsets 1, 16, 256, 4096).
+    backend : {"numpy", "torch"}
+        ``"torch"`` runs the torch presets' real operations (others stay emulated, said so).
+    device : str
+        torch device for ``backend="torch"`` (``"cpu"``, ``"cuda"``).
+    exhaustive : bool, optional
+        Evaluate every position (default: when ``context <= 2**21``).
+    fix : bool
+        Search the smallest fix for recipes that break ``tol``.
+    seq_len, layer_type : optional
+        As in :func:`pe_symbolic.numeric.rope_frequencies` (dynamic / longrope; Gemma 3).
+    progress : callable, optional
+        ``progress(label, done, total)`` as positions are evaluated.
+
+    Returns
+    -------
+    AuditReport
+
+    Raises
+    ------
+    ValueError, TypeError
+        Unknown preset or dtype (the known ones listed), contradictory recipe fields, a
+        context outside 1 .. 2**53, a sinusoidal recipe for a scaled RoPE config.
+    ImportError
+        ``backend="torch"`` without torch installed (how to install it is said).
+
+    Examples
+    --------
+    >>> rep = audit("llama-3.1-8b", recipe=["hf", "pe_symbolic"], dtype="float32", context=4096, tol=1e-3)
+    >>> [(r.recipe.name, r.measured("angle") < 1e-3) for r in rep.results]
+    [('hf', True), ('pe_symbolic', True)]
+    >>> rep.exit_code
+    0
+    """
+    from .emulate import Emulation
+    from .fixes import smallest_fix
+    from .measure import measure
+
+    start = time.perf_counter()
+    recipes = [get_recipe(r) for r in _listify(recipe)]
+    if not recipes:
+        raise ValueError("recipe= is empty; give one or more preset names or recipes")
+    dtypes = [check_choice("dtype", d, ACT_DTYPES) for d in _listify(dtype)]
+    context = _check_context(context)
+    metric = check_choice("metric", metric, METRICS)
+    backend = check_choice("backend", backend, BACKENDS)
+    if tol is not None:
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not (float(tol) > 0) or math.isinf(tol):
+            raise ValueError(f"tol={tol!r} must be a positive finite number")
+        tol = float(tol)
+    target = load_target(config, seq_len=seq_len, layer_type=layer_type)
+    for r in recipes:
+        if r.kind == "sinusoidal" and target.kind == "rope" and target.spec.rope_type != "default":
+            raise ValueError(
+                f"recipe {r.name!r} builds a sinusoidal table, which has no {target.spec.rope_type!r} "
+                "scaling; audit it on a sinusoidal:D target or a default-RoPE config")
+        if r.kind == "rope" and target.kind == "sinusoidal":
+            raise ValueError(f"recipe {r.name!r} is a RoPE recipe; {target.name!r} is a sinusoidal table "
+                             "(give a model config)")
+        if r.kind == "sinusoidal" and target.kind == "sinusoidal" and r.schedule != target.schedule:
+            from .emulate import sinusoidal_target
+
+            target = sinusoidal_target(target.rotary_dim, target.base, r.schedule, target.name)
+    torch_mod = None
+    if backend == "torch":
+        from . import torch_backend
+
+        torch_mod = torch_backend
+        torch_backend.require_torch(device)
+    results = []
+    for r in recipes:
+        for dt in dtypes:
+            label = f"{r.name} {dt}"
+            cb = None if progress is None else (lambda done, total, label=label: progress(label, done, total))
+            em = Emulation(target, r, dt)
+            if torch_mod is not None and torch_mod.supports(r):
+                res = torch_mod.measure_torch(em, context, device=device, exhaustive=exhaustive, progress=cb)
+            else:
+                res = measure(em, context, exhaustive=exhaustive, progress=cb)
+                if torch_mod is not None:
+                    res.note = "no torch implementation of this recipe: emulated in NumPy"
+            if not all(b.exhaustive for b in res.bands):
+                res.note = (res.note + "; " if res.note else "") + "sampled bands (context > 2**21)"
+            if tol is not None and fix and res.measured(metric) > tol:
+                res.fix = smallest_fix(target, r, dt, metric, tol, context, exhaustive=exhaustive)
+            results.append(res)
+    return AuditReport(target.describe(), context, results, metric, tol, time.perf_counter() - start,
+                       _bound_verdicts())
+
+
+def _bound_verdicts() -> dict[str, str]:
+    from .. import theorems
+
+    out = {}
+    for cid in BOUND_CLAIMS:
+        try:
+            out[cid] = theorems.get(cid).prove().verdict
+        except LookupError:
+            out[cid] = "not registered"
+    return out
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """``import pe_symbolic.audit`` binds the package to ``pe_symbolic.audit``; calling it
+    calls :func:`audit`, so ``pe.audit(...)`` works whichever of the two it names."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> AuditReport:
+        return audit(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

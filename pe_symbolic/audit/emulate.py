@@ -1,0 +1,517 @@
+r"""Emulating a recipe in NumPy: every value rounded where the recipe rounds it.
+
+Rounding model (what torch does on CPU and in its CUDA elementwise kernels): an operation
+in float64 or float32 is the IEEE operation; an operation in float16 / bfloat16 is the
+float32 operation on the (exactly converted) operands, rounded once to the dtype (for a
+product of two float16 / bfloat16 numbers the float32 product is exact, so that is one
+correct rounding). Conversions round to nearest even; float64 -> bfloat16 is rounded once,
+correctly (``pe_symbolic.numeric._checks.round_to``). Values are carried as float32
+arrays for dtypes up to float32 and float64 arrays for float64.
+
+``pow`` is correctly rounded (as torch's float32 ``pow`` is; NumPy's is not always).
+``cos`` / ``sin`` of float32 arguments are NumPy's float32 functions (within 1 ulp of the
+float32 argument's true cosine; torch's Sleef / CUDA functions may differ by an ulp, which
+``--backend torch`` measures), float64 ones NumPy's float64 functions.
+
+``Emulation`` holds what is computed once per (config, recipe, activation dtype): the
+exact frequencies, the recipe's frequencies and their exact relative errors, the unit
+vectors; ``Emulation.chunk`` evaluates a block of positions, vectorised over
+positions and pairs, and returns every measure at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from .. import numeric
+from ..numeric._checks import round_to
+from .recipes import Recipe
+
+__all__ = ["PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "rnd"]
+
+#: Significant bits of each dtype (int64 positions are exact below 2**63).
+PRECISION: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8, "int64": 63}
+#: Unit roundoff ``2**-p`` of each dtype.
+UNIT_ROUNDOFF: dict[str, float] = {k: 2.0 ** -v for k, v in PRECISION.items()}
+UNIT_ROUNDOFF["int64"] = 0.0
+_BF16 = np.dtype("bfloat16")
+
+
+def _bf16_from_f32(x: np.ndarray) -> np.ndarray:
+    """float32 -> nearest-even bfloat16, kept in float32 (bit arithmetic, in place; a quiet NaN
+    stays NaN, and no NaN ever reaches it here)."""
+    b = np.array(x, dtype=np.float32, copy=True).view(np.uint32)
+    r = b >> np.uint32(16)
+    r &= np.uint32(1)
+    r += np.uint32(0x7FFF)
+    r += b
+    r &= np.uint32(0xFFFF0000)
+    return r.view(np.float32)
+
+
+def rnd(x: Any, dt: str) -> np.ndarray:
+    """Round ``x`` to dtype ``dt`` (a name of :data:`PRECISION`); float32 array for dtypes up to
+    float32, float64 for float64 (int64: unchanged, float64).
+
+    >>> rnd(np.array([1 + 2**-8 + 2**-30]), "bfloat16")
+    array([1.0078125], dtype=float32)
+    >>> rnd(np.array([257.0]), "bfloat16")
+    array([256.], dtype=float32)
+    """
+    a = np.asarray(x)
+    if dt in ("float64", "int64"):
+        return a.astype(np.float64, copy=False)
+    if dt == "float32":
+        return a.astype(np.float32, copy=False)
+    if dt == "float16":
+        return a.astype(np.float16).astype(np.float32)
+    if dt == "bfloat16":
+        if a.dtype == np.float64:
+            return round_to(a, _BF16).astype(np.float32)
+        return _bf16_from_f32(a.astype(np.float32, copy=False))
+    raise ValueError(f"dtype {dt!r} is not one of {', '.join(PRECISION)}")
+
+
+def _work(dt: str) -> type:
+    return np.float64 if dt == "float64" else np.float32
+
+
+def _op(f, a: np.ndarray, b: np.ndarray, dt: str) -> np.ndarray:
+    w = _work(dt)
+    r = f(np.asarray(a, w), np.asarray(b, w))
+    return r if dt in ("float64", "float32") else rnd(r, dt)
+
+
+def mul(a, b, dt):
+    """``a * b`` rounded to ``dt`` (operands already in ``dt``)."""
+    return _op(np.multiply, a, b, dt)
+
+
+def add(a, b, dt):
+    """``a + b`` rounded to ``dt``."""
+    return _op(np.add, a, b, dt)
+
+
+def sub(a, b, dt):
+    """``a - b`` rounded to ``dt``."""
+    return _op(np.subtract, a, b, dt)
+
+
+def div(a, b, dt):
+    """``a / b`` rounded to ``dt``."""
+    return _op(np.divide, a, b, dt)
+
+
+def _pow(a, b, dt):
+    """``a ** b`` in ``dt``, correctly rounded as torch's float32 ``pow`` is (NumPy's float32
+    ``power`` is not: it differs by an ulp at 13 of Llama's 64 frequencies): evaluated in
+    float64, rounded to float32, then to ``dt``."""
+    r = np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    return r if dt == "float64" else rnd(rnd(r, "float32"), dt)
+
+
+def _fn(f, a, dt):
+    w = _work(dt)
+    r = f(np.asarray(a, w))
+    return r if dt in ("float64", "float32") else rnd(r, dt)
+
+
+# ----------------------------------------------------------------------------------------
+# what is audited: a RoPE config or a sinusoidal table
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the audit measures against: the exact frequencies and how to get exact tables.
+
+    ``theta`` are the exact frequencies (mpmath, 40 digits), ``ladder`` the unscaled
+    :math:`b^{-2i/d}` (the recipe's ladder is scaled by ``theta / ladder``), ``attention``
+    the factor that multiplies the tables, ``base`` and ``rotary_dim`` as in the config.
+    """
+
+    kind: str
+    name: str
+    rotary_dim: int
+    base: float
+    theta: tuple
+    ladder: tuple
+    attention: float
+    spec: Any = None  # numeric RopeSpec for RoPE targets
+    schedule: str = "vaswani"
+    config: Mapping[str, Any] | None = None
+    layer_type: str | None = None
+    seq_len: int | None = None
+
+    @property
+    def pairs(self) -> int:
+        """Number of frequency pairs."""
+        return self.rotary_dim // 2
+
+    def exact_cos_sin(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Accurate ``af*cos(t*theta_i)``, ``af*sin(t*theta_i)``, shape (P, h), from the numeric
+        core (within 7u; its own tests hold it to the oracle)."""
+        h = self.pairs
+        if self.kind == "rope":
+            c, s = numeric.rope_cos_sin(t, config=self.spec, seq_len=self.seq_len)
+            return c[:, :h], s[:, :h]
+        tab = numeric.sinusoidal_table(t, self.rotary_dim, base=self.base, layout="split",
+                                       order="cos_sin", schedule=self.schedule)
+        return tab[:, :h], tab[:, h:]
+
+    def describe(self) -> str:
+        """One line for the report header."""
+        if self.kind == "rope":
+            sp = self.spec
+            extra = f", factor {sp.factor:g}" if sp.factor else ""
+            return (f"{self.name} ({sp.rope_type}{extra}, rope_theta {sp.rope_theta:g}, rotary dim "
+                    f"{self.rotary_dim}, {self.pairs} pairs"
+                    + (f", attention factor {self.attention:.6g}" if self.attention != 1 else "") + ")")
+        return f"{self.name} (sinusoidal, d {self.rotary_dim}, base {self.base:g}, {self.schedule} schedule)"
+
+
+def _mp_ladder(h: int, d: int, base: float, schedule: str = "vaswani") -> tuple:
+    with mpmath.workdps(40):
+        b = mpmath.mpf(base)
+        if schedule == "vaswani":
+            return tuple(+mpmath.power(b, -mpmath.mpf(2 * i) / d) for i in range(h))
+        return tuple(+mpmath.power(b, -mpmath.mpf(i) / max(h - 1, 1)) for i in range(h))
+
+
+def rope_target(config: Mapping[str, Any], name: str, *, seq_len: int | None = None,
+                layer_type: str | None = None) -> Target:
+    """The :class:`Target` of a model config (any config :func:`~pe_symbolic.numeric.rope_frequencies` reads)."""
+    from ..numeric.config import _exact_frequencies, _seq_key
+
+    spec = numeric.parse_rope_config(config, layer_type=layer_type)
+    if spec.mrope_section is not None:
+        spec = _text_only(spec)
+    theta, attn = _exact_frequencies(spec, _seq_key(spec, seq_len), "original")
+    ladder = _mp_ladder(spec.pairs, spec.rotary_dim, spec.rope_theta)
+    return Target("rope", name, spec.rotary_dim, spec.rope_theta, tuple(theta), ladder, float(attn),
+                  spec=spec, config=config, layer_type=layer_type, seq_len=seq_len)
+
+
+def _text_only(spec):
+    """M-RoPE configs audited on text tokens (every axis at the same position): plain RoPE."""
+    import dataclasses
+
+    return dataclasses.replace(spec, mrope_section=None, mrope_interleaved=False)
+
+
+def sinusoidal_target(d: int, base: float, schedule: str, name: str) -> Target:
+    """The :class:`Target` of a sinusoidal table of dimension ``d``."""
+    h = d // 2
+    ladder = _mp_ladder(h, d, base, schedule)
+    return Target("sinusoidal", name, d, float(base), ladder, ladder, 1.0, schedule=schedule)
+
+
+# ----------------------------------------------------------------------------------------
+# the emulation
+
+
+@dataclass
+class Chunk:
+    """Every measure of a block of positions, shape (P, h) (``score``: (P, offsets))."""
+
+    t: np.ndarray
+    angle: np.ndarray
+    table: np.ndarray
+    output: np.ndarray | None
+    score: np.ndarray | None
+
+
+class Emulation:
+    """A recipe emulated for one target and activation dtype (see the module docstring)."""
+
+    def __init__(self, target: Target, recipe: Recipe, act: str, *, offsets: tuple[int, ...] = (1, 16, 256, 4096),
+                 seed: int = 0) -> None:
+        self.target, self.recipe, self.act = target, recipe, act
+        r = recipe
+        self.dt = {f: (act if getattr(r, f) == "act" else getattr(r, f))
+                   for f in ("inv_freq_dtype", "position_dtype", "angle_dtype", "trig_dtype", "table_dtype")}
+        st = r.inv_freq_storage
+        self.storage = None if st is None else (act if st == "act" else st)
+        rot = r.rotation
+        self.rotation = {"": "", "act": act, "table": self.dt["table_dtype"]}.get(rot, rot)
+        self.h = target.pairs
+        self.offsets = tuple(int(o) for o in offsets)
+        with mpmath.workdps(40):
+            self.theta_hi = np.array([float(v) for v in target.theta])
+            self.theta_lo = np.array([float(v - float(v)) for v in target.theta])
+            self.ratio = [v / lv if lv != 0 else mpmath.mpf(0) for v, lv in zip(target.theta, target.ladder)]
+        self._frequencies()
+        rng = np.random.default_rng(seed)
+        phi_q, phi_k = rng.uniform(0, 2 * np.pi, self.h), rng.uniform(0, 2 * np.pi, self.h)
+        self.q = (rnd(np.cos(phi_q), act).astype(np.float64), rnd(np.sin(phi_q), act).astype(np.float64))
+        self.k = (rnd(np.cos(phi_k), act).astype(np.float64), rnd(np.sin(phi_k), act).astype(np.float64))
+        self.score_exact = self._exact_scores() if target.kind == "rope" else None
+
+    # -- frequencies -----------------------------------------------------------------------
+    def _frequencies(self) -> None:
+        """The recipe's inverse frequencies and their exact relative errors ``eps``."""
+        r, tg = self.recipe, self.target
+        D = self.dt["inv_freq_dtype"]
+        d, h, b = tg.rotary_dim, self.h, tg.base
+        self.step = None  # running product: s
+        self.factor = None  # running product: per-pair divisor (llama.cpp freq_factors)
+        self.divisor = None  # divide: the divisor b**(2i/d)
+        inv = None
+        if r.inv_freq == "exact":
+            self.inv = self.theta_hi.copy()
+            self.eps = np.full(h, 2.0**-104)
+            return
+        ar = rnd(np.arange(0, d, 2, dtype=np.float64)[:h], D)
+        bb = rnd(np.array(b), D)
+        if r.inv_freq == "reciprocal":
+            e = div(ar, rnd(np.array(float(d)), D), D)
+            inv = div(rnd(np.array(1.0), D), _pow(np.broadcast_to(bb, e.shape), e, D), D)
+        elif r.inv_freq == "pow":
+            e = div(-ar, rnd(np.array(float(d)), D), D)
+            inv = _pow(np.broadcast_to(bb, e.shape), e, D)
+        elif r.inv_freq == "exp":
+            if tg.kind == "sinusoidal" and tg.schedule == "tensor2tensor":
+                inc = math.log(b) / max(h - 1, 1)
+                idx = rnd(np.arange(h, dtype=np.float64), D)
+            else:
+                inc = math.log(b) / d
+                idx = ar
+            inv = _fn(np.exp, mul(idx, rnd(np.array(-inc), D), D), D)
+        elif r.inv_freq == "exp2":
+            frac = div(rnd(np.arange(h, dtype=np.float64), D), rnd(np.array(float(h)), D), D)
+            inv = _fn(np.exp2, mul(-frac, rnd(np.array(math.log2(b)), D), D), D)
+        elif r.inv_freq == "divide":
+            e = div(2.0 * (np.arange(h, dtype=np.float64)), np.float64(d), "float64")
+            self.divisor = rnd(np.power(np.float64(b), e), D)
+            with mpmath.workdps(40):
+                inv_exact = [1 / mpmath.mpf(float(p)) for p in self.divisor]
+                self.inv = np.array([float(v) for v in inv_exact])
+                self.eps = np.array([float(abs(v / t - 1)) for v, t in zip(inv_exact, tg.theta)])
+            return
+        elif r.inv_freq == "running":
+            e = rnd(np.array(-2.0 / d), D)  # -2.0f/n_dims
+            self.step = float(_pow(bb, e, D))
+            with mpmath.workdps(40):
+                s_exact = mpmath.power(mpmath.mpf(b), mpmath.mpf(-2) / d)
+                self.eps_step = float(abs(mpmath.mpf(self.step) / s_exact - 1))
+                factors = [1 / q if q != 0 else mpmath.mpf(0) for q in self.ratio]
+                if any(q != 1 for q in self.ratio):
+                    self.factor = rnd(np.array([float(f) for f in factors]), D).astype(np.float64)
+                    self.eps_factor = np.array([float(abs((1 / mpmath.mpf(float(f))) / (1 / ff) - 1))
+                                                if ff != 0 else 0.0 for f, ff in zip(self.factor, factors)])
+                else:
+                    self.eps_factor = np.zeros(h)
+                # the running product's own frequency (for reporting): s**i / factor
+                self.inv = np.array([float(mpmath.mpf(self.step) ** i / (mpmath.mpf(float(self.factor[i]))
+                                     if self.factor is not None else 1)) for i in range(h)])
+                self.eps = np.array([float(abs(mpmath.mpf(v) / t - 1)) if t != 0 else 0.0
+                                     for v, t in zip(self.inv, tg.theta)])
+            return
+        assert inv is not None
+        if tg.kind == "rope" and tg.spec.rope_type == "llama3":
+            inv = _llama3(inv, tg.spec, D)
+        elif any(q != 1 for q in self.ratio):  # scaled config: the ladder times the exact ratio
+            ratio = rnd(np.array([float(q) for q in self.ratio]), D)
+            inv = np.where(np.array([q == 1 for q in self.ratio]), inv, mul(inv, ratio, D))
+        if self.storage is not None:
+            inv = rnd(inv, self.storage)
+        self.set_inv(inv)
+
+    def set_inv(self, inv: Any) -> None:
+        """Take ``inv`` as the recipe's inverse frequencies (their exact relative errors too)."""
+        tg = self.target
+        self.inv = np.asarray(inv, np.float64)
+        with mpmath.workdps(40):
+            self.eps = np.array([float(abs(mpmath.mpf(float(v)) / t - 1)) if t != 0 else (0.0 if v == 0 else 1.0)
+                                 for v, t in zip(self.inv, tg.theta)])
+
+    # -- angles ------------------------------------------------------------------------------
+    def angles(self, t: np.ndarray) -> np.ndarray:
+        """The recipe's angles for positions ``t`` (1-D), shape (P, h)."""
+        r = self.recipe
+        Da = self.dt["angle_dtype"]
+        if r.inv_freq == "exact":
+            p, e = _two_prod_dd(t, self.theta_hi, self.theta_lo)
+            return p + e
+        t1 = rnd(t, self.dt["position_dtype"])
+        t2 = rnd(t1, Da)
+        if r.inv_freq == "running":
+            w = _work(Da)
+            arr = np.empty((t.size, self.h), w)
+            arr[:, 0] = t2
+            arr[:, 1:] = w(self.step)
+            np.multiply.accumulate(arr, axis=1, out=arr)
+            if self.factor is not None:
+                f = self.factor.astype(w)
+                keep = self.factor == 1
+                arr = np.where(keep, arr, np.divide(arr, np.where(f == 0, 1, f)))
+            return arr
+        if r.inv_freq == "divide":
+            return div(t2[:, None], rnd(self.divisor, Da)[None, :], Da)
+        return mul(t2[:, None], rnd(self.inv, Da)[None, :], Da)
+
+    def exact_angles(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``t * theta`` as a double-double ``(p, e)``, relative error < 2**-100."""
+        return _two_prod_dd(t, self.theta_hi, self.theta_lo)
+
+    def fed(self, angles: np.ndarray) -> np.ndarray:
+        """The angles as ``cos`` / ``sin`` receive them: reduced modulo 2 pi in float64 if the
+        recipe says so (``np.remainder``: exact ``fmod`` by float64 2 pi), then converted to
+        ``trig_dtype``."""
+        x = angles
+        if self.recipe.reduce:
+            x = np.remainder(np.asarray(x, np.float64), 2 * np.pi)
+        return rnd(x, self.dt["trig_dtype"])
+
+    def angle_errors(self, angles: np.ndarray, p: np.ndarray, e: np.ndarray) -> np.ndarray:
+        """``|fed angle - t*theta|`` (modulo 2 pi for reducing recipes), from the exact ``p + e``."""
+        d = (np.asarray(self.fed(angles), np.float64) - p) - e
+        if self.recipe.reduce:
+            d -= 2 * np.pi * np.rint(d / (2 * np.pi))
+        return np.abs(d)
+
+    # -- tables -----------------------------------------------------------------------------
+    def tables(self, t: np.ndarray, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The recipe's cos and sin tables as used (in ``table_dtype``), shape (P, h)."""
+        r, tg = self.recipe, self.target
+        Dt, Dtab = self.dt["trig_dtype"], self.dt["table_dtype"]
+        if r.inv_freq == "exact":  # pe_symbolic itself: its tables, rounded once
+            dtype = np.dtype(Dtab)
+            if tg.kind == "rope":
+                c, s = numeric.rope_cos_sin(t, config=tg.spec, dtype=dtype, seq_len=tg.seq_len)
+            else:
+                tab = numeric.sinusoidal_table(t, tg.rotary_dim, base=tg.base, layout="split",
+                                               order="cos_sin", schedule=tg.schedule, dtype=dtype)
+                c, s = tab[:, : self.h], tab[:, self.h:]
+            return c[:, : self.h].astype(np.float64), s[:, : self.h].astype(np.float64)
+        x = self.fed(angles)
+        c, s = _fn(np.cos, x, Dt), _fn(np.sin, x, Dt)
+        if tg.attention != 1.0:
+            af = rnd(np.array(tg.attention), Dt)
+            c, s = mul(c, af, Dt), mul(s, af, Dt)
+        return rnd(c, Dtab), rnd(s, Dtab)
+
+    # -- rotation ----------------------------------------------------------------------------
+    def rotate(self, x: tuple[np.ndarray, np.ndarray], c: np.ndarray, s: np.ndarray,
+               t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The recipe's rotation of the pair vectors ``x`` (each (h,)) by the tables, (P, h) each."""
+        R, act = self.rotation, self.act
+        xa, xb = rnd(x[0], R)[None, :], rnd(x[1], R)[None, :]
+        c, s = rnd(c, R), rnd(s, R)
+        oa = sub(mul(xa, c, R), mul(xb, s, R), R)
+        ob = add(mul(xa, s, R), mul(xb, c, R), R)
+        return rnd(oa, act), rnd(ob, act)
+
+    def rotate_pe_symbolic(self, x: tuple[np.ndarray, np.ndarray], t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """pe_symbolic's own apply_rope on the pair vectors at positions ``t`` (real code)."""
+        tg, h = self.target, self.h
+        dt = np.dtype(self.act)
+        full = np.empty((t.size, tg.spec.head_dim), dt)
+        full[:] = 0
+        a = np.broadcast_to(x[0], (t.size, h)).astype(dt)
+        b = np.broadcast_to(x[1], (t.size, h)).astype(dt)
+        full[:, :h], full[:, h: 2 * h] = a, b
+        out = numeric.apply_rope(full, t, config=tg.spec, seq_len=tg.seq_len)
+        return out[:, :h].astype(np.float64), out[:, h: 2 * h].astype(np.float64)
+
+    def _exact_scores(self) -> dict[int, float]:
+        """``af**2 <q, R(D) k> / h`` for each offset D (q, k: unit pairs), from accurate tables
+        (which carry the attention factor ``af`` once: one more factor here)."""
+        c, s = self.target.exact_cos_sin(np.array(self.offsets, dtype=np.float64))
+        qa, qb = self.q
+        ka, kb = self.k
+        vals = (c * (qa * ka + qb * kb) + s * (qb * ka - qa * kb)).sum(axis=1) / self.h
+        return {o: float(v) * self.target.attention for o, v in zip(self.offsets, vals)}
+
+    # -- one block of positions --------------------------------------------------------------
+    def chunk(self, t: np.ndarray, *, context: int, scores: bool = True) -> Chunk:
+        """Every measure for positions ``t`` (consecutive integers ``t0 .. t0 + P - 1``).
+
+        Scores need the keys at ``m + offset``: they are evaluated for the positions of
+        ``t`` whose ``m + offset`` is below ``context``.
+        """
+        tg = self.target
+        P = t.size
+        ext = t
+        if scores and tg.kind == "rope" and self.offsets:
+            last = min(int(t[-1]) + max(self.offsets), context - 1)
+            if last > t[-1]:
+                ext = np.concatenate([t, np.arange(t[-1] + 1, last + 1, dtype=np.float64)])
+        ang = self.angles(ext)
+        p, e = self.exact_angles(ext)
+        if self.recipe.inv_freq == "exact":
+            angle_err = np.zeros((ext.size, self.h))
+        else:
+            angle_err = self.angle_errors(ang, p, e)
+        c, s = self.tables(ext, ang)
+        cx, sx = tg.exact_cos_sin(ext)
+        table_err = np.maximum(np.abs(c - cx), np.abs(s - sx))
+        out = score = None
+        if tg.kind == "rope":
+            if self.recipe.inv_freq == "exact":
+                qa, qb = self.rotate_pe_symbolic(self.q, ext)
+                ka, kb = self.rotate_pe_symbolic(self.k, ext)
+            else:
+                qa, qb = self.rotate(self.q, c, s, ext)
+                ka, kb = self.rotate(self.k, c, s, ext)
+            ea = self.q[0] * cx - self.q[1] * sx
+            eb = self.q[0] * sx + self.q[1] * cx
+            out = np.hypot(qa[:P] - ea[:P], qb[:P] - eb[:P])
+            if scores and self.offsets:
+                score = np.full((P, len(self.offsets)), np.nan)
+                for j, o in enumerate(self.offsets):
+                    n = min(P, ext.size - o)
+                    if n <= 0:
+                        continue
+                    dot = (qa[:n] * ka[o: o + n] + qb[:n] * kb[o: o + n]).sum(axis=1) / self.h
+                    score[:n, j] = np.abs(dot - self.score_exact[o])
+        else:
+            # the relative property of a sinusoidal table: PE(m).PE(m+D)/h = mean cos(w D)
+            if scores and self.offsets:
+                score = np.full((P, len(self.offsets)), np.nan)
+                for j, o in enumerate(self.offsets):
+                    n = min(P, ext.size - o)
+                    if n <= 0:
+                        continue
+                    dot = (c[:n] * c[o: o + n] + s[:n] * s[o: o + n]).sum(axis=1) / self.h
+                    exact = float(tg.exact_cos_sin(np.array([float(o)]))[0].sum() / self.h)
+                    score[:n, j] = np.abs(dot - exact)
+        return Chunk(t, angle_err[:P], table_err[:P], out, score)
+
+
+def _llama3(inv: np.ndarray, spec: Any, D: str) -> np.ndarray:
+    """HF's ``_compute_llama3_parameters`` on the recipe's ladder, every operation in ``D``
+    (what HF, vLLM and torchtune compute in float32)."""
+    w = _work(D)
+    inv = np.asarray(inv, w)
+    factor, lo, hi = w(spec.factor), w(spec.low_freq_factor), w(spec.high_freq_factor)
+    old = w(spec.original_max_position_embeddings)
+    low_wl, high_wl = w(float(old) / float(lo)), w(float(old) / float(hi))
+    wavelen = rnd(w(2 * math.pi) / inv, D).astype(w)
+    inv_l = np.where(wavelen > low_wl, rnd(inv / factor, D), inv).astype(w)
+    smooth = rnd(rnd(rnd(old / wavelen, D) - lo, D) / rnd(np.array(hi - lo), D), D).astype(w)
+    one_minus = rnd(w(1) - smooth, D).astype(w)
+    smoothed = rnd(rnd(rnd(one_minus * inv_l, D) / factor, D) + rnd(smooth * inv_l, D), D).astype(w)
+    medium = ~(wavelen < high_wl) & ~(wavelen > low_wl)
+    return np.where(medium, smoothed, inv_l)
+
+
+def _two_prod_dd(t: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``t[:, None] * (hi + lo)`` as a double-double (Dekker; exact up to ``t*lo``'s rounding)."""
+    t = np.asarray(t, np.float64)[:, None]
+    p = t * hi
+    c = 134217729.0
+    th = c * t
+    th = th - (th - t)
+    tl = t - th
+    wh = c * hi
+    wh = wh - (wh - hi)
+    wl = hi - wh
+    e = ((th * wh - p) + th * wl + tl * wh) + tl * wl
+    e += t * lo
+    return p, e

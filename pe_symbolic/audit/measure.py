@@ -1,0 +1,287 @@
+r"""Measuring a recipe band by band, and checking the measurement against the oracle.
+
+Positions ``0 .. context-1`` are split into bands ``[0, 1024)``, ``[1024, 2048)``,
+``[2048, 4096)``, ... Every position of a band is evaluated (vectorised over positions and
+pairs, in blocks of ``BLOCK`` positions) when the context is at most
+``EXHAUSTIVE_LIMIT``; beyond it, a band larger than ``SAMPLE_BUDGET`` is sampled:
+runs of ``RUN`` positions at its start, at its end (where the angle bounds are largest)
+and at a few seeded random places, and the report says so.
+
+The fast reference (double-double angles, the numeric core's tables) is itself checked by
+the independent oracle (:mod:`pe_symbolic.reference`, 50 digits, its own frequencies) at the
+worst and at a random point of every band: ``RecipeAudit.oracle`` holds the largest
+disagreement, which the tests hold to ~1e-15.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from .. import reference
+from .bounds import AngleBound, angle_bound, derived_bounds, exact_integer_limit
+from .emulate import Emulation, Target
+
+__all__ = ["BLOCK", "EXHAUSTIVE_LIMIT", "Band", "RecipeAudit", "band_edges", "measure"]
+
+#: Positions per vectorised block (each block is ~BLOCK x pairs entries per array).
+BLOCK = 16384
+#: Contexts up to this many positions are evaluated at every position.
+EXHAUSTIVE_LIMIT = 2**21
+#: Beyond EXHAUSTIVE_LIMIT, bands up to this size are still evaluated whole.
+SAMPLE_BUDGET = 2**16
+#: Length of a sampled run.
+RUN = 4096
+METRICS = ("angle", "table", "output", "score")
+
+
+def band_edges(context: int) -> list[int]:
+    """``[0, 1024, 2048, 4096, ..., context]``.
+
+    >>> band_edges(5000)
+    [0, 1024, 2048, 4096, 5000]
+    >>> band_edges(100)
+    [0, 100]
+    """
+    edges = [0]
+    e = 1024
+    while e < context:
+        edges.append(e)
+        e *= 2
+    edges.append(context)
+    return edges
+
+
+@dataclass
+class Band:
+    """One band's measurements (max over the positions evaluated) and bounds."""
+
+    start: int
+    stop: int
+    evaluated: int
+    exhaustive: bool
+    measured: dict[str, float] = field(default_factory=dict)
+    bound: dict[str, float] = field(default_factory=dict)
+    worst: dict[str, tuple[int, int]] = field(default_factory=dict)
+    dominant: str = ""
+    parts: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"start": self.start, "stop": self.stop, "evaluated": self.evaluated,
+                "exhaustive": self.exhaustive, "measured": self.measured, "bound": self.bound,
+                "worst": {k: list(v) for k, v in self.worst.items()}, "dominant": self.dominant,
+                "parts": self.parts}
+
+
+@dataclass
+class RecipeAudit:
+    """The audit of one recipe in one activation dtype over the whole context."""
+
+    recipe: Any
+    dtype: str
+    backend: str
+    context: int
+    bands: list[Band]
+    representability: dict[str, Any]
+    oracle: dict[str, float]
+    seconds: float
+    inv_freq_eps: float
+    fix: Any = None
+    note: str = ""
+
+    def measured(self, metric: str) -> float:
+        """The largest measured error of ``metric`` over the context (NaN if not measured)."""
+        vals = [b.measured.get(metric, math.nan) for b in self.bands]
+        vals = [v for v in vals if not math.isnan(v)]
+        return max(vals) if vals else math.nan
+
+    def bound(self, metric: str) -> float:
+        """The largest bound of ``metric`` over the context."""
+        vals = [b.bound.get(metric, math.nan) for b in self.bands]
+        vals = [v for v in vals if not math.isnan(v)]
+        return max(vals) if vals else math.nan
+
+    @property
+    def dominant(self) -> str:
+        """What dominates the angle bound in the last band."""
+        return self.bands[-1].dominant if self.bands else ""
+
+    @property
+    def within_bounds(self) -> bool:
+        """Whether every measurement is within its bound."""
+        return all(b.measured[m] <= b.bound[m] for b in self.bands for m in b.measured
+                   if m in b.bound and not math.isnan(b.measured[m]))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "recipe": self.recipe.to_dict(), "dtype": self.dtype, "backend": self.backend,
+            "context": self.context, "seconds": self.seconds, "inv_freq_max_rel_error": self.inv_freq_eps,
+            "max": {m: self.measured(m) for m in METRICS}, "bound": {m: self.bound(m) for m in METRICS},
+            "within_bounds": self.within_bounds, "dominant": self.dominant,
+            "representability": self.representability, "oracle": self.oracle,
+            "fix": None if self.fix is None else self.fix.to_dict(), "note": self.note,
+            "bands": [b.to_dict() for b in self.bands],
+        }
+
+
+def _runs(start: int, stop: int, exhaustive: bool, rng: np.random.Generator) -> list[tuple[int, int]]:
+    if exhaustive or stop - start <= SAMPLE_BUDGET:
+        return [(start, stop)]
+    picks = {start, stop - RUN}
+    for x in rng.integers(start, stop - RUN, 4):
+        picks.add(int(x))
+    runs, last = [], -1
+    for s in sorted(picks):
+        s = max(s, last)
+        e = min(s + RUN, stop)
+        if e > s:
+            runs.append((s, e))
+            last = e
+    return runs
+
+
+def _blocks(runs: list[tuple[int, int]]) -> Iterator[np.ndarray]:
+    for s, e in runs:
+        for b in range(s, e, BLOCK):
+            yield np.arange(b, min(e, b + BLOCK), dtype=np.float64)
+
+
+def representability(em: Emulation, context: int) -> dict[str, Any]:
+    """The first position not exact on its way to the multiply, and the first colliding pair.
+
+    >>> from pe_symbolic import numeric
+    >>> from pe_symbolic.audit.emulate import rope_target
+    >>> from pe_symbolic.audit.recipes import PRESETS
+    >>> em = Emulation(rope_target(numeric.model_config("llama-3.1-8b"), "l"), PRESETS["hf-autocast"], "bfloat16")
+    >>> representability(em, 131072)
+    {'dtype': 'bfloat16', 'first_inexact': 257, 'first_collision': [256, 257], 'within_context': True}
+    """
+    if em.recipe.inv_freq == "exact":
+        return {"dtype": "float64", "first_inexact": 2**53 + 1, "first_collision": [2**53, 2**53 + 1],
+                "within_context": False}
+    dts = [em.dt["position_dtype"], em.dt["angle_dtype"]]
+    dt = min(dts, key=exact_integer_limit)
+    lim = exact_integer_limit(dt)
+    return {"dtype": dt, "first_inexact": lim + 1, "first_collision": [lim, lim + 1],
+            "within_context": lim + 1 < context}
+
+
+def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed: int = 0,
+            chunker: Callable[[np.ndarray], Any] | None = None,
+            progress: Callable[[int, int], None] | None = None, oracle_points: int = 1,
+            positions: list[tuple[int, int]] | None = None) -> RecipeAudit:
+    """Measure ``em`` over ``0 .. context-1`` band by band (see the module docstring).
+
+    ``chunker(t)`` replaces :meth:`Emulation.chunk` (the torch backend); ``positions``
+    restricts the evaluation to those runs (the fix search's quick pass);
+    ``oracle_points < 0`` skips the oracle check.
+    """
+    start_time = time.perf_counter()
+    if exhaustive is None:
+        exhaustive = context <= EXHAUSTIVE_LIMIT
+    rng = np.random.default_rng(seed)
+    edges = band_edges(context)
+    total = sum(e - s for s, e in zip(edges[:-1], edges[1:]))
+    done = 0
+    bands: list[Band] = []
+    chunk_fn = chunker or (lambda t: em.chunk(t, context=context))
+    for s, e in zip(edges[:-1], edges[1:]):
+        if positions is not None:
+            runs = [(max(a, s), min(b, e)) for a, b in positions if min(b, e) > max(a, s)]
+            if not runs:
+                continue
+        else:
+            runs = _runs(s, e, exhaustive, rng)
+        band = Band(s, e, sum(b - a for a, b in runs), runs == [(s, e)])
+        best = {m: (-1.0, (0, 0)) for m in ("angle", "table", "output", "score")}
+        for t in _blocks(runs):
+            ch = chunk_fn(t)
+            for m in ("angle", "table", "output", "score"):
+                arr = getattr(ch, m)
+                if arr is None:
+                    continue
+                if m == "score":
+                    if np.isnan(arr).all():
+                        continue
+                    arr = np.where(np.isnan(arr), -1.0, arr)
+                k = int(np.argmax(arr))
+                v = float(arr.flat[k])
+                if v > best[m][0]:
+                    r, c = divmod(k, arr.shape[1])
+                    best[m] = (v, (int(t[r]), int(c)))
+            done += t.size
+            if progress is not None:
+                progress(done, total)
+        for m, (v, at) in best.items():
+            if v >= 0:
+                band.measured[m] = v
+                band.worst[m] = at
+        ab: AngleBound = angle_bound(em, float(e - 1))
+        band.bound = {"angle": ab.value, **derived_bounds(em, ab, float(e - 1))}
+        band.dominant, band.parts = ab.dominant, ab.parts
+        bands.append(band)
+    oracle = (check_with_oracle(em, bands, rng, points=oracle_points)
+              if chunker is None and oracle_points >= 0 else {})
+    return RecipeAudit(em.recipe, em.act, "numpy", context, bands, representability(em, context), oracle,
+                       time.perf_counter() - start_time, float(np.max(em.eps)))
+
+
+# ----------------------------------------------------------------------------------------
+# the oracle
+
+
+def _oracle_frequencies(target: Target) -> tuple[list, mpmath.mpf]:
+    if target.kind == "rope":
+        vals, af = reference.rope_frequencies(dict(target.config), seq_len=target.seq_len,
+                                              layer_type=target.layer_type)
+        return list(vals), af
+    return [reference.frequency(i, target.rotary_dim, base=target.base, schedule=target.schedule)
+            for i in range(target.pairs)], mpmath.mpf(1)
+
+
+def check_with_oracle(em: Emulation, bands: list[Band], rng: np.random.Generator, points: int = 1) -> dict[str, float]:
+    """Recompute the angle and table errors at each band's worst points (and ``points``
+    random ones) with the 50-digit oracle; return the largest disagreements with the fast
+    measurement: ``angle`` relative to the error, ``table`` absolute."""
+    tg = em.target
+    theta, af = _oracle_frequencies(tg)
+    worst_angle, worst_table, checked = 0.0, 0.0, 0
+    for band in bands:
+        pts = {band.worst[m] for m in ("angle", "table") if m in band.worst}
+        for _ in range(points):
+            pts.add((int(rng.integers(band.start, band.stop)), int(rng.integers(0, em.h))))
+        for t, i in pts:
+            if theta[i] == 0:
+                continue
+            tt = np.array([float(t)])
+            ang = float(np.asarray(em.angles(tt), np.float64)[0, i])
+            c, s = em.tables(tt, em.angles(tt))
+            p, e = em.exact_angles(tt)
+            fast_angle = 0.0 if em.recipe.inv_freq == "exact" else float(em.angle_errors(em.angles(tt), p, e)[0, i])
+            ang = float(np.asarray(em.fed(em.angles(tt)), np.float64)[0, i])
+            cx, sx = tg.exact_cos_sin(tt)
+            fast_table = max(abs(float(c[0, i]) - cx[0, i]), abs(float(s[0, i]) - sx[0, i]))
+            with mpmath.workdps(50):
+                exact = mpmath.mpf(t) * theta[i]
+                diff = mpmath.mpf(ang) - exact
+                if em.recipe.reduce:
+                    diff -= 2 * mpmath.pi * mpmath.nint(diff / (2 * mpmath.pi))
+                oracle_angle = 0.0 if em.recipe.inv_freq == "exact" else float(abs(diff))
+                oc = af * mpmath.cos(exact)
+                os_ = af * mpmath.sin(exact)
+                oracle_table = float(max(abs(mpmath.mpf(float(c[0, i])) - oc), abs(mpmath.mpf(float(s[0, i])) - os_)))
+            if oracle_angle > 0:
+                worst_angle = max(worst_angle, abs(fast_angle - oracle_angle) / oracle_angle)
+            elif fast_angle > 1e-30:
+                worst_angle = max(worst_angle, 1.0)
+            worst_table = max(worst_table, abs(fast_table - oracle_table))
+            checked += 1
+    return {"points": checked, "angle_rel": worst_angle, "table_abs": worst_table}

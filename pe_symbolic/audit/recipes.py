@@ -1,0 +1,343 @@
+r"""Recipes as data: where each value of a RoPE or sinusoidal table lives, and where it is cast.
+
+A :class:`Recipe` says, for one implementation, in which dtype the positions are held, how
+the inverse frequencies are computed and held, in which dtype the angle ``t * theta`` is
+formed, where ``cos`` / ``sin`` are evaluated and cached, and in which dtype the rotation
+runs. The presets (:data:`PRESETS`) emulate the code real frameworks ship, each with a
+one-line note on where that code is; ``Recipe(...)`` (or :meth:`Recipe.replace`) writes
+your own.
+
+Dtype names: ``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``; positions may also
+be ``"int64"`` (exact); and ``"act"`` stands for the activation dtype the audit runs in
+(``--dtype``).
+
+Inverse frequencies (``inv_freq``), with :math:`h = d/2` pairs and base :math:`b`:
+
+===============  ======================================================================
+``reciprocal``   ``1 / b ** (arange(0, d, 2) / d)`` (HF, vLLM, GPT-NeoX, torchtune, ...)
+``pow``          ``b ** (-arange(0, d, 2) / d)``
+``exp``          ``exp(arange(h) * -(ln b / (h - 1)))`` (tensor2tensor, fairseq schedule)
+``exp2``         ``exp2(-(i / h) * log2 b)`` (MLX ``fast.rope``)
+``divide``       the angle is ``t / b ** (2i / d)``, a division (DistilBERT)
+``running``      the angle of pair ``i`` is ``t * s * s * ... * s`` (``i`` float products,
+                 ``s = b ** (-2 / d)``), llama.cpp's ``theta *= theta_scale``
+``exact``        the 40-digit frequencies, angles as double-doubles (pe_symbolic)
+===============  ======================================================================
+
+Scaled configs (``llama3``, ``yarn``, ...): the recipe's ladder times the exact scaling
+ratio, one more rounding in ``inv_freq_dtype`` (``running``: divided by the ratio's
+reciprocal, llama.cpp's ``freq_factors``).
+
+>>> PRESETS["hf"].angle_dtype
+'float32'
+>>> Recipe("mine", inv_freq="running", angle_dtype="float64")
+Traceback (most recent call last):
+ValueError: recipe 'mine': inv_freq='running' forms the angle as a running product in inv_freq_dtype='float32'; angle_dtype='float64' contradicts it (set both to the same dtype)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._validate import check_choice
+
+__all__ = [
+    "DTYPES",
+    "INV_FREQ",
+    "PRESETS",
+    "Recipe",
+    "get_recipe",
+    "preset_names",
+]
+
+#: Dtypes a recipe's fields may name (``"act"``: the audit's activation dtype).
+DTYPES: tuple[str, ...] = ("float64", "float32", "float16", "bfloat16", "act")
+#: Dtypes positions may be held in.
+POSITION_DTYPES: tuple[str, ...] = ("int64", *DTYPES)
+#: Activation dtypes an audit runs in.
+ACT_DTYPES: tuple[str, ...] = ("float64", "float32", "float16", "bfloat16")
+#: How the inverse frequencies (or the angles) are computed.
+INV_FREQ: tuple[str, ...] = ("reciprocal", "pow", "exp", "exp2", "divide", "running", "exact")
+KINDS: tuple[str, ...] = ("rope", "sinusoidal")
+ROTATIONS: tuple[str, ...] = ("act", "float32", "float64", "table")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Where each value of a positional-encoding implementation lives and where it is cast.
+
+    Parameters
+    ----------
+    name : str
+        Short name (the presets' names are what ``pe-audit --recipe`` takes).
+    source : str
+        One line: the file / function emulated and what it does with dtypes.
+    kind : {"rope", "sinusoidal"}
+        A RoPE (cos/sin tables applied by a rotation) or a sinusoidal table (added).
+    layout : {"split", "interleaved"}
+        Pair slots (RoPE ``rotate_half`` / GPT-J; sinusoidal ``concat`` / Vaswani).
+    order : {"sin_cos", "cos_sin"}
+        Sinusoidal only: which of sin / cos fills a pair's first slot.
+    schedule : {"vaswani", "tensor2tensor"}
+        Sinusoidal only: the frequency schedule (RoPE frequencies come from the config).
+    inv_freq : str
+        How the inverse frequencies are computed, one of ``INV_FREQ``.
+    inv_freq_dtype : str
+        The dtype they are computed in.
+    inv_freq_storage : str, optional
+        The dtype they are held in afterwards, when cast (``"act"``: cast with the model,
+        as ``model.to(torch.bfloat16)`` does to a buffer, HF issue 25681).
+    position_dtype : str
+        The dtype positions are held in before the multiply (``"int64"``: exact).
+    angle_dtype : str
+        The dtype the product ``t * theta`` is rounded to.
+    reduce : bool
+        Reduce the angle modulo 2 pi in float64 before ``cos`` / ``sin`` (needs
+        ``angle_dtype="float64"``).
+    trig_dtype : str
+        The dtype ``cos`` / ``sin`` are evaluated in (float16 / bfloat16: in float32, then
+        rounded, as torch does).
+    table_dtype : str
+        The dtype the cos/sin table is held in when it is used.
+    rotation_dtype : str, optional
+        RoPE only: the dtype of the rotation's products and sum: ``"act"`` (every operation
+        rounded to the activation dtype, ``q * cos + rotate_half(q) * sin``), ``"float32"``
+        or ``"float64"`` (then one rounding to the activation dtype), ``"table"`` (the
+        table's dtype). Default ``"act"``.
+    """
+
+    name: str
+    source: str = ""
+    kind: str = "rope"
+    layout: str = "split"
+    order: str = "sin_cos"
+    schedule: str = "vaswani"
+    inv_freq: str = "reciprocal"
+    inv_freq_dtype: str = "float32"
+    inv_freq_storage: str | None = None
+    position_dtype: str = "float32"
+    angle_dtype: str = "float32"
+    reduce: bool = False
+    trig_dtype: str = "float32"
+    table_dtype: str = "act"
+    rotation_dtype: str | None = None
+
+    def __post_init__(self) -> None:
+        where = f"recipe {self.name!r}"
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"recipe name={self.name!r} must be a non-empty string")
+        check_choice(f"{where}: kind", self.kind, KINDS)
+        check_choice(f"{where}: layout", self.layout, ("split", "interleaved"))
+        check_choice(f"{where}: order", self.order, ("sin_cos", "cos_sin"))
+        check_choice(f"{where}: schedule", self.schedule, ("vaswani", "tensor2tensor"))
+        check_choice(f"{where}: inv_freq", self.inv_freq, INV_FREQ)
+        check_choice(f"{where}: inv_freq_dtype", self.inv_freq_dtype, DTYPES)
+        if self.inv_freq_storage is not None:
+            check_choice(f"{where}: inv_freq_storage", self.inv_freq_storage, DTYPES)
+        check_choice(f"{where}: position_dtype", self.position_dtype, POSITION_DTYPES)
+        check_choice(f"{where}: angle_dtype", self.angle_dtype, DTYPES)
+        check_choice(f"{where}: trig_dtype", self.trig_dtype, DTYPES)
+        check_choice(f"{where}: table_dtype", self.table_dtype, DTYPES)
+        if not isinstance(self.reduce, bool):
+            raise TypeError(f"{where}: reduce={self.reduce!r} must be True or False")
+        if self.rotation_dtype is not None:
+            check_choice(f"{where}: rotation_dtype", self.rotation_dtype, ROTATIONS)
+        # contradictions
+        if self.kind == "sinusoidal" and self.rotation_dtype is not None:
+            raise ValueError(f"{where}: rotation_dtype={self.rotation_dtype!r} is for RoPE recipes; "
+                             "a sinusoidal table has no rotation (omit it or use kind='rope')")
+        if self.kind == "rope" and self.schedule != "vaswani":
+            raise ValueError(f"{where}: schedule={self.schedule!r} is for sinusoidal tables; a RoPE "
+                             "recipe takes its frequencies from the model config (omit schedule)")
+        if self.inv_freq == "running" and self.angle_dtype != self.inv_freq_dtype:
+            raise ValueError(
+                f"{where}: inv_freq='running' forms the angle as a running product in "
+                f"inv_freq_dtype={self.inv_freq_dtype!r}; angle_dtype={self.angle_dtype!r} contradicts it "
+                "(set both to the same dtype)")
+        if self.inv_freq == "exact" and (self.angle_dtype != "float64" or self.inv_freq_storage is not None):
+            raise ValueError(
+                f"{where}: inv_freq='exact' forms angles as double-doubles from 40-digit frequencies; "
+                f"angle_dtype={self.angle_dtype!r} / inv_freq_storage={self.inv_freq_storage!r} contradict "
+                "it (use angle_dtype='float64' and no storage cast)")
+        if self.reduce and self.angle_dtype != "float64":
+            raise ValueError(
+                f"{where}: reduce=True reduces the angle modulo 2 pi in float64, but the angle is formed "
+                f"in angle_dtype={self.angle_dtype!r}: the digits a reduction would keep are already lost "
+                "(set angle_dtype='float64')")
+        if self.inv_freq == "running" and self.inv_freq_dtype not in ("float32", "float64"):
+            raise ValueError(f"{where}: inv_freq='running' is emulated in float32 or float64; got "
+                             f"inv_freq_dtype={self.inv_freq_dtype!r}")
+        if self.inv_freq == "divide" and self.kind == "rope":
+            raise ValueError(f"{where}: inv_freq='divide' (t / b**(2i/d)) is DistilBERT's sinusoidal "
+                             "table; use it with kind='sinusoidal'")
+        if self.kind == "sinusoidal" and self.inv_freq == "running":
+            raise ValueError(f"{where}: inv_freq='running' is llama.cpp's RoPE; no sinusoidal table "
+                             "is built that way")
+
+    @property
+    def rotation(self) -> str:
+        """The rotation dtype, with the default filled in (``"act"``; ``""`` for sinusoidal)."""
+        if self.kind == "sinusoidal":
+            return ""
+        return self.rotation_dtype or "act"
+
+    def replace(self, **changes: Any) -> Recipe:
+        """A copy with some fields changed (checked again).
+
+        >>> PRESETS["hf"].replace(name="hf-f64", angle_dtype="float64").angle_dtype
+        'float64'
+        """
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (JSON-ready)."""
+        return dataclasses.asdict(self) | {"rotation_dtype": self.rotation or None}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Recipe:
+        """A recipe from a mapping of its fields; unknown keys are refused by name.
+
+        >>> Recipe.from_dict({"name": "x", "angle_dtype": "float64"}).angle_dtype
+        'float64'
+        >>> Recipe.from_dict({"name": "x", "angel_dtype": "float64"})
+        Traceback (most recent call last):
+        ValueError: recipe field 'angel_dtype' is not known; use one of name, source, kind, layout, order, schedule, inv_freq, inv_freq_dtype, inv_freq_storage, position_dtype, angle_dtype, reduce, trig_dtype, table_dtype, rotation_dtype
+        """
+        names = [f.name for f in dataclasses.fields(cls)]
+        for key in data:
+            if key not in names:
+                raise ValueError(f"recipe field {key!r} is not known; use one of {', '.join(names)}")
+        return cls(**dict(data))
+
+
+_HF = "transformers models/llama/modeling_llama.py LlamaRotaryEmbedding + modeling_rope_utils"
+PRESETS: dict[str, Recipe] = {
+    r.name: r
+    for r in (
+        Recipe(
+            "hf",
+            f"{_HF} (current): inv_freq 1/b**(arange/d) float32; position_ids.float() @ inv_freq with "
+            "autocast disabled (PR 29285); cos/sin float32 times attention_scaling, .to(x.dtype); "
+            "q*cos + rotate_half(q)*sin in x's dtype",
+        ),
+        Recipe(
+            "hf-autocast",
+            f"{_HF} before PR 29285: the inv_freq @ position_ids matmul ran under bf16/fp16 autocast "
+            "(positions and inv_freq cast to the autocast dtype, product rounded to it); cos/sin of "
+            "that angle; rotation in x's dtype",
+            inv_freq_storage="act", position_dtype="act", angle_dtype="act", trig_dtype="act",
+        ),
+        Recipe(
+            "gpt-neox",
+            "gpt-neox megatron/model/positional_embeddings.py RotaryEmbedding: inv_freq buffer cast "
+            "with the model (fp16/bf16), t = arange(seq).type_as(inv_freq), einsum in that dtype; "
+            "bf16: emb.float().cos() then .bfloat16(); fp16: cos in fp16; rotation in x's dtype",
+            inv_freq_storage="act", position_dtype="act", angle_dtype="act", trig_dtype="float32",
+        ),
+        Recipe(
+            "vllm",
+            "vllm model_executor/layers/rotary_embedding RotaryEmbedding._compute_cos_sin_cache: "
+            "inv_freq and t float32, einsum, cos/sin float32, cache.to(model dtype); the CUDA kernel "
+            "rotates in the model dtype (x*cos - y*sin)",
+        ),
+        Recipe(
+            "torchtune",
+            "torchtune modules/position_embeddings.py RotaryPositionalEmbeddings (and Llama3ScaledRoPE): "
+            "theta, seq_idx and cache float32; x.float() rotated in float32 (interleaved pairs), "
+            "x_out.type_as(x)",
+            layout="interleaved", table_dtype="float32", rotation_dtype="float32",
+        ),
+        Recipe(
+            "flash-attn",
+            "flash_attn layers/rotary.py RotaryEmbedding: inv_freq and t float32 ('we want fp32 here'), "
+            "cos/sin float32 then .to(x dtype) in the cache; the Triton kernel loads x, cos, sin as "
+            "float32 and stores once in x's dtype",
+            rotation_dtype="float32",
+        ),
+        Recipe(
+            "liger",
+            "liger_kernel ops/rope.py (Triton): takes HF's cos/sin (already in x's dtype) and rotates "
+            "in the cos/sin dtype",
+            rotation_dtype="table",
+        ),
+        Recipe(
+            "llama.cpp",
+            "ggml ggml-cpu ops.cpp ggml_compute_forward_rope: theta_scale = powf(base, -2.0f/n_dims), "
+            "theta = (float)p, theta *= theta_scale per pair (float32 running product), "
+            "theta/freq_factors for llama3, cosf/sinf, rotation in float32, stored in dst's type",
+            layout="interleaved", inv_freq="running", position_dtype="float32",
+            table_dtype="float32", rotation_dtype="float32",
+        ),
+        Recipe(
+            "mlx",
+            "mlx backend/metal/kernels/rope.metal (mx.fast.rope): inv_freq = exp2(-(i/h) * log2(base)) "
+            "in float32, theta = float(pos) * inv_freq, cos/sin and rotation in float32, output in "
+            "x's dtype (emulated with IEEE float32 cos/sin; Metal's fast:: variants are not)",
+            inv_freq="exp2", table_dtype="float32", rotation_dtype="float32",
+        ),
+        Recipe(
+            "rotary-embedding-torch",
+            "rotary_embedding_torch RotaryEmbedding (lucidrains): freqs 1/theta**(arange/d) float32, "
+            "einsum with t.type(freqs.dtype), interleaved; apply_rotary_emb promotes x*freqs.cos() to "
+            "float32 and casts the result back once",
+            layout="interleaved", table_dtype="float32", rotation_dtype="float32",
+        ),
+        Recipe(
+            "t2t",
+            "tensor2tensor layers/common_attention.py get_timing_signal_1d: position float32, "
+            "inv_timescales = exp(arange * -log_timescale_increment) float32, concat([sin, cos])",
+            kind="sinusoidal", schedule="tensor2tensor", inv_freq="exp", table_dtype="act",
+        ),
+        Recipe(
+            "fairseq",
+            "fairseq modules/sinusoidal_positional_embedding.py get_embedding: exp(arange * -emb) "
+            "float32, arange(num_embeddings).float() * emb, cat([sin, cos]) float32, then cast to the "
+            "model dtype",
+            kind="sinusoidal", schedule="tensor2tensor", inv_freq="exp", table_dtype="act",
+        ),
+        Recipe(
+            "distilbert",
+            "transformers models/distilbert modeling_distilbert.py create_sinusoidal_embeddings: "
+            "pos / np.power(10000, 2*(j//2)/dim) in float64 NumPy, sin/cos float64, FloatTensor "
+            "(float32) interleaved",
+            kind="sinusoidal", layout="interleaved", inv_freq="divide", inv_freq_dtype="float64",
+            position_dtype="float64", angle_dtype="float64", trig_dtype="float64", table_dtype="float32",
+        ),
+        Recipe(
+            "pe_symbolic",
+            "pe_symbolic.numeric.rope_cos_sin / apply_rope: 40-digit frequencies, double-double angles, "
+            "cos/sin within 7u in float64, rounded once to the dtype; bf16/fp16 x rotated in float32 "
+            "and rounded once",
+            inv_freq="exact", inv_freq_dtype="float64", position_dtype="int64", angle_dtype="float64",
+            trig_dtype="float64", table_dtype="float32", rotation_dtype="float32",
+        ),
+    )
+}
+
+
+def preset_names() -> tuple[str, ...]:
+    """The preset names, in the order ``pe-audit --list`` prints them.
+
+    >>> preset_names()[:3]
+    ('hf', 'hf-autocast', 'gpt-neox')
+    """
+    return tuple(PRESETS)
+
+
+def get_recipe(recipe: str | Recipe | Mapping[str, Any]) -> Recipe:
+    """A preset by name, a :class:`Recipe` as it is, or a recipe from a mapping of fields.
+
+    >>> get_recipe("vllm").name
+    'vllm'
+    >>> get_recipe("hugginface")
+    Traceback (most recent call last):
+    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-autocast', 'gpt-neox', 'vllm', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic'
+    """
+    if isinstance(recipe, Recipe):
+        return recipe
+    if isinstance(recipe, Mapping):
+        return Recipe.from_dict(recipe)
+    return PRESETS[check_choice("recipe", recipe, tuple(PRESETS))]

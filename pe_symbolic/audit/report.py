@@ -1,0 +1,155 @@
+"""The audit report: a table for the terminal, JSON for CI, a plot for the eye."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .measure import METRICS, RecipeAudit
+
+__all__ = ["AuditReport"]
+
+#: The claims whose proofs the angle bound rests on.
+BOUND_CLAIMS = ("precision.angle", "precision.running_product")
+
+
+def _e(x: float) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:.2e}"
+
+
+@dataclass
+class AuditReport:
+    """What :func:`pe_symbolic.audit` returns: one :class:`~pe_symbolic.audit.measure.RecipeAudit`
+    per (recipe, dtype), the tolerance verdict and the proved bound's claim ids.
+
+    Attributes
+    ----------
+    target : str
+        The model config or table audited, in one line.
+    context : int
+        Positions ``0 .. context-1``.
+    results : list of RecipeAudit
+    metric : {"angle", "table", "output", "score"}
+        What ``tol`` bounds.
+    tol : float or None
+    seconds : float
+        Wall time of the whole audit.
+    bound_verdicts : dict
+        ``{claim id: verdict}`` of the proved angle bound.
+    """
+
+    target: str
+    context: int
+    results: list[RecipeAudit]
+    metric: str = "angle"
+    tol: float | None = None
+    seconds: float = 0.0
+    bound_verdicts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when no ``tol`` was given, or every result's ``metric`` is within it."""
+        if self.tol is None:
+            return True
+        return all(not (r.measured(self.metric) > self.tol) for r in self.results)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when :attr:`passed`, else 1 (what ``pe-audit`` exits with)."""
+        return 0 if self.passed else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of everything measured."""
+        return {
+            "target": self.target, "context": self.context, "metric": self.metric, "tol": self.tol,
+            "passed": self.passed, "seconds": self.seconds, "bound_claims": self.bound_verdicts,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The report as JSON (NaN written as null)."""
+        return json.dumps(_nan_to_none(self.to_dict()), indent=indent)
+
+    def to_text(self) -> str:
+        """The table: one row per (recipe, dtype), each measurement with its bound beside it."""
+        lines = [
+            f"pe-audit  {self.target}",
+            f"context {self.context:,} positions (0 .. {self.context - 1:,}); errors are maxima over the "
+            "context; 'bound' is the proved angle bound ("
+            + ", ".join(f"{k}: {v}" for k, v in self.bound_verdicts.items())
+            + ") and the bounds derived from it",
+        ]
+        head = (f"{'recipe':<24}{'dtype':<10}{'backend':<13}{'angle':>9}{'bound':>9}  {'table':>9}{'bound':>9}  "
+                f"{'output':>9}{'bound':>9}  {'score':>9}{'bound':>9}  {'s':>6}  {'dominant (angle)':<34}{'first inexact pos':<22}")
+        lines += ["", head, "-" * len(head)]
+        for r in self.results:
+            rep = r.representability
+            inexact = (f"{rep['first_inexact']:,} ({rep['dtype']})" if rep.get("within_context")
+                       else "none in context")
+            row = f"{r.recipe.name:<24}{r.dtype:<10}{r.backend:<13}"
+            for m in METRICS:
+                row += f"{_e(r.measured(m)):>9}{_e(r.bound(m)):>9}  "
+            row += f"{r.seconds:>6.2f}  {r.dominant[:33]:<34}{inexact:<22}"
+            if not r.within_bounds:
+                row += "  MEASURED > BOUND"
+            lines.append(row)
+        if self.tol is not None:
+            lines += ["", f"tolerance: {self.metric} <= {self.tol:g}: {'PASS' if self.passed else 'FAIL'}"]
+            for r in self.results:
+                got = r.measured(self.metric)
+                if got > self.tol:
+                    if r.fix is not None:
+                        lines.append(f"  {r.recipe.name} ({r.dtype}): {self.metric} {got:.2e} > {self.tol:g}; "
+                                     f"smallest fix: {r.fix.label} -> {r.fix.measured:.2e} "
+                                     f"(verified by re-running the audit)")
+                    else:
+                        lines.append(f"  {r.recipe.name} ({r.dtype}): {self.metric} {got:.2e} > {self.tol:g}; "
+                                     "no candidate change meets it")
+        notes = [f"  {r.recipe.name} ({r.dtype}, {r.backend}): {r.note}" for r in self.results if r.note]
+        if notes:
+            lines += ["", "notes:"] + notes
+        lines += ["", f"audited in {self.seconds:.1f} s"]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def plot(self, path: str, metric: str = "angle") -> None:
+        """Max error of ``metric`` per band against position, one curve per (recipe, dtype),
+        the bound dashed (needs matplotlib: ``pip install pe_symbolic[plot]``)."""
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg", force=False)
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("plotting needs matplotlib: pip install 'pe_symbolic[plot]'") from exc
+        fig, ax = plt.subplots(figsize=(8, 4.8))
+        for r in self.results:
+            xs = [b.stop for b in r.bands if metric in b.measured]
+            ys = [max(b.measured[metric], 1e-18) for b in r.bands if metric in b.measured]
+            (line,) = ax.loglog(xs, ys, marker="o", ms=3, label=f"{r.recipe.name} {r.dtype}")
+            bs = [max(b.bound.get(metric, math.nan), 1e-18) for b in r.bands if metric in b.measured]
+            ax.loglog(xs, bs, ls="--", lw=0.8, color=line.get_color())
+        ax.set_xlabel("position (end of band)")
+        ax.set_ylabel(f"max {metric} error" + (" (rad)" if metric == "angle" else ""))
+        ax.set_title(f"{self.target.split(' (')[0]}: {metric} error (dashed: bound)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+
+
+def _nan_to_none(x: Any) -> Any:
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return None
+    if isinstance(x, dict):
+        return {k: _nan_to_none(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_nan_to_none(v) for v in x]
+    return x

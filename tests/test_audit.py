@@ -1,0 +1,309 @@
+"""pe.audit and pe-audit: recipes as data, the emulation, measured <= bound, the oracle
+agrees, the fix is verified, bad input is refused by name, exit codes 0 / 1 / 2.
+
+Tests that test themselves: the naive recipes (bf16 positions, bf16 tables, the running
+product) must come out worse than the careful ones, by the amounts the bound predicts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import pe_symbolic as pe
+from pe_symbolic.audit import Recipe, load_target, recipes
+from pe_symbolic.audit.bounds import angle_bound
+from pe_symbolic.audit.emulate import Emulation, rnd, rope_target
+from pe_symbolic.audit.measure import band_edges, measure
+from pe_symbolic.cli.audit import main
+
+LLAMA = "llama-3.1-8b"
+ROPE_PRESETS = [n for n, r in recipes.PRESETS.items() if r.kind == "rope"]
+SIN_PRESETS = [n for n, r in recipes.PRESETS.items() if r.kind == "sinusoidal"]
+
+
+@pytest.fixture(scope="module")
+def llama():
+    return rope_target(pe.numeric.model_config(LLAMA), LLAMA)
+
+
+# ----------------------------------------------------------------------------------------
+# recipes and the emulation's rounding
+
+
+def test_every_preset_has_a_source_note_and_the_issue_names():
+    assert set(recipes.preset_names()) == {
+        "hf", "hf-autocast", "gpt-neox", "vllm", "torchtune", "flash-attn", "liger", "llama.cpp", "mlx",
+        "rotary-embedding-torch", "t2t", "fairseq", "distilbert", "pe_symbolic"}
+    for r in recipes.PRESETS.values():
+        assert len(r.source) > 40
+
+
+@pytest.mark.parametrize(("fields", "match"), [
+    ({"inv_freq": "running", "angle_dtype": "float64"}, "running.*contradicts"),
+    ({"reduce": True}, "reduce=True.*angle_dtype='float32'"),
+    ({"kind": "sinusoidal", "rotation_dtype": "float32"}, "rotation_dtype.*sinusoidal table has no rotation"),
+    ({"schedule": "tensor2tensor"}, "schedule='tensor2tensor' is for sinusoidal"),
+    ({"inv_freq": "exact"}, "inv_freq='exact'.*contradict"),
+    ({"angle_dtype": "float8"}, r"angle_dtype='float8' is not allowed; use one of 'float64'"),
+])
+def test_contradictory_or_unknown_recipe_fields_are_refused(fields, match):
+    with pytest.raises(ValueError, match=match):
+        Recipe("mine", **fields)
+
+
+def test_bfloat16_rounding_matches_ml_dtypes_and_is_single_from_float64():
+    rng = np.random.default_rng(0)
+    x32 = (rng.standard_normal(100000) * 10.0 ** rng.integers(-20, 20, 100000)).astype(np.float32)
+    np.testing.assert_array_equal(rnd(x32, "bfloat16"), x32.astype("bfloat16").astype(np.float32))
+    assert rnd(np.array([1 + 2**-8 + 2**-30]), "bfloat16")[0] == 1 + 2**-7  # not twice
+
+
+def test_emulated_inverse_frequencies_match_torchs_float32_formula(llama):
+    """HF's 1/(b ** (arange/d)) in float32: pow correctly rounded, as torch's is."""
+    em = Emulation(llama.__class__(**{**llama.__dict__}), recipes.PRESETS["hf"], "float32")
+    e = (np.arange(0, 128, 2, dtype=np.float32) / np.float32(128)).astype(np.float32)
+    ladder = (np.float32(1) / np.power(np.float64(500000.0), e.astype(np.float64)).astype(np.float32))
+    kept = np.arange(64) < 29  # pairs 0..28 keep theta (llama3.bands_llama31)
+    np.testing.assert_array_equal(em.inv[kept], ladder[kept].astype(np.float64))
+    assert np.all(em.eps[kept] <= 2 * 2.0**-24)
+
+
+# ----------------------------------------------------------------------------------------
+# measured <= bound, the oracle agrees, the naive recipes are worse
+
+
+@pytest.mark.parametrize("name", ROPE_PRESETS)
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "float64"])
+def test_every_rope_preset_is_within_its_bounds_and_the_oracle_agrees(llama, name, dtype):
+    em = Emulation(llama, recipes.PRESETS[name], dtype)
+    res = measure(em, 20000, oracle_points=1)
+    for band in res.bands:
+        for m, v in band.measured.items():
+            assert v <= band.bound[m], (name, dtype, band.start, m, v, band.bound[m])
+    assert res.oracle["points"] >= 2 * len(res.bands)
+    assert res.oracle["angle_rel"] <= 1e-12
+    assert res.oracle["table_abs"] <= 1e-15
+
+
+@pytest.mark.parametrize("config", ["qwen2.5-7b-yarn", "gemma-3-27b", "phi-3.5-mini", "mistral-7b", "gpt-neox-20b"])
+@pytest.mark.parametrize("name", ["hf", "llama.cpp", "mlx", "pe_symbolic"])
+def test_scaled_and_partial_configs_within_bounds(config, name):
+    layer = "full_attention" if config == "gemma-3-27b" else None
+    tg = rope_target(pe.numeric.model_config(config), config, layer_type=layer, seq_len=200000)
+    res = measure(Emulation(tg, recipes.PRESETS[name], "bfloat16"), 5000, oracle_points=1)
+    assert res.within_bounds
+    assert res.oracle["table_abs"] <= 1e-15
+
+
+@pytest.mark.parametrize("name", SIN_PRESETS)
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_sinusoidal_presets_within_bounds(name, dtype):
+    rep = pe.audit("sinusoidal:512", recipe=name, dtype=dtype, context=3000)
+    r = rep.results[0]
+    assert r.within_bounds
+    assert r.oracle["table_abs"] <= 1e-15
+    assert math.isnan(r.measured("output"))
+
+
+def test_the_naive_recipes_are_worse_by_what_the_bound_says():
+    """A test of the test: bf16 positions, bf16 tables, a running product, each visibly worse."""
+    rep = pe.audit(LLAMA, recipe=["hf-autocast", "hf", "llama.cpp", "torchtune", "pe_symbolic"],
+                   dtype="bfloat16", context=32768)
+    got = {r.recipe.name: r for r in rep.results}
+    # positions held in bfloat16 (257 -> 256): hundreds of radians, position 257 first inexact
+    assert got["hf-autocast"].measured("angle") > 10
+    assert got["hf-autocast"].representability["first_inexact"] == 257
+    assert got["hf-autocast"].dominant == "positions held in bfloat16"
+    # float32 product: ~ u32 * t at pair 0
+    assert 1e-4 < got["hf"].measured("angle") < 32768 * 2 * 2.0**-24 * 1.01
+    # llama.cpp's running product accumulates: worse than the direct product
+    assert got["llama.cpp"].measured("angle") > 1.3 * got["hf"].measured("angle")
+    assert got["llama.cpp"].dominant.startswith("running product")
+    # tables cast to bfloat16 and rotation in bfloat16 vs float32 tables and rotation
+    assert got["hf"].measured("output") > 1.3 * got["torchtune"].measured("output")
+    # ours: the table within half an ulp of float32, the output within one bf16 rounding
+    assert got["pe_symbolic"].measured("table") <= 2.0**-24 + 1e-15
+    assert got["pe_symbolic"].measured("output") <= math.sqrt(2) * 2.0**-8 * 1.05
+    assert got["pe_symbolic"].measured("angle") == 0.0
+
+
+def test_angle_bound_names_the_dominant_cast(llama):
+    em = Emulation(llama, recipes.PRESETS["mlx"], "bfloat16")
+    b = angle_bound(em, 100000.0)
+    assert b.dominant.startswith("inv_freq (exp2 in float32)")
+    em = Emulation(llama, recipes.PRESETS["hf"].replace(name="x", inv_freq_storage="bfloat16"), "float32")
+    assert angle_bound(em, 100000.0).dominant.startswith("inv_freq (reciprocal, held in bfloat16)")
+
+
+# ----------------------------------------------------------------------------------------
+# tolerance, fixes, large contexts
+
+
+def test_a_broken_tolerance_gets_the_smallest_verified_fix():
+    rep = pe.audit(LLAMA, recipe="hf", dtype="bfloat16", context=131072, tol=1e-3)
+    r = rep.results[0]
+    assert not rep.passed and rep.exit_code == 1
+    assert r.fix is not None and r.fix.verified
+    assert r.fix.measured <= 1e-3
+    assert "reduce them modulo 2*pi" in r.fix.label
+    # a cheaper candidate (float64 angles, then a float32 cast) is not enough: said by running it
+    cheaper = r.recipe.replace(name="f64", position_dtype="int64", inv_freq_dtype="float64", angle_dtype="float64")
+    rep2 = pe.audit(LLAMA, recipe=cheaper, dtype="bfloat16", context=131072)
+    assert rep2.results[0].measured("angle") > 1e-3
+
+
+def test_tolerance_that_holds_exits_zero():
+    # one bfloat16 rounding of a unit pair: sqrt(2) * 2**-9 = 2.8e-3
+    rep = pe.audit(LLAMA, recipe="pe_symbolic", dtype="bfloat16", context=8192, tol=3e-3, metric="output")
+    assert rep.passed and rep.exit_code == 0 and rep.results[0].fix is None
+
+
+def test_contexts_up_to_2_53_are_sampled_and_stay_within_bounds():
+    rep = pe.audit(LLAMA, recipe=["hf", "pe_symbolic"], dtype="float32", context=2**53)
+    for r in rep.results:
+        assert r.within_bounds
+        assert not r.bands[-1].exhaustive and r.bands[-1].stop == 2**53
+        assert "sampled" in r.note
+    hf = rep.results[0]
+    assert hf.representability["first_inexact"] == 2**24 + 1
+    assert hf.measured("angle") > 1e6  # positions of 2**53 in float32: hopeless, and said so
+
+
+def test_band_edges_cover_the_context():
+    e = band_edges(1_000_000)
+    assert e[0] == 0 and e[-1] == 1_000_000 and all(a < b for a, b in zip(e, e[1:]))
+
+
+# ----------------------------------------------------------------------------------------
+# bad input
+
+
+@pytest.mark.parametrize(("kwargs", "err", "match"), [
+    (dict(recipe="hugginface"), ValueError, r"recipe='hugginface' is not allowed; use one of 'hf'"),
+    (dict(dtype="float8"), ValueError, r"dtype='float8' is not allowed; use one of 'float64', 'float32'"),
+    (dict(context=0), ValueError, r"context=0 is not allowed: it must be in 1 \.\. 2\*\*53"),
+    (dict(context=2**53 + 1), ValueError, r"context=9007199254740993 is not allowed"),
+    (dict(context=1.5), ValueError, r"context=1.5 must be a positive integer"),
+    (dict(metric="angel"), ValueError, r"metric='angel' is not allowed.*did you mean 'angle'"),
+    (dict(tol=-1.0), ValueError, r"tol=-1.0 must be a positive finite number"),
+    (dict(recipe="fairseq"), ValueError, r"recipe 'fairseq' builds a sinusoidal table, which has no 'llama3'"),
+    (dict(recipe={"name": "x", "inv_freq": "running", "angle_dtype": "float64"}), ValueError, "contradicts"),
+    (dict(backend="jax"), ValueError, r"backend='jax' is not allowed"),
+])
+def test_bad_input_is_refused_by_name(kwargs, err, match):
+    args = dict(recipe="hf", dtype="bfloat16", context=1024) | kwargs
+    with pytest.raises(err, match=match):
+        pe.audit(LLAMA, **args)
+
+
+def test_unknown_config_lists_the_shipped_ones():
+    with pytest.raises(ValueError, match=r"config='lama-3.1-8b' is neither.*llama-3.1-8b.*did you mean"):
+        load_target("lama-3.1-8b")
+
+
+def test_torch_backend_without_torch_says_how_to_install(monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def fake(name, *a, **k):
+        if name == "torch" or name.startswith("torch."):
+            raise ImportError("no torch")
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(ImportError, match=r"pip install 'pe_symbolic\[torch\]'"):
+        pe.audit(LLAMA, recipe="hf", context=64, backend="torch")
+
+
+# ----------------------------------------------------------------------------------------
+# the command line
+
+
+def test_cli_list_and_table(capsys):
+    assert main(["--list"]) == 0
+    out = capsys.readouterr().out
+    assert "llama.cpp" in out and "theta_scale" in out
+    assert main([LLAMA, "--recipe", "vllm", "--dtype", "bfloat16", "--context", "4096"]) == 0
+    out = capsys.readouterr().out
+    assert "vllm" in out and "bound" in out and "precision.angle: proved" in out
+
+
+def test_cli_exit_codes_json_and_plot(tmp_path, capsys):
+    js, png = tmp_path / "a.json", tmp_path / "a.png"
+    code = main([LLAMA, "--recipe", "hf", "--recipe", "pe_symbolic", "--context", "65536", "--tol", "1e-4",
+                 "--json", str(js), "--format", "json"] + (["--plot", str(png)] if _has_mpl() else []))
+    assert code == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data == json.loads(js.read_text())
+    assert not data["passed"] and data["results"][0]["fix"]["verified"]
+    assert data["results"][1]["max"]["angle"] == 0.0
+    if _has_mpl():
+        assert png.stat().st_size > 1000
+    assert main([LLAMA, "--recipe", "hf", "--context", "1024", "--tol", "1"]) == 0
+
+
+def _has_mpl() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("argv, match", [
+    ([LLAMA, "--recipe", "nope"], "recipe='nope' is not allowed"),
+    ([LLAMA, "--dtype", "fp8"], "dtype='fp8' is not allowed"),
+    ([LLAMA, "--context", "-5"], "context=-5 is not allowed"),
+    ([LLAMA, "--context", "lots"], "--context='lots' is not a number"),
+    ([LLAMA, "--format", "yaml"], "--format='yaml' is not allowed"),
+    (["no-such-model"], "config='no-such-model' is neither"),
+    ([], "CONFIG is required"),
+])
+def test_cli_bad_input_exits_2_with_one_line(argv, match, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert match in err and err.count("\n") == 1
+
+
+def test_pe_audit_is_the_function_and_the_package_is_callable_too():
+    import pe_symbolic.audit as mod
+
+    rep = mod(LLAMA, recipe="hf", context=256)
+    assert pe.audit(LLAMA, recipe="hf", context=256).results[0].measured("angle") == rep.results[0].measured("angle")
+
+
+# ----------------------------------------------------------------------------------------
+# the torch backend (optional: pip install 'pe_symbolic[torch]')
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+def test_torch_backend_agrees_with_the_emulation(dtype):
+    pytest.importorskip("torch")
+    from pe_symbolic.audit.torch_backend import TORCH_PRESETS
+
+    names = [n for n in TORCH_PRESETS if n != "fairseq"]
+    torch_rep = pe.audit(LLAMA, recipe=names, dtype=dtype, context=20000, backend="torch")
+    numpy_rep = pe.audit(LLAMA, recipe=names, dtype=dtype, context=20000)
+    for a, b in zip(torch_rep.results, numpy_rep.results):
+        assert a.backend == "torch-cpu" and b.backend == "numpy"
+        assert a.within_bounds, a.recipe.name
+        # same frequencies and products (pow correctly rounded in both); torch's float32
+        # cos/sin may differ from NumPy's by an ulp (6e-8), which a bfloat16 rounding can
+        # turn into one bfloat16 ulp of the output
+        assert a.measured("angle") == pytest.approx(b.measured("angle"), rel=1e-9), a.recipe.name
+        slack = 2.0**-7 if dtype == "bfloat16" else 4 * 2.0**-24
+        for m in ("table", "output", "score"):
+            assert abs(a.measured(m) - b.measured(m)) <= slack, (a.recipe.name, m)
+
+
+def test_torch_backend_runs_fairseq_and_emulates_the_rest():
+    pytest.importorskip("torch")
+    rep = pe.audit("sinusoidal:512", recipe=["fairseq", "t2t"], dtype="float16", context=4096, backend="torch")
+    fs, t2t = rep.results
+    assert fs.backend == "torch-cpu" and fs.within_bounds
+    assert t2t.backend == "numpy" and "emulated" in t2t.note
