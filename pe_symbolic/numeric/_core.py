@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from . import _kernels as K
+from . import _accurate
 from ._checks import as_positions, check_float_dtype, check_out, check_x
 from .._validate import check_base, check_d, check_layout, check_order, check_schedule
 
@@ -108,7 +108,7 @@ def _rope_product():
 
 def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool,
             w_exact: tuple | None = None):
-    return K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
-                          product=_phasor_product(), w_exact=w_exact if accurate else None)
+    return _accurate.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
+                                  product=_phasor_product(), w_exact=w_exact if accurate else None)
 
 
