@@ -80,6 +80,38 @@ def tune_passes(rounds: int) -> None:
            res, "memory copy (64 MiB, np.copyto)", blk.size, "ns/el")
 
 
+def tune_ops(rounds: int) -> None:
+    """One NumPy call per element: float64/float32 multiply by size (out=), and one
+    arithmetic pass over a large array against a copy of it."""
+    rng = np.random.default_rng(2)
+    res = {}
+    for dt in (np.float64, np.float32):
+        for n in (4096, 32768, 262144):
+            a = rng.standard_normal(n).astype(dt)
+            o = np.empty_like(a)
+            reps = max(4, (1 << 22) // n)
+            r = round_robin({
+                "mul": lambda: [np.multiply(a, a, out=o) for _ in range(reps)],
+                "mul scalar": lambda: [np.multiply(a, 1.5, out=o) for _ in range(reps)],
+            }, rounds)
+            for k, v in r.items():
+                res[f"{np.dtype(dt).name} {k} n={n}"] = v / reps / n * 1e9
+    big = rng.standard_normal(1 << 24).astype(np.float32)
+    bo = np.empty_like(big)
+    z = (rng.standard_normal(1 << 16) + 1j).astype(np.complex64)
+    bc, oc = big.view(np.complex64).reshape(-1, 1 << 16), bo.view(np.complex64).reshape(-1, 1 << 16)
+    r = round_robin({
+        "64 MiB copy (np.copyto)": lambda: np.copyto(bo, big),
+        "64 MiB x * 1.5 (one arithmetic pass)": lambda: np.multiply(big, 1.5, out=bo),
+        "64 MiB complex64 x * table (interleaved RoPE)": lambda: np.multiply(bc, z, out=oc),
+    }, rounds)
+    for k, v in r.items():
+        res[k] = v / big.size * 1e9
+    print("\n## ops: ns per element of one NumPy call (out=)")
+    for k, v in res.items():
+        print(f"{k:>48} {v:8.3f} ns/el")
+
+
 def tune_split_variants(rounds: int) -> None:
     rng = np.random.default_rng(1)
     A, H, S, D = 4, 8, 1024, 128
@@ -133,7 +165,7 @@ def tune_rope(shape, dtype, rounds: int) -> None:
     x = rng.standard_normal(shape).astype(dtype)
     out = np.empty_like(x)
     pos = np.arange(shape[-2], dtype=np.float64)
-    names = ("ROWS_BYTES", "BLOCK_BYTES", "INTERLEAVED_ROWS_BYTES", "INTERLEAVED_BLOCK_BYTES")
+    names = ("ROWS_BYTES", "BLOCK_BYTES", "INTERLEAVED_TABLE_BYTES", "INTERLEAVED_BLOCK_BYTES")
     defaults = {k: getattr(_rope_kernels, k) for k in names}
 
     def rope(layout, **cfg):
@@ -144,17 +176,30 @@ def tune_rope(shape, dtype, rounds: int) -> None:
         return f
 
     fns = {"copy (np.copyto)": lambda: np.copyto(out, x)}
-    for rows in (32768, 131072):
-        for block in (262144, 1048576):
+    for rows in (65536, 131072, 262144):
+        for block in (262144, 524288, 1048576):
             fns[f"split rows={rows >> 10}K block={block >> 10}K"] = rope(
                 "split", ROWS_BYTES=rows, BLOCK_BYTES=block)
-    for rows in (131072, 524288, 2097152):
-        fns[f"interleaved rows={rows >> 10}K"] = rope("interleaved", INTERLEAVED_ROWS_BYTES=rows)
+    for table in (262144, 1048576, 4194304):
+        fns[f"interleaved table={table >> 10}K"] = rope("interleaved",
+                                                       INTERLEAVED_TABLE_BYTES=table)
     res = round_robin(fns, rounds)
     for k, v in defaults.items():
         setattr(_rope_kernels, k, v)
     report(f"rope: apply_rope(out=) on x{shape} {np.dtype(dtype).name}; ratio to the copy",
            res, "copy (np.copyto)")
+
+
+def _libm_sincos(x, y, o_sin, t1, o_cos, t3, t4):
+    """``(sin, cos)(x + y)``: np.sin, np.cos of ``x`` and a first-order correction for ``y``
+    (the signature of ``_accurate._kernel_sincos``)."""
+    s = np.sin(x, out=o_sin)
+    c = np.cos(x, out=o_cos)
+    np.multiply(c, y, out=t1)
+    np.multiply(s, y, out=t3)
+    s += t1
+    c -= t3
+    return s, c
 
 
 def tune_accurate(T: int, d: int, rounds: int) -> None:
@@ -174,6 +219,19 @@ def tune_accurate(T: int, d: int, rounds: int) -> None:
 
     for chunk in (8192, 16384, 32768, 65536):
         fns[f"sinusoidal_table accurate, block={chunk >> 10}K"] = acc(chunk)
+
+    def libm():
+        # the library's sin/cos of the reduced angle's head plus a first-order correction for
+        # its tail, in place of the fdlibm polynomials (not bitwise the reference; its
+        # accuracy is the library's): is a libm-based route faster on this machine?
+        kernel = _accurate._kernel_sincos
+        _accurate.CHUNK, _accurate._kernel_sincos = default, _libm_sincos
+        try:
+            numeric.sinusoidal_table(t, d, accurate=True, out=out)
+        finally:
+            _accurate._kernel_sincos = kernel
+
+    fns["reduction + np.sin/np.cos of the reduced angle"] = libm
     res = round_robin(fns, rounds)
     _accurate.CHUNK = default
     report(f"accurate: sinusoidal_table(arange({T}), {d}, accurate=True, out=); ratio to "
@@ -184,17 +242,19 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.tune",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--only", choices=("passes", "split", "rope", "accurate"))
+    ap.add_argument("--only", choices=("ops", "passes", "split", "rope", "accurate"))
     args = ap.parse_args(argv)
     print(machine_header())
     r = args.rounds
+    if args.only in (None, "ops"):
+        tune_ops(r)
     if args.only in (None, "passes"):
         tune_passes(r)
     if args.only in (None, "split"):
         tune_split_variants(r)
     if args.only in (None, "rope"):
         for dt in (np.float32, np.float64):
-            tune_rope((4, 8, 1024, 128), dt, r)
+            tune_rope((4, 8, 2048, 128), dt, r)
     if args.only in (None, "accurate"):
         tune_accurate(2048, 512, r)
     return 0

@@ -19,12 +19,14 @@ memory pattern differs:
   same outcome;
 * ``-(k * P2)`` is formed as ``k * (-P2)`` (negation is exact, so the bits are the same).
 
-Blocks the fast path does not cover are handed to the reference route itself, which stays
-the one place that handles them: any position whose angle may reach ``2**24`` (the
-reference's large-angle path) takes the whole block there, and rows whose angle may be
-below ``2**-900`` (the reference's scaled route for tiny angles; in practice ``t = 0``) are
-recomputed there after the fast pass. So a fix to those paths in ``_kernels`` reaches this
-route too.
+Rows the fast path does not cover are handed to the reference route itself, which stays
+the one place that handles them: rows whose angles may reach ``2**24`` (where the
+reference's large-angle path starts) go there instead, and rows whose angles may be below
+``2**-900`` (the reference's scaled route for tiny angles; in practice ``t = 0``) are
+recomputed there after the fast pass -- each as runs of consecutive rows of one kind, so the
+results of a row do not depend on which other rows share its block (the reference route,
+called on a whole block, lets a tiny-angle row change the large-angle rows beside it). A fix
+to those paths in ``_kernels`` reaches this route too.
 """
 
 from __future__ import annotations
@@ -37,10 +39,12 @@ from . import _kernels as K
 
 __all__ = ["CHUNK", "sincos_into"]
 
-#: Entries (rows x frequencies) per block: 32768 float64 entries are 256 KiB an array, and
-#: the 10 arrays of a block (2.5 MiB) mostly stay in a 1-2 MiB L2 (not all are live at
-#: once). Measured on two machines (see ``benchmarks``): 16k-64k entries a block were
-#: fastest, 8k (the reference's block) 15-40% slower.
+#: Entries (rows x frequencies) per block. 32768 float64 entries are 256 KiB an array; the
+#: workspace holds 10 of them (2.5 MiB, kept per thread between calls), of which 3-6 are in
+#: use at any step, so a step's operands mostly come from a 1-2 MiB L2. Measured with
+#: ``python -m benchmarks.tune --only accurate`` on both machines of the benchmarks:
+#: 32k-64k was fastest, 8k (the reference's block) 10-20% slower, mostly per-call overhead
+#: (~80 NumPy calls a block).
 CHUNK = 32768
 
 #: With |angle| < 2**24 (the fast path), an entry is "rare" (|r| < 2**-46 |angle|) only if
@@ -104,26 +108,43 @@ class _Frequencies:
         self.min = float(w_hi.min())
 
 
+def _runs(mask: np.ndarray) -> list[tuple[int, int, bool]]:
+    """``(start, stop, value)`` of the maximal runs of equal values of a 1-D boolean mask."""
+    edges = np.flatnonzero(mask[1:] != mask[:-1]) + 1
+    bounds = [0, *edges.tolist(), mask.size]
+    return [(a, b, bool(mask[a])) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 def _block(t: np.ndarray, w: _Frequencies, sin_t: np.ndarray, cos_t: np.ndarray, w_exact,
            ws: np.ndarray) -> None:
-    n, h = sin_t.shape
     at = np.abs(t)
-    if float(at.max()) * w.max >= K._CW_LIMIT / 2:
-        # some angle may reach the reference's large-angle path: the whole block goes there
-        K._sincos_block(t, w.hi, w.lo, sin_t, cos_t, w_exact)
+    # rows whose angles may reach the reference's large-angle path (|angle| >= 2**24 is where
+    # it starts looking): those rows go to the reference, run by run, the others here
+    big = at * w.max >= K._CW_LIMIT / 2
+    if big.any():
+        for a, b, is_big in _runs(big):
+            if is_big:
+                K._sincos_block(t[a:b], w.hi, w.lo, sin_t[a:b], cos_t[a:b], w_exact)
+            else:
+                _common(t[a:b], at[a:b], w, sin_t[a:b], cos_t[a:b], w_exact, ws)
         return
+    _common(t, at, w, sin_t, cos_t, w_exact, ws)
+
+
+def _common(t, at, w, sin_t, cos_t, w_exact, ws) -> None:
+    """Rows whose angles are below 2**24: the reference arithmetic, blocked."""
+    n, h = sin_t.shape
     buf = [ws[i, : n * h].reshape(n, h) for i in range(_N_BUF)]
     p, rh = _fast(t[:, None], w, sin_t, cos_t, buf)
     if w_exact is not None:
         _rare(t, p, rh, buf, sin_t, cos_t, w_exact)
-    if float(at.min()) * w.min < K._TINY:
-        # rows whose angles may be tiny (t = 0 among them): recomputed by the reference
-        # route, whose rows do not depend on the other rows of its block
-        rows = np.flatnonzero(at * w.min < K._TINY)
-        s, c = np.empty((rows.size, h)), np.empty((rows.size, h))
-        K._sincos_block(t[rows], w.hi, w.lo, s, c, w_exact)
-        sin_t[rows] = s
-        cos_t[rows] = c
+    tiny = at * w.min < K._TINY
+    if tiny.any():
+        # rows whose angles may be tiny (t = 0 among them): recomputed in place by the
+        # reference route, run by run
+        for a, b, is_tiny in _runs(tiny):
+            if is_tiny:
+                K._sincos_block(t[a:b], w.hi, w.lo, sin_t[a:b], cos_t[a:b], w_exact)
 
 
 def _fast(tc, w, sin_t, cos_t, buf):

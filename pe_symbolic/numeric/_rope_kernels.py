@@ -39,20 +39,24 @@ import numpy as np
 
 __all__ = ["interleaved", "split"]
 
-#: Bytes of ``x`` (one leading index) whose positions share one table block: 32 KiB keeps
-#: the float tables ``[c, c]`` and ``[-s, s]`` of a block in L1/L2 while every head reads
-#: them. (64 rows of a 128-wide float32 head.)
-ROWS_BYTES = 32768
-#: Bytes of ``x`` per group of the split layout: the group, its output and ``tmp`` (3x this)
-#: stay in L2 between the three calls; smaller groups pay NumPy's per-call overhead
-#: (~1-3 us a call) more often. Measured on two machines: see ``benchmarks``.
-BLOCK_BYTES = 262144
-#: The same for the interleaved layout: one pass, so larger blocks (fewer calls) win as long
-#: as the complex table of a block stays in L2 while every head reads it.
-INTERLEAVED_ROWS_BYTES = 262144
-#: Bytes of ``x`` per call of the interleaved layout: one pass, so only the per-call
-#: overhead matters.
-INTERLEAVED_BLOCK_BYTES = 4 * 1024 * 1024
+#: Split layout: bytes of ``x`` (one leading index) whose positions share one block of the
+#: float tables ``[c, c]`` and ``[-s, s]`` (256 rows of a 128-wide float32 head): the tables
+#: of a block stay in L2 while every head reads them, and few blocks means few table
+#: builds (~5 NumPy calls each).
+ROWS_BYTES = 131072
+#: Split layout: bytes of ``x`` per group of leading indices. The group, its output and
+#: ``tmp`` (3x this) stay in a 2 MiB L2 between the four calls of a group; smaller groups
+#: pay NumPy's per-call overhead (~1-3 us) more often.
+BLOCK_BYTES = 524288
+#: Interleaved layout: bytes of the complex phasor table of one block of positions. One
+#: pass over x per block, so fewer, larger blocks win: the table is streamed with x rather
+#: than kept in cache (measured: a whole-sequence table was 15% faster than 256 KiB ones).
+INTERLEAVED_TABLE_BYTES = 4 * 1024 * 1024
+#: Interleaved layout: bytes of ``x`` per call (only NumPy's per-call overhead matters).
+INTERLEAVED_BLOCK_BYTES = 16 * 1024 * 1024
+#: Either layout: the most bytes the tables of one block may take (positions varying along
+#: leading axes multiply the table size).
+MAX_TABLE_BYTES = 8 * 1024 * 1024
 
 #: ``make_blocks(rows, cdt)``: a phasor-block source (``rope._PhasorBlocks``) for blocks of
 #: ``rows`` positions in complex dtype ``cdt``: ``.rows``, ``.tl``, ``.starts()``,
@@ -76,7 +80,11 @@ def _groups(shape: tuple[int, ...], item_bytes: int, target: int) -> list[tuple[
         return [(slice(i, i + 1),) + r for i in range(shape[0]) for r in rest]
     step = max(1, target // max(inner, 1))
     full = (slice(None),) * (len(shape) - 1)
-    return [(slice(i, min(shape[0], i + step)),) + full for i in range(0, shape[0], step)]
+    starts = list(range(0, shape[0], step))
+    if len(starts) > 1 and shape[0] - starts[-1] == 1:
+        starts.pop()  # no trailing group of one index: merged into the one before
+    ends = starts[1:] + [shape[0]]
+    return [(slice(a, b),) + full for a, b in zip(starts, ends)]
 
 
 def _table_index(group: tuple[slice, ...], tlead: tuple[int, ...]) -> tuple[slice, ...]:
@@ -104,13 +112,16 @@ class _Layout:
         self.seq = x.shape[-2]
         self.rd, self.h = rd, rd // 2
         pad = len(self.lead) + 1 - len(tshape)
+        self.pad = max(pad, 0)  # leading axes of x that the phasor blocks do not have
         tshape = (1,) * pad + tuple(tshape) if pad >= 0 else tuple(tshape)[-pad:]
         self.tlead = tshape[:-1]
         self.tl = tshape[-1]  # seq, or 1 (positions constant along the sequence)
 
-    def position_rows(self, itemsize: int, target: int) -> int:
-        """Positions per table block: ``target`` bytes of one leading index of x."""
-        return max(1, target // (self.rd * itemsize))
+    def position_rows(self, row_bytes: int, target: int) -> int:
+        """Positions per table block: ``target`` bytes for one leading index of the table
+        (``row_bytes`` a position), at most MAX_TABLE_BYTES for all of them."""
+        per = max(1, math.prod(self.tlead)) * row_bytes
+        return max(1, min(target // row_bytes, MAX_TABLE_BYTES // per))
 
     def table(self, z: np.ndarray) -> np.ndarray:
         """A phasor block ``tshape[:-1] + (n, h)`` with its leading axes padded."""
@@ -143,15 +154,23 @@ def interleaved(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...]
     xs, os_ = x[..., :rd], out[..., :rd]
     views = xs.strides[-1] == dt.itemsize and os_.strides[-1] == dt.itemsize
     xs, _ = _unalias(xs, os_)
-    rows = lay.position_rows(dt.itemsize, INTERLEAVED_ROWS_BYTES)
+    rows = lay.position_rows(lay.h * cdt.itemsize, INTERLEAVED_TABLE_BYTES)
+    if lay.h == 1:
+        # one pair a row: a block of one row and one leading index would be a single complex
+        # product, which NumPy computes in its scalar loop (not the fused vector loop of
+        # every other call: a last-bit difference). One call for the whole of x.
+        rows = lay.seq
     blocks = make_blocks(rows, cdt)
     if views:
         xc, oc = xs.view(cdt), os_.view(cdt)
     rows_of_x = blocks.rows if lay.tl == lay.seq else rows
-    groups = _groups(lay.lead, rows_of_x * rd * dt.itemsize, INTERLEAVED_BLOCK_BYTES)
+    groups = _groups(lay.lead, rows_of_x * rd * dt.itemsize,
+                     INTERLEAVED_BLOCK_BYTES if lay.h > 1 else 1 << 62)
     for sl, z in _seq_blocks(lay, blocks, rows):
         for g in groups:
-            zg = z[_table_index(g, lay.tlead)]
+            # (the block as the phasor source shaped it, without the padding axes: a call
+            # of one element then runs the same NumPy loop as before, bit for bit)
+            zg = z.reshape(z.shape[lay.pad:])[_table_index(g[lay.pad:], lay.tlead[lay.pad:])]
             if views:
                 product(xc[g + (sl,)], zg, out=oc[g + (sl,)])
             else:  # a strided last axis: through a contiguous copy (x itself is only read)
@@ -170,7 +189,7 @@ def split(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
     dt, h = x.dtype, lay.h
     xs, os_ = x[..., :rd], out[..., :rd]
     xs, in_place = _unalias(xs, os_)
-    rows = lay.position_rows(dt.itemsize, ROWS_BYTES)
+    rows = lay.position_rows(rd * dt.itemsize, ROWS_BYTES)
     blocks = make_blocks(rows, _complex_of(dt))
     n = blocks.rows if lay.tl == lay.seq else 1  # table rows per block
     # float tables [c, c] and [-s, s] of one block, rounded from the complex phasors
