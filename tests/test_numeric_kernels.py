@@ -258,3 +258,15 @@ def test_tables_use_the_blocked_accurate_route():
     src.fill(0, 10, a)
     base.fill(0, 10, b)
     assert _same_bits(a, b)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_accurate_rows_do_not_depend_on_their_neighbours(dtype):
+    """t = 0 (a tiny-angle row) beside large angles: each row as if computed alone. (The
+    reference route, handed both in one block, returned sin(2**30) = 1.07e9.)"""
+    t = np.array([0.0, 2.0**30, 5.0, 2.0**40 + 3])
+    tab = numeric.sinusoidal_table(t, 8, accurate=True, dtype=dtype)
+    rows = np.vstack([numeric.sinusoidal_table(t[i : i + 1], 8, accurate=True, dtype=dtype)
+                      for i in range(t.size)])
+    assert _same_bits(tab, rows)
+    assert np.abs(tab).max() <= 1.0

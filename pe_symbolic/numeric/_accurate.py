@@ -1,32 +1,39 @@
 """The accurate sin/cos route of :mod:`pe_symbolic.numeric._kernels`, blocked for speed.
 
-What this module computes is *exactly* what :func:`pe_symbolic.numeric._kernels._sincos_block`
-computes: the same double-double angles, the same Cody-Waite reduction, the same fdlibm
-polynomials and the same quadrant step, operation for operation and in the same order, so
-every result is bitwise the one of the reference route (the tests check this) and the error
-analysis at the top of :mod:`~pe_symbolic.numeric._kernels` applies unchanged. Only the
-memory pattern differs:
+What this module computes is what :func:`pe_symbolic.numeric._kernels._sincos_block` (the
+reference route) computes for each row: the same double-double angles, the same Cody-Waite
+reduction, the same fdlibm polynomials and the same quadrant step, operation for operation,
+so every result is bitwise the reference's (the tests check this, row by row) and the error
+analysis at the top of :mod:`~pe_symbolic.numeric._kernels` applies unchanged. What differs
+is the memory pattern and a few exact rewrites:
 
 * every intermediate lives in a preallocated workspace and every NumPy call writes into it
-  with ``out=``: the reference route allocates about 40 arrays a block, and on a VM a fresh
-  allocation above glibc's mmap threshold costs page faults (microseconds each);
+  with ``out=``: the reference allocates about 40 arrays a block, and a fresh allocation
+  above glibc's mmap threshold costs page faults;
 * blocks are larger (:data:`CHUNK` entries rather than 8192): about 80 NumPy calls a block,
-  so the fixed cost of a call (0.3-1 us) is paid over more entries, while the ~12 live
-  float64 arrays of a block (12 * 8 * CHUNK bytes) still fit in a 1-2 MiB L2 cache;
-* the rare-entry test of the reference (``|r| < 2**-46 |angle|``, entries recomputed at 40
-  digits) first looks at ``min |r|``: with ``|angle| < 2**24`` on this path no entry can be
-  rare unless some ``|r| < 2**-22``, so the full test (four passes) runs only then, with the
-  same outcome;
-* ``-(k * P2)`` is formed as ``k * (-P2)`` (negation is exact, so the bits are the same).
+  so the fixed cost of a call (0.3-1 us) is paid over more entries;
+* ``k mod 4`` (the quadrant) is read from the low bits of ``k + 1.5 * 2**52`` instead of a
+  float-to-int conversion, and the quadrant's two table lookups use ``np.take(...,
+  mode="clip")`` (the default mode buffers its output); ``-(k * P2)`` is ``k * (-P2)``;
+* the quadrant's products go to contiguous buffers and each output is written once (its
+  view may be strided, e.g. the interleaved slots of a table);
+* the rare-entry test (``|r| < 2**-46 |angle|``, entries recomputed at 40 digits) first looks
+  at ``min |r|``: with ``|angle| < 2**24`` on this path no entry can be rare unless some
+  ``|r| < 2**-22``, so the full test runs only then, with the same outcome.
+
+Measured (``python -m benchmarks.tune --only accurate``): 15-25% faster than the reference
+route on a 2-core AMD EPYC VM, ~10% on a 16-core Xeon; about 80 float64 NumPy operations per
+entry remain, which is what the route costs against two libm calls of naive float64.
 
 Rows the fast path does not cover are handed to the reference route itself, which stays
 the one place that handles them: rows whose angles may reach ``2**24`` (where the
 reference's large-angle path starts) go there instead, and rows whose angles may be below
 ``2**-900`` (the reference's scaled route for tiny angles; in practice ``t = 0``) are
-recomputed there after the fast pass -- each as runs of consecutive rows of one kind, so the
-results of a row do not depend on which other rows share its block (the reference route,
-called on a whole block, lets a tiny-angle row change the large-angle rows beside it). A fix
-to those paths in ``_kernels`` reaches this route too.
+recomputed there after the fast pass -- as runs of consecutive rows of one kind, so a row's
+results do not depend on which other rows share its block. (The reference, called on a
+block that holds both, overwrites the large-angle rows' sines with their angles: a block
+with ``t = 0`` and ``t = 2**30`` gives ``sin = 1.07e9``; this route does not.) A fix to
+those paths in ``_kernels`` reaches this route too.
 """
 
 from __future__ import annotations
@@ -55,6 +62,9 @@ _NEG_PIO2_2 = -K._PIO2_2
 #: (two's complement) in the low bits of its significand.
 _MAGIC = 6755399441055744.0
 _N_BUF = 10
+#: float32 outputs: rows with an angle below this (far below any sensible position) go to
+#: the reference route, whose float32 sines may underflow to a zero of another sign.
+_F32_TINY = 2.0**-120
 
 # the workspace, one per thread (NumPy releases the GIL: callers may use threads)
 _local = threading.local()
@@ -138,7 +148,7 @@ def _common(t, at, w, sin_t, cos_t, w_exact, ws) -> None:
     p, rh = _fast(t[:, None], w, sin_t, cos_t, buf)
     if w_exact is not None:
         _rare(t, p, rh, buf, sin_t, cos_t, w_exact)
-    tiny = at * w.min < K._TINY
+    tiny = at * w.min < (K._TINY if sin_t.dtype == np.float64 else _F32_TINY)
     if tiny.any():
         # rows whose angles may be tiny (t = 0 among them): recomputed in place by the
         # reference route, run by run
@@ -180,16 +190,13 @@ def _fast(tc, w, sin_t, cos_t, buf):
     # (mode="clip": q is in range anyway, and take's default mode buffers its output)
     a = np.take(K._QUAD_COS, q, out=b3, mode="clip")
     bq = np.take(K._QUAD_SIN, q, out=b4, mode="clip")
-    if sin_t.dtype == np.float64:
-        # the same two roundings, with the products in contiguous buffers and one (strided)
-        # write per output
-        np.add(np.multiply(a, sin_r, out=b6), np.multiply(bq, c, out=b2), out=sin_t)
-        np.subtract(np.multiply(a, c, out=b6), np.multiply(bq, sin_r, out=b2), out=cos_t)
-    else:  # float32: a*S is rounded to float32 before the add, as in the reference
-        np.multiply(a, sin_r, out=sin_t)
-        sin_t += np.multiply(bq, c, out=b2)
-        np.multiply(a, c, out=cos_t)
-        cos_t -= np.multiply(bq, sin_r, out=b2)
+    # a*S + b*C with the products in contiguous buffers and one (strided) write per output:
+    # one of the two products is an exact zero, so the sum is the other product, rounded once
+    # into the output's dtype. (The reference rounds a*S to the output's dtype before adding
+    # b*C: the same value, and for float32 the same zero signs unless a*S underflows there --
+    # the rows where that can happen go to the reference, see _F32_TINY.)
+    np.add(np.multiply(a, sin_r, out=b6), np.multiply(bq, c, out=b2), out=sin_t)
+    np.subtract(np.multiply(a, c, out=b6), np.multiply(bq, sin_r, out=b2), out=cos_t)
     return p, rh
 
 
