@@ -244,7 +244,9 @@ def bench_rope(quick: bool) -> None:
     print(f"\n## apply_rope on x{shape}, positions arange({shape[-2]})")
     print("naive: HF rotate_half / GPT-J rotate_every_two with float32 angles (allocates); "
           "floor: one copy of x, x.copy() (alloc) or np.copyto(out, x) (out=): x read once, "
-          "the output written once. Ratios compare alloc with alloc, out= with out=.")
+          "the output written once; 'one pass': x * 1.5 (alloc) or np.multiply(x, 1.5, out=) "
+          "(out=), the cheapest NumPy arithmetic over x (a copy is a memcpy, which no ufunc "
+          "loop is). Ratios compare alloc with alloc, out= with out=.")
     print(f"{'dtype':>8} {'layout':>12} {'mode':>6} {'ours':>12} {'naive':>12} {'floor':>12} "
           f"{'/naive':>7} {'/floor':>7}")
     for dt in (np.float32, np.float64):
@@ -256,6 +258,11 @@ def bench_rope(quick: bool) -> None:
         for mode, f in floor.items():
             print(f"{name:>8} {'floor (copy)':>12} {mode:>6} {ms(f)} {'':>12} {ms(f)} "
                   f"{'':>7} {1.0:7.3f}")
+        one = {"alloc": median_time(lambda: x * 1.5, repeat=repeat),
+               "out=": median_time(lambda: np.multiply(x, 1.5, out=out), repeat=repeat)}
+        for mode, f in one.items():
+            print(f"{name:>8} {'one pass':>12} {mode:>6} {ms(f)} {'':>12} {ms(floor[mode])} "
+                  f"{'':>7} {f / floor[mode]:7.3f}")
         for layout, naive_fn in (("interleaved", naive_rope_interleaved),
                                  ("split", naive_rope_split)):
             naive = median_time(lambda: naive_fn(x, pos), repeat=repeat)
