@@ -3,30 +3,40 @@ allows (the public functions are in :mod:`pe_symbolic.numeric.rope`).
 
 RoPE is one complex multiply per pair, so its floor is a copy of ``x``: read once, write
 once. NumPy runs one loop per call, so the kernels are built from a few calls per *block*
-of ``x`` and every pass after the first reads data that the first pass has just brought
-into the cache:
+of ``x``, and every call after the first reads data the first one has just brought into
+the cache:
 
 * **Interleaved** (pairs ``(2i, 2i+1)``): ``x`` viewed as complex, one complex multiply by
-  the phasors ``exp(i m theta)`` per block -- a single pass, the floor.
-* **Split** (pairs ``(i, i + r/2)``, HF ``rotate_half``): no complex view exists, and NumPy
-  has no fused multiply-add, so three calls per block::
+  the phasors ``exp(i m theta)`` -- a single pass. The phasor table of a whole sequence
+  (4 MiB at most) is computed once and streamed along with ``x``.
+* **Split** (pairs ``(i, i + r/2)``, HF ``rotate_half``): no complex view exists and NumPy
+  has no fused multiply-add, so four calls per group of heads::
 
-      out = swap(x) * [-s, s]      # reads x from memory, writes out ("swap": halves exchanged)
-      tmp = x * [c, c]             # x again, now from L2
+      out = x * [c, c]             # reads x from memory, writes out
+      tmp = swap(x)                # a copy, halves exchanged ([x_b, x_a]); x from L2
+      tmp *= [-s, s]
       out += tmp                   # out and tmp from L2
 
   which rounds exactly as the former ``x*[c, c] + swap(x*[s, -s])``: ``fl(fl(x_a c) -
-  fl(x_b s))`` (the two products are the same, and addition commutes). The first call reads
-  ``x`` through a view with its halves exchanged: its inner loops are only ``r/2`` long,
-  which costs little while the loop waits for memory anyway; the other two run over whole
-  rows. When ``out`` is ``x`` (in place) the order is ``tmp = swap(x) * [-s, s]``, ``out =
-  x * [c, c]``, ``out += tmp``: ``x`` is read completely before it is overwritten.
+  fl(x_b s))`` (the same two products; addition commutes). Only the copy reads ``x``
+  through the view with exchanged halves, whose inner loops are ``r/2`` long: a copy
+  loop pays that less than a multiply (measured: 0.27 against 0.46 ns an element on the
+  Xeon, with whole rows at 0.14-0.23). When ``out`` is ``x`` (in place) the swapped copy
+  is taken first, so ``x`` is read completely before it is overwritten.
 
-Blocks: the phasor tables of a block of positions (``ROWS_BYTES`` of ``x``'s dtype per
-leading index) are rounded once to ``x``'s precision and reused for every leading index of
-``x`` (heads, batch); ``x`` is cut into groups of leading indices of about ``BLOCK_BYTES``
-so that a group, its output and ``tmp`` stay in a 1-2 MiB L2 cache between the calls. No
-temporary is as large as ``x``: the only scratch is ``tmp`` (one group) and the tables.
+Blocks: the float tables ``[c, c]`` and ``[-s, s]`` of a block of positions (``ROWS_BYTES``
+of ``x``'s dtype per leading index) are rounded once to ``x``'s precision and reused for
+every leading index of ``x`` (heads, batch); ``x`` is cut into groups of leading indices of
+about ``BLOCK_BYTES`` so that a group, its output and ``tmp`` stay in L2 between the calls.
+No temporary is as large as ``x``: the only scratch is ``tmp`` (one group) and the tables.
+
+What bounds the ratios (``python -m benchmarks.tune``; x of (4, 8, 4096, 128)): one NumPy
+arithmetic pass writing ``out`` already costs 0.9-1.3x a copy (a copy is a ``memcpy``, a
+ufunc loop is not), and the interleaved kernel runs at that pass's speed (1.0-1.3x a copy).
+The split kernel's three calls after the first cost, per element in L2, about what the
+copy costs from memory (Xeon: 0.27 + 0.23 + 0.14 ns against 0.54 ns; EPYC VM: 0.15 + 0.13
++ 0.08 against 0.40 ns), so it lands at 2-3x a copy in NumPy; reaching the copy needs one
+fused loop (a compiled kernel), not more NumPy calls.
 """
 
 from __future__ import annotations
@@ -50,7 +60,8 @@ ROWS_BYTES = 131072
 BLOCK_BYTES = 524288
 #: Interleaved layout: bytes of the complex phasor table of one block of positions. One
 #: pass over x per block, so fewer, larger blocks win: the table is streamed with x rather
-#: than kept in cache (measured: a whole-sequence table was 15% faster than 256 KiB ones).
+#: than kept in cache (measured on both machines: a whole-sequence table of 2-4 MiB was
+#: 10-25% faster than 256 KiB ones).
 INTERLEAVED_TABLE_BYTES = 4 * 1024 * 1024
 #: Interleaved layout: bytes of ``x`` per call (only NumPy's per-call overhead matters).
 INTERLEAVED_BLOCK_BYTES = 16 * 1024 * 1024
