@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from . import _accurate
 from . import _kernels as K
 from ._checks import check_numeric_d
 from .._validate import check_base, check_schedule
@@ -109,8 +110,8 @@ def _rope_product():
 def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool,
             w_exact: tuple | None = None):
     w_quad = None if w_exact is None else K.quadrant_frequencies(tuple(w_exact))
-    return K.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
-                          product=_phasor_product(), w_exact=w_exact if accurate else None,
-                          w_quad=w_quad)
+    return _accurate.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
+                                  product=_phasor_product(), w_exact=w_exact if accurate else None,
+                                  w_quad=w_quad)
 
 

@@ -25,12 +25,14 @@ BudgetExceeded
 
 from __future__ import annotations
 
+import gc
 import math
 import signal
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 __all__ = ["BudgetExceeded", "check", "deadline", "remaining"]
 
@@ -67,9 +69,23 @@ def _can_signal() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
-def _handler(signum: int, frame: object) -> None:
+def _in_gc_callback(frame: Any) -> bool:
+    """Whether ``frame`` runs (inside) a garbage-collector callback, where an exception
+    could only be reported as "ignored" (and the budget would be lost there)."""
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    callbacks.discard(None)
+    while callbacks and frame is not None:
+        if frame.f_code in callbacks:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _handler(signum: int, frame: Any) -> None:
     if remaining() <= 0:
         signal.setitimer(signal.ITIMER_REAL, _REARM)  # again, should anyone swallow this one
+        if _in_gc_callback(frame):
+            return  # raise on the next tick, back in the budgeted code
         raise BudgetExceeded("time budget exceeded")
     _arm()
 

@@ -1,0 +1,293 @@
+"""The accurate sin/cos route of :mod:`pe_symbolic.numeric._kernels`, blocked for speed.
+
+What this module computes is what :func:`pe_symbolic.numeric._kernels._sincos_block` (the
+reference route) computes for each row: the same double-double angles, the same Cody-Waite
+reduction, the same fdlibm polynomials and the same quadrant step, operation for operation,
+so every result is bitwise the reference's (the tests check this, row by row) and the error
+analysis at the top of :mod:`~pe_symbolic.numeric._kernels` applies unchanged. What differs
+is the memory pattern and a few exact rewrites:
+
+* every intermediate lives in a preallocated workspace and every NumPy call writes into it
+  with ``out=``: the reference allocates about 40 arrays a block, and a fresh allocation
+  above glibc's mmap threshold costs page faults;
+* blocks are larger (:data:`CHUNK` entries rather than 8192): about 80 NumPy calls a block,
+  so the fixed cost of a call (0.3-1 us) is paid over more entries;
+* ``k mod 4`` (the quadrant) is read from the low bits of ``k + 1.5 * 2**52`` instead of a
+  float-to-int conversion, and the quadrant's two table lookups use ``np.take(...,
+  mode="clip")`` (the default mode buffers its output); ``-(k * P2)`` is ``k * (-P2)``;
+* the quadrant's products go to contiguous buffers and each output is written once (its
+  view may be strided, e.g. the interleaved slots of a table);
+* the rare-entry test (``|r| < 2**-46 |angle|``, entries recomputed at 40 digits) first looks
+  at ``min |r|``: with ``|angle| < 2**24`` on this path no entry can be rare unless some
+  ``|r| < 2**-22``, so the full test runs only then, with the same outcome.
+
+Measured with ``python -m benchmarks`` (tables, against naive float64 in the same run):
+(2048, 512) 1.58x -> 1.04x, (8192, 1024) 1.26x -> 0.80x on a 2-core AMD EPYC VM (NumPy 2.4);
+1.74x -> 1.56x and 1.38x -> 1.14x on a 16-core Xeon (NumPy 2.5). About 80 float64 NumPy
+operations per entry remain (~0.2 ns each in L2 on the EPYC, 0.35-0.75 on the Xeon), against
+two scalar libm calls (7-12 ns each) for naive float64: where NumPy's per-call cost is high,
+as on that Xeon, no NumPy formulation of this arithmetic reaches naive (a route through
+``np.sin``/``np.cos`` of the reduced angle was measured too: 1.5x there, slower still).
+
+Rows the fast path does not cover are handed to the reference route itself, which stays
+the one place that handles them: rows whose angles may reach ``2**24`` (where the
+reference's large-angle path starts) go there instead, and rows whose angles may be below
+``2**-900`` (the reference's scaled route for tiny angles; in practice ``t = 0``) are
+recomputed there after the fast pass -- as runs of consecutive rows of one kind, so a row's
+results do not depend on which other rows share its block. (The reference, called on a
+block that holds both, overwrites the large-angle rows' sines with their angles: a block
+with ``t = 0`` and ``t = 2**30`` gives ``sin = 1.07e9``; this route does not.) A fix to
+those paths in ``_kernels`` reaches this route too.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from . import _kernels as K
+
+__all__ = ["CHUNK", "sincos_into"]
+
+#: Entries (rows x frequencies) per block. 32768 float64 entries are 256 KiB an array; the
+#: workspace holds 10 of them (2.5 MiB, kept per thread between calls), of which 3-6 are in
+#: use at any step, so a step's operands mostly come from a 1-2 MiB L2. Measured with
+#: ``python -m benchmarks.tune --only accurate`` on both machines of the benchmarks:
+#: 32k-64k was fastest, 8k (the reference's block) 10-20% slower, mostly per-call overhead
+#: (~80 NumPy calls a block).
+CHUNK = 32768
+
+#: With |angle| < 2**24 (the fast path), an entry is "rare" (|r| < 2**-46 |angle|) only if
+#: |r| < 2**-22.
+_RARE_R = 2.0**-22
+_NEG_PIO2_2 = -K._PIO2_2
+#: 1.5 * 2**52: for an integer |k| < 2**51, ``k + _MAGIC`` is exact and holds k mod 2**52
+#: (two's complement) in the low bits of its significand.
+_MAGIC = 6755399441055744.0
+_N_BUF = 10
+#: float32 outputs: rows with an angle below this (far below any sensible position) go to
+#: the reference route, whose float32 sines may underflow to a zero of another sign.
+_F32_TINY = 2.0**-120
+
+# the workspace, one per thread (NumPy releases the GIL: callers may use threads)
+_local = threading.local()
+
+
+def _workspace(size: int) -> np.ndarray:
+    ws = getattr(_local, "ws", None)
+    if ws is None or ws.shape[1] < size:
+        ws = np.empty((_N_BUF, size))
+        _local.ws = ws
+    return ws
+
+
+def sincos_into(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, sin_t: np.ndarray,
+                cos_t: np.ndarray, w_exact=None, chunk: int | None = None, w_quad=None) -> None:
+    """``sin_t[r, c], cos_t[r, c] = (sin, cos)(t[r] * (w_hi + w_lo)[c])``, bitwise as the
+    reference route :func:`~pe_symbolic.numeric._kernels._sincos_block` writes them.
+
+    Parameters
+    ----------
+    t : numpy.ndarray
+        Positions, 1-D float64 of length n.
+    w_hi, w_lo : numpy.ndarray
+        Frequencies as a double-double, 1-D float64 of length h.
+    sin_t, cos_t : numpy.ndarray
+        Destinations of shape (n, h), float64 or float32, any strides (e.g. the imaginary and
+        real parts of a complex array).
+    w_exact : sequence of mpmath.mpf, optional
+        The frequencies at 40 digits: enables the reference's recomputation of rare entries.
+    chunk : int, optional
+        Entries per block (default :data:`CHUNK`); the results do not depend on it.
+    w_quad : tuple of numpy.ndarray, optional
+        The frequencies in quadrants, for rows handed to the reference's large-angle path
+        (:func:`~pe_symbolic.numeric._kernels.quadrant_frequencies`; computed there if not given).
+    """
+    n, h = sin_t.shape
+    if n == 0 or h == 0:
+        return
+    rows = max(1, (CHUNK if chunk is None else chunk) // h)
+    w = _Frequencies(w_hi, w_lo)
+    ws = _workspace(min(n, rows) * h)
+    for s in range(0, n, rows):
+        e = min(n, s + rows)
+        _block(t[s:e], w, sin_t[s:e], cos_t[s:e], w_exact, ws, w_quad)
+
+
+class _Frequencies:
+    """Per-call constants of the frequencies: their Veltkamp split and extrema."""
+
+    def __init__(self, w_hi: np.ndarray, w_lo: np.ndarray) -> None:
+        self.hi, self.lo = w_hi, w_lo
+        self.split = K.split(w_hi)
+        self.max = float(w_hi.max())
+        self.min = float(w_hi.min())
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int, bool]]:
+    """``(start, stop, value)`` of the maximal runs of equal values of a 1-D boolean mask."""
+    edges = np.flatnonzero(mask[1:] != mask[:-1]) + 1
+    bounds = [0, *edges.tolist(), mask.size]
+    return [(a, b, bool(mask[a])) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _block(t: np.ndarray, w: _Frequencies, sin_t: np.ndarray, cos_t: np.ndarray, w_exact,
+           ws: np.ndarray, w_quad=None) -> None:
+    at = np.abs(t)
+    # rows whose angles may reach the reference's large-angle path (|angle| >= 2**24 is where
+    # it starts looking): those rows go to the reference, run by run, the others here
+    big = at * w.max >= K._CW_LIMIT / 2
+    if big.any():
+        for a, b, is_big in _runs(big):
+            if is_big:
+                K._sincos_block(t[a:b], w.hi, w.lo, sin_t[a:b], cos_t[a:b], w_exact, w_quad)
+            else:
+                _common(t[a:b], at[a:b], w, sin_t[a:b], cos_t[a:b], w_exact, ws)
+        return
+    _common(t, at, w, sin_t, cos_t, w_exact, ws)
+
+
+def _common(t, at, w, sin_t, cos_t, w_exact, ws) -> None:
+    """Rows whose angles are below 2**24: the reference arithmetic, blocked."""
+    n, h = sin_t.shape
+    buf = [ws[i, : n * h].reshape(n, h) for i in range(_N_BUF)]
+    p, rh = _fast(t[:, None], w, sin_t, cos_t, buf)
+    if w_exact is not None:
+        _rare(t, p, rh, buf, sin_t, cos_t, w_exact)
+    tiny = at * w.min < (K._TINY if sin_t.dtype == np.float64 else _F32_TINY)
+    if tiny.any():
+        # rows whose angles may be tiny (t = 0 among them): recomputed in place by the
+        # reference route, run by run
+        for a, b, is_tiny in _runs(tiny):
+            if is_tiny:
+                K._sincos_block(t[a:b], w.hi, w.lo, sin_t[a:b], cos_t[a:b], w_exact)
+
+
+def _fast(tc, w, sin_t, cos_t, buf):
+    """The reference arithmetic into ``buf``; returns the angle's head ``p`` and the reduced
+    angle's head ``rh`` (kept for the rare-entry test). Buffer use is noted per line."""
+    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9 = buf
+    wh, wl = w.split
+    # angles t * (w_hi + w_lo) as p + e: Dekker's two-product (K._angles)
+    p = np.multiply(tc, w.hi, out=b0)  # p: b0, kept to the end
+    th, tl = K.split(tc)  # columns (n, 1): cheap
+    e = np.multiply(th, wh, out=b1)  # e: b1
+    e -= p
+    e += np.multiply(th, wl, out=b2)  # b2: scratch throughout
+    if tl.any():  # (integers below 2**26 have tl == 0)
+        e += np.multiply(tl, wh, out=b2)
+        e += np.multiply(tl, wl, out=b2)
+    e += np.multiply(tc, w.lo, out=b2)
+    # Cody-Waite reduction (K._sincos_block)
+    k = np.multiply(p, K._TWO_OVER_PI, out=b3)  # k: b3
+    np.rint(k, out=k)
+    r1 = np.multiply(k, K._PIO2_1, out=b4)
+    np.subtract(p, r1, out=r1)  # exact
+    b = np.multiply(k, _NEG_PIO2_2, out=b5)  # -(k * P2), exactly
+    r2, err = _two_sum(r1, b, b6, b7, b2)  # r2: b6, err: b7; b4, b5 free
+    err -= np.multiply(k, K._PIO2_3, out=b2)
+    err += e  # b1 free
+    rh, rl = _two_sum(r2, err, b8, b9, b2)  # rh: b8, rl: b9; b6, b7 free
+    sin_r, c = _kernel_sincos(rh, rl, b1, b4, b5, b6, b7)  # sin_r: b1, c: b5
+    # quadrant q = k mod 4: (sin, cos)(theta) = (a S + b C, a C - b S) with
+    # (a, b) = (cos, sin)(q pi/2) in {0, +-1}: exact products, one rounding into the output
+    q = np.add(k, _MAGIC, out=b7).view(np.int64)  # k mod 2**52 in the low bits: no convert
+    q &= 3
+    # (mode="clip": q is in range anyway, and take's default mode buffers its output)
+    a = np.take(K._QUAD_COS, q, out=b3, mode="clip")
+    bq = np.take(K._QUAD_SIN, q, out=b4, mode="clip")
+    # a*S + b*C with the products in contiguous buffers and one (strided) write per output:
+    # one of the two products is an exact zero, so the sum is the other product, rounded once
+    # into the output's dtype. (The reference rounds a*S to the output's dtype before adding
+    # b*C: the same value, and for float32 the same zero signs unless a*S underflows there --
+    # the rows where that can happen go to the reference, see _F32_TINY.)
+    np.add(np.multiply(a, sin_r, out=b6), np.multiply(bq, c, out=b2), out=sin_t)
+    np.subtract(np.multiply(a, c, out=b6), np.multiply(bq, sin_r, out=b2), out=cos_t)
+    return p, rh
+
+
+def _two_sum(a, b, s_out, e_out, tmp):
+    """Knuth's two-sum (K.two_sum) into ``s_out`` and ``e_out``; overwrites ``tmp``."""
+    s = np.add(a, b, out=s_out)
+    bb = np.subtract(s, a, out=tmp)
+    # e = (a - (s - bb)) + (b - bb)
+    e = np.subtract(s, bb, out=e_out)
+    np.subtract(a, e, out=e)
+    e += np.subtract(b, bb, out=tmp)
+    return s, e
+
+
+def _kernel_sincos(x, y, o_sin, t1, t2, t3, t4):
+    """K.kernel_sincos (fdlibm's polynomials) operation for operation, into five buffers:
+    returns ``(sin, cos)(x + y)`` as ``(o_sin, t2)``."""
+    z = np.multiply(x, x, out=t1)
+    v = np.multiply(z, x, out=t2)
+    # sin(x+y) = x - ((z*(y/2 - v*r) - y) - v*S1),  r = S2 + z*(S3 + z*(S4 + z*(S5 + z*S6)))
+    r = np.multiply(z, K._S6, out=t3)
+    r += K._S5
+    r *= z
+    r += K._S4
+    r *= z
+    r += K._S3
+    r *= z
+    r += K._S2
+    r *= v
+    u = np.multiply(0.5, y, out=t4)
+    u -= r
+    u *= z
+    u -= y
+    v *= K._S1
+    u -= v
+    s = np.subtract(x, u, out=o_sin)
+    # cos(x+y) = w + (((1 - w) - z/2) + (z*r - x*y)),  w = 1 - z/2,
+    # r = z*(C1 + z*(C2 + z*C3)) + z**4*(C4 + z*(C5 + z*C6))
+    w4 = np.multiply(z, z, out=t2)
+    w4 *= w4
+    a = np.multiply(z, K._C3, out=t3)
+    a += K._C2
+    a *= z
+    a += K._C1
+    a *= z
+    b = np.multiply(z, K._C6, out=t4)
+    b += K._C5
+    b *= z
+    b += K._C4
+    b *= w4
+    a += b
+    a *= z
+    np.multiply(x, y, out=b)
+    a -= b
+    hz = np.multiply(z, 0.5, out=z)
+    w = np.subtract(1.0, hz, out=t4)
+    q = np.subtract(1.0, w, out=t2)
+    q -= hz
+    q += a
+    c = np.add(w, q, out=q)
+    return s, c
+
+
+def _rare(t, p, rh, buf, sin_t, cos_t, w_exact) -> None:
+    """The reference's test for entries whose reduced angle is tiny relative to the angle
+    (recomputed at 40 digits there), run in full only when some ``|r| < 2**-22``."""
+    ar = np.abs(rh, out=buf[9])
+    if float(ar.min()) >= _RARE_R:
+        return
+    risky = np.abs(p, out=buf[2])
+    risky *= K._RISK
+    mask = ar < risky
+    if mask.any():
+        K._recompute(t, w_exact, mask, sin_t, cos_t)
+
+
+class PhasorSource(K.PhasorSource):
+    """:class:`~pe_symbolic.numeric._kernels.PhasorSource` whose accurate route runs
+    :func:`sincos_into` (the same phasors, bit for bit, in larger blocks without temporaries).
+    """
+
+    def fill_pairs(self, start: int, stop: int, first: np.ndarray, second: np.ndarray) -> None:
+        """As the base class: the real parts of the phasors of ``t[start:stop]`` into
+        ``first``, the imaginary parts into ``second`` (any strides and float dtype)."""
+        a, b = first[: stop - start], second[: stop - start]
+        sin_t, cos_t = (a, b) if self.swap else (b, a)
+        sincos_into(self.t[start:stop], self.w_hi, self.w_lo, sin_t, cos_t, self.w_exact, w_quad=self.w_quad)

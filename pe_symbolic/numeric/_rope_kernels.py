@@ -1,0 +1,233 @@
+"""RoPE kernels: apply per-block phasor tables to ``x`` in as few passes over memory as NumPy
+allows (the public functions are in :mod:`pe_symbolic.numeric.rope`).
+
+RoPE is one complex multiply per pair, so its floor is a copy of ``x``: read once, write
+once. NumPy runs one loop per call, so the kernels are built from a few calls per *block*
+of ``x``, and every call after the first reads data the first one has just brought into
+the cache:
+
+* **Interleaved** (pairs ``(2i, 2i+1)``): ``x`` viewed as complex, one complex multiply by
+  the phasors ``exp(i m theta)`` -- a single pass. The phasor table of a whole sequence
+  (4 MiB at most) is computed once and streamed along with ``x``.
+* **Split** (pairs ``(i, i + r/2)``, HF ``rotate_half``): no complex view exists and NumPy
+  has no fused multiply-add, so four calls per group of heads::
+
+      out = x * [c, c]             # reads x from memory, writes out
+      tmp = swap(x)                # a copy, halves exchanged ([x_b, x_a]); x from L2
+      tmp *= [-s, s]
+      out += tmp                   # out and tmp from L2
+
+  which rounds exactly as the former ``x*[c, c] + swap(x*[s, -s])``: ``fl(fl(x_a c) -
+  fl(x_b s))`` (the same two products; addition commutes). Only the copy reads ``x``
+  through the view with exchanged halves, whose inner loops are ``r/2`` long: a copy
+  loop pays that less than a multiply (measured: 0.27 against 0.46 ns an element on the
+  Xeon, with whole rows at 0.14-0.23). When ``out`` is ``x`` (in place) the swapped copy
+  is taken first, so ``x`` is read completely before it is overwritten.
+
+Blocks: the float tables ``[c, c]`` and ``[-s, s]`` of a block of positions (``ROWS_BYTES``
+of ``x``'s dtype per leading index) are rounded once to ``x``'s precision and reused for
+every leading index of ``x`` (heads, batch); ``x`` is cut into groups of leading indices of
+about ``BLOCK_BYTES`` so that a group, its output and ``tmp`` stay in L2 between the calls.
+No temporary is as large as ``x``: the only scratch is ``tmp`` (one group) and the tables.
+
+What bounds the ratios (``python -m benchmarks.tune``; x of (4, 8, 4096, 128)): one NumPy
+arithmetic pass writing ``out`` already costs 0.9-1.3x a copy (a copy is a ``memcpy``, a
+ufunc loop is not), and the interleaved kernel runs at that pass's speed (1.0-1.3x a copy).
+The split kernel's three calls after the first cost, per element in L2, about what the
+copy costs from memory (Xeon: 0.27 + 0.23 + 0.14 ns against 0.54 ns; EPYC VM: 0.15 + 0.13
++ 0.08 against 0.40 ns), so it lands at 2-3x a copy in NumPy; reaching the copy needs one
+fused loop (a compiled kernel), not more NumPy calls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["interleaved", "split"]
+
+#: Split layout: bytes of ``x`` (one leading index) whose positions share one block of the
+#: float tables ``[c, c]`` and ``[-s, s]`` (256 rows of a 128-wide float32 head): the tables
+#: of a block stay in L2 while every head reads them, and few blocks means few table
+#: builds (~5 NumPy calls each).
+ROWS_BYTES = 131072
+#: Split layout: bytes of ``x`` per group of leading indices. The group, its output and
+#: ``tmp`` (3x this) stay in a 2 MiB L2 between the four calls of a group; smaller groups
+#: pay NumPy's per-call overhead (~1-3 us) more often.
+BLOCK_BYTES = 524288
+#: Interleaved layout: bytes of the complex phasor table of one block of positions. One
+#: pass over x per block, so fewer, larger blocks win: the table is streamed with x rather
+#: than kept in cache (measured on both machines: a whole-sequence table of 2-4 MiB was
+#: 10-25% faster than 256 KiB ones).
+INTERLEAVED_TABLE_BYTES = 4 * 1024 * 1024
+#: Interleaved layout: bytes of ``x`` per call (only NumPy's per-call overhead matters).
+INTERLEAVED_BLOCK_BYTES = 16 * 1024 * 1024
+#: Either layout: the most bytes the tables of one block may take (positions varying along
+#: leading axes multiply the table size).
+MAX_TABLE_BYTES = 8 * 1024 * 1024
+
+#: ``make_blocks(rows, cdt)``: a phasor-block source (``rope._PhasorBlocks``) for blocks of
+#: ``rows`` positions in complex dtype ``cdt``: ``.rows``, ``.tl``, ``.starts()``,
+#: ``.fill(s0) -> (s1, z)`` with ``z`` of shape ``tshape[:-1] + (s1 - s0, r/2)``.
+MakeBlocks = Callable[[int, np.dtype], Any]
+
+
+def _complex_of(dt: np.dtype) -> np.dtype:
+    return np.dtype(np.complex64) if dt == np.float32 else np.dtype(np.complex128)
+
+
+def _groups(shape: tuple[int, ...], item_bytes: int, target: int) -> list[tuple[slice, ...]]:
+    """Slices over the leading axes ``shape`` that cut them into groups of about ``target``
+    bytes (``item_bytes`` per leading index), in memory order; axes keep their length-1
+    dims so that tables broadcast the same way."""
+    if not shape:
+        return [()]
+    inner = math.prod(shape[1:]) * item_bytes
+    if inner >= target:  # one index of the first axis at a time, the rest cut again
+        rest = _groups(shape[1:], item_bytes, target)
+        return [(slice(i, i + 1),) + r for i in range(shape[0]) for r in rest]
+    step = max(1, target // max(inner, 1))
+    full = (slice(None),) * (len(shape) - 1)
+    starts = list(range(0, shape[0], step))
+    if len(starts) > 1 and shape[0] - starts[-1] == 1:
+        starts.pop()  # no trailing group of one index: merged into the one before
+    ends = starts[1:] + [shape[0]]
+    return [(slice(a, b),) + full for a, b in zip(starts, ends)]
+
+
+def _table_index(group: tuple[slice, ...], tlead: tuple[int, ...]) -> tuple[slice, ...]:
+    """The group's slices for a table whose leading axes ``tlead`` may be 1 (broadcast)."""
+    return tuple(g if n != 1 else slice(None) for g, n in zip(group, tlead))
+
+
+def _unalias(x: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(x, in_place)``: ``in_place`` when ``out`` is ``x`` element for element; ``x`` is
+    copied first when the two overlap in any other way (a block would read what an earlier
+    block wrote)."""
+    if not np.may_share_memory(x, out):
+        return x, False
+    same = (x.__array_interface__["data"][0] == out.__array_interface__["data"][0]
+            and x.strides == out.strides)
+    return (x, True) if same else (x.copy(), False)
+
+
+class _Layout:
+    """Shapes shared by both kernels: ``x`` of shape ``lead + (seq, d)`` and the table
+    blocks, whose leading axes ``tlead`` (padded to ``len(lead)``) are 1 or ``lead``'s."""
+
+    def __init__(self, x: np.ndarray, rd: int, tshape: tuple[int, ...]) -> None:
+        self.lead = x.shape[:-2]
+        self.seq = x.shape[-2]
+        self.rd, self.h = rd, rd // 2
+        pad = len(self.lead) + 1 - len(tshape)
+        self.pad = max(pad, 0)  # leading axes of x that the phasor blocks do not have
+        tshape = (1,) * pad + tuple(tshape) if pad >= 0 else tuple(tshape)[-pad:]
+        self.tlead = tshape[:-1]
+        self.tl = tshape[-1]  # seq, or 1 (positions constant along the sequence)
+
+    def position_rows(self, row_bytes: int, target: int) -> int:
+        """Positions per table block: ``target`` bytes for one leading index of the table
+        (``row_bytes`` a position), at most MAX_TABLE_BYTES for all of them."""
+        per = max(1, math.prod(self.tlead)) * row_bytes
+        return max(1, min(target // row_bytes, MAX_TABLE_BYTES // per))
+
+    def table(self, z: np.ndarray) -> np.ndarray:
+        """A phasor block ``tshape[:-1] + (n, h)`` with its leading axes padded."""
+        return z.reshape(self.tlead + z.shape[-2:])
+
+
+def _seq_blocks(lay: _Layout, blocks: Any, rows: int) -> Iterator[tuple[slice, np.ndarray]]:
+    """``(sequence slice of x, phasor table)`` pairs: one per table block when positions vary
+    along the sequence, else one table (computed once) for blocks of ``rows`` rows."""
+    if lay.tl == lay.seq:
+        for s0 in blocks.starts():
+            s1, z = blocks.fill(s0)
+            yield slice(s0, s1), lay.table(z)
+        return
+    _, z = blocks.fill(0)  # tl == 1 < seq: the same phasors for every row
+    z = lay.table(z)
+    for q0 in range(0, lay.seq, rows):
+        yield slice(q0, min(lay.seq, q0 + rows)), z
+
+
+def interleaved(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
+                make_blocks: MakeBlocks, product: Callable[..., Any]) -> None:
+    """Interleaved RoPE of ``x[..., :rd]`` into ``out[..., :rd]``: ``out = x * z`` on complex
+    views, ``product`` the lowered complex multiply (``product(a, b, out=...)``)."""
+    if x.size == 0:
+        return
+    lay = _Layout(x, rd, tshape)
+    dt = x.dtype
+    cdt = _complex_of(dt)
+    xs, os_ = x[..., :rd], out[..., :rd]
+    views = xs.strides[-1] == dt.itemsize and os_.strides[-1] == dt.itemsize
+    xs, _ = _unalias(xs, os_)
+    rows = lay.position_rows(lay.h * cdt.itemsize, INTERLEAVED_TABLE_BYTES)
+    if lay.h == 1:
+        # one pair a row: a block of one row and one leading index would be a single complex
+        # product, which NumPy computes in its scalar loop (not the fused vector loop of
+        # every other call: a last-bit difference). One call for the whole of x.
+        rows = lay.seq
+    blocks = make_blocks(rows, cdt)
+    if views:
+        xc, oc = xs.view(cdt), os_.view(cdt)
+    rows_of_x = blocks.rows if lay.tl == lay.seq else rows
+    groups = _groups(lay.lead, rows_of_x * rd * dt.itemsize,
+                     INTERLEAVED_BLOCK_BYTES if lay.h > 1 else 1 << 62)
+    for sl, z in _seq_blocks(lay, blocks, rows):
+        for g in groups:
+            # (the block as the phasor source shaped it, without the padding axes: a call
+            # of one element then runs the same NumPy loop as before, bit for bit)
+            zg = z.reshape(z.shape[lay.pad:])[_table_index(g[lay.pad:], lay.tlead[lay.pad:])]
+            if views:
+                product(xc[g + (sl,)], zg, out=oc[g + (sl,)])
+            else:  # a strided last axis: through a contiguous copy (x itself is only read)
+                xb = np.ascontiguousarray(xs[g + (sl,)])
+                tmp = np.empty(xb.shape, dt)
+                product(xb.view(cdt), zg, out=tmp.view(cdt))
+                os_[g + (sl,)] = tmp
+
+
+def split(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
+          make_blocks: MakeBlocks) -> None:
+    """Split-layout RoPE of ``x[..., :rd]`` into ``out[..., :rd]`` (see the module notes)."""
+    if x.size == 0:
+        return
+    lay = _Layout(x, rd, tshape)
+    dt, h = x.dtype, lay.h
+    xs, os_ = x[..., :rd], out[..., :rd]
+    xs, in_place = _unalias(xs, os_)
+    rows = lay.position_rows(rd * dt.itemsize, ROWS_BYTES)
+    blocks = make_blocks(rows, _complex_of(dt))
+    n = blocks.rows if lay.tl == lay.seq else 1  # table rows per block
+    # float tables [c, c] and [-s, s] of one block, rounded from the complex phasors
+    tl_shape = lay.tlead + (n, 2, h)
+    cbuf, sbuf = np.empty(tl_shape, dt), np.empty(tl_shape, dt)
+    rows_of_x = blocks.rows if lay.tl == lay.seq else rows
+    groups = _groups(lay.lead, rows_of_x * rd * dt.itemsize, BLOCK_BYTES)
+    tmp = np.empty(max(math.prod(xs[g + (slice(0, rows_of_x),)].shape) for g in groups), dt)
+    xsw = xs.reshape(xs.shape[:-1] + (2, h))[..., ::-1, :]  # a view, halves exchanged
+    for sl, z in _seq_blocks(lay, blocks, rows):
+        m = z.shape[-2]
+        c2, s2 = cbuf[..., :m, :, :], sbuf[..., :m, :, :]
+        np.copyto(c2[..., 0, :], z.real)
+        np.copyto(c2[..., 1, :], c2[..., 0, :])
+        np.negative(z.imag, out=s2[..., 0, :])
+        np.copyto(s2[..., 1, :], z.imag)
+        cf = c2.reshape(c2.shape[:-2] + (rd,))
+        sf = s2.reshape(s2.shape[:-2] + (rd,))
+        for g in groups:
+            ti = _table_index(g, lay.tlead)
+            xb, ob = xs[g + (sl,)], os_[g + (sl,)]
+            t = tmp[: xb.size].reshape(xb.shape)
+            if in_place:  # out is x: take the swapped copy before x is overwritten
+                np.copyto(t.reshape(t.shape[:-1] + (2, h)), xsw[g + (sl,)])
+                np.multiply(xb, cf[ti], out=ob)
+            else:  # read x (from memory) and write out in the same pass
+                np.multiply(xb, cf[ti], out=ob)
+                np.copyto(t.reshape(t.shape[:-1] + (2, h)), xsw[g + (sl,)])
+            np.multiply(t, sf[ti], out=t)
+            np.add(ob, t, out=ob)
