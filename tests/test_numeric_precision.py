@@ -111,6 +111,7 @@ def _rows_agree(fn, m: float, batches: list[np.ndarray]) -> None:
                    st.floats(-1e6, 1e6, allow_nan=False)),
        d=dims(32), dtype=st.sampled_from([np.float64, np.float32]))
 @example(m=4097.0, d=128, dtype=np.float64)
+@example(m=2.0**45 - 1, d=2, dtype=np.float64)  # found by CI: offset 255 of a fine block
 @example(m=-1e-38, d=4, dtype=np.float64)
 def test_a_row_does_not_depend_on_the_batch(m, d, dtype):
     rng = np.random.default_rng(0)
@@ -130,6 +131,28 @@ def test_a_row_does_not_depend_on_the_batch(m, d, dtype):
 
     _rows_agree(table, m, batches)
     _rows_agree(cos_sin, m, batches)
+
+
+@pytest.mark.parametrize("start", [0.0, 2.0**24 - 256, 2.0**45 - 256, 2.0**52])
+@pytest.mark.parametrize("d", [2, 4])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_offset_in_the_fine_block_gives_the_same_row(start, d, dtype):
+    """Each of 256 positions alone, in a run of 3 from it, and in the run of all 256.
+
+    Every offset ``j`` of the fine block starts a leading partial block once; d = 2 is
+    where NumPy's complex multiply took its scalar (non-FMA) loop for a one-element call
+    (CI found position 2**45 - 1, offset 255).
+    """
+    t = start + np.arange(256.0)
+    run = numeric.sinusoidal_table(t, d, dtype=dtype)
+    c, s = numeric.rope_cos_sin(t, d, dtype=dtype)
+    for i, m in enumerate(t):
+        alone = numeric.sinusoidal_table([m], d, dtype=dtype)[0]
+        three = numeric.sinusoidal_table(m + np.arange(3.0), d, dtype=dtype)[0]
+        c1, s1 = numeric.rope_cos_sin([m], d, dtype=dtype)
+        assert np.array_equal(alone.view(np.uint8), run[i].view(np.uint8)), m
+        assert np.array_equal(alone.view(np.uint8), three.view(np.uint8)), m
+        assert np.array_equal(c1[0], c[i]) and np.array_equal(s1[0], s[i]), m
 
 
 def test_decode_matches_prefill_for_apply_rope():
