@@ -80,13 +80,29 @@ def frequencies(d: int, *, base: float = 10000.0, schedule: str = "vaswani") -> 
 
 
 def _with_out(fn):
-    """``fn(a, b, out=...)`` for a lowered function: its ufunc if it has one, else a copy."""
+    """``fn(a, b, out=...)`` for a lowered function: its ufunc if it has one, else a copy.
+
+    A call with a one-element output gets one-dimensional operands. NumPy's complex
+    multiply has two inner loops that round differently on CPUs with FMA: the SIMD loop
+    computes ``a*c - b*d`` as ``fma(a, c, -(b*d))``, the scalar loop rounds both products.
+    A one-element call with a broadcast operand (shape ``(1,)`` against ``(1, 1)``) ran the
+    scalar loop, every other call the SIMD loop, so at d = 2 the row of a one-token decode
+    differed by an ulp from the same position in a prefill (CI found it at ``t = 2**45 - 1``
+    in the tables, and it held for interleaved ``apply_rope`` too). Flat one-element
+    operands run the SIMD loop like every other call.
+    """
     if getattr(fn, "ufunc", None) is not None:
-        return fn.ufunc
+        f = fn.ufunc
+    else:
+        def f(a, b, out):
+            out[...] = fn(a, b)
+            return out
 
     def call(a, b, out):
-        out[...] = fn(a, b)
-        return out
+        if out.size == 1:
+            f(np.reshape(a, 1), np.reshape(b, 1), out=out.reshape(1))
+            return out
+        return f(a, b, out=out)
 
     return call
 

@@ -522,17 +522,7 @@ class PhasorSource:
             _sincos_block(self.t[s:e], self.w_hi, self.w_lo, sin_t, cos_t, self.w_exact, self.w_quad)
 
     def fill(self, start: int, stop: int, dest: np.ndarray) -> None:
-        """Write phasors of positions ``t[start:stop]`` into complex ``dest`` (stop-start, h).
-
-        Every product call passes operands with the output's number of dimensions
-        (``C[a : a + 1]``, never ``C[a]``). NumPy's complex multiply has two inner loops
-        that round differently on CPUs with FMA: the SIMD one computes ``a*c - b*d`` as
-        ``fma(a, c, -(b*d))``, the scalar one rounds both products. A one-element call
-        with a broadcast ``(h,)`` operand (``h = 1``, d = 2) took the scalar loop while the
-        same entry in any other call took the SIMD loop: the row of position
-        ``256 q + 255`` differed by an ulp between a one-token decode and a run (found by
-        ``test_a_row_does_not_depend_on_the_batch`` at ``t = 2**45 - 1``).
-        """
+        """Write phasors of positions ``t[start:stop]`` into complex ``dest`` (stop-start, h)."""
         if stop <= start:
             return
         if self.mode == "accurate":
@@ -547,7 +537,7 @@ class PhasorSource:
             a, j = divmod(row + o, B)
             if j:
                 end = min(stop, row + B - j)
-                self.product(C[a : a + 1], F[j : j + end - row], out=dest[: end - row])
+                self.product(C[a], F[j : j + end - row], out=dest[: end - row])
                 row = end
             # whole blocks (row + o is now a multiple of B)
             a0 = (row + o) // B
@@ -559,4 +549,4 @@ class PhasorSource:
                 row += full
             if row < stop:
                 a = (row + o) // B
-                self.product(C[a : a + 1], F[: stop - row], out=dest[row - start :])
+                self.product(C[a], F[: stop - row], out=dest[row - start :])
