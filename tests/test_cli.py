@@ -158,6 +158,21 @@ def test_a_registered_negative_that_is_refuted_succeeds(monkeypatch, capsys):
     assert "a false claim  [expected: refuted]" in capsys.readouterr().out
 
 
+def test_a_registered_negative_that_is_not_refuted_is_not_called_expected(capsys):
+    from pe_symbolic.cli.derive import _summary
+
+    _summary([("a.true", None, "proved", 0.1, "proved"), ("a.neg", None, "undecided", 0.1, "refuted")],
+             latex=False)
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line == ("summary: 1 of 1 claims proved; 0 of 1 registered negatives refuted; "
+                    "1 NOT AS EXPECTED (marked below)")
+
+
+def test_one_registered_negative_says_its_refutation_is_expected(capsys):
+    assert main(["prove", "dynamic.mixed_bases"]) == 0
+    assert "a registered honest negative" in capsys.readouterr().out
+
+
 def test_console_script_all_exits_0_and_prints_every_proof():
     exe = Path(sys.executable).with_name("pe-derive")
     if not exe.exists():

@@ -310,6 +310,9 @@ def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalon
             where = _SCOPE_HEADER[th.scope] if d is None else f"instantiated for d = {d}"
             print(f"== {th.id} -- {where} ==")
             print(render(proof, fmt))
+            if th.expect == "refuted" and proof.verdict == "refuted":
+                print("(a registered honest negative: the claim is false, and refuting it is "
+                      "the expected outcome)")
             print()
     if fmt == "json":
         print(json.dumps(certificates if several else certificates[0], indent=1))
@@ -337,7 +340,8 @@ def _summary(results: list[tuple[str, int | None, str, float, str]], *, latex: b
     width = max(len(r[0]) for r in results)
     line = f"{lead}summary: {n_ok} of {len(results) - n_neg} claims proved"
     if n_neg:
-        line += f"; {n_neg_ok} of {n_neg} registered negatives refuted, as expected"
+        line += f"; {n_neg_ok} of {n_neg} registered negatives refuted"
+        line += ", as expected" if n_neg_ok == n_neg else ""
     line += "; all as expected" if not n_bad else f"; {n_bad} NOT AS EXPECTED (marked below)"
     print(line)
     for id_, d, verdict, elapsed, expect in results:
