@@ -205,3 +205,31 @@ def test_a_sequence_instance_must_keep_the_sequences_properties():
         lemma_instance(claim, (("theta", sp.Integer(3)),))
     mapping, seqs = lemma_instance(claim, (("theta", sp.Lambda(Q.j, 2 * Q.j + 1)),))
     assert not mapping and len(seqs) == 1
+
+
+def test_a_lemma_instance_that_would_be_captured_by_its_sum_is_refused():
+    """``translation.identity`` binds ``j`` in its sum over blocks; ``i -> j`` would turn the
+    block ``i`` it speaks of into the summation variable (a sum over every block = one block)."""
+    lem = registry.lemma("translation.identity")
+    with pytest.raises(LemmaError, match="would be captured"):
+        from pe_symbolic.proof.kernel import lemma_instance
+
+        lemma_instance(lem, (("i", Q.j),))
+
+
+def test_a_delta_sum_of_a_non_integer_is_not_evaluated():
+    """SymPy sums ``delta(x, j)`` over ``j < h`` to 1 for ``0 <= x <= h-1`` also at ``x = 1/2``."""
+    x = sp.Symbol("x", real=True)
+    lhs = sp.Sum(sp.KroneckerDelta(x, Q.j), (Q.j, 0, Q.h - 1))
+    steps = [Step(lhs, LHS), Step(lhs.doit(), "doit"), Step(1, "assumption")]
+    ok, _ = check_chain(Equation(lhs, 1), steps, Context((sp.Ge(x, 0), sp.Le(x, Q.h - 1))))
+    assert not ok
+    i = sp.Symbol("i", integer=True, nonnegative=True)  # an integer: evaluated as before
+    assert sp.Sum(sp.KroneckerDelta(i, Q.j), (Q.j, 0, Q.h - 1)).doit() != lhs
+
+
+def test_a_sum_whose_number_of_terms_is_not_an_integer_is_refused():
+    from pe_symbolic.proof import ClaimError
+
+    with pytest.raises(ClaimError, match="not known to be an integer"):
+        Claim("t.half", "sum to 1/2", (Equation(sp.Sum(1, (Q.j, 0, sp.Rational(1, 2))), sp.Rational(3, 2)),))

@@ -76,12 +76,12 @@ FALSE_CLAIMS = [
     ("integer-only for reals: cos(2 pi n) = 1", sp.cos(2 * sp.pi * n_real), 1, (), None),
     ("integer-only for reals: (-1)^(2n) = 1", (-1) ** (2 * n_real), 1, (), None),
     ("integer-only for reals: cos(pi n) = (-1)^n", sp.cos(sp.pi * n_real), (-1) ** n_real, (), None),
-    ("Float near-miss: sin^2 + cos^2 = 1 + 1e-10", sp.sin(x_real) ** 2 + sp.cos(x_real) ** 2,
-     1 + sp.Float("1e-10"), (), None),
-    ("Float near-miss: sin^2 + cos^2 = 1 + 1e-20", sp.sin(x_real) ** 2 + sp.cos(x_real) ** 2,
+    ("near-miss: sin^2 + cos^2 = 1 + 1e-10", sp.sin(x_real) ** 2 + sp.cos(x_real) ** 2,
+     1 + sp.Rational(1, 10**10), (), None),
+    ("near-miss: sin^2 + cos^2 = 1 + 1e-20", sp.sin(x_real) ** 2 + sp.cos(x_real) ** 2,
      1 + sp.Rational(1, 10**20), (), None),
-    ("Float near-miss: cos(2x) = 1 - 2.0000001 sin^2 x", sp.cos(2 * x_real),
-     1 - sp.Float("2.0000001") * sp.sin(x_real) ** 2, (), None),
+    ("near-miss: cos(2x) = 1 - 2.0000001 sin^2 x", sp.cos(2 * x_real),
+     1 - sp.Rational(20000001, 10**7) * sp.sin(x_real) ** 2, (), None),
     ("removable singularity is not a proof of a different function: (x^2-1)/(x-1) = x - 1",
      (x_real**2 - 1) / (x_real - 1), x_real - 1, (), None),
     ("relation ignored would be needed: |b - 1| = b - 1 without b > 1", sp.Abs(b_real - 1), b_real - 1, (), None),
@@ -450,3 +450,163 @@ def test_a_point_where_a_subexpression_is_undefined_never_refutes():
     d = sp.Symbol("d", integer=True, positive=True, even=True)
     proof = check_identity((b * s ** (d / (d - 2))) ** ((2 - d) / d), b ** ((2 - d) / d) / s)
     assert proof.verdict != "refuted", proof.counterexample
+
+
+# --------------------------------------------------------------------------------------
+# 6. bound variables and inexact numbers (found by a second red-team pass)
+# --------------------------------------------------------------------------------------
+def _forge(lhs, rhs, chain, assumptions=()):
+    """A user-claim certificate written by hand: ``chain`` is ``[(kind, rule, expr, instance)]``
+    with expressions as SymPy objects (written out with ``srepr``, as a certificate holds them)."""
+    from pe_symbolic.proof.claims import Equation, render_statement
+    from pe_symbolic.proof.render import CERTIFICATE_FORMAT
+
+    syms = set().union(*(e.atoms(sp.Symbol) for e in (lhs, rhs, *assumptions)))
+    steps = []
+    for kind, rule, expr, instance in chain:
+        step = {"kind": kind, "rule": rule, "expr": sp.srepr(expr)}
+        if instance:
+            step["instance"] = {k: sp.srepr(v) for k, v in instance.items()}
+        steps.append(step)
+    return {
+        "format": CERTIFICATE_FORMAT, "sympy_version": sp.__version__,
+        "claim": {"id": "user.identity", "registered": False, "d": None, "source": "user",
+                  "statement": render_statement([Equation(lhs, rhs)], assumptions),
+                  "symbols": [{"name": s.name, "assumptions": {k: bool(v) for k, v in sorted(s.assumptions0.items())}}
+                              for s in sorted(syms, key=lambda s: s.name)],
+                  "assumptions": [sp.srepr(a) for a in assumptions],
+                  "equations": [{"label": "", "lhs": sp.srepr(lhs), "rhs": sp.srepr(rhs)}]},
+        "verdict": "proved", "elapsed_s": 0.0,
+        "parts": [{"verdict": "proved", "note": "", "counterexample": None, "point": None,
+                   "spot_check": None, "steps": steps}],
+        "extra": {},
+    }
+
+
+def _yarn():
+    c = theorems.get("yarn.correction_dim").claim()
+    return c, c.equations[0], c.symbol_table
+
+
+def test_a_rewrite_under_subs_at_an_inadmissible_point_is_refused():
+    """``Subs(yarn's j(r), r, -1)``: the lemma holds for r > 0, the Subs evaluates at r = -1,
+    where the two sides differ (-1.65 - 4.53i against -1.65 + 4.53i at L = b = d = 2)."""
+    c, eq, tab = _yarn()
+    r = tab["r"]
+    lhs, rhs = sp.Subs(eq.lhs, r, -1), sp.Subs(eq.rhs, r, -1)
+    with pytest.raises(ClaimError, match="Subs evaluates at r = -1"):
+        check_identity(lhs, rhs, c.assumptions)
+    inst = {name: tab[name] for name in ("L", "b", "d", "r")}
+    forged = _forge(lhs, rhs, [("start", LHS, lhs, None), ("lemma", "lemma yarn.correction_dim", rhs, inst)],
+                    c.assumptions)
+    _refused(forged, "Subs evaluates at r = -1")
+
+
+def test_an_assumption_about_a_bound_variable_is_refused():
+    """``Subs(Piecewise((1, x > 0), (0, True)), x, -1) = 1`` 'if x > 0': the assumption
+    speaks of a variable the equation only binds (the left side is 0)."""
+    pw = sp.Subs(sp.Piecewise((1, x_real > 0), (0, True)), x_real, -1)
+    with pytest.raises(ClaimError, match="only as a bound variable"):
+        check_identity(pw, 1, (x_real > 0,))
+    forged = _forge(pw, sp.Integer(1), [("start", LHS, pw, None), ("reason", "assumption", sp.Integer(1), None)],
+                    (x_real > 0,))
+    _refused(forged, "only as a bound variable")
+
+
+def test_a_range_outside_the_variables_assumptions_is_refused():
+    c, eq, tab = _yarn()
+    r = tab["r"]
+    with pytest.raises(ClaimError, match="not known to be >= 0"):  # r > 0, integrated from 1 down to -1
+        check_identity(sp.Integral(eq.lhs, (r, 1, -1)), sp.Integral(eq.rhs, (r, 1, -1)), c.assumptions)
+    j = sp.Symbol("j", integer=True, positive=True)
+    with pytest.raises(ClaimError, match="may run backwards"):  # SymPy sums over j = -2 .. 0 here
+        check_identity(sp.Sum(j, (j, 1, -3)), 3)
+    with pytest.raises(ClaimError, match="not known to be positive"):
+        check_identity(sp.Sum(j, (j, -2, 3)), 3)
+    n = sp.Symbol("n", integer=True)
+    with pytest.raises(ClaimError, match="open set"):  # cos(pi n) is already (-1)**n here
+        check_identity(sp.Derivative(sp.cos(sp.pi * n), n), 0)
+    with pytest.raises(ClaimError, match="neighbourhood"):
+        check_identity(sp.Limit(sp.sin(sp.pi * n) / (n - sp.Rational(1, 2)), n, 0), 0)
+    p = sp.Symbol("p", positive=True)
+    with pytest.raises(ClaimError, match="approaches from where"):
+        check_identity(sp.Limit(sp.sqrt(p**2) / p, p, 0, "-"), 1)
+    with pytest.raises(ClaimError, match="Lambda is not a value"):
+        check_identity(sp.Lambda(x_real, x_real), sp.Lambda(x_real, x_real))
+
+
+def test_limits_and_derivatives_where_the_variable_may_go_are_accepted():
+    n = sp.Symbol("n", integer=True, positive=True)
+    assert check_identity(sp.Limit(1 / n, n, sp.oo), 0).verdict == "proved"  # a sequence limit
+    p = sp.Symbol("p", positive=True)
+    assert check_identity(sp.Limit(sp.sqrt(p**2) / p, p, 0, "+"), 1).verdict == "proved"
+    assert check_identity(sp.Derivative(sp.sqrt(p**2), p), 1).verdict == "proved"
+
+
+@pytest.mark.parametrize(
+    "lhs,rhs",
+    [
+        ((1 + sp.Float("1e-20") * x_real) * (1 + x_real), 1 + x_real + sp.Float("1e-20") * x_real**2),
+        ((x_real + sp.Float("0.1")) ** 3, sp.expand((x_real + sp.Float("0.1")) ** 3)),
+        (x_real * sp.Float("1.00000000000000000001", 100), x_real),
+    ],
+    ids=["product loses 1e-20 x", "cube of 0.1", "near-one factor"],
+)
+def test_an_inexact_number_is_refused_at_the_door(lhs, rhs):
+    """Float arithmetic rounds: expanding ``(1 + 1e-20 x)(1 + x)`` drops the ``1e-20 x`` term,
+    and "proved" a claim whose sides differ by it."""
+    with pytest.raises(ClaimError, match="inexact number"):
+        check_identity(lhs, rhs)
+
+
+def test_a_one_bit_float_in_a_certificate_is_refused():
+    one = sp.Float("1.0", 1)
+    lhs = (x_real + one) ** 3
+    rhs = sp.expand(lhs)  # 3 * one rounds to 4 at one bit
+    forged = _forge(lhs, rhs, [("start", DIFFERENCE, lhs - rhs, None), ("rule", "expand", sp.Integer(0), None)])
+    _refused(forged, "inexact number")
+
+
+def test_a_chain_step_must_be_well_formed_too():
+    from pe_symbolic.proof.claims import Equation
+    from pe_symbolic.proof.kernel import check_chain
+
+    eq = Equation(sp.cos(2 * x_real), 1 - 2 * sp.sin(x_real) ** 2)
+    ok, why = check_chain(eq, [Step(eq.difference, DIFFERENCE), Step(sp.Float("0.5") * eq.difference, "algebra"),
+                               Step(0, "expand(trig=True)")])
+    assert not ok and "inexact number" in why
+    j = sp.Symbol("j", integer=True, positive=True)
+    bad = eq.difference + sp.Sum(j, (j, 1, -3)) - sp.Sum(j, (j, 1, -3)).doit()
+    ok, why = check_chain(eq, [Step(eq.difference, DIFFERENCE), Step(bad, "add zero"), Step(0, "expand")])
+    assert not ok and "may run backwards" in why
+
+
+def test_a_lemma_whose_assumption_speaks_of_a_bound_variable_is_refused():
+    """``b`` both free (where ``b > 1`` holds) and a summation index (where it need not): the
+    lemma's assumption ``b > 1`` is an assumption of the claim, but not for the sum's terms."""
+    c, eq, tab = _yarn()
+    L, b, d, r = (tab[n] for n in ("L", "b", "d", "r"))
+    k = sp.Symbol("b", integer=True, positive=True)  # a second symbol named b would be refused...
+    assert k != b
+    bb = sp.Symbol("bb", integer=True, positive=True)  # ... so the index is another symbol, shadowed
+    lhs = b + sp.Sum(eq.lhs.xreplace({b: bb}), (bb, 1, 3))
+    rhs = b + sp.Sum(eq.rhs.xreplace({b: bb}), (bb, 1, 3))
+    inst = {"L": L, "b": bb, "d": d, "r": r}
+    forged = _forge(lhs, rhs, [("start", LHS, lhs, None), ("lemma", "lemma yarn.correction_dim", rhs, inst)],
+                    (bb > 1, *[a for a in c.assumptions if a != (b > 1)], b > 1))
+    _refused(forged)  # bb > 1 speaks of a bound variable: refused at the claim
+
+
+def test_indexed_entries_are_drawn_under_their_base_assumptions():
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    bp, cp = sp.IndexedBase("b", positive=True), sp.IndexedBase("c", positive=True)
+    assert check_identity(sp.log(bp[i] * cp[i]), sp.log(bp[i]) + sp.log(cp[i])).verdict != "refuted"
+    ai = sp.IndexedBase("a", integer=True)
+    assert check_identity(sp.Mod(ai[i] ** 3 - ai[i], 3), 0).verdict != "refuted"
+
+
+def test_a_large_relational_bound_still_gives_points():
+    big = check_identity(sp.frac(x_real) + sp.floor(x_real), x_real, (x_real > 10**15,))
+    assert big.verdict != "refuted"
+    huge = check_identity(sp.frac(x_real) + sp.floor(x_real), x_real, (x_real > 10**30,))
+    assert huge.verdict != "refuted"

@@ -41,6 +41,10 @@ __all__ = [
     "Step",
     "Verdict",
     "as_sympy",
+    "bound_variables",
+    "declared_facts",
+    "fits",
+    "ill_formed",
     "render_statement",
     "symbols_of",
 ]
@@ -86,6 +90,25 @@ def as_sympy(x: Any, name: str) -> Expr:
         raise TypeError(f"{name}={x!r} is not a SymPy expression or matrix{suffix}") from None
 
 
+def _short(x: Expr, limit: int = 80) -> str:
+    text = sp.sstr(x)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _not_a_value(x: Expr) -> str:
+    """'' for a side of an equation the engine can check, else what it is instead."""
+    if isinstance(x, sp.MatrixBase) and any(isinstance(e, sp.Basic) and e.has(sp.MatrixSymbol) for e in x):
+        return "a matrix expression (MatrixSymbol); write the matrix with its entries (sp.Matrix)"
+    for e in (x if isinstance(x, sp.MatrixBase) else [x]):
+        if isinstance(e, (sp.core.relational.Relational, sp.logic.boolalg.BooleanAtom,
+                          sp.logic.boolalg.BooleanFunction)):
+            return "a condition, not a value (state a sign as sp.sign(e) = 1, a bound as an assumption)"
+        if isinstance(e, sp.Basic) and (isinstance(e, sp.MatrixExpr) or e.has(sp.MatrixSymbol)) \
+                and not isinstance(e, sp.MatrixBase):
+            return "a matrix expression (MatrixSymbol); write the matrix with its entries (sp.Matrix)"
+    return ""
+
+
 def symbols_of(exprs: Iterable[Expr]) -> set[sp.Symbol]:
     """Free symbols of several expressions or matrices (bound variables excluded)."""
     out: set[sp.Symbol] = set()
@@ -99,6 +122,216 @@ def _all_symbols(exprs: Iterable[Expr]) -> set[sp.Symbol]:
     out: set[sp.Symbol] = set()
     for e in exprs:
         out |= e.atoms(sp.Symbol)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# well-formed expressions: exact numbers, and bound variables that range where they may
+
+
+def declared_facts(symbol: sp.Symbol) -> dict[str, bool]:
+    """The facts a symbol was declared with (``Symbol("n", integer=True)`` -> integer)."""
+    return dict(getattr(symbol, "_assumptions_orig", None) or symbol.assumptions0)
+
+
+def fits(value: Expr, symbol: sp.Symbol) -> str:
+    """'' if ``value`` has every property ``symbol`` declares, else the first one it lacks.
+
+    The properties the symbol was declared with suffice: SymPy deduces the rest for the value
+    by the same rules it used for the symbol (a positive value is real and nonzero).
+
+    >>> import sympy as sp
+    >>> r = sp.Symbol("r", positive=True)
+    >>> fits(sp.Integer(3), r), fits(sp.Integer(-1), r)
+    ('', 'positive')
+    """
+    if value == symbol:
+        return ""
+    if isinstance(value, sp.MatrixBase):
+        return "a matrix cannot stand for a scalar symbol"
+    for fact, wanted in sorted(declared_facts(symbol).items()):
+        if getattr(value, f"is_{fact}", None) is not bool(wanted):
+            return f"{'' if wanted else 'not '}{fact}"
+    return ""
+
+
+#: Facts whose admissible set is open (in the reals or the complex plane): a rewrite that
+#: holds at every admissible point holds on a neighbourhood of it, so it may be made under
+#: a derivative or a limit in that variable.
+_OPEN = frozenset({"commutative", "complex", "finite", "real", "extended_real", "hermitian",
+                   "positive", "negative", "nonzero", "extended_positive", "extended_negative",
+                   "extended_nonzero"})
+#: Facts a summation index may carry: all hold for ``lo, lo + 1, ...`` once they hold for
+#: ``lo`` (``nonzero`` needs ``lo > 0``).
+_RANGE = frozenset({"commutative", "integer", "nonnegative", "positive", "real", "rational",
+                    "algebraic", "complex", "finite", "hermitian", "extended_real",
+                    "extended_nonnegative", "extended_positive", "nonzero", "extended_nonzero"})
+#: Facts an integration variable may carry: each holds on an interval once it holds at
+#: both ends.
+_INTERVAL = frozenset({"commutative", "complex", "finite", "real", "extended_real", "hermitian",
+                       "positive", "nonnegative", "negative", "nonpositive", "extended_positive",
+                       "extended_nonnegative", "extended_negative", "extended_nonpositive"})
+#: Facts of a limit variable that hold eventually along a sequence tending to +oo.
+_EVENTUALLY = frozenset({"integer", "even", "odd", "prime", "composite", "rational",
+                         "algebraic", "nonnegative", "extended_nonnegative", "noninteger"})
+
+
+def _true_facts(v: sp.Symbol) -> tuple[set[str], set[str]]:
+    facts = declared_facts(v)
+    return {k for k, b in facts.items() if b}, {k for k, b in facts.items() if not b}
+
+
+def _range_problem(node: sp.Basic, lim: tuple) -> str:
+    kind = type(node).__name__
+    var = lim[0]
+    if len(lim) != 3:
+        return f"the {kind} over {var} has no explicit limits"
+    lo, hi = lim[1], lim[2]
+    true, false = _true_facts(var)
+    if false:
+        return f"the {kind} variable {var} is declared {', '.join(sorted(false))} = False, which its range cannot guarantee"
+    if isinstance(node, (sp.Sum, sp.Product)):
+        if (hi - lo).is_integer is not True:
+            return (f"the {kind} over {var} from {lo} to {hi}: the number of terms {hi} - ({lo}) + 1 is "
+                    "not known to be an integer (SymPy would count it as one anyway)")
+        if true - _RANGE:
+            return f"the {kind} index {var} is declared {', '.join(sorted(true - _RANGE))}, which a range of consecutive values cannot guarantee"
+        if true - {"commutative"}:
+            if (hi - lo + 1).is_nonnegative is not True:
+                return (f"the {kind} over {var} from {lo} to {hi} may run backwards (SymPy then sums "
+                        f"over other values of {var}, outside what {var} is declared to be)")
+            for fact in sorted(true & (_RANGE - {"nonzero", "extended_nonzero", "commutative"})):
+                if getattr(lo, f"is_{fact}") is not True:
+                    return f"the lower limit {lo} of {var} is not known to be {fact}"
+            if true & {"nonzero", "extended_nonzero"} and lo.is_positive is not True:
+                return f"the {kind} index {var} is declared nonzero, but its range may reach 0"
+        return ""
+    # an integral: every point between the two limits
+    if true - _INTERVAL:
+        return f"the integration variable {var} is declared {', '.join(sorted(true - _INTERVAL))}, which an interval cannot guarantee"
+    for end in (lo, hi):
+        if true & {"positive", "nonnegative", "extended_positive", "extended_nonnegative"} and end.is_extended_nonnegative is not True:
+            return f"the limit {end} of the integral over {var} is not known to be >= 0"
+        if true & {"negative", "nonpositive", "extended_negative", "extended_nonpositive"} and end.is_extended_nonpositive is not True:
+            return f"the limit {end} of the integral over {var} is not known to be <= 0"
+        if true & {"real", "extended_real", "hermitian"} and end.is_extended_real is not True:
+            return f"the limit {end} of the integral over {var} is not known to be real"
+    return ""
+
+
+def _limit_problem(node: sp.Limit) -> str:
+    _, z, z0, direction = node.args
+    true, false = _true_facts(z)
+    d = str(direction)
+    if false:
+        return f"the limit variable {z} is declared {', '.join(sorted(false))} = False"
+    extra = true - _OPEN
+    if extra:
+        if z0 is sp.oo and not (extra - _EVENTUALLY) and not true & {"negative", "extended_negative"}:
+            return ""  # a limit along the integers (or a subsequence of them) as z -> oo
+        return (f"the limit of {z} -> {z0} needs {z} to range over a neighbourhood of {z0}, "
+                f"but {z} is declared {', '.join(sorted(extra))}")
+    if true & {"positive", "extended_positive"} and not (
+        z0.is_extended_positive or (z0 == 0 and d == "+")
+    ):
+        return f"{z} is declared positive, but the limit {z} -> {z0} ({d}) approaches from where it is not"
+    if true & {"negative", "extended_negative"} and not (
+        z0.is_extended_negative or (z0 == 0 and d == "-")
+    ):
+        return f"{z} is declared negative, but the limit {z} -> {z0} ({d}) approaches from where it is not"
+    if true & {"real", "extended_real", "hermitian"} and z0.is_extended_real is not True:
+        return f"{z} is declared real, but {z0} is not known to be real"
+    return ""
+
+
+def _node_problem(n: sp.Basic) -> str:
+    if isinstance(n, sp.Float):
+        return (f"the inexact number {n} (a Float: its arithmetic rounds, so nothing about it can "
+                "be proved by rewriting); write it exactly, e.g. sp.Rational('0.1') or sp.nsimplify(...)")
+    if isinstance(n, (sp.Sum, sp.Product, sp.Integral)):
+        for lim in n.limits:
+            why = _range_problem(n, tuple(lim))
+            if why:
+                return why
+        return ""
+    if isinstance(n, sp.Subs):
+        for v, point in zip(n.variables, n.point):
+            if not isinstance(v, sp.Symbol):
+                return f"Subs replaces {v}, which is not a symbol"
+            why = fits(point, v)
+            if why:
+                return f"Subs evaluates at {v} = {point}, which is not known to be {why} as {v} is declared"
+        return ""
+    if isinstance(n, sp.Derivative):
+        for v, _ in n.variable_count:
+            if not isinstance(v, sp.Symbol):
+                return f"a derivative with respect to {v}, which is not a symbol"
+            true, false = _true_facts(v)
+            if false or true - _OPEN:
+                facts = sorted(true - _OPEN) + [f"{f} = False" for f in sorted(false)]
+                return (f"a derivative with respect to {v}, which is declared {', '.join(facts)}: a "
+                        f"derivative needs {v} to range over an open set (declare a real symbol for it)")
+        return ""
+    if isinstance(n, sp.Limit):
+        return _limit_problem(n)
+    if isinstance(n, sp.Lambda):
+        return f"the function {n} (a Lambda is not a value; apply it)"
+    if n.args and not isinstance(n, (sp.Indexed, sp.MatrixSymbol, sp.Symbol)):
+        inner = set().union(*(a.free_symbols for a in n.args if isinstance(a, sp.Basic)))
+        if inner - n.free_symbols:
+            return f"{type(n).__name__} binds {', '.join(sorted(map(str, inner - n.free_symbols)))}, and the engine cannot check rewrites under it"
+    return ""
+
+
+def ill_formed(e: Expr) -> str:
+    """'' if ``e`` is a well-formed expression for the engine, else what is wrong with it.
+
+    Well-formed: exact numbers only (no ``Float``); every bound variable ranges inside what it
+    is declared to be -- a sum's index from a lower limit that has the index's properties,
+    upward (``upper >= lower - 1``: SymPy reads a backward range as a sum over other
+    values); an integral's variable between limits that have its sign; a ``Subs`` point that
+    has the properties of the variable it replaces; a derivative only in a variable that
+    ranges over an open set (real, positive, ... -- not an integer); a limit approached from
+    where its variable may go (an integer variable only as it tends to ``+oo``). Otherwise a
+    rewrite that holds for every admissible value of the variable could be applied where the
+    variable takes other values, and "prove" something false. No ``Lambda`` (a function, not
+    a value) and no other binder the engine does not know.
+
+    >>> import sympy as sp
+    >>> k = sp.Symbol("k", integer=True, nonnegative=True)
+    >>> ill_formed(sp.Sum(k, (k, 0, 9)))
+    ''
+    >>> ill_formed(sp.Sum(k, (k, 0, -5)))
+    'the Sum over k from 0 to -5 may run backwards (SymPy then sums over other values of k, outside what k is declared to be)'
+    >>> ill_formed(sp.Symbol("x") * sp.Float("0.5"))[:35]
+    'the inexact number 0.500000000000000'
+    """
+    for x in (e if isinstance(e, sp.MatrixBase) else [e]):
+        if not isinstance(x, sp.Basic):
+            continue
+        for n in sp.preorder_traversal(x):
+            why = _node_problem(n)
+            if why:
+                return why
+    return ""
+
+
+def bound_variables(e: Expr) -> set[sp.Symbol]:
+    """Every variable bound somewhere in ``e``: summation and integration variables, the
+    variables of ``Subs`` and ``Lambda``, of a limit, and those a derivative is taken in."""
+    out: set[sp.Symbol] = set()
+    for x in (e if isinstance(e, sp.MatrixBase) else [e]):
+        if not isinstance(x, sp.Basic):
+            continue
+        for n in sp.preorder_traversal(x):
+            if isinstance(n, (sp.Sum, sp.Product, sp.Integral)):
+                out |= {lim[0] for lim in n.limits}
+            elif isinstance(n, (sp.Subs, sp.Lambda)):
+                out |= set(n.variables)
+            elif isinstance(n, sp.Derivative):
+                out |= {v for v, _ in n.variable_count if isinstance(v, sp.Symbol)}
+            elif isinstance(n, sp.Limit):
+                out.add(n.args[1])
     return out
 
 
@@ -119,6 +352,10 @@ class Equation:
             raise ValueError(f"lhs and rhs must have the same shape; got lhs {ls} and rhs {rs}")
         if not isinstance(self.label, str):
             raise TypeError(f"label={self.label!r} must be a string")
+        for name, side in (("lhs", lhs), ("rhs", rhs)):
+            why = _not_a_value(side)
+            if why:
+                raise TypeError(f"{name}={_short(side)} is {why}")
         object.__setattr__(self, "lhs", lhs)
         object.__setattr__(self, "rhs", rhs)
 
@@ -171,6 +408,24 @@ class Claim:
                 )
             if a is sp.false:
                 raise ClaimError(f"claim {self.id!r}: an assumption is False (nothing could be claimed)")
+        for e in eqs:
+            for side, x in (("lhs", e.lhs), ("rhs", e.rhs)):
+                why = ill_formed(x)
+                if why:
+                    raise ClaimError(f"claim {self.id!r}: the {side} {_short(x)} is not well-formed: {why}")
+        sides = [x for e in eqs for x in (e.lhs, e.rhs)]
+        free = symbols_of(sides)
+        bound = set().union(*(bound_variables(x) for x in sides))
+        for a in assumptions:
+            why = ill_formed(a)
+            if why:
+                raise ClaimError(f"claim {self.id!r}: the assumption {a} is not well-formed: {why}")
+            stray = sorted(str(v) for v in (a.free_symbols & bound) - free)
+            if stray:
+                raise ClaimError(
+                    f"claim {self.id!r}: the assumption {a} speaks of {', '.join(stray)}, which "
+                    "the equations use only as a bound variable (an assumption cannot constrain it)"
+                )
         object.__setattr__(self, "equations", eqs)
         object.__setattr__(self, "assumptions", assumptions)
         object.__setattr__(self, "notation", tuple((as_sympy(e, "notation"), str(n)) for e, n in self.notation))
@@ -229,7 +484,11 @@ class Step:
             raise TypeError(f"rule={self.rule!r} must be a non-empty string")
         if not isinstance(self.why, str):
             raise TypeError(f"why={self.why!r} must be a string")
-        object.__setattr__(self, "expr", as_sympy(self.expr, "expr"))
+        expr = as_sympy(self.expr, "expr")
+        if _not_a_value(expr).startswith("a matrix expression"):
+            raise TypeError(f"expr={_short(expr)} is a matrix expression (MatrixSymbol); write the matrix "
+                            "with its entries (sp.Matrix)")
+        object.__setattr__(self, "expr", expr)
         inst = self.instance.items() if isinstance(self.instance, dict) else self.instance
         pairs = tuple(sorted((str(k), as_sympy(v, f"instance[{k!r}]")) for k, v in inst))
         if pairs and not self.rule.startswith("lemma "):

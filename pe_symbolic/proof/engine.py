@@ -41,9 +41,9 @@ import sympy as sp
 
 from . import budget
 from .claims import DIFFERENCE, Claim, Equation, Expr, Step, Verdict, as_sympy, render_statement
-from .kernel import KERNEL_STRATEGIES, Context, check_chain, reduce_to_zero
+from .kernel import (KERNEL_STRATEGIES, WHEREVER_DEFINED, Context, check_chain, qualification,
+                     reduce_to_zero)
 from .result import PartProof, Proof
-from .rules import CONDITIONAL
 from .sampler import refute
 
 __all__ = [
@@ -63,33 +63,13 @@ SPOT_PARTS = 8
 #: expressions. Whatever it finds is re-checked by the kernel.
 SEARCH_STRATEGIES: tuple[tuple[str, ...], ...] = (*KERNEL_STRATEGIES, ("doit", "simplify"))
 
-WHEREVER_DEFINED = "equal wherever both sides are defined (a denominator may vanish, or a step cancels a factor)"
-
-
-def _may_be_undefined(e: Expr) -> bool:
-    """Whether ``e`` has a power with a negative exponent of a base that may vanish, or a
-    function with poles or a branch point at a point SymPy cannot exclude."""
-    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
-    for x in entries:
-        for p in x.atoms(sp.Pow):
-            if p.exp.is_negative and p.base.is_zero is not False and p.base.free_symbols:
-                return True
-        for f in x.atoms(sp.tan, sp.cot, sp.sec, sp.csc, sp.log):
-            if f.free_symbols:
-                return True
-    return False
-
-
 def _has_symbolic_sum(eq: Equation) -> bool:
     sides = [x for side in (eq.lhs, eq.rhs) for x in (side if isinstance(side, sp.MatrixBase) else [side])]
     return any(bound.free_symbols for x in sides for node in x.atoms(sp.Sum, sp.Product)
                for bound in node.limits[0][1:])
 
 
-def _qualify(eq: Equation, chain: Sequence[Step]) -> str:
-    if any(s.rule in CONDITIONAL for s in chain) or _may_be_undefined(eq.lhs) or _may_be_undefined(eq.rhs):
-        return WHEREVER_DEFINED
-    return ""
+_qualify = qualification
 
 
 def prove_equation(

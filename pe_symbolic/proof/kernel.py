@@ -52,12 +52,13 @@ from dataclasses import dataclass
 import sympy as sp
 
 from . import budget
-from .claims import DIFFERENCE, LHS, Claim, Equation, Expr, Step
-from .rules import PYTHAGORAS, RULES, apply_rule, is_zero
+from .claims import DIFFERENCE, LHS, Claim, Equation, Expr, Step, bound_variables, fits, ill_formed
+from .rules import CONDITIONAL, PYTHAGORAS, RULES, apply_rule, is_zero
 
 __all__ = [
     "ASSUMPTION",
     "EXPAND_MAX_TERMS",
+    "WHEREVER_DEFINED",
     "KERNEL_STRATEGIES",
     "Context",
     "LemmaError",
@@ -66,6 +67,7 @@ __all__ = [
     "congruent",
     "instantiate",
     "lemma_instance",
+    "qualification",
     "reduce_to_zero",
     "run_strategy",
 ]
@@ -203,21 +205,7 @@ def congruent(a: Expr, b: Expr) -> bool:
         return False
 
 
-def _fits(value: Expr, symbol: sp.Symbol) -> str:
-    """'' if ``value`` has every property ``symbol`` declares, else the first one it lacks.
-
-    The properties the symbol was declared with suffice: SymPy deduces the rest for the value
-    by the same rules it used for the symbol (a positive value is real and nonzero).
-    """
-    if value == symbol:
-        return ""
-    if isinstance(value, sp.MatrixBase):
-        return "a matrix cannot stand for a scalar symbol"
-    declared = getattr(symbol, "_assumptions_orig", None) or symbol.assumptions0
-    for fact, wanted in sorted(declared.items()):
-        if getattr(value, f"is_{fact}", None) is not bool(wanted):
-            return f"{'' if wanted else 'not '}{fact}"
-    return ""
+_fits = fits
 
 
 def _binders_respect_their_variables(e: Expr) -> str:
@@ -267,15 +255,25 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
     table = claim.symbol_table
     free = {s.name for s in claim.symbols}
     labels = _sequence_labels(claim)
+    # the lemma's own bound variables: a value that mentions one would be captured by the
+    # lemma's sum (i -> j in "sum over j of delta(i, j) ..." changes what is summed)
+    captured = set().union(*(bound_variables(x) for eq in claim.equations for x in (eq.lhs, eq.rhs)))
     mapping: dict[sp.Symbol, Expr] = {}
     sequences: dict[sp.Symbol, sp.Lambda] = {}
     for name, value in instance:
+        clash = sorted(str(v) for v in (value.free_symbols if isinstance(value, sp.Basic) else set()) & captured)
+        if clash:
+            raise LemmaError(f"{name} = {sp.sstr(value)} mentions {', '.join(clash)}, a variable the lemma "
+                             "binds (it would be captured); rename it")
         if name in labels:
             if not (isinstance(value, sp.Lambda) and len(value.variables) == 1):
                 raise LemmaError(f"the sequence {name} needs a one-variable Lambda, not {sp.sstr(value)}")
             (v,) = value.variables
             if not (v.is_integer and v.is_nonnegative):
                 raise LemmaError(f"the variable {v} of {name}'s Lambda must be a nonnegative integer symbol")
+            why = ill_formed(value.expr)
+            if why:
+                raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not well-formed: {why}")
             why = _fits(value.expr, labels[name])
             if why:
                 raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not known to be {why}")
@@ -291,6 +289,9 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
             continue
         if name not in free:
             raise LemmaError(f"no free symbol {name!r}")
+        why = ill_formed(value)
+        if why:
+            raise LemmaError(f"{name} = {sp.sstr(value)} is not well-formed: {why}")
         why = _fits(value, table[name])
         if why:
             raise LemmaError(f"{name} = {sp.sstr(value)} is not known to be {why}")
@@ -321,10 +322,14 @@ def _lemma_step(prev: Expr, cur: Expr, step: Step, context: Context) -> tuple[bo
         mapping, sequences = lemma_instance(claim, step.instance)
     except LemmaError as exc:
         return False, f"lemma {lemma_id!r}: {exc}"
+    bound = bound_variables(prev) | bound_variables(cur)
     for a in claim.assumptions:
         inst = instantiate(a, mapping, sequences)
         if inst is not sp.true and inst not in context.assumptions:
             return False, f"lemma {lemma_id!r}: its assumption {sp.sstr(inst)} does not hold here"
+        if inst is not sp.true and inst.free_symbols & bound:
+            return False, (f"lemma {lemma_id!r}: its assumption {sp.sstr(inst)} speaks of a bound "
+                           "variable, which ranges beyond it")
     why = _binders_respect_their_variables(prev) or _binders_respect_their_variables(cur)
     if why:
         return False, why
@@ -351,9 +356,7 @@ def _lemma_step(prev: Expr, cur: Expr, step: Step, context: Context) -> tuple[bo
 def _assumption_step(prev: Expr, cur: Expr, context: Context) -> tuple[bool, str]:
     if not context.assumptions:
         return False, "the claim has no relational assumptions to use"
-    exprs = list(prev) if isinstance(prev, sp.MatrixBase) else [prev]
-    bound = set().union(*(set().union(*(n.variables for n in e.atoms(*_BINDERS))) if e.atoms(*_BINDERS)
-                          else set() for e in exprs))
+    bound = bound_variables(prev) | bound_variables(cur)
     repl: dict[sp.Basic, sp.Basic] = {}
     for a in context.assumptions:
         if a.free_symbols & bound:
@@ -388,7 +391,10 @@ def _transition(prev: Expr, cur: Expr, rule: str, step: Step | None, context: Co
         return True, ""
     if _has_binders(prev) or _has_binders(cur):
         return congruent(prev, cur), ""
-    diff = prev - cur
+    try:
+        diff = prev - cur
+    except TypeError:  # a condition has no difference with anything
+        return False, "these expressions have no difference (a condition is not a value)"
     if isinstance(diff, sp.MatrixBase):
         diff = sp.ImmutableMatrix(diff)
     return reduce_to_zero(diff)[0], ""
@@ -419,6 +425,9 @@ def check_chain(
     for n, (a, b) in enumerate(zip(steps, steps[1:]), start=2):
         if b.rule in (DIFFERENCE, LHS):
             return False, f"step {n} may not restart the chain ({b.rule!r})"
+        why = ill_formed(b.expr)
+        if why:
+            return False, f"step {n} ({b.rule}) is not well-formed: {why}"
         ok, why = _transition(a.expr, b.expr, b.rule, b, context)
         if not ok:
             return False, f"step {n} ({b.rule}) does not follow from step {n - 1}" + (f": {why}" if why else "")
@@ -428,3 +437,33 @@ def check_chain(
     if not target_zero and last != equation.rhs:
         return False, "the chain does not reach the right-hand side"
     return True, ""
+
+
+# ----------------------------------------------------------------------------------------
+# what "proved" means for a chain: everywhere, or wherever both sides are defined
+
+#: The qualification of an equality that holds only where a denominator does not vanish.
+WHEREVER_DEFINED = "equal wherever both sides are defined (a denominator may vanish, or a step cancels a factor)"
+
+
+def _may_be_undefined(e: Expr) -> bool:
+    """Whether ``e`` has a power with a negative exponent of a base that may vanish, or a
+    function with poles or a branch point at a point SymPy cannot exclude."""
+    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
+    for x in entries:
+        for p in x.atoms(sp.Pow):
+            if p.exp.is_negative and p.base.is_zero is not False and p.base.free_symbols:
+                return True
+        for f in x.atoms(sp.tan, sp.cot, sp.sec, sp.csc, sp.log):
+            if f.free_symbols:
+                return True
+    return False
+
+
+def qualification(eq: Equation, chain: Sequence[Step]) -> str:
+    """The note a proved chain carries: :data:`WHEREVER_DEFINED` when it cites a rule that may
+    cancel a factor or a side may be undefined somewhere, else ``''``. The same for a proof
+    found now and for a certificate re-checked later."""
+    if any(s.rule in CONDITIONAL for s in chain) or _may_be_undefined(eq.lhs) or _may_be_undefined(eq.rhs):
+        return WHEREVER_DEFINED
+    return ""

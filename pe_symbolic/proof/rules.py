@@ -66,7 +66,23 @@ def _entrywise(f: Callable[[sp.Expr], sp.Expr]) -> Callable[[Expr], Expr]:
     return apply
 
 
+def _unsafe_delta_sum(x: sp.Basic) -> bool:
+    """A sum of ``KroneckerDelta(a, j)`` over ``j`` with ``a`` not known to be an integer:
+    SymPy evaluates it as if ``a`` were one (``sum_{j<h} delta(x, j)`` becomes ``1`` for
+    ``0 <= x <= h-1``, also for ``x = 1/2``)."""
+    for node in x.atoms(sp.Sum, sp.Product) if isinstance(x, sp.Basic) else ():
+        for delta in node.function.atoms(sp.KroneckerDelta):
+            if any(a.is_integer is not True for a in delta.args):
+                return True
+    return False
+
+
 def _doit(e: Expr) -> Expr:
+    """SymPy's ``doit``, except where it is not sound: an expression with a sum of a
+    Kronecker delta of a non-integer is left as it is."""
+    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
+    if any(_unsafe_delta_sum(x) for x in entries):
+        return e
     if isinstance(e, sp.MatrixBase):
         return sp.ImmutableMatrix(e.applyfunc(lambda x: x.doit()))
     return e.doit()

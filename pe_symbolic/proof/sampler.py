@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -86,7 +87,7 @@ class Refutation:
 # admissibility
 
 
-def _has_facts(symbol: sp.Symbol, value: sp.Expr) -> bool:
+def _has_facts(symbol: sp.Basic, value: sp.Expr) -> bool:
     for fact, wanted in symbol.assumptions0.items():
         got = getattr(value, f"is_{fact}", None)
         if got is None or bool(got) != bool(wanted):
@@ -217,7 +218,8 @@ def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random) -> sp.Expr:
             ilo, ihi = max(ilo, centre - 9), min(ihi, centre + 12)
         return _int_in(ilo, ihi, rng, f)
     den = rng.choice((1, 3, 7, 997))
-    num = rng.randint(int(lo * den) if lo > -1e15 else -10**6, int(hi * den) if hi < 1e15 else 10**6)
+    a, b = math.ceil(lo * den), math.floor(hi * den)  # exact integers, however large the bounds
+    num = rng.randint(a, b) if a <= b else a
     x = sp.Rational(num, den)
     if x == 0 and f.get("nonzero"):
         x = sp.Rational(1, 3) if hi_sign > 0 else sp.Rational(-1, 3)
@@ -344,11 +346,37 @@ def _instantiate(e: Expr, point: Mapping[sp.Symbol, sp.Expr], indexed: dict, rng
     e = _xreplace(e, {s: v for s, v in point.items() if s in deriv_vars})
     for a in sorted(_atoms(e, sp.Indexed), key=sp.default_sort_key):
         if a not in indexed:
-            v = sp.Rational(rng.randint(-4000, 4000), 997)
-            if a.is_real is not True:
-                v = v + sp.I * sp.Rational(rng.randint(-4000, 4000), 997)
-            indexed[a] = v
+            indexed[a] = _draw_entry(a, rng)
     return _xreplace(e, indexed) if indexed else e
+
+
+def _draw_entry(a: sp.Indexed, rng: random.Random) -> sp.Expr:
+    """A value for the vector entry ``a`` with every property its base declares (an
+    ``IndexedBase("b", positive=True)`` has positive entries); raises ``ValueError`` when
+    none is found (the point is then skipped: never refuted with an inadmissible entry)."""
+    label = a.base.label
+    for _ in range(20):
+        v = _draw(label, _Bounds(), rng) if isinstance(label, sp.Symbol) else sp.Rational(rng.randint(-4000, 4000), 997)
+        if _has_facts(a, v):
+            return v
+    raise ValueError(f"no value with the properties of {a} was found")
+
+
+def _entries_admissible(indexed: Mapping, point: Mapping, assumptions: Iterable[sp.Basic]) -> bool:
+    """The vector entries' values have their bases' properties, and the relations that speak
+    of entries hold with them."""
+    if not all(_has_facts(a, v) for a, v in indexed.items()):
+        return False
+    for a in assumptions:
+        if not a.has(sp.Indexed):
+            continue
+        try:
+            val = a.xreplace(dict(point)).xreplace(dict(indexed))
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+        if val is not sp.true:
+            return False
+    return True
 
 
 def refute(
@@ -419,7 +447,7 @@ def refute(
             except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError):
                 continue
             if (val2 is not None and val2 > tol and abs(val2 - val) <= 1e-10 * max(val, val2)
-                    and admissible(point, assumptions)):
+                    and admissible(point, assumptions) and _entries_admissible(indexed, point, assumptions)):
                 cex = {s.name: sp.sstr(v) for s, v in point.items()}
                 cex.update({sp.sstr(a): sp.sstr(v) for a, v in indexed.items()})
                 cex["|lhs - rhs|"] = f"{val2:.6g}"

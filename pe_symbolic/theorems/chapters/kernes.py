@@ -48,6 +48,8 @@ pos = sp.Symbol("n", integer=True, nonnegative=True)
 """An integer position."""
 c = sp.Symbol("c", integer=True, positive=True)
 """A positive integer scale factor."""
+x_len = sp.Symbol("x", positive=True)
+"""The length as a real variable, for a derivative in it (``L`` itself is an integer)."""
 beta = sp.Symbol("beta", positive=True)
 """``b = 1 + beta``: the base written so that ``b > 1`` is a symbol assumption."""
 
@@ -89,8 +91,8 @@ def _normalized(d: int | None) -> Claim:
             Equation(pe(4, 5), sp.Rational(4, 5), "PE(4; 5) = 4/5 = 0.8"),
             Equation(pe(16, 20), sp.Rational(4, 5), "PE(16; 20) = 4/5 = 0.8 as well"),
             Equation(pe(c * pos, c * L), pe(pos, L), "PE(c n; c L) = PE(n; L) for every scale c"),
-            Equation(sgn(-sp.Derivative(pe(pos + 1, L), L)), 1,
-                     "dPE(n+1; L)/dL < 0: a fixed position's value depends on the length"),
+            Equation(sgn(-sp.Subs(sp.Derivative(pe(pos + 1, x_len), x_len), x_len, L)), 1,
+                     "dPE(n+1; x)/dx < 0 at x = L: a fixed position's value depends on the length"),
         ),
         (),
         SRC_KERNES,

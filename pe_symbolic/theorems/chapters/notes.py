@@ -35,6 +35,8 @@ __all__ = ["IDS", "LEARNED_TABLE", "clip", "notes_rope_matrix", "shaw_bias"]
 IDS = ("shaw.clipped_shift_invariant", "rope.two_d_example", "rope.theta_set", "learned.no_translation")
 
 qi, kj, sh = sp.symbols("i j s", integer=True)
+sh_real = sp.Symbol("sigma", real=True)
+"""A real shift, for the derivative (a derivative needs a variable that ranges over an interval)."""
 K = sp.Symbol("K", integer=True, positive=True)
 w_rel = sp.Function("w")
 """Shaw's learned relation embeddings, indexed by the clipped offset."""
@@ -69,7 +71,8 @@ def _shaw(d: int | None) -> Claim:
         "embeddings exist (K = 3: offsets -8..8 use the 7 embeddings w_-3 .. w_3).",
         (
             Equation(shaw_bias(qi + sh, kj + sh), shaw_bias(qi, kj), "a_(i+s)(j+s) = a_ij"),
-            Equation(sp.Derivative(shaw_bias(qi + sh, kj + sh), sh), 0, "d a_(i+s)(j+s)/ds = 0"),
+            Equation(sp.Derivative(shaw_bias(qi + sh_real, kj + sh_real), sh_real), 0,
+                     "d a_(i+sigma)(j+sigma)/d sigma = 0 for a real shift sigma"),
             Equation(sp.ImmutableMatrix(clipped),
                      sp.ImmutableMatrix([-3] * 5 + list(range(-3, 4)) + [3] * 5),
                      "K = 3: offsets -8..8 clip to -3 .. 3"),

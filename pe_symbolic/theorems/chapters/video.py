@@ -31,8 +31,9 @@ __all__ = ["IDS", "monotone_range_length"]
 
 IDS = ("video.length_free", "video.resolution", "video.monotone_range")
 
-L = sp.Symbol("L", integer=True, positive=True)
-"""Sequence length."""
+L = sp.Symbol("L", positive=True)
+"""Sequence length, as a real variable: a derivative in it needs one (an integer-declared
+symbol would let a rewrite use integrality under the derivative)."""
 token = sp.Symbol("a", real=True)
 """Any entry of the token's content embedding."""
 
