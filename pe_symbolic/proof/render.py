@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
@@ -73,6 +74,17 @@ class _Str(StrPrinter):
 
     def _print_KroneckerDelta(self, expr: Any) -> str:
         return f"δ({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+    def _print_Piecewise(self, expr: Any) -> str:
+        cases = []
+        for value, cond in expr.args:
+            when = "otherwise" if cond is sp.true else f"if {self._print(cond)}"
+            cases.append(f"{self._print(value)} {when}")
+        return "{" + "; ".join(cases) + "}"
+
+    def _print_Relational(self, expr: Any) -> str:
+        op = {"<=": "≤", ">=": "≥", "!=": "≠", "==": "="}.get(expr.rel_op, expr.rel_op)
+        return f"{self._print(expr.lhs)} {op} {self._print(expr.rhs)}"
 
 
 class _Pretty(PrettyPrinter):
@@ -138,6 +150,11 @@ def _pretty(e: sp.Basic, width: int, max_lines: int) -> str | None:
     """Unicode pretty-printing if it fits ``width`` x ``max_lines``; else ``None``."""
     if isinstance(e, sp.MatrixBase) and e.is_zero_matrix:
         return f"0 ({e.rows}×{e.cols} zero matrix)"
+    # what cannot fit is not drawn: pretty-printing a 32x32 symbolic matrix takes seconds
+    if isinstance(e, sp.MatrixBase) and e.rows > max_lines:
+        return None
+    if len(sp.sstr(e)) > 2 * width * max_lines:
+        return None
     try:
         out = _Pretty({"use_unicode": True, "wrap_line": False}).doprint(e)
     except Exception:  # pragma: no cover - a printer gap: fall back to one line
@@ -483,9 +500,32 @@ def _md_escape(s: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in s)
 
 
+_TEX_TEXT = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+             "_": r"\_", "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}", "<": r"\textless{}",
+             ">": r"\textgreater{}", "|": r"\textbar{}", "↦": r"$\mapsto$", "—": "---", "–": "--",
+             "−": "-", "…": r"\ldots{}", "ᵀ": r"\textsuperscript{T}", "×": r"$\times$",
+             "≤": r"$\le$", "≥": r"$\ge$", "≠": r"$\ne$", "→": r"$\to$", "⟨": r"$\langle$",
+             "⟩": r"$\rangle$", "·": r"$\cdot$", "⋅": r"$\cdot$", "‖": r"$\|$", "∈": r"$\in$",
+             "Σ": r"$\Sigma$", "√": r"$\surd$", "²": r"\textsuperscript{2}", "δ": r"$\delta$"}
+_TEX_GREEK_NAMES = {"lamda": "lambda"}  # Unicode spells it without the b
+
+
+def _tex_char(ch: str) -> str:
+    """One character of free text as (pdf)LaTeX that needs no Unicode support: Greek letters
+    become math, subscripts and other symbols their ASCII or math form, anything else ``?``."""
+    if ch in _TEX_TEXT:
+        return _TEX_TEXT[ch]
+    if ord(ch) < 128:
+        return ch
+    name = unicodedata.name(ch, "")
+    for case, prefix in ((str.lower, "GREEK SMALL LETTER "), (str.capitalize, "GREEK CAPITAL LETTER ")):
+        if name.startswith(prefix) and " " not in name[len(prefix):]:
+            word = name[len(prefix):].lower()
+            return "$\\%s$" % case(_TEX_GREEK_NAMES.get(word, word))
+    if name.startswith(("SUBSCRIPT ", "LATIN SUBSCRIPT SMALL LETTER ")):
+        return r"\textsubscript{%s}" % unicodedata.normalize("NFKC", ch)
+    return "?"
+
+
 def _tex_escape(s: str) -> str:
-    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-            "_": r"\_", "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}", "<": r"\textless{}",
-            ">": r"\textgreater{}", "|": r"\textbar{}", "↦": r"$\mapsto$", "—": "---", "−": "-",
-            "…": r"\ldots{}", "ᵀ": r"\textsuperscript{T}", "×": r"$\times$"}
-    return "".join(repl.get(ch, ch) for ch in s)
+    return "".join(_tex_char(ch) for ch in s)
