@@ -198,7 +198,9 @@ def test_band_edges_cover_the_context():
     (dict(context=1.5), ValueError, r"context=1.5 must be a positive integer"),
     (dict(metric="angel"), ValueError, r"metric='angel' is not allowed.*did you mean 'angle'"),
     (dict(tol=-1.0), ValueError, r"tol=-1.0 must be a positive finite number"),
-    (dict(recipe="fairseq"), ValueError, r"recipe 'fairseq' builds a sinusoidal table, which has no 'llama3'"),
+    (dict(recipe="fairseq"), ValueError,
+     r"recipe 'fairseq' builds a sinusoidal table .*'llama-3.1-8b' is a RoPE config \(llama3 RoPE\)\. "
+     r"A sinusoidal recipe is audited on a sinusoidal:D\[:BASE\] target \(e\.g\. sinusoidal:128:500000"),
     (dict(recipe={"name": "x", "inv_freq": "running", "angle_dtype": "float64"}), ValueError, "contradicts"),
     (dict(backend="jax"), ValueError, r"backend='jax' is not allowed"),
 ])
@@ -315,3 +317,166 @@ def test_torch_backend_runs_fairseq_and_emulates_the_rest():
     fs, t2t = rep.results
     assert fs.backend == "torch-cpu" and fs.within_bounds
     assert t2t.backend == "numpy" and "emulated" in t2t.note
+
+
+# ----------------------------------------------------------------------------------------
+# review fixes: rotary-embedding-torch's positions, non-finite values, kinds, torch's bound
+
+
+def test_rotary_embedding_torch_holds_positions_in_the_activation_dtype():
+    """rotate_queries_or_keys builds positions with arange(n, dtype=x.dtype): in bfloat16
+    257 becomes 256; forward(t) with float32 positions is the former model."""
+    pre = recipes.PRESETS["rotary-embedding-torch"]
+    assert pre.position_dtype == "act"
+    assert "get_seq_pos" in pre.source and "position_dtype='float32'" in pre.source
+    assert "nn.Parameter" in pre.source  # the model.to(dtype) assumption is stated
+    r = pe.audit(LLAMA, recipe=pre, dtype="bfloat16", context=4096).results[0]
+    assert r.representability["first_inexact"] == 257
+    assert r.representability["first_collision"] == [256, 257]
+    assert r.dominant == "positions held in bfloat16"
+    assert r.measured("angle") >= 1.0  # 257 -> 256 at pair 0 (theta_0 = 1): at least 1 rad
+    assert r.within_bounds
+    fwd = pe.audit(LLAMA, recipe=pre.replace(name="forward-f32", position_dtype="float32"), dtype="bfloat16",
+                   context=4096).results[0]
+    assert fwd.measured("angle") < 1e-3 and fwd.representability["first_inexact"] == 2**24 + 1
+    # the model.to(bfloat16) variant the note names is a valid recipe, and worse
+    cast = pre.replace(name="cast", inv_freq_storage="act", angle_dtype="act", trig_dtype="act",
+                       table_dtype="act", rotation_dtype="act")
+    assert pe.audit(LLAMA, recipe=cast, dtype="bfloat16", context=4096).results[0].measured("output") > \
+        r.measured("output")
+
+
+def test_gpt_neox_note_names_the_old_code_and_the_current_float32_cache():
+    src = recipes.PRESETS["gpt-neox"].source
+    assert "before PR 1041" in src and "_prepare_cache" in src and "float32" in src
+
+
+def test_float16_positions_beyond_65504_are_reported_as_overflow_and_fail_the_tolerance():
+    rep = pe.audit(LLAMA, recipe="gpt-neox", dtype="float16", context=65600, metric="output", tol=2.5, fix=False)
+    r = rep.results[0]
+    assert not rep.passed and rep.exit_code == 1 and not rep.finite and not r.finite
+    assert r.measured("output") == math.inf and r.measured("angle") == math.inf
+    nf = r.nonfinite
+    assert nf["output"]["position"] == 65520 and nf["output"]["value"] == "nan"
+    assert nf["angle"]["position"] == 65520 and nf["angle"]["value"] == "inf"
+    assert nf["output"]["band"] == [32768, 65536]
+    assert nf["output"]["why"] == "overflow: positions >= 65520 are inf in float16"
+    assert nf["score"]["position"] + nf["score"]["offset"] == 65520  # a key at 65520
+    rep_ = r.representability
+    assert (rep_["first_overflow"], rep_["overflow_dtype"], rep_["overflow_within_context"]) == (65520, "float16", True)
+    # the bound predicts it: finite before, inf from the band that reaches 65520; never exceeded
+    assert r.within_bounds
+    assert all(math.isfinite(b.bound["output"]) for b in r.bands if b.stop <= 32768)
+    assert r.bands[-2].bound["output"] == math.inf and r.bands[-2].dominant.startswith("overflow")
+    assert "overflow: positions >= 65520 are inf in float16" in r.note and "65520" in r.note
+    text = rep.to_text()
+    assert "NON-FINITE" in text and "output is NaN from position 65,520" in text
+    assert "tolerance: output <= 2.5: FAIL" in text and "inf from 65,520 (float16)" in text
+    data = json.loads(rep.to_json())  # strict JSON: no bare NaN / Infinity
+    res = data["results"][0]
+    assert data["passed"] is False and data["finite"] is False and res["finite"] is False
+    assert res["max"]["output"] == "inf" and res["bound"]["output"] == "inf"
+    assert res["nonfinite"]["output"]["position"] == 65520
+    assert res["max"]["angle"] == "inf"
+
+    # below the overflow every value is finite (the last positions before it, keys included)
+    em = Emulation(rope_target(pe.numeric.model_config(LLAMA), LLAMA), recipes.PRESETS["gpt-neox"], "float16")
+    below = measure(em, 65520, positions=[(61000, 65520)], oracle_points=-1)
+    assert below.finite and below.measured("output") < 2.5 and below.within_bounds
+    assert below.representability["overflow_within_context"] is False
+
+
+def test_a_nan_in_any_block_is_measured_not_dropped(llama):
+    """A NaN in a block (whatever its cause) makes that quantity inf, with its first place."""
+    em = Emulation(llama, recipes.PRESETS["hf"], "float32")
+
+    def chunker(t):
+        ch = em.chunk(t, context=3000)
+        hit = (t >= 1500) & (t < 1600)
+        ch.output[hit, 3] = np.nan
+        return ch
+
+    res = measure(em, 3000, chunker=chunker)
+    assert res.measured("output") == math.inf and res.measured("angle") < 1
+    assert res.nonfinite == {"output": {"position": 1500, "pair": 3, "value": "nan", "band": [1024, 2048],
+                                        "why": "non-finite value (not an overflow the bound predicts)"}}
+    assert not res.within_bounds  # the bound did not predict it: flagged
+
+
+def test_rotary_embedding_torch_float16_beyond_65504(tmp_path, capsys):
+    js = tmp_path / "r.json"
+    code = main([LLAMA, "--recipe", "rotary-embedding-torch", "--dtype", "float16", "--context", "65600",
+                 "--metric", "output", "--tol", "2.5", "--no-fix", "--json", str(js)])
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "output is NaN from position 65,520" in out and "FAIL" in out
+    data = json.loads(js.read_text())
+    assert data["passed"] is False and data["results"][0]["max"]["output"] == "inf"
+
+
+def test_json_writes_inf_as_a_string_and_not_measured_as_null():
+    rep = pe.audit("sinusoidal:64", recipe="fairseq", dtype="float32", context=100)
+    data = json.loads(rep.to_json())
+    assert data["results"][0]["max"]["output"] is None and data["finite"] is True
+
+
+def test_sinusoidal_recipe_on_a_rope_config_is_refused_consistently(capsys):
+    with pytest.raises(ValueError, match=r"recipe 't2t' builds a sinusoidal table .*'mistral-7b' is a RoPE config "
+                                         r"\(default RoPE\).*sinusoidal:128:10000"):
+        pe.audit("mistral-7b", recipe="t2t", context=64)
+    assert main(["mistral-7b", "--recipe", "t2t", "--context", "64"]) == 2
+    err = capsys.readouterr().err
+    assert "recipe 't2t' builds a sinusoidal table" in err and err.count("\n") == 1
+    with pytest.raises(ValueError, match=r"recipe 'hf' is a RoPE recipe; 'sinusoidal:64' is a sinusoidal table"):
+        pe.audit("sinusoidal:64", recipe="hf", context=64)
+    with pytest.raises(ValueError, match=r"recipe 'distilbert' builds a sinusoidal table"):
+        Emulation(rope_target(pe.numeric.model_config("mistral-7b"), "mistral-7b"), recipes.PRESETS["distilbert"],
+                  "float32")
+    # the suggested target works
+    assert pe.audit("sinusoidal:128:10000", recipe="t2t", context=64).results[0].within_bounds
+
+
+def test_mixed_sinusoidal_schedules_each_get_their_own_target():
+    both = pe.audit("sinusoidal:512", recipe=["fairseq", "distilbert"], dtype="float32", context=3000)
+    alone = pe.audit("sinusoidal:512", recipe=["fairseq"], dtype="float32", context=3000)
+    assert both.results[0].measured("table") == alone.results[0].measured("table")
+    assert both.results[0].measured("angle") == alone.results[0].measured("angle")
+
+
+@pytest.mark.parametrize("name", ["gpt-neox", "hf-autocast"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_torch_backend_bound_takes_the_frequencies_as_multiplied(name, dtype):
+    """gpt-neox casts inv_freq with the model, hf-autocast's matmul takes it in the autocast
+    dtype: the bound's inv_freq part is that of the cast frequencies, as in the emulation."""
+    pytest.importorskip("torch")
+    a = pe.audit(LLAMA, recipe=name, dtype=dtype, context=4096, backend="torch").results[0]
+    b = pe.audit(LLAMA, recipe=name, dtype=dtype, context=4096).results[0]
+    assert a.backend == "torch-cpu" and b.backend == "numpy"
+    assert a.inv_freq_eps == b.inv_freq_eps
+    for ba, bb in zip(a.bands, b.bands, strict=True):
+        assert ba.parts == pytest.approx(bb.parts, rel=1e-12, abs=0.0)
+        assert ba.bound == pytest.approx(bb.bound, rel=1e-12)
+    held = f"inv_freq (reciprocal, held in {dtype})"
+    if dtype == "bfloat16":
+        assert a.bands[-1].parts[held] > 1.0  # 7.3 rad at 4095 (it read 0 before)
+
+
+def test_torch_backend_rotary_embedding_torch_positions_and_arange_note():
+    torch = pytest.importorskip("torch")
+    a = pe.audit(LLAMA, recipe="rotary-embedding-torch", dtype="bfloat16", context=5000, backend="torch").results[0]
+    b = pe.audit(LLAMA, recipe="rotary-embedding-torch", dtype="bfloat16", context=5000).results[0]
+    assert a.measured("angle") == b.measured("angle") >= 1.0
+    assert a.representability["first_inexact"] == 257
+    real = torch.arange(5000, dtype=torch.bfloat16)
+    differs = not torch.equal(real, torch.arange(5000).to(torch.bfloat16))
+    assert ("is not correctly rounded from position" in a.note) == differs
+
+
+def test_score_bound_covers_the_keys_beyond_the_band(llama):
+    """A band's scores pair its queries with keys up to 4096 positions further: float16
+    positions are exact below 2049 but not the keys at 1023 + 4096, and the bound says so."""
+    r = recipes.PRESETS["torchtune"].replace(name="f16-positions", position_dtype="float16")
+    res = measure(Emulation(llama, r, "float16"), 5200, oracle_points=-1)
+    first = res.bands[0]
+    assert first.measured["score"] > 10 * first.bound["output"]  # the keys' error, not the queries'
+    assert res.within_bounds

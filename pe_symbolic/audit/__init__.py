@@ -144,7 +144,10 @@ def audit(
         sampled per band, and the report says so).
     tol : float, optional
         Largest allowed ``metric`` error; the report's :attr:`~pe_symbolic.audit.report.AuditReport.passed` and, for
-        every failing recipe, the smallest verified fix (``fix=True``).
+        every failing recipe, the smallest verified fix (``fix=True``). A recipe that
+        produces a non-finite value (``inf`` / NaN: float16 positions or angles from 65520
+        on) in any measured quantity fails any tolerance; the measurement is ``inf`` and
+        :attr:`~pe_symbolic.audit.measure.RecipeAudit.nonfinite` says where and why.
     metric : {"angle", "table", "output", "score"}
         Max angle error (rad), max cos/sin table error, error of the rotated unit pairs, or
         the relative-property violation :math:`|\langle \hat R(m)q, \hat R(m+\Delta)k\rangle -
@@ -170,7 +173,9 @@ def audit(
     ------
     ValueError, TypeError
         Unknown preset or dtype (the known ones listed), contradictory recipe fields, a
-        context outside 1 .. 2**53, a sinusoidal recipe for a scaled RoPE config.
+        context outside 1 .. 2**53, a sinusoidal recipe (``t2t``, ``fairseq``,
+        ``distilbert``) for a RoPE model config, or a RoPE recipe for a ``sinusoidal:D``
+        target (the message names the recipe, the target's kind and what it takes).
     ImportError
         ``backend="torch"`` without torch installed (how to install it is said).
 
@@ -199,18 +204,16 @@ def audit(
             raise ValueError(f"tol={tol!r} must be a positive finite number")
         tol = float(tol)
     target = load_target(config, seq_len=seq_len, layer_type=layer_type)
-    for r in recipes:
-        if r.kind == "sinusoidal" and target.kind == "rope" and target.spec.rope_type != "default":
-            raise ValueError(
-                f"recipe {r.name!r} builds a sinusoidal table, which has no {target.spec.rope_type!r} "
-                "scaling; audit it on a sinusoidal:D target or a default-RoPE config")
-        if r.kind == "rope" and target.kind == "sinusoidal":
-            raise ValueError(f"recipe {r.name!r} is a RoPE recipe; {target.name!r} is a sinusoidal table "
-                             "(give a model config)")
-        if r.kind == "sinusoidal" and target.kind == "sinusoidal" and r.schedule != target.schedule:
-            from .emulate import sinusoidal_target
+    from .emulate import _kind_mismatch, sinusoidal_target
 
-            target = sinusoidal_target(target.rotary_dim, target.base, r.schedule, target.name)
+    targets = []  # each recipe's target: a sinusoidal table takes the recipe's schedule
+    for r in recipes:
+        if r.kind != target.kind:
+            raise ValueError(_kind_mismatch(r, target))
+        if r.kind == "sinusoidal" and r.schedule != target.schedule:
+            targets.append(sinusoidal_target(target.rotary_dim, target.base, r.schedule, target.name))
+        else:
+            targets.append(target)
     torch_mod = None
     if backend == "torch":
         from . import torch_backend
@@ -218,23 +221,25 @@ def audit(
         torch_mod = torch_backend
         torch_backend.require_torch(device)
     results = []
-    for r in recipes:
+    for r, tg in zip(recipes, targets):
         for dt in dtypes:
             label = f"{r.name} {dt}"
             cb = None if progress is None else (lambda done, total, label=label: progress(label, done, total))
-            em = Emulation(target, r, dt)
+            em = Emulation(tg, r, dt)
             if torch_mod is not None and torch_mod.supports(r):
                 res = torch_mod.measure_torch(em, context, device=device, exhaustive=exhaustive, progress=cb)
             else:
                 res = measure(em, context, exhaustive=exhaustive, progress=cb)
                 if torch_mod is not None:
-                    res.note = "no torch implementation of this recipe: emulated in NumPy"
+                    res.note = "; ".join(x for x in ("no torch implementation of this recipe: emulated in NumPy",
+                                                     res.note) if x)
             if not all(b.exhaustive for b in res.bands):
                 res.note = (res.note + "; " if res.note else "") + "sampled bands (context > 2**21)"
-            if tol is not None and fix and res.measured(metric) > tol:
-                res.fix = smallest_fix(target, r, dt, metric, tol, context, exhaustive=exhaustive)
+            if tol is not None and fix and (not res.finite or res.measured(metric) > tol):
+                res.fix = smallest_fix(tg, r, dt, metric, tol, context, exhaustive=exhaustive)
             results.append(res)
-    return AuditReport(target.describe(), context, results, metric, tol, time.perf_counter() - start,
+    described = " / ".join(dict.fromkeys(tg.describe() for tg in targets))
+    return AuditReport(described, context, results, metric, tol, time.perf_counter() - start,
                        _bound_verdicts())
 
 

@@ -23,8 +23,16 @@ angle's dtype. For a running product (llama.cpp) pair ``i`` has ``i`` products b
 <= 1) for each rounding of the table; the rotation of a unit pair adds 2 table errors and
 :math:`(\sqrt2 + 1)\sqrt2\,u_R` for its products and sum, and a final cast :math:`\sqrt2\,u_{act}`;
 the score of unit-pair vectors ``q, k`` (normalised by ``h``) is within
-:math:`2\,af\,O + O^2` for an output bound ``O``. Comparisons against float64 references
+:math:`2\,af\,O + O^2` for an output bound ``O`` (for RoPE, the bound at the furthest key
+``m + offset`` the band's queries are paired with: :func:`~pe_symbolic.audit.measure.measure`
+evaluates it there). Comparisons against float64 references
 add ``1e-15``.
+
+**Overflow.** The model :math:`|\delta| \le u` holds only while no value overflows. Where a
+position (in its dtype or the angle's) or an angle (in the angle's or the trig dtype) may
+reach the dtype's overflow limit (float16: 65520 rounds to ``inf``) within a band, no finite
+bound holds there: every bound of the band is ``inf`` and the part that overflows is named
+(``"overflow: positions >= 65520 are inf in float16"``), as the measurement is.
 """
 
 from __future__ import annotations
@@ -34,9 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .emulate import PRECISION, UNIT_ROUNDOFF, Emulation
+from .emulate import PRECISION, UNIT_ROUNDOFF, Emulation, overflow_limit
 
-__all__ = ["AngleBound", "angle_bound", "derived_bounds", "exact_integer_limit"]
+__all__ = ["AngleBound", "angle_bound", "derived_bounds", "exact_integer_limit", "overflow", "position_overflow"]
 
 #: gamma = prod(1 + u_k) - 1 is evaluated as expm1(sum(log1p(u_k))) (within a few ulp):
 #: this factor keeps the float64 evaluation above the exact value.
@@ -52,6 +60,47 @@ def exact_integer_limit(dtype: str) -> int:
     (256, 16777216)
     """
     return 2 ** PRECISION[dtype]
+
+
+def position_overflow(em: Emulation) -> tuple[int, str] | None:
+    """The first position that becomes ``inf`` on its way to the multiply (held in the
+    positions' dtype, then in the angle's), with that dtype; ``None`` when none up to 2**53 does.
+
+    >>> from pe_symbolic import numeric
+    >>> from pe_symbolic.audit.emulate import rope_target
+    >>> from pe_symbolic.audit.recipes import PRESETS
+    >>> tg = rope_target(numeric.model_config("llama-3.1-8b"), "l")
+    >>> position_overflow(Emulation(tg, PRESETS["gpt-neox"], "float16"))
+    (65520, 'float16')
+    >>> position_overflow(Emulation(tg, PRESETS["gpt-neox"], "bfloat16")) is None
+    True
+    """
+    if em.recipe.inv_freq == "exact":
+        return None
+    found = [(lim, dt) for dt in (em.dt["position_dtype"], em.dt["angle_dtype"])
+             if (lim := overflow_limit(dt)) is not None and lim <= 2**53]
+    return min(found) if found else None
+
+
+def overflow(em: Emulation, t_max: float) -> str:
+    """What may overflow to ``inf`` at positions ``<= t_max`` (``""``: nothing), in words.
+
+    Positions are checked exactly (:func:`position_overflow`); an angle ``t * theta_i``
+    conservatively (the largest exact angle, enlarged by 1 %, against the overflow limit of
+    the angle's dtype and of the dtype ``cos`` / ``sin`` receive it in).
+    """
+    pos = position_overflow(em)
+    if pos is not None and t_max >= pos[0]:
+        return f"overflow: positions >= {pos[0]} are inf in {pos[1]}"
+    if em.recipe.inv_freq == "exact":
+        return ""
+    a_max = t_max * float(np.max(np.abs(em.theta_hi))) * 1.01
+    dts = [em.dt["angle_dtype"]] + ([] if em.recipe.reduce else [em.dt["trig_dtype"]])
+    for dt in dts:
+        lim = overflow_limit(dt)
+        if lim is not None and a_max >= lim:
+            return f"overflow: angles t*theta >= {lim} are inf in {dt}"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -94,6 +143,7 @@ def angle_bound(em: Emulation, t_max: float) -> AngleBound:
         val = a * 2.0**-100
         i = int(np.argmax(val))
         return AngleBound(float(val[i]), i, {"double-double angle": float(val[i])}, "double-double angle")
+    over = overflow(em, t_max)
     u_p, pos_dt = _position_roundoff(em, t_max)
     Da, Dt = em.dt["angle_dtype"], em.dt["trig_dtype"]
     u_m = UNIT_ROUNDOFF[Da]
@@ -133,6 +183,9 @@ def angle_bound(em: Emulation, t_max: float) -> AngleBound:
         val = val + extra
         i = int(np.argmax(val))
         parts["reduction modulo 2 pi, then the cast to " + Dt] = float(extra[i])
+    if over:  # no finite bound: the first-order model assumes no overflow
+        parts[over] = math.inf
+        return AngleBound(math.inf, i, {k: float(v) for k, v in parts.items()}, over)
     dominant = max(parts, key=lambda k: parts[k])
     short = dominant
     if dominant.startswith("positions"):
@@ -147,6 +200,9 @@ def angle_bound(em: Emulation, t_max: float) -> AngleBound:
 def derived_bounds(em: Emulation, angle: AngleBound, t_max: float) -> dict[str, float]:
     """Table, output and score bounds from the angle bound (see the module docstring)."""
     r, tg = em.recipe, em.target
+    if math.isinf(angle.value):  # overflow: cos(inf) is NaN, nothing downstream is bounded
+        return {"table": math.inf} | ({"output": math.inf, "score": math.inf} if tg.kind == "rope"
+                                      else {"score": math.inf})
     af = max(tg.attention, 1.0)
     Dt, Dtab = em.dt["trig_dtype"], em.dt["table_dtype"]
     u_t, u_tab = UNIT_ROUNDOFF[Dt], UNIT_ROUNDOFF[Dtab]

@@ -33,13 +33,18 @@ from .. import numeric
 from ..numeric._checks import round_to
 from .recipes import Recipe
 
-__all__ = ["PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "rnd"]
+__all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "overflow_limit", "rnd"]
 
 #: Significant bits of each dtype (int64 positions are exact below 2**63).
 PRECISION: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8, "int64": 63}
 #: Unit roundoff ``2**-p`` of each dtype.
 UNIT_ROUNDOFF: dict[str, float] = {k: 2.0 ** -v for k, v in PRECISION.items()}
 UNIT_ROUNDOFF["int64"] = 0.0
+#: Largest binary exponent of each floating dtype (its largest finite value is below ``2**(emax+1)``).
+EMAX: dict[str, int] = {"float64": 1023, "float32": 127, "float16": 15, "bfloat16": 127}
+#: What :attr:`Chunk.score` holds where a score is not evaluated (``m + offset`` beyond the
+#: context); every evaluated error is ``>= 0`` or non-finite, never this.
+NOT_EVALUATED = -1.0
 _BF16 = np.dtype("bfloat16")
 
 
@@ -76,6 +81,21 @@ def rnd(x: Any, dt: str) -> np.ndarray:
             return round_to(a, _BF16).astype(np.float32)
         return _bf16_from_f32(a.astype(np.float32, copy=False))
     raise ValueError(f"dtype {dt!r} is not one of {', '.join(PRECISION)}")
+
+
+def overflow_limit(dt: str) -> int | None:
+    """The smallest non-negative number that rounds to ``inf`` in ``dt`` (an integer: round to
+    nearest even rounds ``max + ulp/2`` up, to ``inf``); ``None`` for ``int64``.
+
+    >>> overflow_limit("float16")
+    65520
+    >>> overflow_limit("bfloat16") > 2**53, overflow_limit("int64")
+    (True, None)
+    """
+    if dt == "int64":
+        return None
+    p = PRECISION[dt]
+    return (2 ** (p + 1) - 1) * 2 ** (EMAX[dt] - p)
 
 
 def _work(dt: str) -> type:
@@ -217,7 +237,10 @@ def sinusoidal_target(d: int, base: float, schedule: str, name: str) -> Target:
 
 @dataclass
 class Chunk:
-    """Every measure of a block of positions, shape (P, h) (``score``: (P, offsets))."""
+    """Every measure of a block of positions, shape (P, h) (``score``: (P, offsets); a score
+    not evaluated, its key beyond the context, is :data:`NOT_EVALUATED`). A value that
+    overflowed on the way (an ``inf`` position or angle, ``cos(inf)``) is carried as the
+    ``inf`` / NaN it produced, for :func:`~pe_symbolic.audit.measure.measure` to report."""
 
     t: np.ndarray
     angle: np.ndarray
@@ -231,6 +254,8 @@ class Emulation:
 
     def __init__(self, target: Target, recipe: Recipe, act: str, *, offsets: tuple[int, ...] = (1, 16, 256, 4096),
                  seed: int = 0) -> None:
+        if recipe.kind != target.kind:
+            raise ValueError(_kind_mismatch(recipe, target))
         self.target, self.recipe, self.act = target, recipe, act
         r = recipe
         self.dt = {f: (act if getattr(r, f) == "act" else getattr(r, f))
@@ -435,6 +460,10 @@ class Emulation:
         Scores need the keys at ``m + offset``: they are evaluated for the positions of
         ``t`` whose ``m + offset`` is below ``context``.
         """
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is measured, not warned
+            return self._chunk(t, context=context, scores=scores)
+
+    def _chunk(self, t: np.ndarray, *, context: int, scores: bool) -> Chunk:
         tg = self.target
         P = t.size
         ext = t
@@ -463,7 +492,7 @@ class Emulation:
             eb = self.q[0] * sx + self.q[1] * cx
             out = np.hypot(qa[:P] - ea[:P], qb[:P] - eb[:P])
             if scores and self.offsets:
-                score = np.full((P, len(self.offsets)), np.nan)
+                score = np.full((P, len(self.offsets)), NOT_EVALUATED)
                 for j, o in enumerate(self.offsets):
                     n = min(P, ext.size - o)
                     if n <= 0:
@@ -473,7 +502,7 @@ class Emulation:
         else:
             # the relative property of a sinusoidal table: PE(m).PE(m+D)/h = mean cos(w D)
             if scores and self.offsets:
-                score = np.full((P, len(self.offsets)), np.nan)
+                score = np.full((P, len(self.offsets)), NOT_EVALUATED)
                 for j, o in enumerate(self.offsets):
                     n = min(P, ext.size - o)
                     if n <= 0:
@@ -482,6 +511,21 @@ class Emulation:
                     exact = float(tg.exact_cos_sin(np.array([float(o)]))[0].sum() / self.h)
                     score[:n, j] = np.abs(dot - exact)
         return Chunk(t, angle_err[:P], table_err[:P], out, score)
+
+
+def _kind_mismatch(recipe: Recipe, target: Target) -> str:
+    """Why a recipe of one kind cannot be audited on a target of the other, and what is allowed."""
+    if recipe.kind == "sinusoidal":
+        what = (f"a RoPE config ({target.spec.rope_type} RoPE)" if target.spec is not None
+                else "a RoPE config")
+        return (f"recipe {recipe.name!r} builds a sinusoidal table (added to the embeddings, no "
+                f"rotation); {target.name!r} is {what}. A sinusoidal recipe is audited on a "
+                f"sinusoidal:D[:BASE] target (e.g. sinusoidal:{target.rotary_dim}:{target.base:g} for "
+                "this config's rotary dim and base); a RoPE config takes a RoPE recipe "
+                "(hf, vllm, llama.cpp, ...; see pe-audit --list)")
+    return (f"recipe {recipe.name!r} is a RoPE recipe; {target.name!r} is a sinusoidal table: a RoPE "
+            "recipe is audited on a model config (a shipped model name or a config.json), a "
+            "sinusoidal:D target takes a sinusoidal recipe (t2t, fairseq, distilbert)")
 
 
 def _llama3(inv: np.ndarray, spec: Any, D: str) -> np.ndarray:

@@ -3,7 +3,7 @@
 Candidates are tried in order of cost, each alone first, then accumulated in that order;
 each is measured on a quick set of positions (the first and last positions of the context
 and runs at every power of two, where the errors peak), and the first that meets the
-tolerance is verified by a full audit of the changed recipe.
+tolerance, with every value finite, is verified by a full audit of the changed recipe.
 """
 
 from __future__ import annotations
@@ -173,9 +173,9 @@ def smallest_fix(target: Target, recipe: Recipe, act: str, metric: str, tol: flo
             continue
         tried += 1
         em = Emulation(target, cand, act)
-        got = measure(em, context, positions=quick, oracle_points=-1).measured(metric)
-        if got <= tol:
+        quick_res = measure(em, context, positions=quick, oracle_points=-1)
+        if quick_res.finite and quick_res.measured(metric) <= tol:
             full = measure(Emulation(target, cand, act), context, exhaustive=exhaustive, oracle_points=-1)
-            if full.measured(metric) <= tol:
+            if full.finite and full.measured(metric) <= tol:
                 return Fix(label, cand, full.measured(metric), full.bound(metric), True, tried)
     return None

@@ -11,6 +11,14 @@ The fast reference (double-double angles, the numeric core's tables) is itself c
 the independent oracle (:mod:`pe_symbolic.reference`, 50 digits, its own frequencies) at the
 worst and at a random point of every band: ``RecipeAudit.oracle`` holds the largest
 disagreement, which the tests hold to ~1e-15.
+
+**Non-finite values are measured, never dropped.** A recipe whose values overflow (float16
+positions or angles >= 65520 become ``inf``; ``cos(inf)`` is NaN) has an unbounded error
+there: the band's measurement of that quantity is ``inf`` (NaN or ``inf``, both count),
+``Band.nonfinite`` / ``RecipeAudit.nonfinite`` say where it first happens (position, pair,
+``"nan"`` or ``"inf"``) and why, and any tolerance fails
+(:attr:`~pe_symbolic.audit.report.AuditReport.passed`). A NaN returned by
+:meth:`RecipeAudit.measured` means *not measured* (a sinusoidal table has no output).
 """
 
 from __future__ import annotations
@@ -25,8 +33,8 @@ import mpmath
 import numpy as np
 
 from .. import reference
-from .bounds import AngleBound, angle_bound, derived_bounds, exact_integer_limit
-from .emulate import Emulation, Target
+from .bounds import AngleBound, angle_bound, derived_bounds, exact_integer_limit, overflow, position_overflow
+from .emulate import NOT_EVALUATED, Emulation, Target
 
 __all__ = ["BLOCK", "EXHAUSTIVE_LIMIT", "Band", "RecipeAudit", "band_edges", "measure"]
 
@@ -60,7 +68,13 @@ def band_edges(context: int) -> list[int]:
 
 @dataclass
 class Band:
-    """One band's measurements (max over the positions evaluated) and bounds."""
+    """One band's measurements (max over the positions evaluated) and bounds.
+
+    ``measured[m]`` is ``inf`` when some value of ``m`` in the band is not finite; then
+    ``nonfinite[m] = (position, pair, "nan" | "inf")`` is the first such value (smallest
+    position, then pair; for ``score``: the query position and the offset, whose key
+    ``position + offset`` is where the overflow is) and ``worst[m]`` that place.
+    """
 
     start: int
     stop: int
@@ -71,13 +85,16 @@ class Band:
     worst: dict[str, tuple[int, int]] = field(default_factory=dict)
     dominant: str = ""
     parts: dict[str, float] = field(default_factory=dict)
+    nonfinite: dict[str, tuple[int, int, str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {"start": self.start, "stop": self.stop, "evaluated": self.evaluated,
                 "exhaustive": self.exhaustive, "measured": self.measured, "bound": self.bound,
                 "worst": {k: list(v) for k, v in self.worst.items()}, "dominant": self.dominant,
-                "parts": self.parts}
+                "parts": self.parts,
+                "nonfinite": {k: {"position": p, "offset" if k == "score" else "pair": i, "value": v}
+                              for k, (p, i, v) in self.nonfinite.items()}}
 
 
 @dataclass
@@ -97,7 +114,8 @@ class RecipeAudit:
     note: str = ""
 
     def measured(self, metric: str) -> float:
-        """The largest measured error of ``metric`` over the context (NaN if not measured)."""
+        """The largest measured error of ``metric`` over the context: ``inf`` when some value
+        was not finite (see :attr:`nonfinite`), NaN when ``metric`` was not measured."""
         vals = [b.measured.get(metric, math.nan) for b in self.bands]
         vals = [v for v in vals if not math.isnan(v)]
         return max(vals) if vals else math.nan
@@ -114,8 +132,29 @@ class RecipeAudit:
         return self.bands[-1].dominant if self.bands else ""
 
     @property
+    def nonfinite(self) -> dict[str, dict[str, Any]]:
+        """Where each quantity first stopped being finite: ``{metric: {"position", "pair"
+        (``score``: "offset"), "value" ("nan" or "inf"), "band" ([start, stop]), "why"}}``;
+        empty when every measured value was finite."""
+        out: dict[str, dict[str, Any]] = {}
+        for b in self.bands:
+            for m, (pos, pair, val) in b.nonfinite.items():
+                if m not in out or pos < out[m]["position"]:
+                    out[m] = {"position": pos, "offset" if m == "score" else "pair": pair, "value": val,
+                              "band": [b.start, b.stop],
+                              "why": b.dominant if math.isinf(b.bound.get("angle", 0.0)) else
+                              "non-finite value (not an overflow the bound predicts)"}
+        return out
+
+    @property
+    def finite(self) -> bool:
+        """Whether every measured value was finite (no overflow to ``inf``, no NaN)."""
+        return not any(b.nonfinite for b in self.bands)
+
+    @property
     def within_bounds(self) -> bool:
-        """Whether every measurement is within its bound."""
+        """Whether every measurement is within its bound (a non-finite one only within an
+        ``inf`` bound, i.e. where the bound predicts the overflow)."""
         return all(b.measured[m] <= b.bound[m] for b in self.bands for m in b.measured
                    if m in b.bound and not math.isnan(b.measured[m]))
 
@@ -126,6 +165,7 @@ class RecipeAudit:
             "context": self.context, "seconds": self.seconds, "inv_freq_max_rel_error": self.inv_freq_eps,
             "max": {m: self.measured(m) for m in METRICS}, "bound": {m: self.bound(m) for m in METRICS},
             "within_bounds": self.within_bounds, "dominant": self.dominant,
+            "finite": self.finite, "nonfinite": self.nonfinite,
             "representability": self.representability, "oracle": self.oracle,
             "fix": None if self.fix is None else self.fix.to_dict(), "note": self.note,
             "bands": [b.to_dict() for b in self.bands],
@@ -155,23 +195,33 @@ def _blocks(runs: list[tuple[int, int]]) -> Iterator[np.ndarray]:
 
 
 def representability(em: Emulation, context: int) -> dict[str, Any]:
-    """The first position not exact on its way to the multiply, and the first colliding pair.
+    """The first position not exact on its way to the multiply, the first colliding pair, and
+    the first position that overflows to ``inf`` there (``first_overflow``, in
+    ``overflow_dtype``; ``None`` when no position up to 2**53 does).
 
     >>> from pe_symbolic import numeric
     >>> from pe_symbolic.audit.emulate import rope_target
     >>> from pe_symbolic.audit.recipes import PRESETS
-    >>> em = Emulation(rope_target(numeric.model_config("llama-3.1-8b"), "l"), PRESETS["hf-autocast"], "bfloat16")
-    >>> representability(em, 131072)
-    {'dtype': 'bfloat16', 'first_inexact': 257, 'first_collision': [256, 257], 'within_context': True}
+    >>> tg = rope_target(numeric.model_config("llama-3.1-8b"), "l")
+    >>> representability(Emulation(tg, PRESETS["hf-autocast"], "bfloat16"), 131072)
+    {'dtype': 'bfloat16', 'first_inexact': 257, 'first_collision': [256, 257], 'within_context': True, 'first_overflow': None, 'overflow_dtype': None, 'overflow_within_context': False}
+    >>> rep = representability(Emulation(tg, PRESETS["hf-autocast"], "float16"), 131072)
+    >>> rep["first_inexact"], rep["first_overflow"], rep["overflow_dtype"], rep["overflow_within_context"]
+    (2049, 65520, 'float16', True)
     """
     if em.recipe.inv_freq == "exact":
         return {"dtype": "float64", "first_inexact": 2**53 + 1, "first_collision": [2**53, 2**53 + 1],
-                "within_context": False}
+                "within_context": False, "first_overflow": None, "overflow_dtype": None,
+                "overflow_within_context": False}
     dts = [em.dt["position_dtype"], em.dt["angle_dtype"]]
     dt = min(dts, key=exact_integer_limit)
     lim = exact_integer_limit(dt)
+    over = position_overflow(em)
     return {"dtype": dt, "first_inexact": lim + 1, "first_collision": [lim, lim + 1],
-            "within_context": lim + 1 < context}
+            "within_context": lim + 1 < context,
+            "first_overflow": None if over is None else over[0],
+            "overflow_dtype": None if over is None else over[1],
+            "overflow_within_context": over is not None and over[0] < context}
 
 
 def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed: int = 0,
@@ -201,17 +251,21 @@ def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed
         else:
             runs = _runs(s, e, exhaustive, rng)
         band = Band(s, e, sum(b - a for a, b in runs), runs == [(s, e)])
-        best = {m: (-1.0, (0, 0)) for m in ("angle", "table", "output", "score")}
+        best = {m: (-1.0, (0, 0)) for m in METRICS}
         for t in _blocks(runs):
             ch = chunk_fn(t)
-            for m in ("angle", "table", "output", "score"):
+            for m in METRICS:
                 arr = getattr(ch, m)
                 if arr is None:
                     continue
-                if m == "score":
-                    if np.isnan(arr).all():
-                        continue
-                    arr = np.where(np.isnan(arr), -1.0, arr)
+                evaluated = arr != NOT_EVALUATED  # scores whose key is beyond the context
+                bad = evaluated & ~np.isfinite(arr)
+                if m not in band.nonfinite and bad.any():  # blocks come in order: the first
+                    k = int(np.argmax(bad))
+                    r, c = divmod(k, arr.shape[1])
+                    band.nonfinite[m] = (int(t[r]), em.offsets[c] if m == "score" else int(c),
+                                         "nan" if np.isnan(arr.flat[k]) else "inf")
+                arr = np.where(evaluated & ~bad, arr, -1.0)
                 k = int(np.argmax(arr))
                 v = float(arr.flat[k])
                 if v > best[m][0]:
@@ -221,17 +275,57 @@ def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed
             if progress is not None:
                 progress(done, total)
         for m, (v, at) in best.items():
-            if v >= 0:
+            if m in band.nonfinite:
+                band.measured[m] = math.inf
+                band.worst[m] = band.nonfinite[m][:2]
+            elif v >= 0:
                 band.measured[m] = v
                 band.worst[m] = at
+        if "score" in band.nonfinite:  # worst: (query position, offset index) as for finite scores
+            pos, off, _ = band.nonfinite["score"]
+            band.worst["score"] = (pos, em.offsets.index(off))
         ab: AngleBound = angle_bound(em, float(e - 1))
         band.bound = {"angle": ab.value, **derived_bounds(em, ab, float(e - 1))}
+        # a RoPE score pairs the band's queries with keys up to `offset` positions further
+        # (within the context): its bound is the one at the furthest key
+        t_key = min(e - 1 + max(em.offsets, default=0), context - 1)
+        if em.target.kind == "rope" and t_key > e - 1:
+            band.bound["score"] = derived_bounds(em, angle_bound(em, float(t_key)), float(t_key))["score"]
         band.dominant, band.parts = ab.dominant, ab.parts
         bands.append(band)
     oracle = (check_with_oracle(em, bands, rng, points=oracle_points)
               if chunker is None and oracle_points >= 0 else {})
-    return RecipeAudit(em.recipe, em.act, "numpy", context, bands, representability(em, context), oracle,
-                       time.perf_counter() - start_time, float(np.max(em.eps)))
+    res = RecipeAudit(em.recipe, em.act, "numpy", context, bands, representability(em, context), oracle,
+                      time.perf_counter() - start_time, float(np.max(em.eps)))
+    res.note = nonfinite_note(res, em)
+    return res
+
+
+def nonfinite_note(res: RecipeAudit, em: Emulation) -> str:
+    """One line on the non-finite values of ``res`` (``""`` when every value was finite):
+    which quantities, from which position, and why.
+
+    >>> from pe_symbolic import numeric
+    >>> from pe_symbolic.audit.emulate import rope_target
+    >>> from pe_symbolic.audit.recipes import PRESETS
+    >>> em = Emulation(rope_target(numeric.model_config("llama-3.1-8b"), "l"), PRESETS["gpt-neox"], "float16")
+    >>> nonfinite_note(measure(em, 65600, positions=[(65500, 65600)], oracle_points=-1), em)
+    'NON-FINITE: angle inf, table NaN, output NaN, score NaN from position 65520 (pair 0, band 32768 .. 65535); overflow: positions >= 65520 are inf in float16'
+    """
+    nf = res.nonfinite
+    if not nf:
+        return ""
+    what = ", ".join(f"{m} {'NaN' if v['value'] == 'nan' else 'inf'}" for m, v in nf.items())
+    per_pair = [v for m, v in nf.items() if m != "score"]
+    if per_pair:
+        first = min(per_pair, key=lambda x: (x["position"], x["pair"]))
+        where, pos = f"pair {first['pair']}", first["position"]
+    else:  # only scores: the key at position + offset overflowed
+        first = nf["score"]
+        where, pos = f"score of the key at offset {first['offset']}", first["position"] + first["offset"]
+    why = overflow(em, float(pos)) or first["why"]
+    return (f"NON-FINITE: {what} from position {first['position']} ({where}, band "
+            f"{first['band'][0]} .. {first['band'][1] - 1}); {why}")
 
 
 # ----------------------------------------------------------------------------------------
@@ -250,10 +344,17 @@ def _oracle_frequencies(target: Target) -> tuple[list, mpmath.mpf]:
 def check_with_oracle(em: Emulation, bands: list[Band], rng: np.random.Generator, points: int = 1) -> dict[str, float]:
     """Recompute the angle and table errors at each band's worst points (and ``points``
     random ones) with the 50-digit oracle; return the largest disagreements with the fast
-    measurement: ``angle`` relative to the error, ``table`` absolute."""
+    measurement: ``angle`` relative to the error, ``table`` absolute. Points where the
+    recipe's values are not finite (an overflow) are skipped and counted
+    (``nonfinite_points_skipped``): the measurement reports them."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _check_with_oracle(em, bands, rng, points)
+
+
+def _check_with_oracle(em: Emulation, bands: list[Band], rng: np.random.Generator, points: int) -> dict[str, float]:
     tg = em.target
     theta, af = _oracle_frequencies(tg)
-    worst_angle, worst_table, checked = 0.0, 0.0, 0
+    worst_angle, worst_table, checked, skipped = 0.0, 0.0, 0, 0
     for band in bands:
         pts = {band.worst[m] for m in ("angle", "table") if m in band.worst}
         for _ in range(points):
@@ -269,6 +370,9 @@ def check_with_oracle(em: Emulation, bands: list[Band], rng: np.random.Generator
             ang = float(np.asarray(em.fed(em.angles(tt)), np.float64)[0, i])
             cx, sx = tg.exact_cos_sin(tt)
             fast_table = max(abs(float(c[0, i]) - cx[0, i]), abs(float(s[0, i]) - sx[0, i]))
+            if not (math.isfinite(fast_angle) and math.isfinite(fast_table)):
+                skipped += 1  # an overflow: reported as such, nothing for the oracle to check
+                continue
             with mpmath.workdps(50):
                 exact = mpmath.mpf(t) * theta[i]
                 diff = mpmath.mpf(ang) - exact
@@ -284,4 +388,7 @@ def check_with_oracle(em: Emulation, bands: list[Band], rng: np.random.Generator
                 worst_angle = max(worst_angle, 1.0)
             worst_table = max(worst_table, abs(fast_table - oracle_table))
             checked += 1
-    return {"points": checked, "angle_rel": worst_angle, "table_abs": worst_table}
+    out: dict[str, float] = {"points": checked, "angle_rel": worst_angle, "table_abs": worst_table}
+    if skipped:
+        out["nonfinite_points_skipped"] = skipped
+    return out

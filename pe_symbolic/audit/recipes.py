@@ -232,9 +232,11 @@ PRESETS: dict[str, Recipe] = {
         ),
         Recipe(
             "gpt-neox",
-            "gpt-neox megatron/model/positional_embeddings.py RotaryEmbedding: inv_freq buffer cast "
-            "with the model (fp16/bf16), t = arange(seq).type_as(inv_freq), einsum in that dtype; "
-            "bf16: emb.float().cos() then .bfloat16(); fp16: cos in fp16; rotation in x's dtype",
+            "gpt-neox megatron/model/positional_embeddings.py RotaryEmbedding before PR 1041 (Sept 2023, "
+            "'Pre-compute RoPE embeddings in fp32'): inv_freq buffer cast with the model (fp16/bf16), "
+            "t = arange(seq).type_as(inv_freq), einsum in that dtype; bf16: emb.float().cos() then .bfloat16(); fp16: cos "
+            "in fp16; rotation in x's dtype. Current gpt-neox (_prepare_cache) builds the cache in float32 "
+            "and casts cos/sin to the precision: audit that as 'vllm'",
             inv_freq_storage="act", position_dtype="act", angle_dtype="act", trig_dtype="float32",
         ),
         Recipe(
@@ -280,10 +282,16 @@ PRESETS: dict[str, Recipe] = {
         ),
         Recipe(
             "rotary-embedding-torch",
-            "rotary_embedding_torch RotaryEmbedding (lucidrains): freqs 1/theta**(arange/d) float32, "
-            "einsum with t.type(freqs.dtype), interleaved; apply_rotary_emb promotes x*freqs.cos() to "
-            "float32 and casts the result back once",
-            layout="interleaved", table_dtype="float32", rotation_dtype="float32",
+            "rotary_embedding_torch RotaryEmbedding.rotate_queries_or_keys(x) (lucidrains): positions "
+            "get_seq_pos(n, dtype=x.dtype) = arange(n, dtype=x.dtype), held in x's dtype (bf16: 257 -> 256; "
+            "fp16: >= 65520 -> inf), then forward(): t.type(freqs.dtype) and einsum with freqs "
+            "1/theta**(arange/d) in float32, interleaved; apply_rotary_emb promotes x*freqs.cos() to "
+            "float32 and casts the result back once. forward(t) given float32 positions is "
+            "position_dtype='float32'. Assumes the module kept in float32 (mixed precision): freqs is an "
+            "nn.Parameter even with learned_freq=False, so model.to(bfloat16) casts it too (then "
+            "replace(inv_freq_storage='act', angle_dtype='act', trig_dtype='act', table_dtype='act', "
+            "rotation_dtype='act'))",
+            layout="interleaved", position_dtype="act", table_dtype="float32", rotation_dtype="float32",
         ),
         Recipe(
             "t2t",

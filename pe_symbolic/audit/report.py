@@ -18,6 +18,8 @@ BOUND_CLAIMS = ("precision.angle", "precision.running_product")
 def _e(x: float) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
+    if isinstance(x, float) and math.isinf(x):
+        return "INF" if x > 0 else "-INF"
     return f"{x:.2e}"
 
 
@@ -52,10 +54,18 @@ class AuditReport:
 
     @property
     def passed(self) -> bool:
-        """True when no ``tol`` was given, or every result's ``metric`` is within it."""
+        """True when no ``tol`` was given, or every result's ``metric`` is within it (or not
+        measured: a sinusoidal table has no ``output``) and every measured value of every
+        result is finite (an ``inf`` or NaN anywhere, e.g. float16 positions >= 65520, fails
+        any tolerance)."""
         if self.tol is None:
             return True
-        return all(not (r.measured(self.metric) > self.tol) for r in self.results)
+        return all(r.finite and not (r.measured(self.metric) > self.tol) for r in self.results)
+
+    @property
+    def finite(self) -> bool:
+        """Whether every measured value of every result was finite."""
+        return all(r.finite for r in self.results)
 
     @property
     def exit_code(self) -> int:
@@ -66,13 +76,22 @@ class AuditReport:
         """JSON-ready dict of everything measured."""
         return {
             "target": self.target, "context": self.context, "metric": self.metric, "tol": self.tol,
-            "passed": self.passed, "seconds": self.seconds, "bound_claims": self.bound_verdicts,
-            "results": [r.to_dict() for r in self.results],
+            "passed": self.passed, "finite": self.finite, "seconds": self.seconds,
+            "bound_claims": self.bound_verdicts, "results": [r.to_dict() for r in self.results],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The report as JSON (NaN written as null)."""
-        return json.dumps(_nan_to_none(self.to_dict()), indent=indent)
+        """The report as strict JSON.
+
+        A NaN number means *not measured* (a sinusoidal table has no ``output``) and is
+        written as ``null``; an infinite one (a measurement that was not finite, or a bound
+        where an overflow leaves none) as the string ``"inf"`` (``"-inf"``), which no
+        numeric comparison mistakes for a pass. Where a value was not finite, the result's
+        ``"finite"`` is ``false``, its ``"nonfinite"`` says where it first happened (position,
+        pair or offset, ``"nan"`` / ``"inf"``, band, why) and, with a tolerance,
+        ``"passed"`` is ``false``.
+        """
+        return json.dumps(_json_safe(self.to_dict()), indent=indent, allow_nan=False)
 
     def to_text(self) -> str:
         """The table: one row per (recipe, dtype), each measurement with its bound beside it."""
@@ -84,24 +103,40 @@ class AuditReport:
             + ") and the bounds derived from it",
         ]
         head = (f"{'recipe':<24}{'dtype':<10}{'backend':<13}{'angle':>9}{'bound':>9}  {'table':>9}{'bound':>9}  "
-                f"{'output':>9}{'bound':>9}  {'score':>9}{'bound':>9}  {'s':>6}  {'dominant (angle)':<34}{'first inexact pos':<22}")
+                f"{'output':>9}{'bound':>9}  {'score':>9}{'bound':>9}  {'s':>6}  {'dominant (angle)':<34}"
+                "first inexact (inf) pos")
         lines += ["", head, "-" * len(head)]
         for r in self.results:
             rep = r.representability
             inexact = (f"{rep['first_inexact']:,} ({rep['dtype']})" if rep.get("within_context")
                        else "none in context")
+            if rep.get("overflow_within_context"):
+                inexact += f"; inf from {rep['first_overflow']:,} ({rep['overflow_dtype']})"
             row = f"{r.recipe.name:<24}{r.dtype:<10}{r.backend:<13}"
             for m in METRICS:
                 row += f"{_e(r.measured(m)):>9}{_e(r.bound(m)):>9}  "
-            row += f"{r.seconds:>6.2f}  {r.dominant[:33]:<34}{inexact:<22}"
+            row += f"{r.seconds:>6.2f}  {r.dominant[:33]:<34}{inexact}"
             if not r.within_bounds:
                 row += "  MEASURED > BOUND"
             lines.append(row)
+        bad = [r for r in self.results if not r.finite]
+        if bad:
+            lines += ["", "NON-FINITE values (INF in the table: an inf or NaN was produced, the error is unbounded):"]
+            for r in bad:
+                for m, v in r.nonfinite.items():
+                    at = f"offset {v['offset']}" if m == "score" else f"pair {v['pair']}"
+                    lines.append(f"  {r.recipe.name} ({r.dtype}): {m} is {'NaN' if v['value'] == 'nan' else 'inf'} "
+                                 f"from position {v['position']:,} ({at}, band {v['band'][0]:,} .. "
+                                 f"{v['band'][1] - 1:,}); {v['why']}")
         if self.tol is not None:
             lines += ["", f"tolerance: {self.metric} <= {self.tol:g}: {'PASS' if self.passed else 'FAIL'}"]
             for r in self.results:
                 got = r.measured(self.metric)
-                if got > self.tol:
+                if not r.finite and not got > self.tol:
+                    lines.append(f"  {r.recipe.name} ({r.dtype}): non-finite values (see above) fail any "
+                                 "tolerance" + (f"; smallest fix: {r.fix.label} (verified by re-running the "
+                                                "audit)" if r.fix is not None else ""))
+                elif got > self.tol:
                     if r.fix is not None:
                         lines.append(f"  {r.recipe.name} ({r.dtype}): {self.metric} {got:.2e} > {self.tol:g}; "
                                      f"smallest fix: {r.fix.label} -> {r.fix.measured:.2e} "
@@ -120,7 +155,8 @@ class AuditReport:
 
     def plot(self, path: str, metric: str = "angle") -> None:
         """Max error of ``metric`` per band against position, one curve per (recipe, dtype),
-        the bound dashed (needs matplotlib: ``pip install pe_symbolic[plot]``)."""
+        the bound dashed, a dotted vertical line where the values stop being finite (needs
+        matplotlib: ``pip install pe_symbolic[plot]``)."""
         try:
             import matplotlib
 
@@ -130,11 +166,19 @@ class AuditReport:
             raise ImportError("plotting needs matplotlib: pip install 'pe_symbolic[plot]'") from exc
         fig, ax = plt.subplots(figsize=(8, 4.8))
         for r in self.results:
-            xs = [b.stop for b in r.bands if metric in b.measured]
-            ys = [max(b.measured[metric], 1e-18) for b in r.bands if metric in b.measured]
+            # non-finite measurements (and the bound's inf there) are not drawn: a dotted
+            # vertical line marks the first position that is not finite
+            bands = [b for b in r.bands if metric in b.measured]
+            xs = [b.stop if math.isfinite(b.measured[metric]) else math.nan for b in bands]
+            ys = [max(b.measured[metric], 1e-18) if math.isfinite(b.measured[metric]) else math.nan for b in bands]
             (line,) = ax.loglog(xs, ys, marker="o", ms=3, label=f"{r.recipe.name} {r.dtype}")
-            bs = [max(b.bound.get(metric, math.nan), 1e-18) for b in r.bands if metric in b.measured]
-            ax.loglog(xs, bs, ls="--", lw=0.8, color=line.get_color())
+            bs = [max(b.bound.get(metric, math.nan), 1e-18) for b in bands]
+            bs = [v if math.isfinite(v) else math.nan for v in bs]
+            ax.loglog([b.stop for b in bands], bs, ls="--", lw=0.8, color=line.get_color())
+            nf = r.nonfinite.get(metric)
+            if nf is not None:
+                ax.axvline(max(nf["position"], 1), ls=":", lw=1.0, color=line.get_color(),
+                           label=f"{r.recipe.name} {r.dtype}: {nf['value']} from {nf['position']:,}")
         ax.set_xlabel("position (end of band)")
         ax.set_ylabel(f"max {metric} error" + (" (rad)" if metric == "angle" else ""))
         ax.set_title(f"{self.target.split(' (')[0]}: {metric} error (dashed: bound)")
@@ -145,11 +189,20 @@ class AuditReport:
         plt.close(fig)
 
 
-def _nan_to_none(x: Any) -> Any:
-    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
-        return None
+def _json_safe(x: Any) -> Any:
+    """NaN (not measured) -> None, +-inf (not finite) -> "inf" / "-inf", recursively.
+
+    >>> _json_safe({"a": [float("nan"), float("inf"), -float("inf"), 1.5]})
+    {'a': [None, 'inf', '-inf', 1.5]}
+    """
+    if isinstance(x, float):
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return x
     if isinstance(x, dict):
-        return {k: _nan_to_none(v) for k, v in x.items()}
+        return {k: _json_safe(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_nan_to_none(v) for v in x]
+        return [_json_safe(v) for v in x]
     return x

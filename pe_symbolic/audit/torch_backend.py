@@ -9,7 +9,17 @@ rotation (``q * cos + rotate_half(q) * sin`` in the activation dtype, or the flo
 torchtune / flash-attn / rotary-embedding-torch). Where Hugging Face ``transformers`` is
 installed, ``hf`` runs its ``LlamaRotaryEmbedding`` and ``apply_rotary_pos_emb`` themselves.
 Scaled configs other than ``default`` and ``llama3`` take the emulation's frequencies (as a
-float32 tensor). The errors are measured exactly as for the emulation.
+float32 tensor). The errors are measured exactly as for the emulation, and the bound beside
+them takes the frequencies the framework multiplies by (after ``gpt-neox``'s cast of the
+buffer with the model, and ``hf-autocast``'s cast of the matmul operand to the autocast dtype).
+
+``rotary-embedding-torch`` holds its positions in the activation dtype
+(``rotate_queries_or_keys`` calls ``arange(n, dtype=x.dtype)``); they are the positions
+rounded once to that dtype (``pos.to(dtype)``), which is what the CUDA ``arange`` kernel
+gives (``static_cast<scalar_t>(start + step * float(index))``: exact below 2**24, then one
+rounding). torch's CPU ``arange`` kernel for bfloat16 / float16 is not correctly rounded
+(``torch.arange(5000, dtype=torch.bfloat16)[4113]`` is 4096 on an AVX2 CPU, not 4128): where
+it differs on the device audited, the result's note says from which position.
 
 torch is optional: ``pip install 'pe_symbolic[torch]'``.
 """
@@ -22,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .emulate import Chunk, Emulation
+from .emulate import NOT_EVALUATED, Chunk, Emulation
 from .measure import RecipeAudit, measure
 
 __all__ = ["TORCH_PRESETS", "measure_torch", "require_torch", "supports"]
@@ -73,6 +83,34 @@ class _TorchChunker:
         self.inv = self._inv_freq()
         if self.name == "hf":
             self._try_transformers()
+        if self.name == "rotary-embedding-torch":
+            self._check_arange()
+
+    def used_inv_freq(self):
+        """The inverse frequencies the framework multiplies by: ``gpt-neox`` casts its buffer
+        with the model; ``hf-autocast``'s matmul takes it in the autocast dtype (bfloat16 /
+        float16 activations; no autocast otherwise); the others use it as computed."""
+        torch = self.torch
+        if self.name == "gpt-neox" or (self.name == "hf-autocast" and self.act in (torch.bfloat16, torch.float16)):
+            return self.inv.to(self.act)
+        return self.inv
+
+    def _check_arange(self) -> None:
+        """Say where this device's ``arange(n, dtype=act)`` differs from the correctly rounded
+        positions audited (torch's CPU kernel for bfloat16 / float16)."""
+        torch, act = self.torch, self.act
+        if act not in (torch.bfloat16, torch.float16):
+            return
+        n = min(self.context, 2**21)
+        real = torch.arange(n, dtype=act, device=self.device)
+        ref = torch.arange(n, device=self.device).to(act)
+        diff = (real != ref).nonzero()
+        if diff.numel():
+            i = int(diff[0, 0])
+            self.note = (f"torch.arange(n, dtype={str(act).removeprefix('torch.')}) on this {self.device.type} "
+                         f"is not correctly rounded from position {i} ({float(real[i])!r}, not "
+                         f"{float(ref[i])!r}): rotate_queries_or_keys here is further off than audited "
+                         "(positions rounded once, as CUDA's arange does)")
 
     # -- the frameworks' inverse frequencies -----------------------------------------------
     def _inv_freq(self):
@@ -165,7 +203,10 @@ class _TorchChunker:
             freqs = torch.outer(t, inv)
             return freqs, torch.cos(freqs).to(act), torch.sin(freqs).to(act)
         if name == "rotary-embedding-torch":
-            freqs = torch.einsum("..., f -> ... f", pos.type(inv.dtype), inv)
+            # rotate_queries_or_keys: seq = get_seq_pos(n, dtype=x.dtype) (positions in act),
+            # then forward(): einsum('..., f -> ... f', t.type(freqs.dtype), freqs)
+            seq = pos.to(act)
+            freqs = torch.einsum("..., f -> ... f", seq.type(inv.dtype), inv)
             return freqs, freqs.cos(), freqs.sin()
         if name == "fairseq":
             emb = pos.to(torch.float).unsqueeze(1) * inv.unsqueeze(0)
@@ -208,6 +249,10 @@ class _TorchChunker:
         return out[:, :h].double().cpu().numpy(), out[:, h:].double().cpu().numpy()
 
     def __call__(self, t: np.ndarray) -> Chunk:
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is measured, not warned
+            return self._chunk(t)
+
+    def _chunk(self, t: np.ndarray) -> Chunk:
         torch, em, tg = self.torch, self.em, self.em.target
         P, h = t.size, self.h
         ext = t
@@ -226,7 +271,7 @@ class _TorchChunker:
             c = cos_t.double().cpu().numpy()
             s = sin_t.double().cpu().numpy()
             table_err = np.maximum(np.abs(c - cx), np.abs(s - sx))
-            score = np.full((P, len(em.offsets)), np.nan)
+            score = np.full((P, len(em.offsets)), NOT_EVALUATED)
             for j, o in enumerate(em.offsets):
                 n = min(P, ext.size - o)
                 if n > 0:
@@ -242,7 +287,7 @@ class _TorchChunker:
         ea = em.q[0] * cx - em.q[1] * sx
         eb = em.q[0] * sx + em.q[1] * cx
         out = np.hypot(qa[:P] - ea[:P], qb[:P] - eb[:P])
-        score = np.full((P, len(em.offsets)), np.nan)
+        score = np.full((P, len(em.offsets)), NOT_EVALUATED)
         for j, o in enumerate(em.offsets):
             n = min(P, ext.size - o)
             if n > 0:
@@ -256,10 +301,11 @@ def measure_torch(em: Emulation, context: int, *, device: str = "cpu", exhaustiv
     """:func:`~pe_symbolic.audit.measure.measure` with torch computing the recipe's values."""
     chunker = _TorchChunker(em, context, device)
     if em.target.kind == "rope" or chunker.name == "fairseq":
-        em.set_inv(chunker.inv.double().cpu().numpy())  # the bound takes torch's own frequencies
+        # the bound takes torch's own frequencies, as multiplied (after any cast)
+        em.set_inv(chunker.used_inv_freq().double().cpu().numpy())
     res = measure(em, context, exhaustive=exhaustive, chunker=chunker, progress=progress)
     res.backend = f"torch-{chunker.device.type}"
     import torch
 
-    res.note = "; ".join(x for x in (f"torch {torch.__version__}", chunker.note) if x)
+    res.note = "; ".join(x for x in (f"torch {torch.__version__}", chunker.note, res.note) if x)
     return res

@@ -2,9 +2,12 @@
 dtype it runs? Prints the audit table (each measurement beside its bound), writes JSON and a
 plot, and exits 1 when ``--tol`` is broken, so a model repository can run it in CI.
 
-Exit status: 0 every result within ``--tol`` (or no ``--tol``); 1 some result breaks it (the
-smallest verified fix is printed); 2 bad input (unknown preset, dtype, config or metric,
-context outside 1 .. 2**53, torch backend without torch), with a one-line message.
+Exit status: 0 every result within ``--tol`` (or no ``--tol``); 1 some result breaks it, or
+produced a non-finite value (``inf`` / NaN, e.g. float16 positions from 65520 on) in any
+measured quantity (the smallest verified fix is printed); 2 bad input (unknown preset,
+dtype, config or metric, context outside 1 .. 2**53, a sinusoidal recipe on a RoPE config or
+the reverse, torch backend without torch), with a one-line message. In the JSON a
+non-finite measurement is the string ``"inf"`` (``null``: not measured).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ examples:
   pe-audit llama-3.1-8b --recipe hf --backend torch --device cuda     (pip install pe_symbolic[torch])
   pe-audit --list                                   the presets and their source notes
 
-exit status: 0 within --tol (or no --tol); 1 --tol broken; 2 bad input.
+exit status: 0 within --tol (or no --tol); 1 --tol broken, or a value not finite (inf/NaN,
+e.g. float16 positions >= 65520) with --tol; 2 bad input. JSON: a non-finite measurement is
+"inf" (a string), null is "not measured".
 """
 
 
@@ -46,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", action="append", metavar="D",
                    help="activation dtype: bfloat16 (default), float16, float32, float64 (repeatable)")
     p.add_argument("--context", default="131072", metavar="N", help="positions 0 .. N-1 (default 131072)")
-    p.add_argument("--tol", default=None, metavar="X", help="largest allowed error of --metric; exit 1 beyond")
+    p.add_argument("--tol", default=None, metavar="X",
+                   help="largest allowed error of --metric; exit 1 beyond it, or when any value is not finite")
     p.add_argument("--metric", default="angle", metavar="M",
                    help="what --tol bounds: angle (rad, default), table, output or score")
     p.add_argument("--format", default="text", metavar="FMT", help="text (default) or json, on stdout")
