@@ -244,7 +244,15 @@ def _limit_problem(node: sp.Limit) -> str:
     return ""
 
 
+#: Nodes that bind nothing: arithmetic, applied functions, conditions, atoms (the common case,
+#: checked first so that a large claim is scanned quickly).
+_PLAIN = (sp.Add, sp.Mul, sp.Pow, sp.Function, sp.Indexed, sp.Tuple, sp.Piecewise,
+          sp.core.relational.Relational, sp.logic.boolalg.BooleanFunction, sp.MatrixBase)
+
+
 def _node_problem(n: sp.Basic) -> str:
+    if isinstance(n, _PLAIN) and not isinstance(n, sp.Lambda):
+        return ""
     if isinstance(n, sp.Float):
         return (f"the inexact number {n} (a Float: its arithmetic rounds, so nothing about it can "
                 "be proved by rewriting); write it exactly, e.g. sp.Rational('0.1') or sp.nsimplify(...)")

@@ -46,6 +46,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -300,9 +301,24 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
 
 
 def instantiate(e: Expr, mapping: dict, sequences: dict) -> Expr:
-    """``e`` with the lemma's symbols and sequences replaced (see :func:`lemma_instance`)."""
+    """``e`` with the lemma's symbols and sequences replaced (see :func:`lemma_instance`).
+
+    Cached: a proof built with a lemma and its check instantiate the same statement alike
+    (SymPy expressions are immutable; the cache is keyed by their values)."""
     if isinstance(e, sp.MatrixBase):
-        return sp.ImmutableMatrix(e.applyfunc(lambda x: instantiate(x, mapping, sequences)))
+        e = sp.ImmutableMatrix(e)
+    return _instantiate(e, tuple(sorted(mapping.items(), key=lambda kv: kv[0].name)),
+                        tuple(sorted(sequences.items(), key=lambda kv: kv[0].name)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _instantiate(e: Expr, mapping_items: tuple, sequence_items: tuple) -> Expr:
+    return _instantiate_now(e, dict(mapping_items), dict(sequence_items))
+
+
+def _instantiate_now(e: Expr, mapping: dict, sequences: dict) -> Expr:
+    if isinstance(e, sp.MatrixBase):
+        return sp.ImmutableMatrix(e.applyfunc(lambda x: _instantiate_now(x, mapping, sequences)))
     out = e.xreplace(mapping) if mapping else e
     if sequences:
         out = out.replace(lambda x: isinstance(x, sp.Indexed) and x.base.label in sequences,

@@ -20,7 +20,8 @@ from ..encodings import pairs as Q
 from ..encodings import rope as R
 from ..encodings import sinusoidal as P
 from ..encodings import symbols as S
-from ..proof import Claim, Equation
+from ..proof import DIFFERENCE, Claim, Equation, Step
+from ..proof.rules import is_zero
 from ._derive import Derivation
 from .registry import Built, theorem
 
@@ -255,6 +256,12 @@ def _translation_group(d: int | None) -> Built:
         ]
         chains[len(eqs) - 4] = (Derivation(eqs[-4].lhs).lemma("rot2.compose", sfx.strip(" ()"), a=-om * a, c=-om * c)
                                 .to(eqs[-4].rhs, "-w a - w c = -w (a + c)").steps)
+        # one cited lemma each: no search, no numeric look before it (d = 512 in a few seconds)
+        chains[len(eqs) - 3] = Derivation(eqs[-3].lhs).lemma("rot2.orthogonal", sfx.strip(" ()"), x=-om * k).steps
+        chains[len(eqs) - 2] = (Derivation(eqs[-2].lhs).lemma("rot2.det", sfx.strip(" ()"), a=-om * k).steps)
+        for q_eq in (len(eqs) - 5, len(eqs) - 1):  # T(0) = I and T(-k) = T(k)^T hold entry by entry
+            if is_zero(eqs[q_eq].difference):
+                chains[q_eq] = [Step(eqs[q_eq].difference, DIFFERENCE)]
     if d <= DENSE_MAX:
         T = lambda x: P.translation_matrix(x, d)  # noqa: E731
         eqs += [
