@@ -363,8 +363,9 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     config : dict
         A model's ``config.json`` (``rope_parameters`` or ``rope_scaling``; ``type`` or
         ``rope_type``; ``head_dim`` / ``qk_rope_head_dim`` or ``hidden_size //
-        num_attention_heads``; ``partial_rotary_factor`` or ``rotary_pct``; ``rope_theta``
-        or ``rotary_emb_base``).
+        num_attention_heads``, and ``global_head_dim`` for the ``"full_attention"`` layers
+        of a Gemma 4-style config; ``partial_rotary_factor`` or ``rotary_pct``;
+        ``rope_theta`` or ``rotary_emb_base``).
     seq_len : int, optional
         Current length (``dynamic``, ``longrope``).
     layer_type : str, optional
@@ -397,7 +398,11 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
 
         base = num(rope.get("rope_theta", cfg.get("rope_theta", cfg.get("rotary_emb_base", 10000.0))))
         frac = float(rope.get("partial_rotary_factor", cfg.get("partial_rotary_factor", cfg.get("rotary_pct", 1.0))))
-        if cfg.get("qk_rope_head_dim") is not None:
+        if layer_type == "full_attention" and cfg.get("global_head_dim") is not None:
+            # Gemma 4 (HF Gemma4TextConfig): full-attention layers are wider; their head dim
+            # overrides head_dim for every rope type of that layer type
+            head = int(cfg["global_head_dim"])
+        elif cfg.get("qk_rope_head_dim") is not None:
             head = int(cfg["qk_rope_head_dim"])
         elif cfg.get("head_dim") is not None:
             head = int(cfg["head_dim"])
@@ -405,7 +410,8 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
         dim = int(head * frac)
         max_pos = cfg.get("max_position_embeddings")
-        orig = cfg.get("original_max_position_embeddings", rope.get("original_max_position_embeddings", max_pos))
+        orig = next((v for v in (cfg.get("original_max_position_embeddings"),
+                                 rope.get("original_max_position_embeddings"), max_pos) if v is not None), None)
         one = mpf(1)
         attention = one
 

@@ -483,3 +483,169 @@ def test_apply_rope_tuple_errors_and_hint_for_hf_ids():
         numeric.apply_rope((q, q), np.arange(3.0), out=np.empty_like(q))
     with pytest.raises(ValueError, match=r"for Hugging Face position_ids of shape \(batch, seq\) pass position_ids="):
         numeric.apply_rope(np.ones((2, 4, 3, 8)), np.zeros((2, 3)))
+
+
+# ----------------------------------------------------------------------------------------
+# review of the RoPE family against HF transformers 5.23 (issue 10): non-finite integer
+# fields, the key an odd head_dim is blamed on, Gemma 4's global_head_dim, the current
+# length taken from the positions, inverted YaRN betas
+
+INF, NAN = float("inf"), float("nan")
+
+NON_FINITE_INTEGERS = [
+    ({"head_dim": 64, "max_position_embeddings": INF}, r"config\['max_position_embeddings'\]=inf must be a finite integer >= 1"),
+    ({"head_dim": INF}, r"config\['head_dim'\]=inf must be a finite integer >= 1"),
+    ({"head_dim": NAN}, r"config\['head_dim'\]=nan must be a finite integer >= 1"),
+    ({"qk_rope_head_dim": NAN, "head_dim": 64}, r"config\['qk_rope_head_dim'\]=nan must be a finite integer"),
+    ({"hidden_size": INF, "num_attention_heads": 8}, r"config\['hidden_size'\]=inf must be a finite integer >= 1"),
+    ({"hidden_size": 512, "num_attention_heads": -INF}, r"config\['num_attention_heads'\]=-inf must be a finite integer >= 1"),
+    ({"head_dim": 64, "max_position_embeddings": 4096, "original_max_position_embeddings": INF,
+      "rope_scaling": {"rope_type": "yarn", "factor": 4.0}},
+     r"^config\['original_max_position_embeddings'\]=inf must be a finite integer >= 1"),
+    ({"head_dim": 64, "max_position_embeddings": 4096,
+      "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                       "original_max_position_embeddings": NAN}},
+     r"^config\['rope_scaling'\]\['original_max_position_embeddings'\]=nan must be a finite integer >= 1"),
+    ({"head_dim": 64, "rope_scaling": {"type": "mrope", "mrope_section": [16, NAN, 8]}},
+     r"config\['rope_scaling'\]\['mrope_section'\]\[1\]=nan must be a finite integer >= 0"),
+    ({"head_dim": 64, "rope_theta": 10**400}, r"config\['rope_theta'\]=1000.* must be finite"),
+]
+
+
+@pytest.mark.parametrize("cfg,match", NON_FINITE_INTEGERS, ids=range(len(NON_FINITE_INTEGERS)))
+def test_non_finite_integer_fields_are_clear_value_errors(cfg, match):
+    """Before: int(inf) raised a bare OverflowError (int(nan) a ValueError naming no key)."""
+    with pytest.raises(ValueError, match=match):
+        numeric.rope_frequencies(cfg)
+
+
+@pytest.mark.parametrize("cfg,match", [
+    ({"head_dim": 65}, r"^config\['head_dim'\]=65 must be a positive even number"),
+    ({"qk_rope_head_dim": 33, "hidden_size": 7168, "num_attention_heads": 128}, r"^config\['qk_rope_head_dim'\]=33 must be a positive even number"),
+    ({"hidden_size": 1040, "num_attention_heads": 16},
+     r"^head_dim = config\['hidden_size'\] // config\['num_attention_heads'\] = 1040 // 16 = 65 must be a positive even number"),
+    ({"head_dim": 65, "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.5}}, r"^config\['head_dim'\]=65 must be a positive even number"),
+    ({"hidden_size": 8, "num_attention_heads": 16}, r"^head_dim = .* = 8 // 16 = 0 must be a positive even number"),
+])
+def test_an_odd_head_dim_is_blamed_on_the_key_that_gives_it(cfg, match):
+    """Before: 'config['rope_parameters']['partial_rotary_factor']=1.0 gives rotary dim ... = 65'
+    for a config without that key."""
+    with pytest.raises(ValueError, match=match) as info:
+        numeric.rope_frequencies(cfg)
+    assert "partial_rotary_factor" not in str(info.value)
+
+
+def test_an_odd_rotary_dim_from_a_given_partial_factor_still_names_it():
+    with pytest.raises(ValueError, match=r"^config\['partial_rotary_factor'\]=0.375 gives rotary dim int\(40 \* 0.375\) = 15"):
+        numeric.rope_frequencies({"head_dim": 40, "partial_rotary_factor": 0.375})
+    with pytest.raises(ValueError, match=r"^config\['rope_parameters'\]\['partial_rotary_factor'\]=0.01 gives rotary dim"):
+        numeric.rope_frequencies({"head_dim": 64, "rope_parameters": {"partial_rotary_factor": 0.01}})
+
+
+GEMMA4 = {"head_dim": 256, "global_head_dim": 512, "rope_parameters": {
+    "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+    "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1e6}}}
+
+
+def _mp_ladder(base: float, count: int, width: int) -> np.ndarray:
+    """base**(-2i/width), i < count, correctly rounded (hand-computed values)."""
+    with mpmath.workdps(50):
+        return np.array([float(mpmath.mpf(base) ** (-mpmath.mpf(2 * i) / width)) for i in range(count)])
+
+
+def test_gemma4_full_attention_layers_use_global_head_dim():
+    """HF 5.23 (configuration_gemma4.py): full-attention layers get head_dim = global_head_dim
+    through per_layer_config, and every rope init function reads the layer's config. Before:
+    128 frequencies, 32 non-zero, denominator 256."""
+    full = numeric.rope_frequencies(GEMMA4, layer_type="full_attention")
+    assert full.inv_freq.shape == (256,) and np.count_nonzero(full.inv_freq) == 64  # int(0.25 * 512 // 2)
+    np.testing.assert_array_equal(full.inv_freq[:64], _mp_ladder(1e6, 64, 512))  # denominator 512
+    assert np.all(full.inv_freq[64:] == 0) and full.attention_factor == 1.0
+    sliding = numeric.rope_frequencies(GEMMA4, layer_type="sliding_attention").inv_freq
+    np.testing.assert_array_equal(sliding, _mp_ladder(1e4, 128, 256))  # head_dim stays 256 there
+    spec = numeric.parse_rope_config(GEMMA4, layer_type="full_attention")
+    assert (spec.head_dim, spec.rotary_dim) == (512, 512)
+    for lt in ("full_attention", "sliding_attention"):
+        for cfg in (GEMMA4, {"text_config": GEMMA4}):
+            inv_err, af_err = _against_oracle(cfg, layer_type=lt)
+            assert inv_err <= 0.5 + 1e-9 and af_err == 0.0
+    # every rope type of a full-attention layer (HF's default init reads the layer config too)
+    default_full = GEMMA4 | {"rope_parameters": GEMMA4["rope_parameters"] | {"full_attention": {"rope_theta": 1e6}}}
+    np.testing.assert_array_equal(numeric.rope_frequencies(default_full, layer_type="full_attention").inv_freq,
+                                  _mp_ladder(1e6, 256, 512))
+    assert _against_oracle(default_full, layer_type="full_attention")[0] <= 0.5 + 1e-9
+    # without global_head_dim nothing changes
+    plain = {k: v for k, v in GEMMA4.items() if k != "global_head_dim"}
+    assert numeric.rope_frequencies(plain, layer_type="full_attention").inv_freq.shape == (128,)
+    # the tables follow: a full-attention layer rotates 512 channels
+    x = np.ones((1, 2, 512))
+    assert numeric.apply_rope(x, [0, 1], config=GEMMA4, layer_type="full_attention").shape == x.shape
+    with pytest.raises(ValueError, match=r"config= rotates 512 channels, which must be <= d=256"):
+        numeric.apply_rope(np.ones((1, 2, 256)), [0, 1], config=GEMMA4, layer_type="full_attention")
+
+
+def test_global_head_dim_is_checked():
+    with pytest.raises(ValueError, match=r"config\['global_head_dim'\]=inf must be a finite integer >= 1"):
+        numeric.rope_frequencies(GEMMA4 | {"global_head_dim": INF}, layer_type="full_attention")
+    with pytest.raises(ValueError, match=r"^config\['global_head_dim'\]=511 \(the head dim of .full_attention. layers\) must be a positive even number"):
+        numeric.rope_frequencies(GEMMA4 | {"global_head_dim": 511}, layer_type="full_attention")
+
+
+def test_longrope_in_apply_rope_takes_the_length_from_the_positions():
+    """HF's dynamic_rope_update: seq_len = max(position_ids) + 1. Phi-3.5 at positions
+    4990..4996 is past original_max_position_embeddings = 4096: long factors. Before: short."""
+    cfg = numeric.model_config("phi-3.5-mini")
+    x = np.random.default_rng(4).standard_normal((2, 7, 96))
+    pos = np.arange(4990, 4997)
+    got = numeric.apply_rope(x, pos, config=cfg)
+    np.testing.assert_array_equal(got, numeric.apply_rope(x, pos, config=cfg, seq_len=4997))
+    long_, short_ = (numeric.rope_frequencies(cfg, seq_len=n) for n in (4997, 4096))
+    # the inv_freq path rounds the frequencies to float64 (angle errors ~ position * ulp):
+    # close to the long factors' rotation, far from the short ones'
+    assert np.abs(got - numeric.apply_rope(x, pos, inv_freq=long_)).max() <= 1e-9 * np.abs(x).max()
+    assert np.abs(got - numeric.apply_rope(x, pos, inv_freq=short_)).max() > 1e-3
+    assert not np.array_equal(got, numeric.apply_rope(x, pos, config=cfg, seq_len=4096))  # explicit override wins
+    c, s = numeric.rope_cos_sin(pos, config=cfg)
+    c_long, s_long = numeric.rope_cos_sin(pos, config=cfg, seq_len=4997)
+    np.testing.assert_array_equal(c, c_long)
+    np.testing.assert_array_equal(s, s_long)
+    # HF position_ids: the max over the whole batch; positions inside the original length: short
+    ids = np.stack([np.arange(7), np.arange(4990, 4997)])
+    xb = np.random.default_rng(5).standard_normal((2, 3, 7, 96))
+    np.testing.assert_array_equal(numeric.apply_rope(xb, position_ids=ids, config=cfg),
+                                  numeric.apply_rope(xb, position_ids=ids, config=cfg, seq_len=4997))
+    short = np.arange(4089, 4096)
+    np.testing.assert_array_equal(numeric.apply_rope(x, short, config=cfg),
+                                  numeric.apply_rope(x, short, config=cfg, seq_len=4096))
+
+
+def test_dynamic_in_apply_rope_takes_the_length_from_the_positions():
+    cfg = {"head_dim": 16, "rope_theta": 10000.0, "max_position_embeddings": 4096,
+           "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+    x = np.random.default_rng(6).standard_normal((1, 8000, 16))
+    pos = np.arange(8000)
+    got = numeric.apply_rope(x, pos, config=cfg)
+    np.testing.assert_array_equal(got, numeric.apply_rope(x, pos, config=cfg, seq_len=8000))
+    assert not np.array_equal(got, numeric.apply_rope(x, pos, config=cfg, seq_len=4096))
+    c, _ = numeric.rope_cos_sin(pos, config=cfg)
+    np.testing.assert_array_equal(c, numeric.rope_cos_sin(pos, config=cfg, seq_len=8000)[0])
+    # real positions: the largest, rounded down, plus one
+    np.testing.assert_array_equal(numeric.rope_cos_sin([0.5, 7998.5], config=cfg)[1],
+                                  numeric.rope_cos_sin([0.5, 7998.5], config=cfg, seq_len=7999)[1])
+    # M-RoPE ids (3, seq): HF takes the max over all three axes
+    mcfg = {"head_dim": 16, "max_position_embeddings": 100,
+            "rope_scaling": {"rope_type": "dynamic", "factor": 2.0, "mrope_section": [2, 3, 3]}}
+    ids = np.array([[0, 1, 2], [0, 250, 3], [0, 1, 2]])
+    np.testing.assert_array_equal(numeric.rope_cos_sin(ids, config=mcfg)[0],
+                                  numeric.rope_cos_sin(ids, config=mcfg, seq_len=251)[0])
+    assert not np.array_equal(numeric.rope_cos_sin(ids, config=mcfg)[0], numeric.rope_cos_sin(ids, config=mcfg, seq_len=3)[0])
+
+
+def test_yarn_with_beta_slow_above_beta_fast_warns():
+    """HF warns (beta_fast must be greater than beta_slow); the ramp runs backwards."""
+    cfg = _cfg(rope_type="yarn", factor=4.0, beta_fast=1.0, beta_slow=32.0)
+    with pytest.warns(UserWarning, match=r"\['beta_slow'\]=32.0 is greater than .*\['beta_fast'\]=1.0"):
+        inv, _ = numeric.rope_frequencies(cfg)
+    assert inv.shape == (32,)
+    with pytest.warns(UserWarning, match=r"\['beta_slow'\]=64 is greater than .*\['beta_fast'\]=None \(default 32\)"):
+        numeric.parse_rope_config(_cfg(rope_type="yarn", factor=4.0, beta_slow=64))

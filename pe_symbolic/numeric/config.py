@@ -21,15 +21,19 @@ Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in thi
   and ``rope_scaling``) are read as that per-layer layout, as HF does.
 * rotary dimension ``int(head_dim * partial_rotary_factor)``; ``head_dim`` from the config
   or ``hidden_size // num_attention_heads``; DeepSeek's ``qk_rope_head_dim`` takes
-  precedence (HF sets ``head_dim`` to it). GPT-NeoX's ``rotary_pct`` and
-  ``rotary_emb_base`` are read as ``partial_rotary_factor`` and ``rope_theta``.
+  precedence (HF sets ``head_dim`` to it), and for ``layer_type="full_attention"`` so does
+  Gemma 4's ``global_head_dim`` (HF's ``Gemma4TextConfig`` gives the full-attention layers
+  that head dim through ``per_layer_config``, and every rope type reads the layer's).
+  ``head_dim`` must be even. GPT-NeoX's ``rotary_pct`` and ``rotary_emb_base`` are read as
+  ``partial_rotary_factor`` and ``rope_theta``.
 * ``original_max_position_embeddings`` (``llama3``, ``yarn``, ``longrope``): a top-level
   field wins (Phi-3), then the rope dict's, then ``max_position_embeddings``.
 * older type names: ``"su"`` (first Phi-3 releases) is ``longrope``; ``"mrope"``
   (Qwen2-VL) is ``default`` with ``mrope_section``.
 
 Bad input raises :class:`ValueError` (or :class:`TypeError` for a wrong type) naming the
-key, the value and what is allowed.
+key, the value and what is allowed; a YaRN ``beta_slow`` above ``beta_fast``, which HF
+accepts with a logged warning, gives a :class:`UserWarning`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ import functools
 import json
 import math
 import numbers
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -154,7 +160,10 @@ def _real(where: str, key: str, value: object, *, minimum: float | None = None,
         name += f"[{index}]"
     if not _is_number(value):
         raise TypeError(f"{name}={value!r} must be a real number{what}")
-    v = float(value)  # type: ignore[arg-type]
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except OverflowError:  # an integer beyond float64's range
+        v = math.inf
     if not math.isfinite(v):
         raise ValueError(f"{name}={value!r} must be finite{what}")
     if minimum is not None and (v <= minimum if strict else v < minimum):
@@ -164,14 +173,19 @@ def _real(where: str, key: str, value: object, *, minimum: float | None = None,
 
 
 def _int(where: str, key: str, value: object, *, minimum: int = 1, index: int | None = None) -> int:
+    """``value`` as an int ``>= minimum`` (a float must be integral), else a TypeError or,
+    for an out-of-range or non-finite number, a ValueError naming ``where[key]``."""
     name = f"{where}[{key!r}]" if where else key
     if index is not None:
         name += f"[{index}]"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if _is_number(value) and float(value) == int(value) and math.isfinite(float(value)):  # type: ignore[arg-type]
-            value = int(value)  # type: ignore[arg-type]
-        else:
+        if not _is_number(value):
             raise TypeError(f"{name}={value!r} must be an integer >= {minimum}")
+        if not math.isfinite(float(value)):  # type: ignore[arg-type]
+            raise ValueError(f"{name}={value!r} must be a finite integer >= {minimum}")
+        if float(value) != int(value):  # type: ignore[arg-type]
+            raise TypeError(f"{name}={value!r} must be an integer >= {minimum}")
+        value = int(value)  # type: ignore[arg-type]
     if int(value) < minimum:
         raise ValueError(f"{name}={value!r} must be an integer >= {minimum}")
     return int(value)
@@ -236,7 +250,8 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         The config (or its ``text_config``); see the module docstring for the keys read.
     layer_type : str, optional
         For per-layer-type configs (Gemma 3: ``"full_attention"``, ``"sliding_attention"``):
-        which entry to read. Required there, not allowed elsewhere.
+        which entry to read. Required there, not allowed elsewhere. ``"full_attention"``
+        also makes a ``global_head_dim`` in the config the head dim (Gemma 4).
 
     Returns
     -------
@@ -247,8 +262,16 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     TypeError, ValueError
         Naming the key, the value and what is allowed: unknown ``rope_type``, missing
         required key, factor < 1, ``high_freq_factor <= low_freq_factor``, factor lists of
-        the wrong length, ``mrope_section`` not summing to ``rotary_dim/2``, a
-        ``partial_rotary_factor`` giving an odd or zero rotary dim, non-finite values.
+        the wrong length, ``mrope_section`` not summing to ``rotary_dim/2``, an odd head dim
+        (naming ``head_dim``, ``qk_rope_head_dim``, ``global_head_dim`` or ``hidden_size //
+        num_attention_heads``, whichever gave it), a ``partial_rotary_factor`` giving an odd
+        or zero rotary dim, non-finite values (integer fields included).
+
+    Warns
+    -----
+    UserWarning
+        A YaRN ``beta_slow`` greater than ``beta_fast`` (the ramp runs backwards; HF logs a
+        warning and computes on, and so does this).
 
     Examples
     --------
@@ -319,18 +342,19 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                 what=" (the fraction of each head that rotates, in (0, 1])")
     if prf > 1:
         raise ValueError(f"{prf_where}[{prf_key!r}]={prf_raw!r} is not allowed: it must be in (0, 1]")
-    head_dim = _head_dim(cfg)
+    head_dim, head_src = _head_dim(cfg, layer_type)
+    if head_dim < 2 or head_dim % 2:
+        raise ValueError(f"{head_src} must be a positive even number (RoPE turns pairs of channels)")
     if rope_type == "proportional":
         rotary_dim = head_dim
     else:
+        # head_dim is even, so only a partial_rotary_factor < 1 the config gives can land here
         rotary_dim = int(head_dim * prf)
         if rotary_dim <= 0 or rotary_dim % 2:
             raise ValueError(
                 f"{prf_where}[{prf_key!r}]={prf_raw!r} gives rotary dim int({head_dim} * {prf_raw!r}) = "
                 f"{rotary_dim}; it must be a positive even number (choose a factor that makes it so)"
             )
-    if head_dim % 2:
-        raise ValueError(f"head_dim={head_dim} must be even (rotary pairs)")
     from ._checks import MAX_D
 
     if head_dim > MAX_D:
@@ -351,13 +375,19 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
     if rope_type == "dynamic" and max_pos is None:
         raise ValueError("config is missing the key 'max_position_embeddings', which rope_type 'dynamic' requires")
     if rope_type in ("llama3", "yarn", "longrope"):
-        omax = cfg.get("original_max_position_embeddings", p.get("original_max_position_embeddings", max_pos))
+        # a top-level value wins (Phi-3), then the rope dict's, then max_position_embeddings
+        if cfg.get("original_max_position_embeddings") is not None:
+            o_where, omax = "config", cfg["original_max_position_embeddings"]
+        elif p.get("original_max_position_embeddings") is not None:
+            o_where, omax = where, p["original_max_position_embeddings"]
+        else:
+            o_where, omax = "config", max_pos
         if omax is None:
             raise ValueError(
                 f"{where} is missing the key 'original_max_position_embeddings' (and config has no "
                 f"'max_position_embeddings' to fall back to), which rope_type {rope_type!r} requires"
             )
-        kw["original_max_position_embeddings"] = _int(where, "original_max_position_embeddings", omax)
+        kw["original_max_position_embeddings"] = _int(o_where, "original_max_position_embeddings", omax)
     if rope_type in ("yarn", "longrope") and p.get("attention_factor") is not None:
         kw["attention_factor"] = _real(where, "attention_factor", p["attention_factor"], minimum=0.0, strict=True)
     if rope_type == "yarn":
@@ -366,6 +396,18 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
         for key in ("beta_fast", "beta_slow"):
             if kw[key] <= 0:
                 raise ValueError(f"{where}[{key!r}]={p.get(key)!r} must be > 0 (a number of rotations)")
+        if kw["beta_slow"] > kw["beta_fast"]:
+            # HF only logs a warning and computes on: the ramp then runs backwards
+            shown = {k: f"{p.get(k)!r}" + ("" if p.get(k) else f" (default {d})")
+                     for k, d in (("beta_fast", 32), ("beta_slow", 1))}
+            warnings.warn(
+                f"{where}['beta_slow']={shown['beta_slow']} is greater than {where}['beta_fast']="
+                f"{shown['beta_fast']}: YaRN's ramp runs backwards (low = j(beta_fast) > high = "
+                "j(beta_slow)); beta_fast (pairs turning more often over the original length are kept) "
+                "should exceed beta_slow (pairs turning less often are interpolated). Computed as HF does.",
+                UserWarning,
+                stacklevel=_user_stacklevel(),
+            )
         for key in ("mscale", "mscale_all_dim"):
             if p.get(key) is not None:
                 kw[key] = _real(where, key, p[key])
@@ -402,10 +444,22 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                     partial_rotary_factor=prf, max_position_embeddings=max_pos, layer_type=layer_type, **kw)
 
 
-def _head_dim(cfg: Mapping[str, Any]) -> int:
-    for key in ("qk_rope_head_dim", "head_dim"):
+#: The layer type whose head dim Gemma 4-style configs give as ``global_head_dim`` (HF's
+#: ``Gemma4TextConfig`` overrides ``head_dim`` with it for the ``full_attention`` layers).
+GLOBAL_HEAD_DIM_LAYER = "full_attention"
+
+
+def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None) -> tuple[int, str]:
+    """The head dim and where it comes from (``"config['head_dim']=64"``), for error messages."""
+    keys = ("qk_rope_head_dim", "head_dim")
+    if layer_type == GLOBAL_HEAD_DIM_LAYER:
+        keys = ("global_head_dim",) + keys
+    for key in keys:
         if cfg.get(key) is not None:
-            return _int("config", key, cfg[key])
+            src = f"config[{key!r}]={cfg[key]!r}"
+            if key == "global_head_dim":
+                src += f" (the head dim of {GLOBAL_HEAD_DIM_LAYER!r} layers)"
+            return _int("config", key, cfg[key]), src
     hidden, heads = cfg.get("hidden_size"), cfg.get("num_attention_heads")
     if hidden is None or heads is None:
         missing = [k for k, v in (("hidden_size", hidden), ("num_attention_heads", heads)) if v is None]
@@ -413,7 +467,16 @@ def _head_dim(cfg: Mapping[str, Any]) -> int:
             f"config is missing the key(s) {', '.join(map(repr, missing))}: the head dimension comes "
             "from 'head_dim' or hidden_size // num_attention_heads"
         )
-    return _int("config", "hidden_size", hidden) // _int("config", "num_attention_heads", heads)
+    h, n = _int("config", "hidden_size", hidden), _int("config", "num_attention_heads", heads)
+    return h // n, f"head_dim = config['hidden_size'] // config['num_attention_heads'] = {h} // {n} = {h // n}"
+
+
+def _user_stacklevel() -> int:
+    """The stack level of the first frame outside pe_symbolic.numeric (for warnings)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pe_symbolic.numeric"):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _mrope_section(where: str, section: object, rotary_dim: int) -> tuple[int, int, int]:
@@ -465,9 +528,13 @@ def rope_frequencies(
         The current sequence length, for the types that depend on it: ``dynamic`` (the
         base grows once ``seq_len`` exceeds ``max_position_embeddings``) and ``longrope``
         (``long_factor`` once ``seq_len`` exceeds ``original_max_position_embeddings``,
-        else ``short_factor``). Ignored by the other types.
+        else ``short_factor``). Ignored by the other types. Default: no growth, short
+        factors (HF's frequencies at initialisation); :func:`apply_rope` and
+        :func:`rope_cos_sin` instead default it to the largest position + 1, the length
+        HF's ``dynamic_rope_update`` uses.
     layer_type : str, optional
-        Which entry of a per-layer-type config (Gemma 3) to use.
+        Which entry of a per-layer-type config (Gemma 3, Gemma 4) to use; for
+        ``"full_attention"`` a ``global_head_dim`` in the config is the head dim (Gemma 4).
     yarn_length : {"original", "max"}
         The length YaRN's correction range :math:`j(r)` is computed from:
         ``original_max_position_embeddings`` (current HF, the YaRN paper, default) or
@@ -479,6 +546,16 @@ def rope_frequencies(
     RopeFrequencies
         ``(inv_freq, attention_factor)``: float64 inverse frequencies of length
         ``rotary_dim/2`` (``head_dim/2`` for ``proportional``) and a float.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad config (see :func:`parse_rope_config`) or keyword.
+
+    Warns
+    -----
+    UserWarning
+        A YaRN ``beta_slow`` greater than ``beta_fast`` (see :func:`parse_rope_config`).
 
     Notes
     -----
@@ -507,13 +584,20 @@ def rope_frequencies(
                               between; 1
     ``proportional``          :math:`b^{-2i/D}/s` for the first
                               ``int(partial_rotary_factor * D // 2)`` pairs, 0 after
-                              (:math:`D` = head_dim); 1
+                              (:math:`D` = head_dim, Gemma 4's
+                              ``global_head_dim`` on full-attention layers); 1
     ========================  =================================================================
 
     Differences from HF worth knowing: HF computes in float32 and decides YaRN's and
     Llama 3's bands on float values; here every decision is exact. HF reads YaRN's
     ``truncate`` from the top-level rope dict even for per-layer configs; here it is read
-    from the layer's own dict.
+    from the layer's own dict. HF's ``dynamic`` keeps the base of the longest length seen
+    (until a length below ``max_position_embeddings`` resets it); here each call's base
+    comes from its own ``seq_len``. A Gemma 4 config without ``global_head_dim`` keeps
+    ``head_dim`` for its full-attention layers (HF's ``Gemma4TextConfig`` would default it
+    to 512), and a saved ``per_layer_config`` is not read. DeepSeek's extra logit scale
+    (``get_mscale(factor, mscale_all_dim)**2`` on the softmax scale) is not part of the
+    attention factor: it belongs to the attention layer.
 
     Examples
     --------

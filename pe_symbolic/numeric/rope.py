@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,7 @@ from ._checks import as_positions, check_finite_x, check_float_dtype, check_out,
 from .._validate import check_layout
 from ._core import _rope_product
 from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source
-from .config import model_config  # noqa: F401  (doctests)
+from .config import RopeSpec, model_config, parse_rope_config  # noqa: F401  (model_config: doctests)
 from .tables import _slot_views
 
 __all__ = ["apply_rope", "rope_cos_sin"]
@@ -66,8 +66,17 @@ def rope_cos_sin(
     inv_freq : array_like or RopeFrequencies, optional
         The frequencies themselves (taken as exact float64 values); a
         :class:`RopeFrequencies` also brings its attention factor.
-    layer_type, seq_len : optional
+    layer_type : str, optional
         Passed to :func:`rope_frequencies` with ``config``.
+    seq_len : int, optional
+        The current sequence length, for the config types that depend on it (``dynamic``,
+        ``longrope``; see :func:`rope_frequencies`). Default: the largest position plus one
+        (real positions: rounded down first; at least 1), the length HF's
+        ``dynamic_rope_update`` uses (``torch.max(position_ids) + 1``: the maximum over every
+        entry, the batch and, for M-RoPE ids of shape ``(3, ...)``, all three t/h/w axes).
+        Pass it to override (e.g. to reproduce HF's ``dynamic`` state, which keeps the base
+        of the longest length seen since the length last fell below
+        ``max_position_embeddings``).
     mrope_section : three ints, optional
         M-RoPE pairs per axis (t, h, w), summing to ``d/2``; read from the config if it has
         one.
@@ -96,10 +105,12 @@ def rope_cos_sin(
     """
     layout = check_layout(layout)
     dt = check_float_dtype(dtype)
+    t = as_positions(positions)
+    config, seq_len = _config_and_length(config, inv_freq, layer_type, seq_len, lambda: t)
     plan = frequency_plan(d=d, base=base, rotary_dim=None, config=config, inv_freq=inv_freq,
                           layer_type=layer_type, seq_len=seq_len, mrope_section=mrope_section,
                           mrope_interleaved=mrope_interleaved, attention_factor=attention_factor)
-    t = _plan_positions(as_positions(positions), plan)
+    t = _plan_positions(t, plan)
     pshape = t.shape[1:] if plan.n_axes == 3 else t.shape
     src = phasor_source(plan, t, accurate)
     rd = plan.rotary_dim
@@ -122,6 +133,29 @@ def rope_cos_sin(
     if low:
         cos, sin = round_to(cos, dt), round_to(sin, dt)
     return cos.reshape(pshape + (rd,)), sin.reshape(pshape + (rd,))
+
+
+#: The config types whose frequencies depend on the current length.
+_LENGTH_TYPES = ("dynamic", "longrope")
+
+
+def _config_and_length(config: Any, inv_freq: Any, layer_type: str | None, seq_len: Any,
+                       positions_of: Callable[[], np.ndarray | None]) -> tuple[Any, Any]:
+    """``(config, seq_len)`` for :func:`frequency_plan`: a config parsed once (a
+    :class:`RopeSpec`), and for ``dynamic`` / ``longrope`` without ``seq_len`` the length HF's
+    ``dynamic_rope_update`` uses, ``max(positions) + 1`` over every entry, real positions
+    rounded down first, at least 1. ``positions_of()`` gives the positions as
+    :func:`as_positions` returns them (called only for those types), or ``None`` when the
+    caller reports a problem with them later."""
+    if config is None or inv_freq is not None or seq_len is not None:
+        return config, seq_len
+    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
+    if spec.rope_type not in _LENGTH_TYPES:
+        return spec, None
+    t = positions_of()
+    if t is None or t.size == 0:
+        return spec, None
+    return spec, max(1, math.floor(float(t.max())) + 1)
 
 
 def _plan_positions(t: np.ndarray, plan: FrequencyPlan) -> np.ndarray:
@@ -179,7 +213,10 @@ def apply_rope(
     config, inv_freq, layer_type, seq_len, mrope_section, mrope_interleaved, attention_factor
         As in :func:`rope_cos_sin`: the frequencies of a model config (and its attention
         factor, which multiplies the rotated channels as HF's cos/sin scaling does), or a
-        frequency vector; M-RoPE sections.
+        frequency vector; M-RoPE sections. ``seq_len`` defaults, for ``dynamic`` and
+        ``longrope`` configs, to the largest entry of ``positions`` (or ``position_ids``) plus
+        one, as HF's ``dynamic_rope_update`` takes ``max(position_ids) + 1`` (over the batch
+        and, for M-RoPE, all three axes); pass it to override.
     position_ids : array_like of int or real, optional
         Hugging Face's layout instead of ``positions``: shape ``(batch, seq)`` for ``x`` of
         shape ``(batch, heads, seq, d)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is
@@ -247,6 +284,8 @@ def apply_rope(
         raise ValueError(
             f"the last axis of x has odd length d={d}; RoPE needs pairs (pass an even rotary_dim)"
         )
+    config, seq_len = _config_and_length(config, inv_freq, layer_type, seq_len,
+                                         lambda: _length_positions(positions, position_ids))
     plan = frequency_plan(d=None if given else d, base=base, rotary_dim=rotary_dim, config=config,
                           inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len,
                           mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
@@ -275,6 +314,16 @@ def apply_rope(
         if low:
             final[...] = ov0.astype(final.dtype)  # float32 -> float16/bfloat16: one rounding
     return tuple(outs) if many else outs[0]
+
+
+def _length_positions(positions, position_ids) -> np.ndarray | None:
+    """The positions the default ``seq_len`` is read from; ``None`` when not exactly one of
+    them is given, which :func:`_resolve_positions` reports."""
+    if (positions is None) == (position_ids is None):
+        return None
+    if positions is not None:
+        return as_positions(positions)
+    return as_positions(position_ids, name="position_ids")
 
 
 def _outs(out, xs: list[np.ndarray], many: bool) -> list[np.ndarray]:
