@@ -480,3 +480,14 @@ def test_score_bound_covers_the_keys_beyond_the_band(llama):
     first = res.bands[0]
     assert first.measured["score"] > 10 * first.bound["output"]  # the keys' error, not the queries'
     assert res.within_bounds
+
+
+def test_a_length_dependent_config_is_audited_at_the_length_its_positions_imply():
+    """LongRoPE past its original length: the oracle's frequencies and the tables audited use
+    the same (long) factors, as HF does for a prefill of `context` tokens; pe_symbolic's own
+    table is then within a float32 rounding of the oracle."""
+    rep = pe.audit("phi-3.5-mini", recipe="pe_symbolic", dtype="float32", context=8192)
+    r = rep.results[0]
+    assert r.measured("table") < 1e-7
+    short = pe.audit("phi-3.5-mini", recipe="pe_symbolic", dtype="float32", context=8192, seq_len=4096)
+    assert short.results[0].measured("table") < 1e-7  # consistent with an explicit length too

@@ -162,6 +162,8 @@ def audit(
         Search the smallest fix for recipes that break ``tol``.
     seq_len, layer_type : optional
         As in :func:`pe_symbolic.numeric.rope_frequencies` (dynamic / longrope; Gemma 3).
+        ``seq_len`` defaults to ``context``: the current length a framework sees when it
+        runs all ``context`` positions (HF takes the largest position id + 1).
     progress : callable, optional
         ``progress(label, done, total)`` as positions are evaluated.
 
@@ -203,6 +205,8 @@ def audit(
         if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not (float(tol) > 0) or math.isinf(tol):
             raise ValueError(f"tol={tol!r} must be a positive finite number")
         tol = float(tol)
+    if seq_len is None:  # what the framework sees in a prefill of `context` tokens (HF: max id + 1)
+        seq_len = context
     target = load_target(config, seq_len=seq_len, layer_type=layer_type)
     from .emulate import _kind_mismatch, sinusoidal_target
 

@@ -9,8 +9,19 @@ same name (``Symbol("x")`` and ``Symbol("x", real=True)``) is refused at constru
 a :class:`ClaimError`: certificates, counterexamples and renderings name symbols by name, so
 two symbols behind one name would make them ambiguous (and order-dependent).
 
+**Well-formed claims only** (:func:`ill_formed`). A claim, and every step of a chain, holds
+exact numbers only (a ``Float``'s arithmetic rounds: expanding ``(1 + 1e-20 x)(1 + x)`` drops
+the ``1e-20 x``), and every bound variable ranges inside what it is declared to be: a sum
+runs upward from a lower limit with the index's properties over an integer number of terms,
+an integral between limits with its variable's sign, a ``Subs`` evaluates at a point with
+its variable's properties, a derivative is taken in a variable that ranges over an open set
+(not an integer), a limit approaches from where its variable may go. Otherwise a rewrite
+that holds for every admissible value would be used where the variable takes other values.
+A relational assumption may not speak of a variable that the equations only bind.
+
 Nothing here evaluates text: sides are SymPy objects, Python numbers or nested lists
-(matrices); strings are refused.
+(matrices); strings are refused. A side is a value: a condition (``x > 0``) or a matrix
+expression (``MatrixSymbol``) is refused with a message saying what to write instead.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
