@@ -24,7 +24,7 @@ angle's dtype. For a running product (llama.cpp) pair ``i`` has ``i`` products b
 :math:`(\sqrt2 + 1)\sqrt2\,u_R` for its products and sum, and a final cast :math:`\sqrt2\,u_{act}`;
 the score of unit-pair vectors ``q, k`` (normalised by ``h``) is within
 :math:`2\,af\,O + O^2` for an output bound ``O`` (for RoPE, the bound at the furthest key
-``m + offset`` the band's queries are paired with: :func:`~pe_symbolic.audit.measure.measure`
+``m + offset`` the band's queries are paired with: ``pe_symbolic.audit.measure.measure``
 evaluates it there). Comparisons against float64 references
 add ``1e-15``.
 
