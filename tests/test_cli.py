@@ -245,3 +245,18 @@ def test_check_exits_1_when_a_chain_does_not_recheck(tmp_path, capsys):
 def test_timeout_flag_is_validated(capsys):
     assert main(["prove", "rope.relative", "--timeout", "-3"]) == 2
     assert "--timeout" in capsys.readouterr().err
+
+
+def test_check_takes_the_list_that_prove_writes_for_several_jobs(tmp_path, capsys):
+    assert main(["prove", "translation.identity", "--d", "4", "--format", "json"]) == 0
+    path = tmp_path / "certs.json"
+    path.write_text(capsys.readouterr().out)
+    assert isinstance(json.loads(path.read_text()), list)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "summary: 2 of 2 certificates re-checked as proved" in out and "d = 4" in out
+    bad = json.loads(path.read_text())
+    bad[1]["claim"]["d"] = 8  # tampered: the whole file is refused
+    path.write_text(json.dumps(bad))
+    assert main(["check", str(path)]) == 2
+    assert "[1]: not a valid certificate" in capsys.readouterr().err

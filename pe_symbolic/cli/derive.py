@@ -199,17 +199,41 @@ def _check(path: str, timeout: float) -> int:
                 data = fh.read()
     except OSError as exc:
         raise _UsageError(f"cannot read {path!r}: {exc.strerror}") from None
-    try:
-        proof = theorems.recheck_certificate(data, timeout=timeout)
-    except CertificateError as exc:
-        print(f"pe-derive: error: {path}: not a valid certificate: {exc}", file=sys.stderr)
-        return 2
-    where = "registered theorem" if proof.extra.get("registered") else "user claim"
-    d = proof.extra.get("d")
-    print(f"== re-checked {proof.claim.id} ({where}{'' if d is None else f', d = {d}'}) ==")
-    print(render(proof, "text"))
-    print(f"\nverdict: {proof.verdict}")
-    return 0 if proof.verdict == "proved" else 1
+    items = _certificates_in(data)  # several certificates: what `prove` writes for several jobs
+    proofs = []
+    for n, item in enumerate(items):
+        label = path if len(items) == 1 else f"{path}[{n}]"
+        try:
+            proofs.append(theorems.recheck_certificate(item, timeout=timeout))
+        except CertificateError as exc:
+            print(f"pe-derive: error: {label}: not a valid certificate: {exc}", file=sys.stderr)
+            return 2
+    for proof in proofs:
+        where = "registered theorem" if proof.extra.get("registered") else "user claim"
+        d = proof.extra.get("d")
+        print(f"== re-checked {proof.claim.id} ({where}{'' if d is None else f', d = {d}'}) ==")
+        print(render(proof, "text"))
+        print(f"\nverdict: {proof.verdict}")
+    if len(proofs) > 1:
+        n_ok = sum(p.verdict == "proved" for p in proofs)
+        print(f"\nsummary: {n_ok} of {len(proofs)} certificates re-checked as proved")
+    return 0 if all(p.verdict == "proved" for p in proofs) else 1
+
+
+def _certificates_in(data: bytes) -> list:
+    """The certificates in a file: one JSON object, or a JSON list of them (as `prove` writes
+    for several ids or several d); anything else goes to the certificate reader whole, which
+    says what is wrong with it."""
+    from ..proof.certificates import MAX_BYTES
+
+    if len(data) <= MAX_BYTES:
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            return [data]
+        if isinstance(obj, list) and obj and all(isinstance(x, dict) for x in obj):
+            return obj
+    return [data]
 
 
 def _run(args: argparse.Namespace) -> int:
