@@ -576,6 +576,9 @@ def test_a_chain_step_must_be_well_formed_too():
                                Step(0, "expand(trig=True)")])
     assert not ok and "inexact number" in why
     j = sp.Symbol("j", integer=True, positive=True)
+    backwards = Equation(sp.Sum(j, (j, 1, -3)), 3)  # an Equation alone, checked without a Claim
+    ok, why = check_chain(backwards, [Step(backwards.lhs, LHS), Step(3, "doit")])
+    assert not ok and "may run backwards" in why
     bad = eq.difference + sp.Sum(j, (j, 1, -3)) - sp.Sum(j, (j, 1, -3)).doit()
     ok, why = check_chain(eq, [Step(eq.difference, DIFFERENCE), Step(bad, "add zero"), Step(0, "expand")])
     assert not ok and "may run backwards" in why

@@ -427,6 +427,10 @@ def check_chain(
     context = context or Context()
     if not steps:
         return False, "empty chain"
+    for side, x in (("lhs", equation.lhs), ("rhs", equation.rhs)):
+        why = ill_formed(x)
+        if why:  # (a Claim refuses these at construction; an Equation alone does not)
+            return False, f"the equation's {side} is not well-formed: {why}"
     first = steps[0]
     if first.rule == DIFFERENCE:
         if first.expr != equation.difference:
