@@ -46,7 +46,7 @@ from .kernel import Context, check_chain, qualification
 from .render import CERTIFICATE_FORMAT
 from .result import PartProof, Proof
 from .rules import RULES
-from .sampler import REFUTE_DPS, _abs_at, admissible, refute
+from .sampler import REFUTE_DPS, _abs_at, admissible, refute, spread_parts
 from .srepr import CertificateError, parse_srepr
 
 __all__ = ["MAX_BYTES", "CertificateError", "load", "read", "recheck", "recheck_certificate"]
@@ -288,10 +288,6 @@ def _check_point(claim: Claim, eq: Equation, point: Mapping[sp.Symbol, Any]) -> 
     return None
 
 
-#: Parts of a re-checked certificate evaluated at a point (evenly spread): the numeric veto.
-SPOT_PARTS = 8
-
-
 def recheck(
     data: Mapping[str, Any] | str | bytes,
     *,
@@ -354,8 +350,7 @@ def recheck(
                 )
     start = time.perf_counter()
     parts: list[PartProof] = []
-    n = len(claim.equations)
-    spotted = {round(q * (n - 1) / max(SPOT_PARTS - 1, 1)) for q in range(min(n, SPOT_PARTS))}
+    spotted = spread_parts(len(claim.equations))  # the numeric veto, as when proving
     try:
         with budget.deadline(timeout):
             for q, (eq, chain) in enumerate(zip(claim.equations, chains)):

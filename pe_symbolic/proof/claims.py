@@ -106,17 +106,24 @@ def _short(x: Expr, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_MATRIX_EXPRESSION = "a matrix expression (MatrixSymbol); write the matrix with its entries (sp.Matrix)"
+
+
+def _is_matrix_expression(x: Expr) -> bool:
+    """A ``MatrixSymbol`` or an expression of them (an explicit matrix is not one)."""
+    entries = list(x) if isinstance(x, sp.MatrixBase) else [x]
+    return any(isinstance(e, sp.Basic) and (e.has(sp.MatrixSymbol) or isinstance(e, sp.MatrixExpr))
+               and not isinstance(e, sp.MatrixBase) for e in entries)
+
+
 def _not_a_value(x: Expr) -> str:
     """'' for a side of an equation the engine can check, else what it is instead."""
-    if isinstance(x, sp.MatrixBase) and any(isinstance(e, sp.Basic) and e.has(sp.MatrixSymbol) for e in x):
-        return "a matrix expression (MatrixSymbol); write the matrix with its entries (sp.Matrix)"
+    if _is_matrix_expression(x):
+        return _MATRIX_EXPRESSION
     for e in (x if isinstance(x, sp.MatrixBase) else [x]):
         if isinstance(e, (sp.core.relational.Relational, sp.logic.boolalg.BooleanAtom,
                           sp.logic.boolalg.BooleanFunction)):
             return "a condition, not a value (state a sign as sp.sign(e) = 1, a bound as an assumption)"
-        if isinstance(e, sp.Basic) and (isinstance(e, sp.MatrixExpr) or e.has(sp.MatrixSymbol)) \
-                and not isinstance(e, sp.MatrixBase):
-            return "a matrix expression (MatrixSymbol); write the matrix with its entries (sp.Matrix)"
     return ""
 
 
@@ -504,9 +511,8 @@ class Step:
         if not isinstance(self.why, str):
             raise TypeError(f"why={self.why!r} must be a string")
         expr = as_sympy(self.expr, "expr")
-        if _not_a_value(expr).startswith("a matrix expression"):
-            raise TypeError(f"expr={_short(expr)} is a matrix expression (MatrixSymbol); write the matrix "
-                            "with its entries (sp.Matrix)")
+        if _is_matrix_expression(expr):
+            raise TypeError(f"expr={_short(expr)} is {_MATRIX_EXPRESSION}")
         object.__setattr__(self, "expr", expr)
         inst = self.instance.items() if isinstance(self.instance, dict) else self.instance
         pairs = tuple(sorted((str(k), as_sympy(v, f"instance[{k!r}]")) for k, v in inst))

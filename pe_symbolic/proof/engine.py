@@ -40,11 +40,10 @@ from typing import Any
 import sympy as sp
 
 from . import budget
-from .claims import DIFFERENCE, Claim, Equation, Expr, Step, Verdict, as_sympy, render_statement
-from .kernel import (KERNEL_STRATEGIES, WHEREVER_DEFINED, Context, check_chain, qualification,
-                     reduce_to_zero)
+from .claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy, render_statement
+from .kernel import KERNEL_STRATEGIES, Context, check_chain, qualification, reduce_to_zero
 from .result import PartProof, Proof
-from .sampler import refute
+from .sampler import refute, spread_parts
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -56,20 +55,15 @@ __all__ = [
 
 #: Seconds a :func:`check_identity` or :func:`prove` call may take by default.
 DEFAULT_TIMEOUT = 60.0
-#: Proved parts whose numeric spot check (informative only; a veto) runs, per claim.
-SPOT_PARTS = 8
-
 #: What the search tries: the kernel's strategies, then the heuristic simplifier on small
 #: expressions. Whatever it finds is re-checked by the kernel.
 SEARCH_STRATEGIES: tuple[tuple[str, ...], ...] = (*KERNEL_STRATEGIES, ("doit", "simplify"))
+
 
 def _has_symbolic_sum(eq: Equation) -> bool:
     sides = [x for side in (eq.lhs, eq.rhs) for x in (side if isinstance(side, sp.MatrixBase) else [side])]
     return any(bound.free_symbols for x in sides for node in x.atoms(sp.Sum, sp.Product)
                for bound in node.limits[0][1:])
-
-
-_qualify = qualification
 
 
 def prove_equation(
@@ -112,14 +106,14 @@ def prove_equation(
         if not ok:
             note = why
     if ok and spot_points == 0:
-        return PartProof(eq, tuple(chain), "proved", None, None, _qualify(eq, chain))
+        return PartProof(eq, tuple(chain), "proved", None, None, qualification(eq, chain))
     if ok:
         r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=spot_points)
         if r.counterexample is not None:  # the kernel and the numbers disagree: never "proved"
             return PartProof(eq, tuple(chain), "refuted", r.counterexample, r.spot_check,
                              "ENGINE INCONSISTENCY: the chain re-checked, yet the two sides differ at an "
                              "admissible point (confirmed at 60 digits); please report this claim", r.point)
-        return PartProof(eq, tuple(chain), "proved", None, r.spot_check, _qualify(eq, chain))
+        return PartProof(eq, tuple(chain), "proved", None, r.spot_check, qualification(eq, chain))
     r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=8)
     verdict: Verdict = "refuted" if r.counterexample is not None else "undecided"
     if r.note and verdict == "undecided":
@@ -149,9 +143,9 @@ def prove(
     start = time.perf_counter()
     symbols = claim.symbols
     n = len(claim.equations)
-    # numeric spot checks (informative, and a veto) on at most SPOT_PARTS parts, evenly spread;
+    # numeric spot checks (informative, and a veto) on at most sampler.SPOT_PARTS parts, evenly spread;
     # a part that is not proved is always evaluated (that is where counterexamples come from)
-    spotted = {round(q * (n - 1) / max(SPOT_PARTS - 1, 1)) for q in range(min(n, SPOT_PARTS))}
+    spotted = spread_parts(n)
     parts: list[PartProof] = []
     try:
         with budget.deadline(timeout):

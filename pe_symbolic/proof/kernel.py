@@ -206,31 +206,6 @@ def congruent(a: Expr, b: Expr) -> bool:
         return False
 
 
-_fits = fits
-
-
-def _binders_respect_their_variables(e: Expr) -> str:
-    """A summation variable must range inside its own declared assumptions (so a lemma
-    instance that holds for every admissible value of it holds for every term)."""
-    if not _has_binders(e):
-        return ""
-    for node in (e.atoms(*_BINDERS) if isinstance(e, sp.Basic) else set().union(*(x.atoms(*_BINDERS) for x in e))):
-        for lim in node.limits:
-            var = lim[0]
-            facts = {k for k, v in var.assumptions0.items() if v}
-            if len(lim) != 3:
-                return f"{node.func.__name__} over {var} has no explicit limits"
-            lo = lim[1]
-            for fact in ("integer", "nonnegative", "positive"):
-                if fact in facts and getattr(lo, f"is_{fact}") is not True:
-                    return f"the lower limit {lo} of {var} is not known to be {fact}"
-            if facts - {"integer", "nonnegative", "positive", "real", "rational", "algebraic", "complex",
-                        "commutative", "finite", "hermitian", "extended_real", "extended_nonnegative",
-                        "extended_positive", "nonzero", "extended_nonzero"}:
-                return f"summation variable {var} has assumptions a range cannot guarantee"
-    return ""
-
-
 def _sequence_labels(claim: Claim) -> dict[str, sp.Symbol]:
     """The lemma's sequences: labels of ``IndexedBase`` objects (``theta`` in ``theta[j]``)."""
     out: dict[str, sp.Symbol] = {}
@@ -275,7 +250,7 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
             why = ill_formed(value.expr)
             if why:
                 raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not well-formed: {why}")
-            why = _fits(value.expr, labels[name])
+            why = fits(value.expr, labels[name])
             if why:
                 raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not known to be {why}")
             for eq in claim.equations:
@@ -293,7 +268,7 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
         why = ill_formed(value)
         if why:
             raise LemmaError(f"{name} = {sp.sstr(value)} is not well-formed: {why}")
-        why = _fits(value, table[name])
+        why = fits(value, table[name])
         if why:
             raise LemmaError(f"{name} = {sp.sstr(value)} is not known to be {why}")
         mapping[table[name]] = value
@@ -346,7 +321,7 @@ def _lemma_step(prev: Expr, cur: Expr, step: Step, context: Context) -> tuple[bo
         if inst is not sp.true and inst.free_symbols & bound:
             return False, (f"lemma {lemma_id!r}: its assumption {sp.sstr(inst)} speaks of a bound "
                            "variable, which ranges beyond it")
-    why = _binders_respect_their_variables(prev) or _binders_respect_their_variables(cur)
+    why = ill_formed(prev) or ill_formed(cur)  # every bound variable inside its declared range
     if why:
         return False, why
     for eq in claim.equations:  # one equation at a time: most steps use the first that fits

@@ -42,15 +42,29 @@ from .claims import Expr
 
 __all__ = [
     "REFUTE_DPS",
+    "SPOT_PARTS",
     "Refutation",
     "SpotCheck",
     "admissible",
     "draw_point",
     "refute",
+    "spread_parts",
 ]
 
 #: Significant digits of a refuting evaluation (confirmed at twice as many).
 REFUTE_DPS = 30
+#: Parts of a claim evaluated at a point when it is proved or re-checked (the numeric veto).
+SPOT_PARTS = 8
+
+
+def spread_parts(n: int, k: int = SPOT_PARTS) -> set[int]:
+    """At most ``k`` of the part indices ``0 .. n-1``, spread over the range (the spacing of
+    ``k`` points, so with fewer than ``k`` parts the last ones may be left out).
+
+    >>> sorted(spread_parts(100, 3)), sorted(spread_parts(3))
+    ([0, 50, 99], [0, 1])
+    """
+    return {round(q * (n - 1) / max(k - 1, 1)) for q in range(min(n, k))}
 _TRIES = 80
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
 _COMPOSITES = (4, 6, 8, 9, 10, 12, 14, 15, 16, 18, 20, 21, 22, 25, 27)
