@@ -233,3 +233,86 @@ def test_a_sum_whose_number_of_terms_is_not_an_integer_is_refused():
 
     with pytest.raises(ClaimError, match="not known to be an integer"):
         Claim("t.half", "sum to 1/2", (Equation(sp.Sum(1, (Q.j, 0, sp.Rational(1, 2))), sp.Rational(3, 2)),))
+
+
+# ---- the layouts over the whole vector (rotate_half, the permutation P) ----------------
+m_ = sp.Symbol("m", real=True)
+
+
+def _pair_i_of_R_x(layout):
+    from pe_symbolic.encodings import rope as R
+
+    return Q.apply_blocks(lambda idx: R.rope_block(m_, Q.omega(idx)), lambda idx: Q.vector_pair("x", idx, layout),
+                          Q.i)
+
+
+def test_efficient_form_models_rotate_half_over_the_whole_vector():
+    proof = theorems.get("rope.efficient_form").prove()
+    assert proof.verdict == "proved"
+    split = next(p for p in proof.parts if p.equation.label.startswith("split"))
+    # the right-hand side is the framework's formula at slots i and i + h, not a pair formula
+    rhs = split.equation.rhs
+    assert rhs[0].has(sp.Piecewise) and rhs[1] == Q.efficient_slot("x", Q.i + h, m_, "split")
+    assert [s.rule for s in split.steps][1:] == ["doit", "assumption"]
+
+
+@pytest.mark.parametrize("layout,wrong", [
+    # rotate_half with the signs swapped: cat(x[h:], -x[:h]) (the rotation by -m theta)
+    ("split", lambda s: sp.Piecewise((Q.vector_pair("x", s, "split")[1], sp.Le(s, h - 1)),
+                                     (-sp.IndexedBase("x", real=True)[s - h], True))),
+    # the halves not exchanged: cat(-x[:h], x[h:])
+    ("split", lambda s: sp.Piecewise((-sp.IndexedBase("x", real=True)[s], sp.Le(s, h - 1)),
+                                     (sp.IndexedBase("x", real=True)[s], True))),
+    # rotate_every_two read as rotate_half on an interleaved vector
+    ("interleaved", lambda s: Q.rotate_slot("x", s, "split")),
+])
+def test_a_wrong_rotate_is_refuted(layout, wrong):
+    i = Q.i
+    slots = (i, i + h) if layout == "split" else (2 * i, 2 * i + 1)
+    xb = sp.IndexedBase("x", real=True)
+    ang = lambda s: m_ * Q.frequency_slot(s, layout)  # noqa: E731
+    rhs = sp.ImmutableMatrix([xb[s] * sp.cos(ang(s)) + wrong(s) * sp.sin(ang(s)) for s in slots])
+    claim = Claim("test.rotate", "wrong rotate", (Equation(_pair_i_of_R_x(layout), rhs),),
+                  (sp.Gt(sp.Symbol("b", positive=True), 1), sp.Le(i, h - 1)))
+    assert prove(claim, lemmas=registry.lemma).verdict == "refuted"
+
+
+def test_the_efficient_form_chain_needs_the_pair_to_exist():
+    claim = theorems.get("rope.efficient_form").claim()
+    proof = theorems.get("rope.efficient_form").prove()
+    part = next(p for p in proof.parts if p.equation.label.startswith("split"))
+    # the same chain under a claim without i <= h - 1: the assumption step has nothing to use
+    ok, why = check_chain(part.equation, list(part.steps), Context(claim.assumptions[:1], registry.lemma))
+    assert not ok and "step 3" in why
+
+
+def test_layout_permutation_moves_every_pair_for_every_d():
+    proof = theorems.get("layout.permutation").prove()
+    assert proof.verdict == "proved"
+    labels = " ".join(p.equation.label for p in proof.parts)
+    assert "P R_interleaved = R_split P" in labels and "P T_interleaved = T_split P" in labels
+    # a permutation that takes the odd slots first is not the layout change
+    i = Q.i
+    v = sp.IndexedBase("v", real=True)
+    wrong = sp.ImmutableMatrix([sp.Piecewise((v[2 * s + 1], sp.Le(s, h - 1)), (v[2 * (s - h)], True))
+                                for s in (i, i + h)])
+    claim = Claim("test.perm", "wrong P", (Equation(wrong, Q.vector_pair("v", i)),), (sp.Le(i, h - 1),))
+    assert prove(claim).verdict == "refuted"
+
+
+@pytest.mark.parametrize("d", [2, 8, 64])
+def test_the_block_diagonal_determinant_is_checked_as_a_whole(d):
+    proof = theorems.get("translation.group").prove(d)
+    part = next(p for p in proof.parts if "det diag(" in p.equation.label)
+    assert part.verdict == "proved"
+    assert isinstance(part.equation.lhs.args[0], sp.BlockDiagMatrix)
+    assert [s.rule for s in part.steps][1:] == ["doit", "sin(u)**2 -> 1 - cos(u)**2"]
+
+
+def test_a_block_diagonal_determinant_with_a_wrong_block_is_refuted():
+    from pe_symbolic.encodings import sinusoidal as P
+
+    k = sp.Symbol("k", real=True)
+    blocks = [P.translation_block(k, sp.Integer(1)), 2 * P.translation_block(k, sp.Rational(1, 2))]
+    det = sp.Determinant(sp.BlockDiagMatrix(*blocks))
+    assert prove(Claim("test.det", "wrong block", (Equation(det, 1),))).verdict == "refuted"

@@ -34,6 +34,8 @@ from .rot2 import rot2
 __all__ = [
     "apply_blocks",
     "block",
+    "efficient_slot",
+    "frequency_slot",
     "h",
     "i",
     "j",
@@ -43,6 +45,8 @@ __all__ = [
     "omega",
     "pair_sum",
     "pe_pair",
+    "permuted_slot",
+    "rotate_slot",
     "vector_pair",
 ]
 
@@ -110,6 +114,73 @@ def notation(*indices: sp.Symbol, name: str = "omega") -> tuple[tuple[sp.Expr, s
     """Display names for the frequencies of pairs ``indices``: ``(omega(i), "omega_i")``, ...
     (renderings print ``omega_i`` and say ``where omega_i = b**(-i/h)``)."""
     return tuple((omega(idx), f"{name}_{idx}") for idx in indices)
+
+
+def rotate_slot(name: str, slot: sp.Expr, layout: str = "split") -> sp.Expr:
+    r"""Entry ``slot`` of ``rotate(x)`` over the whole ``d``-vector ``x = name``.
+
+    ``"split"`` is HF's ``rotate_half``, ``cat(-x[h:], x[:h])``: :math:`-x_{s+h}` for
+    :math:`s \le h - 1`, else :math:`x_{s-h}`. ``"interleaved"`` is GPT-J's
+    ``rotate_every_two``: :math:`-x_{s+1}` for even :math:`s`, else :math:`x_{s-1}`. Pair
+    ``i`` of ``rotate(x)`` is what the conditions select at its two slots; a slot whose
+    condition SymPy cannot decide (``i <= h - 1`` for a symbolic ``i``) stays a ``Piecewise``
+    until an assumption settles it.
+
+    >>> rotate_slot("x", i + h)
+    x[i]
+    >>> rotate_slot("x", 2 * i + 1, "interleaved"), rotate_slot("x", 2 * i, "interleaved")
+    (x[2*i], -x[2*i + 1])
+    """
+    layout = check_layout(layout)
+    v = sp.IndexedBase(name, real=True)
+    if layout == "split":
+        return sp.Piecewise((-v[slot + h], sp.Le(slot, h - 1)), (v[slot - h], True))
+    return sp.Piecewise((-v[slot + 1], sp.Eq(sp.Mod(slot, 2), 0)), (v[slot - 1], True))
+
+
+def frequency_slot(slot: sp.Expr, layout: str = "split") -> sp.Expr:
+    r"""The frequency that the ``cos``/``sin`` tables hold at entry ``slot``.
+
+    ``"split"``: HF's ``emb = cat(freqs, freqs)``, :math:`\theta_s` for :math:`s \le h-1`
+    and :math:`\theta_{s-h}` after; ``"interleaved"``: ``repeat_interleave(freqs, 2)``,
+    :math:`\theta_{\lfloor s/2 \rfloor}`.
+
+    >>> frequency_slot(i + h)
+    b**(-i/h)
+    >>> frequency_slot(2 * i + 1, "interleaved")
+    b**(-i/h)
+    """
+    layout = check_layout(layout)
+    if layout == "split":
+        return sp.Piecewise((omega(slot), sp.Le(slot, h - 1)), (omega(slot - h), True))
+    return omega(sp.floor(slot / 2))
+
+
+def efficient_slot(name: str, slot: sp.Expr, m: sp.Expr, layout: str = "split") -> sp.Expr:
+    r"""Entry ``slot`` of the elementwise RoPE ``x * cos + rotate(x) * sin`` over the whole
+    vector ``x = name``, as the frameworks compute it (:func:`rotate_slot`,
+    :func:`frequency_slot`).
+
+    >>> efficient_slot("x", i + h, S.m)
+    sin(m/b**(i/h))*x[i] + cos(m/b**(i/h))*x[h + i]
+    """
+    layout = check_layout(layout)
+    v = sp.IndexedBase(name, real=True)
+    angle = m * frequency_slot(slot, layout)
+    return v[slot] * sp.cos(angle) + rotate_slot(name, slot, layout) * sp.sin(angle)
+
+
+def permuted_slot(entry: Callable[[sp.Expr], sp.Expr], slot: sp.Expr) -> sp.Expr:
+    r"""Entry ``slot`` of ``P w``, the interleaved-to-split permutation applied to the vector
+    whose entry ``r`` is ``entry(r)``: slot ``s`` of the split vector takes interleaved slot
+    :math:`2s` for :math:`s \le h - 1` and :math:`2(s - h) + 1` after (pair ``i`` moves from
+    slots ``(2i, 2i+1)`` to ``(i, i + h)``).
+
+    >>> w = sp.IndexedBase("w")
+    >>> permuted_slot(lambda r: w[r], i + h)
+    w[2*i + 1]
+    """
+    return sp.Piecewise((entry(2 * slot), sp.Le(slot, h - 1)), (entry(2 * (slot - h) + 1), True))
 
 
 def rotation(angle_of: Callable[[sp.Expr], sp.Expr]) -> Callable[[sp.Expr], sp.ImmutableMatrix]:

@@ -11,6 +11,7 @@ and for ``d <= DENSE_MAX`` the assembled ``d x d`` identities are checked direct
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import sympy as sp
@@ -21,13 +22,17 @@ from ..encodings import rope as R
 from ..encodings import sinusoidal as P
 from ..encodings import symbols as S
 from ..proof import DIFFERENCE, Claim, Equation, Step
-from ..proof.rules import is_zero
+from ..proof.rules import PYTHAGORAS, is_zero
 from ._derive import Derivation
 from .registry import Built, theorem
 
 #: Up to this d, a concrete instantiation also checks the assembled d x d identities directly
 #: (which checks how the constructors place the blocks); beyond it, block by block only.
 DENSE_MAX = 16
+#: Up to this d, translation.group also checks det T(k) = 1 for the whole block-diagonal
+#: matrix (SymPy's block determinant, O(d)); beyond it the numeric spot check of that one
+#: part costs seconds a point, and the blocks' determinants are checked one by one.
+BLOCK_DET_MAX = 64
 
 # ======================================================================================
 # Helpers
@@ -262,6 +267,8 @@ def _translation_group(d: int | None) -> Built:
         for q_eq in (len(eqs) - 5, len(eqs) - 1):  # T(0) = I and T(-k) = T(k)^T hold entry by entry
             if is_zero(eqs[q_eq].difference):
                 chains[q_eq] = [Step(eqs[q_eq].difference, DIFFERENCE)]
+    if d <= BLOCK_DET_MAX:
+        _block_det(eqs, chains, d)
     if d <= DENSE_MAX:
         T = lambda x: P.translation_matrix(x, d)  # noqa: E731
         eqs += [
@@ -270,6 +277,17 @@ def _translation_group(d: int | None) -> Built:
             Equation(sp.Determinant(T(k)), 1, f"d={d}: det T(k) = 1, assembled"),
         ]
     return Claim("translation.group", _GROUP_STATEMENT + " " + EVERY_D, tuple(eqs), (S.BASE_GT_1,), SRC_DENK), chains
+
+
+def _block_det(eqs: list[Equation], chains: dict[int, list[Step]], d: int) -> None:
+    """Append det diag(T_0(k), ..., T_(h-1)(k)) = 1 and its chain (SymPy's determinant of a
+    BlockDiagMatrix is the product of its blocks' determinants)."""
+    det = sp.Determinant(sp.BlockDiagMatrix(*(P.translation_block(k, om) for om in P.frequencies(d))))
+    chains[len(eqs)] = (Derivation(det, why="T(k) = diag(T_0(k), ..., T_(h-1)(k))")
+                        .rule("doit", "the determinant of a block-diagonal matrix is the product of the blocks' "
+                              "determinants, each sin^2 + cos^2")
+                        .rule(PYTHAGORAS, "sin^2 = 1 - cos^2 in every factor: a product of ones").steps)
+    eqs.append(Equation(det, 1, f"d={d}: det diag(T_0(k), ..., T_{d // 2 - 1}(k)) = prod_q det T_q(k) = 1"))
 
 
 _GROUP_STATEMENT = (
@@ -437,18 +455,28 @@ _ROPE_STATEMENT = (
          f"{SRC_ROFORMER}, eq. (34); HF transformers rotate_half", scope="every even d")
 def _rope_efficient(d: int | None) -> Built:
     if d is None:
-        i = Q.i
+        i, h = Q.i, Q.h
         eqs, chains = [], {}
         for lay in LAYOUTS:
             xv = lambda idx, lay=lay: Q.vector_pair("x", idx, lay)  # noqa: E731
-            lhs = Q.apply_blocks(_r_block(m), xv, i)
-            xi = xv(i)
-            rhs = R.efficient_form(xi, m, layout="interleaved", theta=(Q.omega(i),))
-            chains[len(eqs)] = (Derivation(lhs, why="pair i of R(m) x, block by block")
-                                .rule("doit", "R(m) is block-diagonal: only j = i survives")
-                                .assume(sp.Le(i, Q.h - 1), why="i <= h - 1: R_i(m) x_i, which is the "
-                                        "elementwise form on pair i (rope.pair_efficient)").steps)
-            eqs.append(Equation(lhs, rhs, f"{lay}: pair i of R(m) x = pair i of x * cos + rotate(x) * sin"))
+            matrix_form = Q.apply_blocks(_r_block(m), xv, i)
+            slots = (i, i + h) if lay == "split" else (2 * i, 2 * i + 1)
+            elementwise = sp.ImmutableMatrix([Q.efficient_slot("x", s_, m, lay) for s_ in slots])
+            eq = Equation(matrix_form, elementwise,
+                          f"{lay}: pair i of R(m) x = pair i (slots {sp.sstr(slots[0])}, {sp.sstr(slots[1])}) of "
+                          f"x * cos + {_ROTATE[lay]}(x) * sin over the whole vector")
+            dv = (Derivation(eq.difference, DIFFERENCE, why="pair i of R(m) x minus pair i of the elementwise form")
+                  .rule("doit", "R(m) is block-diagonal: of the sum over j only j = i survives, R_i(m) x_i"))
+            if lay == "split":
+                why = ("slot i is in the first half (i <= h - 1): rotate_half gives -x_(i+h) there and "
+                       "cat(freqs, freqs) gives theta_i; slot i + h is in the second half, where they give x_i "
+                       "and theta_i")
+            else:
+                why = ("pair i exists (i <= h - 1); rotate_every_two gives -x_(2i+1) at the even slot and "
+                       "x_(2i) at the odd one, repeat_interleave gives theta_i at both")
+            why += "; what is left is R_i(m) x_i entry by entry (rope.pair_efficient): the difference is 0"
+            chains[len(eqs)] = dv.assume(sp.Le(i, h - 1), why=why).steps
+            eqs.append(eq)
         return Claim("rope.efficient_form", _EFFICIENT_STATEMENT, tuple(eqs), _every_d_assumptions(Q.i),
                      SRC_ROFORMER, notation=Q.notation(Q.i, Q.j, name="theta")), chains
     x2 = S.vector("x", 2)
@@ -464,9 +492,14 @@ def _rope_efficient(d: int | None) -> Built:
     return Claim("rope.efficient_form", _EFFICIENT_STATEMENT, tuple(eqs), (S.BASE_GT_1,), SRC_ROFORMER), chains
 
 
+_ROTATE = {"split": "rotate_half", "interleaved": "rotate_every_two"}
+
 _EFFICIENT_STATEMENT = (
     "The elementwise form x * cos(m theta) + rotate(x) * sin(m theta) equals the matrix form R(m) x, "
-    "with rotate(x) = (-x_b, x_a) on each pair's slots (rotate_half for split); for every even d."
+    "for every even d = 2h, with rotate and the cos/sin tables taken over the whole vector as the "
+    "frameworks compute them: split layout, rotate_half(x) = cat(-x[h:], x[:h]) and tables "
+    "cat(freqs, freqs) (HF Llama, GPT-NeoX); interleaved, rotate_every_two and "
+    "repeat_interleave(freqs, 2) (GPT-J, RoFormer)."
 )
 
 
@@ -481,15 +514,11 @@ def _sigma(jj: sp.Expr, dd: sp.Expr) -> sp.Expr:
 @theorem("layout.permutation",
          "P PE_interleaved = PE_split, P^T R_split P = R_interleaved",
          "HF transformers convert_llama_weights_to_hf.py (permute of q/k projections)", scope="every even d")
-def _layout_permutation(d: int | None) -> Claim:
-    i, dd = S.i, S.d
-    eqs: list[Equation]
+def _layout_permutation(d: int | None) -> Built:
     if d is None:
-        eqs = [
-            Equation(_sigma(2 * i, dd), i, "sigma(2i) = i: the first slot of pair i moves to slot i"),
-            Equation(_sigma(2 * i + 1, dd), i + dd / 2, "sigma(2i+1) = i + d/2: the second to slot i + d/2"),
-        ]
-    elif d > DENSE_MAX:
+        return _layout_permutation_every_d()
+    eqs: list[Equation]
+    if d > DENSE_MAX:
         eqs = [Equation(sp.ImmutableMatrix([_sigma(2 * q, d), _sigma(2 * q + 1, d)]), sp.ImmutableMatrix([q, q + d // 2]),
                         f"d={d}, pair {q}: slots (2q, 2q+1) go to (q, q + d/2)") for q in range(d // 2)]
     else:
@@ -505,14 +534,66 @@ def _layout_permutation(d: int | None) -> Claim:
             eqs.append(Equation(Pm * P.encoding(t, d, layout="interleaved", order=order),
                                 P.encoding(t, d, layout="split", order=order),
                                 f"P PE_interleaved(t) = PE_split(t), order {order}"))
+    return Claim("layout.permutation", _PERMUTATION_STATEMENT, tuple(eqs), _assumptions(d), _PERMUTATION_SOURCE)
+
+
+_PERMUTATION_SOURCE = "tensor2tensor/fairseq vs Vaswani tables; GPT-NeoX vs GPT-J RoPE"
+_PERMUTATION_STATEMENT = (
+    "The permutation P that sends slot 2i to i and slot 2i+1 to i + d/2 maps the "
+    "interleaved layout to the split one: P PE_interleaved(t) = PE_split(t) and "
+    "P^T R_split(m) P = R_interleaved(m), likewise for T(k) (the permutation HF's Llama "
+    "conversion applies to the q and k projections). For every d the proof goes slot by slot: P "
+    "moves pair i of any vector from slots (2i, 2i+1) to (i, i + d/2), and both layouts apply the "
+    "same block to pair i."
+)
+
+
+def _interleaved_slot(pair_of: Callable[[sp.Expr], sp.MatrixBase], r: sp.Expr) -> sp.Expr:
+    """Slot ``r`` of the interleaved vector whose pair ``j`` is ``pair_of(j)``: the first
+    entry of pair floor(r/2) at an even slot, the second at an odd one."""
+    return sp.Piecewise((pair_of(sp.floor(r / 2))[0], sp.Eq(sp.Mod(r, 2), 0)), (pair_of(sp.floor(r / 2))[1], True))
+
+
+def _layout_permutation_every_d() -> Built:
+    """P on every even d = 2h, slot by slot (:func:`~pe_symbolic.encodings.pairs.permuted_slot`):
+    pair i of P w (split slots i, i + h) is pair i of w (interleaved slots 2i, 2i + 1)."""
+    i, h, dd = Q.i, Q.h, S.d
+    eqs: list[Equation] = [
+        Equation(_sigma(2 * i, dd), i, "sigma(2i) = i: the first slot of pair i moves to slot i"),
+        Equation(_sigma(2 * i + 1, dd), i + dd / 2, "sigma(2i+1) = i + d/2: the second to slot i + d/2"),
+    ]
+    chains: dict[int, list[Step]] = {}
+    split_pair = lambda entry: sp.ImmutableMatrix([Q.permuted_slot(entry, i), Q.permuted_slot(entry, i + h)])  # noqa: E731
+    settle = "slot i is in the first half (i <= h - 1), slot i + h in the second"
+    for order in ORDERS:
+        pe_int = lambda r, order=order: _interleaved_slot(lambda j_: Q.pe_pair(j_, t, order), r)  # noqa: E731
+        eq = Equation(split_pair(pe_int), Q.pe_pair(i, t, order),
+                      f"order {order}: slots (i, i + h) of P PE_interleaved(t) are pair i of PE_split(t)")
+        chains[len(eqs)] = (Derivation(eq.lhs, why="slots i and i + h of P PE_interleaved(t)")
+                            .assume(sp.Le(i, h - 1), why=settle + ": they take interleaved slots 2i and "
+                                    "2i + 1, the sine and cosine of pair i").steps)
+        eqs.append(eq)
+    v = sp.IndexedBase("v", real=True)
+    eq = Equation(split_pair(lambda r: v[r]), Q.vector_pair("v", i),
+                  "for every real vector v: slots (i, i + h) of P v are (v_2i, v_2i+1), pair i of v interleaved")
+    chains[len(eqs)] = (Derivation(eq.lhs, why="slots i and i + h of P v")
+                        .assume(sp.Le(i, h - 1), why=settle).steps)
+    eqs.append(eq)
+    for name, blocks, other in (("R", _r_block(m), "m"), ("T", _t_block(k, "sin_cos"), "k")):
+        x_int = lambda s_, blocks=blocks: Q.apply_blocks(blocks, lambda idx: Q.vector_pair("v", idx), s_)  # noqa: E731
+        eq = Equation(split_pair(lambda r, x_int=x_int: _interleaved_slot(x_int, r)), blocks(i) * Q.vector_pair("v", i),
+                      f"slots (i, i + h) of P {name}_interleaved({other}) v are {name}_i (v_2i, v_2i+1), which is pair i "
+                      f"of {name}_split({other}) P v (P v has (v_2i, v_2i+1) there): P {name}_interleaved = "
+                      f"{name}_split P")
+        chains[len(eqs)] = (Derivation(eq.lhs, why=f"slots i and i + h of P {name}_interleaved({other}) v")
+                            .rule("doit", f"{name}_interleaved is block-diagonal: of each sum over j only j = i "
+                                  "survives")
+                            .assume(sp.Le(i, h - 1), why=settle + f": both are block i of {name} applied to "
+                                    "(v_2i, v_2i+1)").steps)
+        eqs.append(eq)
     return Claim(
-        "layout.permutation",
-        "The permutation P that sends slot 2i to i and slot 2i+1 to i + d/2 maps the "
-        "interleaved layout to the split one: P PE_interleaved(t) = PE_split(t) and "
-        "P^T R_split(m) P = R_interleaved(m) (the permutation HF's Llama conversion applies to "
-        "the q and k projections).",
-        tuple(eqs), _assumptions(d), "tensor2tensor/fairseq vs Vaswani tables; GPT-NeoX vs GPT-J RoPE",
-    )
+        "layout.permutation", _PERMUTATION_STATEMENT + " Stated for every even d = 2h, slot by slot.",
+        tuple(eqs), _every_d_assumptions(i), _PERMUTATION_SOURCE, notation=Q.notation(i, Q.j)), chains
 
 
 # ======================================================================================
