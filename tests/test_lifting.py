@@ -316,3 +316,34 @@ def test_a_block_diagonal_determinant_with_a_wrong_block_is_refuted():
     blocks = [P.translation_block(k, sp.Integer(1)), 2 * P.translation_block(k, sp.Rational(1, 2))]
     det = sp.Determinant(sp.BlockDiagMatrix(*blocks))
     assert prove(Claim("test.det", "wrong block", (Equation(det, 1),))).verdict == "refuted"
+
+
+def test_concrete_blocks_are_the_constructors_blocks():
+    # the concrete claims build each block by instantiating the pair lemma (fast, and the same
+    # construction the kernel checks); it must be the expression the constructors build
+    from pe_symbolic._validate import ORDERS
+    from pe_symbolic.encodings import rope as R
+    from pe_symbolic.encodings import sinusoidal as P
+    from pe_symbolic.encodings import symbols as S
+
+    d = 64
+    ident = theorems.get("translation.identity").claim(d).equations
+    for n, (order, (q, om)) in enumerate((o, qo) for o in ORDERS for qo in enumerate(P.frequencies(d))):
+        assert ident[n].lhs == P.translation_block(S.k, om, order) * P.pair(S.t, om, order), (order, q)
+        assert ident[n].rhs == P.pair(S.t + S.k, om, order)
+    rel = theorems.get("rope.relative").claim(d).equations
+    for q, th in enumerate(R.thetas(d)):
+        assert rel[q].lhs == R.rope_block(S.m, th).T * R.rope_block(S.n, th)
+        assert rel[q].rhs == R.rope_block(S.n - S.m, th)
+
+
+def test_a_quick_instance_has_the_value_of_the_evaluated_one():
+    from pe_symbolic.proof.kernel import _plain_argument, instantiate
+
+    a_, y = sp.Symbol("a"), sp.Symbol("y", positive=True)
+    e = sp.cos(a_) + sp.sin(a_)
+    for value in (y, -y, sp.pi * y, y + sp.pi, sp.asin(y), sp.I * y, 2 * y, y * (y - 1), sp.Integer(0)):
+        quick = instantiate(e, {a_: value}, {})
+        assert quick == e.xreplace({a_: value}) or sp.simplify(quick - e.xreplace({a_: value})) == 0
+        # where SymPy's simplification would fire, the node is evaluated as usual
+        assert _plain_argument(value) == (value in (y, 2 * y, y * (y - 1)))

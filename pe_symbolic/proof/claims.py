@@ -34,6 +34,8 @@ pe_symbolic.proof.claims.ClaimError: claim 'demo' uses two different symbols nam
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -333,12 +335,21 @@ def ill_formed(e: Expr) -> str:
     'the inexact number 0.500000000000000'
     """
     for x in (e if isinstance(e, sp.MatrixBase) else [e]):
-        if not isinstance(x, sp.Basic):
-            continue
-        for n in sp.preorder_traversal(x):
-            why = _node_problem(n)
+        if isinstance(x, sp.Basic):
+            why = _ill_formed_entry(x)
             if why:
                 return why
+    return ""
+
+
+# Both scans depend on the expression alone (a symbol's assumptions are part of its identity),
+# and a proof at a large d asks about the same lemma sides and steps again and again.
+@functools.lru_cache(maxsize=65536)
+def _ill_formed_entry(x: sp.Basic) -> str:
+    for n in sp.preorder_traversal(x):
+        why = _node_problem(n)
+        if why:
+            return why
     return ""
 
 
@@ -347,18 +358,24 @@ def bound_variables(e: Expr) -> set[sp.Symbol]:
     variables of ``Subs`` and ``Lambda``, of a limit, and those a derivative is taken in."""
     out: set[sp.Symbol] = set()
     for x in (e if isinstance(e, sp.MatrixBase) else [e]):
-        if not isinstance(x, sp.Basic):
-            continue
-        for n in sp.preorder_traversal(x):
-            if isinstance(n, (sp.Sum, sp.Product, sp.Integral)):
-                out |= {lim[0] for lim in n.limits}
-            elif isinstance(n, (sp.Subs, sp.Lambda)):
-                out |= set(n.variables)
-            elif isinstance(n, sp.Derivative):
-                out |= {v for v, _ in n.variable_count if isinstance(v, sp.Symbol)}
-            elif isinstance(n, sp.Limit):
-                out.add(n.args[1])
+        if isinstance(x, sp.Basic):
+            out |= _bound_in_entry(x)
     return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _bound_in_entry(x: sp.Basic) -> frozenset[sp.Symbol]:
+    out: set[sp.Symbol] = set()
+    for n in sp.preorder_traversal(x):
+        if isinstance(n, (sp.Sum, sp.Product, sp.Integral)):
+            out |= {lim[0] for lim in n.limits}
+        elif isinstance(n, (sp.Subs, sp.Lambda)):
+            out |= set(n.variables)
+        elif isinstance(n, sp.Derivative):
+            out |= {v for v, _ in n.variable_count if isinstance(v, sp.Symbol)}
+        elif isinstance(n, sp.Limit):
+            out.add(n.args[1])
+    return frozenset(out)
 
 
 @dataclass(frozen=True)

@@ -278,15 +278,21 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
 def instantiate(e: Expr, mapping: dict, sequences: dict) -> Expr:
     """``e`` with the lemma's symbols and sequences replaced (see :func:`lemma_instance`).
 
-    Cached: a proof built with a lemma and its check instantiate the same statement alike
-    (SymPy expressions are immutable; the cache is keyed by their values)."""
+    The replacement is ``xreplace``, except that a ``sin`` or ``cos`` whose new argument is
+    plain (see :func:`_plain_argument`) is rebuilt without re-running SymPy's automatic
+    simplification, which would leave it as it is anyway after asking dozens of assumption
+    queries of the new argument (most of the cost of instantiating a rotation block at a
+    large d). Either way the result has the same value as the instance, which is all that
+    soundness needs. Cached: a proof built with a lemma and its check instantiate the same
+    statement alike (SymPy expressions are immutable; the cache is keyed by their values).
+    """
     if isinstance(e, sp.MatrixBase):
         e = sp.ImmutableMatrix(e)
     return _instantiate(e, tuple(sorted(mapping.items(), key=lambda kv: kv[0].name)),
                         tuple(sorted(sequences.items(), key=lambda kv: kv[0].name)))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=16384)
 def _instantiate(e: Expr, mapping_items: tuple, sequence_items: tuple) -> Expr:
     return _instantiate_now(e, dict(mapping_items), dict(sequence_items))
 
@@ -294,10 +300,47 @@ def _instantiate(e: Expr, mapping_items: tuple, sequence_items: tuple) -> Expr:
 def _instantiate_now(e: Expr, mapping: dict, sequences: dict) -> Expr:
     if isinstance(e, sp.MatrixBase):
         return sp.ImmutableMatrix(e.applyfunc(lambda x: _instantiate_now(x, mapping, sequences)))
-    out = e.xreplace(mapping) if mapping else e
+    out = _replace(e, mapping, {}) if mapping else e
     if sequences:
         out = out.replace(lambda x: isinstance(x, sp.Indexed) and x.base.label in sequences,
                           lambda x: sequences[x.base.label](*x.indices))
+    return out
+
+
+#: What SymPy's sin/cos simplification acts on: pi, e and i, infinities, NaN, inverse
+#: trigonometric functions (sin(asin x) = x), inexact numbers; and a sum as the whole argument
+#: (peeling off multiples of pi), which _plain_argument refuses by its type.
+_EVAL_TRIGGERS = (sp.NumberSymbol, sp.Float, sp.core.numbers.ImaginaryUnit, sp.core.numbers.Infinity,
+                  sp.core.numbers.NegativeInfinity, sp.core.numbers.ComplexInfinity, sp.core.numbers.NaN,
+                  sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc, sp.atan2)
+
+
+def _plain_argument(arg: sp.Basic) -> bool:
+    """Whether SymPy's simplification leaves ``sin(arg)`` and ``cos(arg)`` as they are, for
+    certain: a symbol, an indexed entry, a product or a power, with no minus sign to extract
+    and none of the constants and functions that simplification looks for. (Deciding this wrongly costs a failed match, never
+    soundness: the unevaluated node has the same value.)"""
+    if not isinstance(arg, (sp.Symbol, sp.Mul, sp.Pow, sp.Indexed)) or arg.could_extract_minus_sign():
+        return False
+    return not any(isinstance(n, _EVAL_TRIGGERS) for n in sp.preorder_traversal(arg))
+
+
+def _replace(e: sp.Basic, rule: dict, memo: dict) -> sp.Basic:
+    """``e.xreplace(rule)``, rebuilding ``sin``/``cos`` of a plain argument unevaluated."""
+    if e in rule:
+        return rule[e]
+    if not e.args:
+        return e
+    if e in memo:
+        return memo[e]
+    args = tuple(_replace(a, rule, memo) if isinstance(a, sp.Basic) else a for a in e.args)
+    if all(a is b for a, b in zip(args, e.args)):
+        out = e
+    elif isinstance(e, (sp.sin, sp.cos)) and _plain_argument(args[0]):
+        out = e.func(args[0], evaluate=False)
+    else:
+        out = e.func(*args)
+    memo[e] = out
     return out
 
 
@@ -445,14 +488,15 @@ def _may_be_undefined(e: Expr) -> bool:
     """Whether ``e`` has a power with a negative exponent of a base that may vanish, or a
     function with poles or a branch point at a point SymPy cannot exclude."""
     entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
-    for x in entries:
-        for p in x.atoms(sp.Pow):
-            if p.exp.is_negative and p.base.is_zero is not False and p.base.free_symbols:
-                return True
-        for f in x.atoms(sp.tan, sp.cot, sp.sec, sp.csc, sp.log):
-            if f.free_symbols:
-                return True
-    return False
+    return any(_entry_may_be_undefined(x) for x in entries)
+
+
+@functools.lru_cache(maxsize=16384)
+def _entry_may_be_undefined(x: sp.Basic) -> bool:
+    for p in x.atoms(sp.Pow):
+        if p.exp.is_negative and p.base.is_zero is not False and p.base.free_symbols:
+            return True
+    return any(f.free_symbols for f in x.atoms(sp.tan, sp.cot, sp.sec, sp.csc, sp.log))
 
 
 def qualification(eq: Equation, chain: Sequence[Step]) -> str:
