@@ -306,6 +306,13 @@ class _Progress:
             sys.stderr.flush()
             self.shown = True
 
+    def building(self, d: int | None) -> None:
+        """Say that a large claim is being built (its d/2 blocks, before the first part)."""
+        if self.live and d is not None and d >= 1024:
+            sys.stderr.write(f"\r  building {self.label}: {d // 2} blocks")
+            sys.stderr.flush()
+            self.shown = True
+
     def close(self) -> None:
         if self.shown:
             sys.stderr.write("\r" + " " * 72 + "\r")
@@ -320,6 +327,7 @@ def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalon
     body: list[str] = []
     for th, d in jobs:
         progress = _Progress(th.id if d is None else f"{th.id} (d = {d})")
+        progress.building(d)
         try:
             proof = th.prove(d, timeout=timeout, progress=progress)
         finally:
