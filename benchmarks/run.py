@@ -32,7 +32,7 @@ import tracemalloc
 import numpy as np
 
 from pe_symbolic import numeric
-from pe_symbolic.numeric import _kernels
+from pe_symbolic.numeric import _kernels, _rope_kernels
 
 
 # ----------------------------------------------------------------------------------------
@@ -247,6 +247,7 @@ def bench_rope(quick: bool) -> None:
           "the output written once; 'one pass': x * 1.5 (alloc) or np.multiply(x, 1.5, out=) "
           "(out=), the cheapest NumPy arithmetic over x (a copy is a memcpy, which no ufunc "
           "loop is). Ratios compare alloc with alloc, out= with out=.")
+    routes = _split_routes()
     print(f"{'dtype':>8} {'layout':>12} {'mode':>6} {'ours':>12} {'naive':>12} {'floor':>12} "
           f"{'/naive':>7} {'/floor':>7}")
     for dt in (np.float32, np.float64):
@@ -263,16 +264,56 @@ def bench_rope(quick: bool) -> None:
         for mode, f in one.items():
             print(f"{name:>8} {'one pass':>12} {mode:>6} {ms(f)} {'':>12} {ms(floor[mode])} "
                   f"{'':>7} {f / floor[mode]:7.3f}")
-        for layout, naive_fn in (("interleaved", naive_rope_interleaved),
-                                 ("split", naive_rope_split)):
-            naive = median_time(lambda: naive_fn(x, pos), repeat=repeat)
+        rows = [("interleaved", "interleaved", naive_rope_interleaved, None)]
+        rows += [(f"split {r}", "split", naive_rope_split, r == "numba") for r in routes]
+        naive = {}
+        for label, layout, naive_fn, fused in rows:
+            if layout not in naive:
+                naive[layout] = median_time(lambda: naive_fn(x, pos), repeat=repeat)
             for mode in ("alloc", "out="):
                 ob = out if mode == "out=" else None
-                ours = median_time(lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
-                                   repeat=repeat)
-                print(f"{name:>8} {layout:>12} {mode:>6} {ms(ours)} {ms(naive)} "
-                      f"{ms(floor[mode])} {ours / naive:7.3f} {ours / floor[mode]:7.3f}")
+                _rope_kernels.FUSED = fused
+                try:
+                    ours = median_time(lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
+                                       repeat=repeat)
+                finally:
+                    _rope_kernels.FUSED = None
+                nv = naive[layout]
+                print(f"{name:>8} {label:>12} {mode:>6} {ms(ours)} {ms(nv)} "
+                      f"{ms(floor[mode])} {ours / nv:7.3f} {ours / floor[mode]:7.3f}")
         del x, out
+
+
+def _split_routes() -> list[str]:
+    """Say which route the split layout takes for large ``x``, time what its first use costs,
+    and return the routes to time: ``["numpy"]``, plus ``"numba"`` when the ``fast`` extra
+    (numba) is installed."""
+    t0 = time.perf_counter()
+    route = _rope_kernels.split_route()  # imports numba and the kernel's module, if there
+    t1 = time.perf_counter()
+    if route == "numpy":
+        why = _rope_kernels.FUSED_UNAVAILABLE or "disabled"
+        print(f"split route: numpy (the fused kernel of the 'fast' extra is not in use: {why})")
+        return ["numpy"]
+    import numba
+
+    firsts = []
+    try:
+        for dt in (np.float32, np.float64):
+            x = np.ones((1, 2, 4), dt)
+            _rope_kernels.FUSED = False  # the NumPy route first: frequencies, lowering cached
+            numeric.apply_rope(x, [0.0, 1.0])
+            _rope_kernels.FUSED = True  # (x below FUSED_MIN_BYTES: the fused route if asked)
+            t2 = time.perf_counter()
+            numeric.apply_rope(x, [0.0, 1.0])
+            firsts.append(f"{np.dtype(dt).name} {time.perf_counter() - t2:.3f} s")
+    finally:
+        _rope_kernels.FUSED = None
+    print(f"split route: numba {numba.__version__} (the 'fast' extra, one thread; for x of "
+          f">= {_rope_kernels.FUSED_MIN_BYTES >> 20} MiB; rows for both routes below). First use "
+          f"in this process: import {t1 - t0:.3f} s, first call {', '.join(firsts)} (compiled, "
+          f"or loaded from numba's on-disk cache)")
+    return ["numpy", "numba"]
 
 
 COLD = r"""

@@ -12,7 +12,8 @@ route. Sections:
 * ``split``: three ways to form ``x*[c, c] + swap(x)*[-s, s]`` in blocks, on precomputed
   tables (the kernel alone), over block shapes.
 * ``rope``: ``apply_rope(out=)`` itself over the block sizes of
-  :mod:`pe_symbolic.numeric._rope_kernels`.
+  :mod:`pe_symbolic.numeric._rope_kernels`; with the ``fast`` extra (numba) also the fused
+  split kernel over its group of heads and table size.
 * ``accurate``: the accurate route (:mod:`pe_symbolic.numeric._accurate`) over its block
   size, the reference route it reproduces, and naive float64.
 """
@@ -165,8 +166,10 @@ def tune_rope(shape, dtype, rounds: int) -> None:
     x = rng.standard_normal(shape).astype(dtype)
     out = np.empty_like(x)
     pos = np.arange(shape[-2], dtype=np.float64)
-    names = ("ROWS_BYTES", "BLOCK_BYTES", "INTERLEAVED_TABLE_BYTES", "INTERLEAVED_BLOCK_BYTES")
+    names = ("ROWS_BYTES", "BLOCK_BYTES", "INTERLEAVED_TABLE_BYTES", "INTERLEAVED_BLOCK_BYTES",
+             "FUSED_TABLE_BYTES", "FUSED_GROUP")
     defaults = {k: getattr(_rope_kernels, k) for k in names}
+    defaults["FUSED"] = False  # the NumPy split kernel unless a row asks for the fused one
 
     def rope(layout, **cfg):
         def f():
@@ -183,9 +186,15 @@ def tune_rope(shape, dtype, rounds: int) -> None:
     for table in (262144, 1048576, 4194304):
         fns[f"interleaved table={table >> 10}K"] = rope("interleaved",
                                                        INTERLEAVED_TABLE_BYTES=table)
+    if _rope_kernels.split_route() == "numba":  # the fast extra: the fused kernel's knobs
+        for group in (1, 2, 4):
+            for table in (1048576, 2097152, 4194304):
+                fns[f"split fused group={group} table={table >> 10}K"] = rope(
+                    "split", FUSED=True, FUSED_GROUP=group, FUSED_TABLE_BYTES=table)
     res = round_robin(fns, rounds)
     for k, v in defaults.items():
         setattr(_rope_kernels, k, v)
+    _rope_kernels.FUSED = None
     report(f"rope: apply_rope(out=) on x{shape} {np.dtype(dtype).name}; ratio to the copy",
            res, "copy (np.copyto)")
 

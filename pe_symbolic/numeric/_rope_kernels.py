@@ -37,6 +37,35 @@ The split kernel's three calls after the first cost, per element in L2, about wh
 copy costs from memory (Xeon: 0.27 + 0.23 + 0.14 ns against 0.54 ns; EPYC VM: 0.15 + 0.13
 + 0.08 against 0.40 ns), so it lands at 2-3x a copy in NumPy; reaching the copy needs one
 fused loop (a compiled kernel), not more NumPy calls.
+
+**Fused split route** (the optional ``fast`` extra, numba; :mod:`._rope_fused`): one
+compiled loop reads each pair ``(x_a, x_b)`` once and writes ``out_a = x_a c + x_b (-s)``
+and ``out_b = x_b c + x_a s``, the same two products and the same sum, each rounded once in
+``x``'s dtype, as the four NumPy calls: results are bit for bit the NumPy kernel's (no
+``fastmath``, so no fused multiply-add or reassociation; ``tests/test_rope_fast.py``
+compares the bytes). It runs when numba imports and ``x`` has at least ``FUSED_MIN_BYTES``
+(smaller calls, and layouts it hands back -- a strided last axis, a negative stride --
+take the NumPy kernel); ``FUSED`` forces either route. The table of a block of positions
+(``FUSED_TABLE_BYTES``), rows of ``h`` cosines then ``h`` sines, is rounded once from the
+phasors; the loop goes through ``x`` two leading indices (``FUSED_GROUP``) at a time, row
+by row, in memory order, so that fresh output pages are touched in order and each table
+row is fetched once per pair of heads. One thread, like NumPy's loops, so the ratios to a
+copy compare like with like. The kernel is compiled on first use per dtype and cached on
+disk (``cache=True``): ~0.2 s to import numba, then ~0.3-0.6 s to compile a dtype (~0.25 s
+to load the first one from the cache in a later process, ~5 ms each further one).
+
+Measured (``python -m benchmarks --only rope``, 2-CPU EPYC VM shared with other work, x of
+(4, 8, 4096, 128), medians of 5 runs): float32 1.01x a copy with ``out=``, 1.11x
+allocating; float64 1.23x and 1.30x; the NumPy kernel 2.2-2.5x in the same runs. The
+loop alone (precomputed tables, ``out=``) runs at 0.9x (float32) and 1.05-1.13x (float64)
+a copy; the rest is per call: the phasors (~0.7 ms, as for the interleaved layout), the
+planning, and rounding them into the table (~0.5 ms). Above a plain ``x * 1.5`` loop
+(0.85-0.9x) the loop pays for reading and writing each row at two places (its halves): a
+numba loop of the same shape with constant ``c, s`` runs at 1.0x. Alternatives measured
+and dropped: indexing the flat buffers with computed offsets (not vectorised, 2.5x),
+reading ``c, s`` from the complex phasors (strided loads cost what the rounding copy
+saves), groups of 4 heads or more (more streams than the prefetchers follow), numexpr
+(strided halves go through its buffered iterator: 5.4-5.8x with one thread).
 """
 
 from __future__ import annotations
@@ -47,7 +76,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["interleaved", "split"]
+__all__ = ["interleaved", "split", "split_route"]
 
 #: Split layout: bytes of ``x`` (one leading index) whose positions share one block of the
 #: float tables ``[c, c]`` and ``[-s, s]`` (256 rows of a 128-wide float32 head): the tables
@@ -68,6 +97,32 @@ INTERLEAVED_BLOCK_BYTES = 16 * 1024 * 1024
 #: Either layout: the most bytes the tables of one block may take (positions varying along
 #: leading axes multiply the table size).
 MAX_TABLE_BYTES = 8 * 1024 * 1024
+
+#: Split layout, fused route: bytes of the float table ``[c, s]`` of one block of
+#: positions (all leading indices of the tables together). Within a block the kernel goes
+#: through x in memory order, ``FUSED_GROUP`` leading indices at a time, so a block of x per
+#: head near a 2 MiB huge page (2048 rows of a 128-wide float64 head, 4096 of float32) keeps
+#: a fresh ``out``'s pages touched in order; larger tables cost more than they save: their
+#: scratch (the complex phasors and c, s) is fresh memory each call (measured, x of
+#: (4, 8, 4096, 128): 2 MiB beat 0.5, 1 and 4 MiB, float64 allocating by 0.1-0.2x a copy).
+FUSED_TABLE_BYTES = 2 * 1024 * 1024
+#: Split layout: ``None`` runs the fused kernel when the ``fast`` extra (numba) imports and
+#: the NumPy kernel otherwise; ``False`` always the NumPy kernel; ``True`` always the fused
+#: one (an ``ImportError`` without numba). For benchmarks and tests: results are the same.
+FUSED: bool | None = None
+#: Split layout, fused route: leading indices (heads) rotated together, row by row, so that
+#: each row of the tables is read from memory once per pair of heads rather than per head
+#: (measured on x of (4, 8, 4096, 128): 2 was 0.03-0.15x a copy faster than 1, and 4 or more
+#: slower again: more streams of x and out at once than the prefetchers follow).
+FUSED_GROUP = 2
+#: Split layout, ``FUSED is None``: the fused kernel runs for ``x`` of at least this many
+#: bytes. Smaller calls stay in NumPy, so that a process that only ever rotates small arrays
+#: (doctests, the audit) does not pay for importing numba and loading the kernel (~0.45 s
+#: on the first call with numba's cache warm, ~1 s cold) to save microseconds.
+FUSED_MIN_BYTES = 1 << 20
+#: Why the fused kernel did not import (empty while it did, or was not tried yet).
+FUSED_UNAVAILABLE = ""
+_FUSED_KERNEL: Any = None  # the compiled kernel once imported; False when it cannot be
 
 #: ``make_blocks(rows, cdt)``: a phasor-block source (``rope._PhasorBlocks``) for blocks of
 #: ``rows`` positions in complex dtype ``cdt``: ``.rows``, ``.tl``, ``.starts()``,
@@ -193,9 +248,118 @@ def interleaved(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...]
 
 def split(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
           make_blocks: MakeBlocks) -> None:
-    """Split-layout RoPE of ``x[..., :rd]`` into ``out[..., :rd]`` (see the module notes)."""
+    """Split-layout RoPE of ``x[..., :rd]`` into ``out[..., :rd]`` (see the module notes):
+    the fused kernel when :func:`split_route` says so, else the NumPy one (bit for bit the
+    same results)."""
     if x.size == 0:
         return
+    wanted = FUSED if FUSED is not None else x.nbytes >= FUSED_MIN_BYTES
+    if wanted and split_route() == "numba" and _split_fused(x, out, rd, tshape, make_blocks):
+        return
+    _split_numpy(x, out, rd, tshape, make_blocks)
+
+
+def split_route() -> str:
+    """The route of the split layout: ``"numba"`` (the fused kernel of the ``fast`` extra)
+    or ``"numpy"``.
+
+    Returns
+    -------
+    str
+        ``"numba"`` when :data:`FUSED` allows it and numba imports, else ``"numpy"``.
+
+    Raises
+    ------
+    ImportError
+        When :data:`FUSED` is ``True`` and the fused kernel cannot be imported.
+    """
+    if FUSED is False:
+        return "numpy"
+    kernel = _fused_kernel()
+    if kernel is None:
+        if FUSED:
+            raise ImportError(f"the fused split kernel is unavailable: {FUSED_UNAVAILABLE}")
+        return "numpy"
+    return "numba"
+
+
+def _fused_kernel() -> Callable[..., None] | None:
+    """The compiled kernel, imported once; ``None`` (and the reason in
+    :data:`FUSED_UNAVAILABLE`) when numba is absent or does not import."""
+    global _FUSED_KERNEL, FUSED_UNAVAILABLE
+    if _FUSED_KERNEL is None:
+        try:
+            from ._rope_fused import split_rows
+        except Exception as e:  # ImportError; a numba built for another NumPy; no cache dir
+            FUSED_UNAVAILABLE = f"{type(e).__name__}: {e}"
+            _FUSED_KERNEL = False
+        else:
+            _FUSED_KERNEL = split_rows
+    return _FUSED_KERNEL or None
+
+
+def _flat(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """``(buffer, offsets, row stride)`` of ``a`` of shape ``lead + (seq, r)``, in elements:
+    a 1-D view of its memory from its first element, the offset of row 0 of each leading
+    index (in memory order of ``lead``, flattened) and the stride between rows. ``None`` when
+    the last axis is not of unit stride or a stride is negative (the NumPy kernel then runs)."""
+    it = a.dtype.itemsize
+    st = a.strides
+    if st[-1] != it or any(v < 0 or v % it for v in st):
+        return None
+    el = [v // it for v in st]
+    span = 1 + sum((n - 1) * v for n, v in zip(a.shape, el))
+    buf = np.lib.stride_tricks.as_strided(a, (span,), (it,))
+    off = np.zeros(a.shape[:-2], np.int64)
+    for k, (n, v) in enumerate(zip(a.shape[:-2], el)):
+        off += (np.arange(n, dtype=np.int64) * v).reshape((n,) + (1,) * (off.ndim - k - 1))
+    return buf, off.reshape(-1), el[-2]
+
+
+def _split_fused(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
+                 make_blocks: MakeBlocks) -> bool:
+    """The split layout by the compiled kernel (:mod:`._rope_fused`): one pass over ``x``,
+    leading index by leading index, each block of positions once. ``False`` (nothing done)
+    when ``x`` or ``out`` has no unit-stride last axis, for the NumPy kernel to run."""
+    kernel = _fused_kernel()
+    xs, os_ = x[..., :rd], out[..., :rd]
+    fo = _flat(os_)
+    if kernel is None or fo is None or xs.strides[-1] != x.dtype.itemsize:
+        return False
+    xs, _ = _unalias(xs, os_)
+    fx = _flat(xs)
+    if fx is None:  # a negative stride
+        return False
+    lay = _Layout(x, rd, tshape)
+    dt, h = x.dtype, lay.h
+    (xf, xoff, xrow), (of, ooff, orow) = fx, fo
+    P = math.prod(lay.tlead)
+    xf.flags.writeable = False  # one compiled variant a dtype, whether x is read-only or not
+    tidx = np.empty(lay.lead, np.int64)
+    tidx[...] = np.arange(P, dtype=np.int64).reshape(lay.tlead)
+    tidx = tidx.reshape(-1)
+    rows = lay.position_rows(2 * h * dt.itemsize, FUSED_TABLE_BYTES)
+    blocks = make_blocks(rows, _complex_of(dt))
+    n = blocks.rows if lay.tl == lay.seq else 1  # table rows per block
+    buf = np.empty(P * n * 2 * h, dt)  # rows of [cos..., sin...] of one block
+    starts = blocks.starts() if lay.tl == lay.seq else range(1)
+    for s0 in starts:
+        s1, z = blocks.fill(s0)
+        m = s1 - s0
+        cs = buf[: P * m * 2 * h]
+        cs3 = cs.reshape(P, m, 2 * h)
+        np.copyto(cs3[..., :h], z.reshape(P, m, h).real)
+        np.copyto(cs3[..., h:], z.reshape(P, m, h).imag)
+        if lay.tl == lay.seq:
+            kernel(xf, xoff, xrow, of, ooff, orow, cs, tidx, m, 1, s0, m, h, FUSED_GROUP)
+        else:  # one row of phasors for the whole sequence
+            kernel(xf, xoff, xrow, of, ooff, orow, cs, tidx, 1, 0, 0, lay.seq, h, FUSED_GROUP)
+    return True
+
+
+def _split_numpy(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
+                 make_blocks: MakeBlocks) -> None:
+    """The split layout in NumPy calls (four per group of leading indices; module notes)."""
     lay = _Layout(x, rd, tshape)
     dt, h = x.dtype, lay.h
     xs, os_ = x[..., :rd], out[..., :rd]

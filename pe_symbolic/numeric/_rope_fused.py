@@ -1,0 +1,77 @@
+"""The split-layout RoPE kernel as one compiled loop (the optional ``fast`` extra: numba).
+
+Imported only by :mod:`pe_symbolic.numeric._rope_kernels`, which falls back to its NumPy
+kernel when this module cannot be imported (numba absent, or too old or too new for the
+installed NumPy). The kernel reads each pair ``(x_a, x_b)`` once and writes its two outputs
+once, with the same two products and the same sum per output as the NumPy kernel::
+
+    out_a = fl(fl(x_a * c) + fl(x_b * (-s)))      # = fl(fl(x_a c) - fl(x_b s))
+    out_b = fl(fl(x_b * c) + fl(x_a * s))
+
+in ``x``'s dtype (float32 or float64), so its results are bit for bit the NumPy kernel's:
+no ``fastmath`` (which would allow reassociation and fused multiply-adds) and no
+``parallel`` (one thread, like NumPy's ufunc loops). Compiled on first use for each dtype
+(and for a read-only ``x``) and cached on disk (``cache=True``), so a later process loads it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["split_rows"]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def split_rows(xf: np.ndarray, xoff: np.ndarray, xrow: int, of: np.ndarray, ooff: np.ndarray,
+               orow: int, cs: np.ndarray, tidx: np.ndarray, trows: int, tstep: int, s0: int,
+               m: int, h: int, g: int) -> None:  # pragma: no cover (compiled)
+    """Split-layout RoPE of rows ``s0 .. s0 + m`` of every leading index of ``x``.
+
+    Parameters
+    ----------
+    xf, of : numpy.ndarray
+        1-D views of the memory of ``x`` and ``out`` (element ``k`` of a row at ``k``, unit
+        stride); ``of`` may be ``xf``'s memory (in place: a pair is read before it is
+        written, and no other pair reads it).
+    xoff, ooff : numpy.ndarray of int64
+        Offset (in elements) of row 0 of each leading index of ``x`` / ``out``.
+    xrow, orow : int
+        Stride (in elements) between consecutive rows (positions) of ``x`` / ``out``.
+    cs : numpy.ndarray
+        The flat table, ``x``'s dtype, of shape ``(P, trows, 2h)``: each row the ``h``
+        cosines, then the ``h`` sines (one stream to read rather than two: 0.03-0.07x a
+        copy faster in float64).
+    tidx : numpy.ndarray of int64
+        The table index ``p`` of each leading index of ``x``.
+    trows : int
+        Rows of the tables.
+    tstep : int
+        1 when row ``s0 + i`` takes table row ``i``; 0 when every row takes row 0.
+    s0, m : int
+        First row and number of rows.
+    h : int
+        Half the rotary dimension.
+    g : int
+        Leading indices processed together, row by row (each table row is then read from L1
+        ``g`` times; ``g`` streams of ``x`` and of ``out`` at once).
+    """
+    n = xoff.shape[0]
+    for l0 in range(0, n, g):
+        for i in range(m):
+            for li in range(l0, min(n, l0 + g)):
+                xa = xoff[li] + (s0 + i) * xrow
+                oa = ooff[li] + (s0 + i) * orow
+                tb = (tidx[li] * trows + i * tstep) * 2 * h
+                # contiguous slices of one row: LLVM vectorises the loop over them (indexing
+                # the flat buffers with computed offsets kept it scalar, at 2.5x a copy)
+                xr = xf[xa : xa + 2 * h]
+                orr = of[oa : oa + 2 * h]
+                tr = cs[tb : tb + 2 * h]
+                for j in range(h):
+                    a = xr[j]
+                    b = xr[h + j]
+                    cc = tr[j]
+                    ss = tr[h + j]
+                    orr[j] = a * cc + b * -ss
+                    orr[h + j] = b * cc + a * ss
