@@ -347,3 +347,26 @@ def test_a_quick_instance_has_the_value_of_the_evaluated_one():
         assert quick == e.xreplace({a_: value}) or sp.simplify(quick - e.xreplace({a_: value})) == 0
         # where SymPy's simplification would fire, the node is evaluated as usual
         assert _plain_argument(value) == (value in (y, 2 * y, y * (y - 1)))
+
+
+@pytest.mark.parametrize("d", [64, 512])
+@pytest.mark.parametrize("layout", ["interleaved", "split"])
+def test_the_constructors_are_block_diagonal_beyond_the_dense_checks(d, layout):
+    # a concrete d > 16 is checked block by block: that covers the d x d matrices only if
+    # they are block-diagonal with exactly those blocks, which is checked here entry by entry
+    from pe_symbolic.encodings import rope as R
+    from pe_symbolic.encodings import sinusoidal as P
+    from pe_symbolic.encodings import symbols as S
+    from pe_symbolic.encodings.rot2 import pair_slots
+
+    for M, blocks in ((R.rope_matrix(S.m, d, layout=layout), [R.rope_block(S.m, th) for th in R.thetas(d)]),
+                      (P.translation_matrix(S.k, d, layout=layout),
+                       [P.translation_block(S.k, om) for om in P.frequencies(d)])):
+        expected = {}
+        for q, B in enumerate(blocks):
+            slots = pair_slots(q, d, layout)
+            for r in range(2):
+                for c in range(2):
+                    expected[slots[r], slots[c]] = B[r, c]
+        nonzero = {key: v for key, v in M.todok().items() if v != 0}
+        assert nonzero == {key: v for key, v in expected.items() if v != 0}
