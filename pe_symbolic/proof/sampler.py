@@ -58,13 +58,17 @@ SPOT_PARTS = 8
 
 
 def spread_parts(n: int, k: int = SPOT_PARTS) -> set[int]:
-    """At most ``k`` of the part indices ``0 .. n-1``, spread over the range (the spacing of
-    ``k`` points, so with fewer than ``k`` parts the last ones may be left out).
+    """At most ``k`` of the part indices ``0 .. n-1``, spread evenly over the range, the
+    first and the last included; all of them when there are at most ``k``.
 
     >>> sorted(spread_parts(100, 3)), sorted(spread_parts(3))
-    ([0, 50, 99], [0, 1])
+    ([0, 50, 99], [0, 1, 2])
     """
-    return {round(q * (n - 1) / max(k - 1, 1)) for q in range(min(n, k))}
+    if n <= k:
+        return set(range(n))
+    return {round(q * (n - 1) / max(k - 1, 1)) for q in range(k)}
+
+
 _TRIES = 80
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
 _COMPOSITES = (4, 6, 8, 9, 10, 12, 14, 15, 16, 18, 20, 21, 22, 25, 27)
