@@ -21,7 +21,7 @@ from ..proof import LHS, Step, apply_rule
 from ..proof.kernel import ASSUMPTION, instantiate, lemma_instance
 from .registry import get
 
-__all__ = ["Derivation"]
+__all__ = ["Derivation", "instance_of"]
 
 
 class Derivation:
@@ -90,3 +90,14 @@ class Derivation:
     def to(self, expr: Any, why: str) -> Derivation:
         """A step the reader is told how to take (``why``); the kernel checks the equality."""
         return self._push(expr, why, "")
+
+
+def instance_of(id: str, index: int, **values: Any) -> tuple[Any, Any]:
+    """Both sides of equation ``index`` of the generic claim ``id`` with its symbols (by name)
+    replaced by ``values``, built exactly as the kernel instantiates a lemma: a claim made of
+    such instances (one per block of a concrete d) is checked by citing ``id`` at the cost of
+    one construction, which the kernel's instantiation cache then serves."""
+    claim = get(id).claim()
+    eq = claim.equations[index]
+    mapping = {claim.symbol_table[name]: value for name, value in values.items()}
+    return instantiate(eq.lhs, mapping, {}), instantiate(eq.rhs, mapping, {})

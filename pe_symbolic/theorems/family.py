@@ -35,7 +35,7 @@ from ..encodings import rope as R
 from ..encodings import symbols as S
 from ..proof import Claim, Equation
 from ..proof.kernel import instantiate
-from ._derive import Derivation
+from ._derive import Derivation, instance_of
 from .chapters.certificates import Certificate
 from .registry import Built, get, theorem
 
@@ -148,7 +148,7 @@ def _per_pair_relative(thetas, d: int, what: str) -> tuple[list[Equation], dict]
     pair's frequency, citing ``rope.pair_relative`` (O(d) small checks, no d x d matrix)."""
     eqs, chains = [], {}
     for q, th_q in enumerate(thetas):
-        e = Equation(R.rope_block(m, th_q).T * R.rope_block(n, th_q), R.rope_block(n - m, th_q),
+        e = Equation(*instance_of("rope.pair_relative", 0, theta=th_q),  # the constructors' blocks
                      f"R_q(m)^T R_q(n) = R_q(n - m) (d={d}, {what}, pair {q})")
         chains[len(eqs)] = Derivation(e.lhs).lemma("rope.pair_relative", f"pair {q}", result=e.rhs,
                                                    theta=th_q).steps

@@ -22,10 +22,9 @@ from ..encodings import rope as R
 from ..encodings import sinusoidal as P
 from ..encodings import symbols as S
 from ..proof import DIFFERENCE, Claim, Equation, Step
-from ..proof.kernel import instantiate
 from ..proof.rules import PYTHAGORAS, is_zero
-from ._derive import Derivation
-from .registry import Built, get, theorem
+from ._derive import Derivation, instance_of
+from .registry import Built, theorem
 
 #: Up to this d, a concrete instantiation also checks the assembled d x d identities directly
 #: (which checks how the constructors place the blocks); beyond it, block by block only.
@@ -163,13 +162,11 @@ def _translation_identity(d: int | None) -> Built:
                      _every_d_assumptions(Q.i), f"{SRC_VASWANI}; {SRC_DENK}",
                      notation=Q.notation(Q.i, Q.j)), chains
     eqs, chains = [], {}
-    pair_law = get("pair.translation").claim().equations  # T_w(k) p_w(t) = p_w(t + k), per order
-    for order, law in zip(ORDERS, pair_law):
+    for o, order in enumerate(ORDERS):
         for q, om in enumerate(P.frequencies(d)):
-            # block q is the pair lemma at omega = omega_q, built as the kernel instantiates it
-            # (one construction for both; a block built by multiplying the constructors' 2x2
-            # matrices is the same expression, at several times the cost)
-            eq = Equation(instantiate(law.lhs, {w: om}, {}), instantiate(law.rhs, {w: om}, {}),
+            # block q is the pair lemma (its equation for this order) at omega = omega_q: the
+            # constructors' T_q(k) p_q(t) = p_q(t + k), built once for the claim and the check
+            eq = Equation(*instance_of("pair.translation", o, omega=om),
                           f"d={d}, order {order}, block {q}: T_{q}(k) p_{q}(t) = p_{q}(t + k)")
             chains[len(eqs)] = Derivation(eq.lhs).lemma("pair.translation", f"omega = omega_{q}", result=eq.rhs,
                                                         omega=om).steps
@@ -424,16 +421,11 @@ def _rope_relative(d: int | None) -> Built:
                      SRC_ROFORMER, notation=Q.notation(Q.i, Q.j, name="theta")), chains
     q2, k2 = S.vector("q", 2), S.vector("k", 2)
     eqs, chains = [], {}
-    block_law = get("rope.pair_relative").claim().equations[0]  # R(m)^T R(n) = R(n - m), one pair
-    theta = block_law.lhs.free_symbols - {m, n}
     for p_, th_q in enumerate(R.thetas(d)):
         Rq = lambda x, th_q=th_q: R.rope_block(x, th_q)  # noqa: E731
         sfx = f" (d={d}, pair {p_})"
-        # the block identity at theta = theta_q, built as the kernel instantiates the lemma (one
-        # construction for both: the kernel's instantiation cache serves the check)
-        inst = {theta_sym: th_q for theta_sym in theta}
-        e = Equation(instantiate(block_law.lhs, inst, {}), instantiate(block_law.rhs, inst, {}),
-                     "R_q(m)^T R_q(n) = R_q(n - m)" + sfx)
+        # R_q(m)^T R_q(n) = R_q(n - m): the lemma's first equation at theta = theta_q
+        e = Equation(*instance_of("rope.pair_relative", 0, theta=th_q), "R_q(m)^T R_q(n) = R_q(n - m)" + sfx)
         chains[len(eqs)] = Derivation(e.lhs).lemma("rope.pair_relative", sfx.strip(" ()"), result=e.rhs,
                                                    theta=th_q).steps
         eqs.append(e)
