@@ -230,7 +230,9 @@ def _translation_group(d: int | None) -> Built:
                      "block (i, l) of T(a) T(c) = sum_j delta_ij delta_jl T_j(a) T_j(c) is that of T(a + c)"),
             Equation(orth, sp.KroneckerDelta(i, l) * sp.eye(2),
                      "block (i, l) of T(k)^T T(k) = sum_j delta_ji delta_jl T_j(k)^T T_j(k) is delta_il I"),
-            Equation(det, 1, "det T(k) = prod_j det T_j(k) (block-diagonal) = 1"),
+            Equation(det, 1, "prod_j det T_j(k) = 1, which is det T(k) for the block-diagonal T(k) (a "
+                             "determinant of a block-diagonal matrix is the product of its blocks': taken "
+                             "as known for a symbolic number of blocks, checked for each concrete d <= 64)"),
             Equation(Q.block(B(-k), i, l), Q.block(lambda idx: B(k)(idx).T, i, l),
                      "block (i, l) of T(-k) is that of T(k)^T, delta_il T_i(k)^T"),
         )
