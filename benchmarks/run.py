@@ -10,6 +10,10 @@ Baselines (all measured in the same run, same machine):
 * ``floor``: ``np.sin`` + ``np.cos`` over the T*d/2 precomputed angles into preallocated
   buffers (no angle formation, no interleaving): what any sin/cos-per-entry method pays.
 
+Accurate mode is timed by route (``numpy``, and ``numba`` when the ``fast`` extra is
+installed; the line above the table says which one runs by default) against naive float64
+measured in the same run.
+
 Medians are of warm calls: the frequencies and the fine table ``exp(i w j)``, ``j < B`` (both
 constants of ``(d, base, schedule)``) are cached after the first call; the "cold" row clears
 the fine-table cache before each call.
@@ -32,7 +36,7 @@ import tracemalloc
 import numpy as np
 
 from pe_symbolic import numeric
-from pe_symbolic.numeric import _kernels, _rope_kernels
+from pe_symbolic.numeric import _accurate, _kernels, _rope_kernels
 
 
 # ----------------------------------------------------------------------------------------
@@ -197,6 +201,7 @@ def bench_tables(quick: bool) -> None:
     print("\n## Tables: sinusoidal_table(arange(T), d), interleaved sin_cos, vaswani")
     print("ratio = ours / baseline (lower is better). alloc: output allocated per call; "
           "out=: preallocated.")
+    routes = _accurate_routes()
     hdr = f"{'case':>22} {'ours':>12} {'naive':>12} {'hand':>12} {'floor':>12} " \
           f"{'/naive':>7} {'/hand':>7} {'/floor':>7}"
     print(hdr)
@@ -228,12 +233,50 @@ def bench_tables(quick: bool) -> None:
             label = f"({T},{d}) {name} cold"
             print(f"{label:>22} {ms(statistics.median(cold))}   (fine-table cache cleared before "
                   "each call; alloc)")
-            acc = median_time(lambda: numeric.sinusoidal_table(t, d, dtype=dt, accurate=True),
-                              repeat=max(3, repeat // 2))
             naive64 = median_time(lambda: naive_table(t, d, np.float64), repeat=repeat)
-            label = f"({T},{d}) {name} accurate"
-            print(f"{label:>22} {ms(acc)}   vs naive float64 (alloc) {ms(naive64)}: "
-                  f"{acc / naive64:6.3f}x")
+            for route in routes:
+                _accurate.FUSED = route == "numba"
+                try:
+                    acc = median_time(
+                        lambda: numeric.sinusoidal_table(t, d, dtype=dt, accurate=True),
+                        repeat=max(3, repeat // 2))
+                finally:
+                    _accurate.FUSED = None
+                label = f"({T},{d}) {name} accurate {route}"
+                print(f"{label:>22} {ms(acc)}   vs naive float64 (alloc) {ms(naive64)}: "
+                      f"{acc / naive64:6.3f}x")
+
+
+def _accurate_routes() -> list[str]:
+    """Say which route accurate mode takes for large tables, time what its first use costs,
+    and return the routes to time: ``["numpy"]``, plus ``"numba"`` when the ``fast`` extra
+    (numba) is installed."""
+    t0 = time.perf_counter()
+    route = _accurate.accurate_route()  # imports numba and the loop's module, if there
+    t1 = time.perf_counter()
+    if route == "numpy":
+        why = _accurate.FUSED_UNAVAILABLE or "disabled"
+        print(f"accurate route: numpy (the compiled loop of the 'fast' extra is not in use: "
+              f"{why})")
+        return ["numpy"]
+    import numba
+
+    firsts = []
+    try:
+        for dt in (np.float64, np.float32):
+            _accurate.FUSED = False  # the NumPy route first: frequencies cached
+            numeric.sinusoidal_table(np.arange(4.0), 8, dtype=dt, accurate=True)
+            _accurate.FUSED = True  # (below FUSED_MIN_ENTRIES: the loop if asked)
+            t2 = time.perf_counter()
+            numeric.sinusoidal_table(np.arange(4.0), 8, dtype=dt, accurate=True)
+            firsts.append(f"{np.dtype(dt).name} {time.perf_counter() - t2:.3f} s")
+    finally:
+        _accurate.FUSED = None
+    print(f"accurate route: numba {numba.__version__} (the 'fast' extra, one thread; for tables "
+          f"of >= {_accurate.FUSED_MIN_ENTRIES} entries; rows for both routes below). First use "
+          f"in this process: import {t1 - t0:.3f} s, first call {', '.join(firsts)} (compiled, "
+          f"or loaded from numba's on-disk cache)")
+    return ["numpy", "numba"]
 
 
 def bench_rope(quick: bool) -> None:

@@ -1,0 +1,24 @@
+"""Collection settings for the whole checkout (the tests' own configuration is tests/conftest.py).
+
+The compiled kernels of the optional ``fast`` extra import numba at module level (their
+importers fall back to NumPy when that fails): ``--doctest-modules`` would report the
+failed import as a collection error, so those modules are left out when numba does not
+import. (They hold no doctests; tests/test_rope_fast.py and tests/test_accurate_fast.py
+cover them, and skip without numba.)
+"""
+
+from __future__ import annotations
+
+
+def _numba_imports() -> bool:
+    try:
+        import numba  # noqa: F401
+    except Exception:  # absent, or built for another NumPy
+        return False
+    return True
+
+
+collect_ignore = [] if _numba_imports() else [
+    "pe_symbolic/numeric/_rope_fused.py",
+    "pe_symbolic/numeric/_accurate_fused.py",
+]
