@@ -279,7 +279,7 @@ def instantiate(e: Expr, mapping: dict, sequences: dict) -> Expr:
     """``e`` with the lemma's symbols and sequences replaced (see :func:`lemma_instance`).
 
     The replacement is ``xreplace``, except that a ``sin`` or ``cos`` whose new argument is
-    plain (see :func:`_plain_argument`) is rebuilt without re-running SymPy's automatic
+    plain (see ``_plain_argument``) is rebuilt without re-running SymPy's automatic
     simplification, which would leave it as it is anyway after asking dozens of assumption
     queries of the new argument (most of the cost of instantiating a rotation block at a
     large d). Either way the result has the same value as the instance, which is all that
