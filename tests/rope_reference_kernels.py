@@ -76,8 +76,8 @@ def rope_split(x: np.ndarray, src, tshape: tuple[int, ...],
     xm, om, om4 = x, out, out
     if P == 1 and tl == seq > 0 and other > 1:
         try:
-            xm = x.reshape((other, seq, x.shape[-1]), copy=False)[..., :rd]
-            om = out.reshape((other, seq, out.shape[-1]), copy=False)[..., :rd]
+            xm = _as_view(x, (other, seq, x.shape[-1]))[..., :rd]
+            om = _as_view(out, (other, seq, out.shape[-1]))[..., :rd]
             om4 = om.reshape(other, seq, 2, h)
             merged = True
         except ValueError:
@@ -141,3 +141,10 @@ def _split_block(xb: np.ndarray, ob: np.ndarray, c: np.ndarray, s: np.ndarray,
     o4 = ob.reshape(ob.shape[:-1] + (2, h))
     np.add(o4, bb.reshape(bb.shape[:-1] + (2, h))[..., ::-1, :], out=o4)
 
+
+def _as_view(a, shape):
+    """``a.reshape(shape, copy=False)`` (NumPy >= 2.1), also on NumPy 1.26."""
+    v = a.reshape(shape)
+    if v.size and not np.may_share_memory(v, a):
+        raise ValueError("reshape would copy")
+    return v

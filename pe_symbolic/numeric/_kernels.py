@@ -544,9 +544,21 @@ class PhasorSource:
             nb = (stop - row) // B
             if nb:
                 full = nb * B
-                view = dest[row - start : row - start + full].reshape(nb, B, self.h, copy=False)
+                view = _as_view(dest[row - start : row - start + full], (nb, B, self.h))
                 self.product(C[a0 : a0 + nb, None, :], F[None, :, :], out=view)
                 row += full
             if row < stop:
                 a = (row + o) // B
                 self.product(C[a], F[: stop - row], out=dest[row - start :])
+
+
+def _as_view(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` reshaped to ``shape`` as a view, for writing through it; an error if NumPy would
+    have to copy (what ``reshape(..., copy=False)`` does on NumPy >= 2.1; this package
+    supports NumPy 1.26 too). A reshape returns a view or a fresh copy, which never overlaps
+    ``a``."""
+    v = a.reshape(shape)
+    if v.size and not np.may_share_memory(v, a):
+        raise ValueError(f"cannot write through a reshape of an array of shape {a.shape} and strides "
+                         f"{a.strides} to {shape} without a copy")
+    return v
