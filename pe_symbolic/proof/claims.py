@@ -35,7 +35,6 @@ pe_symbolic.proof.claims.ClaimError: claim 'demo' uses two different symbols nam
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias

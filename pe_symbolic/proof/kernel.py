@@ -318,8 +318,8 @@ _EVAL_TRIGGERS = (sp.NumberSymbol, sp.Float, sp.core.numbers.ImaginaryUnit, sp.c
 def _plain_argument(arg: sp.Basic) -> bool:
     """Whether SymPy's simplification leaves ``sin(arg)`` and ``cos(arg)`` as they are, for
     certain: a symbol, an indexed entry, a product or a power, with no minus sign to extract
-    and none of the constants and functions that simplification looks for. (Deciding this wrongly costs a failed match, never
-    soundness: the unevaluated node has the same value.)"""
+    and none of the constants and functions that simplification looks for. (Deciding this
+    wrongly costs a failed match, never soundness: the unevaluated node has the same value.)"""
     if not isinstance(arg, (sp.Symbol, sp.Mul, sp.Pow, sp.Indexed)) or arg.could_extract_minus_sign():
         return False
     return not any(isinstance(n, _EVAL_TRIGGERS) for n in sp.preorder_traversal(arg))

@@ -568,7 +568,10 @@ def _layout_permutation_every_d() -> Built:
         Equation(_sigma(2 * i + 1, dd), i + dd / 2, "sigma(2i+1) = i + d/2: the second to slot i + d/2"),
     ]
     chains: dict[int, list[Step]] = {}
-    split_pair = lambda entry: sp.ImmutableMatrix([Q.permuted_slot(entry, i), Q.permuted_slot(entry, i + h)])  # noqa: E731
+
+    def split_pair(entry: Callable[[sp.Expr], sp.Expr]) -> sp.ImmutableMatrix:  # slots (i, i + h) of P w
+        return sp.ImmutableMatrix([Q.permuted_slot(entry, i), Q.permuted_slot(entry, i + h)])
+
     settle = "slot i is in the first half (i <= h - 1), slot i + h in the second"
     for order in ORDERS:
         pe_int = lambda r, order=order: _interleaved_slot(lambda j_: Q.pe_pair(j_, t, order), r)  # noqa: E731
@@ -586,10 +589,11 @@ def _layout_permutation_every_d() -> Built:
     eqs.append(eq)
     for name, blocks, other in (("R", _r_block(m), "m"), ("T", _t_block(k, "sin_cos"), "k")):
         x_int = lambda s_, blocks=blocks: Q.apply_blocks(blocks, lambda idx: Q.vector_pair("v", idx), s_)  # noqa: E731
-        eq = Equation(split_pair(lambda r, x_int=x_int: _interleaved_slot(x_int, r)), blocks(i) * Q.vector_pair("v", i),
-                      f"slots (i, i + h) of P {name}_interleaved({other}) v are {name}_i (v_2i, v_2i+1), which is pair i "
-                      f"of {name}_split({other}) P v (P v has (v_2i, v_2i+1) there): P {name}_interleaved = "
-                      f"{name}_split P")
+        eq = Equation(split_pair(lambda r, x_int=x_int: _interleaved_slot(x_int, r)),
+                      blocks(i) * Q.vector_pair("v", i),
+                      f"slots (i, i + h) of P {name}_interleaved({other}) v are {name}_i (v_2i, v_2i+1), "
+                      f"which is pair i of {name}_split({other}) P v (P v has (v_2i, v_2i+1) there): "
+                      f"P {name}_interleaved = {name}_split P")
         chains[len(eqs)] = (Derivation(eq.lhs, why=f"slots i and i + h of P {name}_interleaved({other}) v")
                             .rule("doit", f"{name}_interleaved is block-diagonal: of each sum over j only j = i "
                                   "survives")
