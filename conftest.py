@@ -20,5 +20,6 @@ def _numba_imports() -> bool:
 
 collect_ignore = [] if _numba_imports() else [
     "pe_symbolic/numeric/_rope_fused.py",
+    "pe_symbolic/numeric/_rope_fused16.py",
     "pe_symbolic/numeric/_accurate_fused.py",
 ]

@@ -325,6 +325,39 @@ def bench_rope(quick: bool) -> None:
                 print(f"{name:>8} {label:>12} {mode:>6} {ms(ours)} {ms(nv)} "
                       f"{ms(floor[mode])} {ours / nv:7.3f} {ours / floor[mode]:7.3f}")
         del x, out
+    _bench_rope_16(shape, repeat, pos, routes)
+
+
+def _bench_rope_16(shape, repeat: int, pos: np.ndarray, routes: list[str]) -> None:
+    """bfloat16 / float16 x: both layouts by the NumPy route (through float32) and, with the
+    ``fast`` extra, the compiled 16-bit kernels (``_rope_kernels.FUSED``), against a copy."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(0)
+    for dt in (ml_dtypes.bfloat16, np.float16):
+        x = rng.standard_normal(shape, dtype=np.float32).astype(dt)
+        out = np.empty_like(x)
+        name = np.dtype(dt).name
+        floor = {"alloc": median_time(lambda: x.copy(), repeat=repeat),
+                 "out=": median_time(lambda: np.copyto(out, x), repeat=repeat)}
+        for mode, f in floor.items():
+            print(f"{name:>8} {'floor (copy)':>12} {mode:>6} {ms(f)} {'':>12} {ms(f)} "
+                  f"{'':>7} {1.0:7.3f}")
+        for layout in ("interleaved", "split"):
+            short = "inter" if layout == "interleaved" else layout
+            for r in routes:
+                for mode in ("alloc", "out="):
+                    ob = out if mode == "out=" else None
+                    _rope_kernels.FUSED = r == "numba"
+                    try:
+                        ours = median_time(
+                            lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
+                            repeat=repeat)
+                    finally:
+                        _rope_kernels.FUSED = None
+                    print(f"{name:>8} {short + ' ' + r:>12} {mode:>6} {ms(ours)} {'':>12} "
+                          f"{ms(floor[mode])} {'':>7} {ours / floor[mode]:7.3f}")
+        del x, out
 
 
 def _split_routes() -> list[str]:

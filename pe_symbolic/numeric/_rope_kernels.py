@@ -76,7 +76,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["interleaved", "split", "split_route"]
+__all__ = ["half", "interleaved", "split", "split_route"]
 
 #: Split layout: bytes of ``x`` (one leading index) whose positions share one block of the
 #: float tables ``[c, c]`` and ``[-s, s]`` (256 rows of a 128-wide float32 head): the tables
@@ -109,6 +109,7 @@ FUSED_TABLE_BYTES = 2 * 1024 * 1024
 #: Split layout: ``None`` runs the fused kernel when the ``fast`` extra (numba) imports and
 #: the NumPy kernel otherwise; ``False`` always the NumPy kernel; ``True`` always the fused
 #: one (an ``ImportError`` without numba). For benchmarks and tests: results are the same.
+#: The same for float16 / bfloat16 ``x`` in either layout (:func:`half`).
 FUSED: bool | None = None
 #: Split layout, fused route: leading indices (heads) rotated together, row by row, so that
 #: each row of the tables is read from memory once per pair of heads rather than per head
@@ -395,3 +396,134 @@ def _split_numpy(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
                 np.copyto(t.reshape(t.shape[:-1] + (2, h)), xsw[g + (sl,)])
             np.multiply(t, sf[ti], out=t)
             np.add(ob, t, out=ob)
+
+
+# ----------------------------------------------------------------------------------------
+# float16 / bfloat16 x, fused (the ``fast`` extra; :mod:`._rope_fused16`)
+#
+# The NumPy route converts x to float32 (a copy as large as x, twice its bytes), rotates that
+# with the float32 kernels into another float32 array, and rounds the result back: ~8-30x a
+# copy of x. The compiled kernels read the 16-bit bits, widen them exactly, compute in
+# float32 what the float32 kernel computes (same table, products and sums; for the
+# interleaved layout NumPy's complex multiply, fused or not as ``HALF_FMA`` says) and round
+# once to x's dtype as ``astype`` does, in one pass: the bytes are the NumPy route's
+# (``tests/test_rope_fast16.py``). ``FUSED`` and ``FUSED_MIN_BYTES`` (of the float32 copy)
+# choose the route as for the split layout.
+
+_HALF_KERNELS: Any = None  # the module once imported; False when it cannot be
+#: Whether NumPy's complex64 multiply (the interleaved float32 kernel) rounds
+#: ``a*c - b*d`` once (FMA) or twice, found by a probe on first use; ``None`` when it matches
+#: neither (the interleaved layout then stays in NumPy for 16-bit x).
+HALF_FMA: bool | None = None
+_HALF_FMA_PROBED = False
+
+
+def _half_kernels() -> Any:
+    """The compiled 16-bit kernels' module, imported once; ``None`` when it cannot be."""
+    global _HALF_KERNELS, FUSED_UNAVAILABLE
+    if _HALF_KERNELS is None:
+        try:
+            from . import _rope_fused16
+        except Exception as e:  # as for _fused_kernel
+            FUSED_UNAVAILABLE = f"{type(e).__name__}: {e}"
+            _HALF_KERNELS = False
+        else:
+            _HALF_KERNELS = _rope_fused16
+    return _HALF_KERNELS or None
+
+
+def _probe_fma(mod: Any, product: Callable[..., Any]) -> bool | None:
+    """How NumPy's complex64 multiply rounds (``HALF_FMA``): the product of random pairs by
+    ``product`` against the interleaved kernel with and without FMA, on bfloat16 inputs."""
+    global HALF_FMA, _HALF_FMA_PROBED
+    if _HALF_FMA_PROBED:
+        return HALF_FMA
+    rng = np.random.default_rng(12345)
+    n = 515  # odd: the SIMD loop's tail too
+    bits = (rng.integers(0x3C00, 0x4300, 2 * n) | (rng.integers(0, 2, 2 * n) << 15)).astype(np.uint16)
+    x32 = (bits.astype(np.uint32) << 16).view(np.float32)
+    ang = rng.uniform(-4, 4, n)
+    z = (np.cos(ang) + 1j * np.sin(ang)).astype(np.complex64)
+    want = np.empty(2 * n, np.float32)
+    product(x32.view(np.complex64), z, out=want.view(np.complex64))
+    cs = np.concatenate([z.real, z.imag, -z.imag]).astype(np.float32)
+    HALF_FMA = None
+    for fma in (True, False):
+        got = np.empty(2 * n, np.uint16)
+        mod.interleaved16(bits, np.zeros(1, np.int64), 0, got, np.zeros(1, np.int64), 0, cs,
+                          np.zeros(1, np.int64), 1, 0, 0, 1, n, 1, False, fma)
+        w = np.empty(2 * n, np.uint16)
+        mod.narrow(want, w, False)
+        if np.array_equal(got, w):
+            HALF_FMA = fma
+            break
+    _HALF_FMA_PROBED = True
+    return HALF_FMA
+
+
+def half(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
+         make_blocks: MakeBlocks, layout: str, product: Callable[..., Any]) -> bool:
+    """RoPE of float16 / bfloat16 ``x`` (``(..., seq, d)``) into ``out`` by the compiled
+    kernels, channels ``rd:`` passed through as the NumPy route passes them (through float32);
+    ``False`` (nothing written) when the NumPy route is to run: ``FUSED`` false, ``x`` small,
+    numba absent, a layout the kernels hand back (strided last axis, negative strides), or an
+    interleaved product that matches neither model."""
+    if x.size == 0 or (FUSED is False):
+        return False
+    wanted = FUSED if FUSED is not None else x.size * 4 >= FUSED_MIN_BYTES
+    if not wanted:
+        return False
+    mod = _half_kernels()
+    if mod is None:
+        if FUSED:
+            raise ImportError(f"the fused 16-bit kernels are unavailable: {FUSED_UNAVAILABLE}")
+        return False
+    fma = False
+    if layout == "interleaved":
+        fma = _probe_fma(mod, product)
+        if fma is None:
+            return False
+    it = x.dtype.itemsize
+    if x.strides[-1] != it or out.strides[-1] != it:
+        return False
+    x, _ = _unalias(x, out)
+    xs, os_ = x[..., :rd], out[..., :rd]
+    fx, fo = _flat(xs.view(np.uint16)), _flat(os_.view(np.uint16))
+    if fx is None or fo is None:
+        return False
+    d = x.shape[-1]
+    if rd < d:  # as the NumPy route: through float32 and back
+        out[..., rd:] = x[..., rd:].astype(np.float32).astype(x.dtype)
+    f16 = x.dtype == np.float16
+    lay = _Layout(x, rd, tshape)
+    h = lay.h
+    (xf, xoff, xrow), (of, ooff, orow) = fx, fo
+    P = math.prod(lay.tlead)
+    xf.flags.writeable = False
+    tidx = np.empty(lay.lead, np.int64)
+    tidx[...] = np.arange(P, dtype=np.int64).reshape(lay.tlead)
+    tidx = tidx.reshape(-1)
+    w = 3 if layout == "interleaved" else 2  # table rows: cos, sin (and -sin, interleaved)
+    rows = lay.position_rows(w * h * 4, FUSED_TABLE_BYTES)
+    blocks = make_blocks(rows, np.dtype(np.complex64))
+    n = blocks.rows if lay.tl == lay.seq else 1
+    buf = np.empty(P * n * w * h, np.float32)
+    starts = blocks.starts() if lay.tl == lay.seq else range(1)
+    for s0 in starts:
+        s1, z = blocks.fill(s0)
+        m = s1 - s0
+        cs = buf[: P * m * w * h]
+        cs3 = cs.reshape(P, m, w * h)
+        np.copyto(cs3[..., :h], z.reshape(P, m, h).real)
+        np.copyto(cs3[..., h : 2 * h], z.reshape(P, m, h).imag)
+        if w == 3:
+            np.negative(cs3[..., h : 2 * h], out=cs3[..., 2 * h :])
+        args = ((s0, m) if lay.tl == lay.seq else (0, lay.seq))
+        trows, tstep = (m, 1) if lay.tl == lay.seq else (1, 0)
+        if layout == "interleaved":
+            mod.interleaved16(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, *args, h,
+                              FUSED_GROUP, f16, fma)
+        else:
+            mod.split16(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, *args, h,
+                        FUSED_GROUP, f16)
+    return True

@@ -300,6 +300,9 @@ def apply_rope(
     tshape = (t.shape[1:] if plan.n_axes == 3 else t.shape) or (1,)
     for xv0, ov0 in zip(xs, outs):
         low = xv0.dtype.itemsize < 4
+        if low and _rope_kernels.half(*((xv0[None], ov0[None]) if xv0.ndim == 1 else (xv0, ov0)),
+                                      rd, tshape, _blocks_of(src, tshape), layout, _rope_product()):
+            continue  # the compiled 16-bit kernels: bit for bit the route below, in one pass
         if low:  # float16 / bfloat16: exactly to float32, rotate there, round once back
             final = ov0
             xv0 = xv0.astype(np.float32)
