@@ -418,14 +418,25 @@ HALF_FMA: bool | None = None
 _HALF_FMA_PROBED = False
 
 
+#: Why the compiled 16-bit kernels are not used (empty while they are, or were not tried).
+HALF_UNAVAILABLE = ""
+
+
 def _half_kernels() -> Any:
-    """The compiled 16-bit kernels' module, imported once; ``None`` when it cannot be."""
-    global _HALF_KERNELS, FUSED_UNAVAILABLE
+    """The compiled 16-bit kernels' module, imported once; ``None`` (and the reason in
+    :data:`HALF_UNAVAILABLE`) when it cannot be, or on NumPy < 2: there the NumPy route gives
+    other NaN payloads and signs for pairs of non-finite values (measured with NumPy 1.26.4),
+    and the kernels are checked bit for bit against NumPy 2's only."""
+    global _HALF_KERNELS, HALF_UNAVAILABLE
     if _HALF_KERNELS is None:
+        if int(np.__version__.split(".")[0]) < 2:
+            HALF_UNAVAILABLE = f"NumPy {np.__version__}: the 16-bit kernels follow NumPy 2's NaN bits"
+            _HALF_KERNELS = False
+            return None
         try:
             from . import _rope_fused16
         except Exception as e:  # as for _fused_kernel
-            FUSED_UNAVAILABLE = f"{type(e).__name__}: {e}"
+            HALF_UNAVAILABLE = f"{type(e).__name__}: {e}"
             _HALF_KERNELS = False
         else:
             _HALF_KERNELS = _rope_fused16
@@ -476,7 +487,7 @@ def half(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
     mod = _half_kernels()
     if mod is None:
         if FUSED:
-            raise ImportError(f"the fused 16-bit kernels are unavailable: {FUSED_UNAVAILABLE}")
+            raise ImportError(f"the fused 16-bit kernels are unavailable: {HALF_UNAVAILABLE}")
         return False
     fma = False
     if layout == "interleaved":
