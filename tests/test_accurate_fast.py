@@ -18,7 +18,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import re
-from collections.abc import Iterator
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -48,18 +48,9 @@ def fused() -> None:
         pytest.skip(f"the compiled loop does not import: {_accurate.FUSED_UNAVAILABLE}")
 
 
-@contextlib.contextmanager
-def _route(fused: bool | None, **attrs) -> Iterator[None]:
+def _route(fused: bool | None, **attrs) -> contextlib.AbstractContextManager:
     """Force the accurate route (and any other attributes of ``_accurate``) for the duration."""
-    attrs["FUSED"] = fused
-    old = {k: getattr(_accurate, k) for k in attrs}
-    for k, v in attrs.items():
-        setattr(_accurate, k, v)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            setattr(_accurate, k, v)
+    return mock.patch.multiple(_accurate, FUSED=fused, **attrs)
 
 
 def _bits(a: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import contextlib
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -30,17 +31,9 @@ BLOCK_NAMES = ("ROWS_BYTES", "BLOCK_BYTES", "INTERLEAVED_TABLE_BYTES",
                "INTERLEAVED_BLOCK_BYTES", "MAX_TABLE_BYTES")
 
 
-@contextlib.contextmanager
-def _blocks(sizes: dict[str, int]):
+def _blocks(sizes: dict[str, int]) -> contextlib.AbstractContextManager:
     """Set the RoPE kernels' block sizes for the duration (results must not depend on them)."""
-    old = {k: getattr(_rope_kernels, k) for k in sizes}
-    for k, v in sizes.items():
-        setattr(_rope_kernels, k, v)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            setattr(_rope_kernels, k, v)
+    return mock.patch.multiple(_rope_kernels, **sizes)
 
 
 @contextlib.contextmanager

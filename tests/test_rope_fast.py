@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from unittest import mock
 
 import ml_dtypes
 import numpy as np
@@ -36,20 +37,9 @@ def fused() -> None:
         pytest.skip(f"the fused kernel does not import: {_rope_kernels.FUSED_UNAVAILABLE}")
 
 
-@contextlib.contextmanager
-def _route(fused: bool, **sizes: int) -> Iterator[None]:
+def _route(fused: bool, **sizes: int) -> contextlib.AbstractContextManager:
     """Force the split route (and any block-size attributes) for the duration."""
-    old = {k: getattr(_rope_kernels, k) for k in sizes}
-    old_fused = _rope_kernels.FUSED
-    _rope_kernels.FUSED = fused
-    for k, v in sizes.items():
-        setattr(_rope_kernels, k, v)
-    try:
-        yield
-    finally:
-        _rope_kernels.FUSED = old_fused
-        for k, v in old.items():
-            setattr(_rope_kernels, k, v)
+    return mock.patch.multiple(_rope_kernels, FUSED=fused, **sizes)
 
 
 @contextlib.contextmanager

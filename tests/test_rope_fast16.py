@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
+from unittest import mock
 
 import ml_dtypes
 import numpy as np
@@ -38,19 +39,9 @@ def fused16() -> None:
         pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_UNAVAILABLE}")
 
 
-@contextlib.contextmanager
-def _route(fused: bool | None, **sizes: int) -> Iterator[None]:
-    old = {k: getattr(_rope_kernels, k) for k in sizes}
-    old_fused = _rope_kernels.FUSED
-    _rope_kernels.FUSED = fused
-    for k, v in sizes.items():
-        setattr(_rope_kernels, k, v)
-    try:
-        yield
-    finally:
-        _rope_kernels.FUSED = old_fused
-        for k, v in old.items():
-            setattr(_rope_kernels, k, v)
+def _route(fused: bool | None, **sizes: int) -> contextlib.AbstractContextManager:
+    """Force the route (and any block-size attributes) for the duration."""
+    return mock.patch.multiple(_rope_kernels, FUSED=fused, **sizes)
 
 
 @contextlib.contextmanager
