@@ -263,3 +263,75 @@ def test_accurate_rows_do_not_depend_on_their_neighbours(dtype):
                       for i in range(t.size)])
     assert _same_bits(tab, rows)
     assert np.abs(tab).max() <= 1.0
+
+
+# ----------------------------------------------------------------------------------------
+# scratch memory kept between calls (_scratch): no result may live in it
+
+
+def test_scratch_reuses_a_buffer_per_name_and_thread():
+    import threading
+
+    from pe_symbolic.numeric import _scratch
+
+    a = _scratch.scratch("test-a", (64, 8), np.float64)
+    assert a.shape == (64, 8) and a.dtype == np.float64 and a.flags.c_contiguous
+    assert a.ctypes.data % 16 == 0
+    b = _scratch.scratch("test-a", (16,), np.complex128)
+    assert np.shares_memory(a, b)  # reused
+    assert not np.shares_memory(a, _scratch.scratch("test-b", (64, 8), np.float64))
+    bigger = _scratch.scratch("test-a", (4096,), np.float64)  # grown: a new buffer
+    assert bigger.shape == (4096,)
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(_scratch.scratch("test-a", (8,), np.float64)))
+    t.start()
+    t.join()
+    assert not np.shares_memory(seen[0], _scratch.scratch("test-a", (8,), np.float64))
+    with mock.patch.object(_scratch, "KEEP_BYTES", 1024):
+        big = _scratch.scratch("test-c", (1024,), np.float64)  # 8 KiB: not kept
+        assert not np.shares_memory(big, _scratch.scratch("test-c", (1024,), np.float64))
+
+
+_ROUTES = {
+    "split numpy": ("split", np.float64, False),
+    "split fused": ("split", np.float32, True),
+    "interleaved": ("interleaved", np.float64, None),
+    "bfloat16 fused": ("split", "bfloat16", True),
+    "float16 numpy": ("interleaved", np.float16, False),
+}
+
+
+@pytest.mark.parametrize("route", list(_ROUTES))
+def test_results_do_not_live_in_scratch_memory(route):
+    """A second call (other positions) must not change what the first returned, and two
+    threads rotating at once get what each gets alone: the kernels' temporaries come from
+    per-thread buffers kept between calls, which no result may share."""
+    import threading
+
+    layout, dtype, fused = _ROUTES[route]
+    if fused:
+        pytest.importorskip("numba", exc_type=ImportError)
+        if dtype == "bfloat16" and _rope_kernels._half_kernels() is None:
+            pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_UNAVAILABLE}")
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 300, 64)).astype(dtype)
+    p1, p2 = np.arange(300.0), np.arange(300.0) * 3 + 11
+    with mock.patch.multiple(_rope_kernels, FUSED=fused):
+        first = numeric.apply_rope(x, p1, layout=layout)
+        keep = first.copy()
+        second = numeric.apply_rope(x, p2, layout=layout)
+        assert first.tobytes() == keep.tobytes()
+        assert not np.shares_memory(first, second)
+        got = {}
+
+        def work(key, pos):
+            for _ in range(5):
+                got[key] = numeric.apply_rope(x, pos, layout=layout)
+
+        threads = [threading.Thread(target=work, args=(k, p)) for k, p in (("a", p1), ("b", p2))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert got["a"].tobytes() == keep.tobytes()
+    assert got["b"].tobytes() == second.tobytes()

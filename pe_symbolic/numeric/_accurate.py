@@ -67,13 +67,13 @@ those paths in ``_kernels`` reaches this route too.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from . import _kernels as K
+from ._scratch import scratch
 
 __all__ = ["CHUNK", "FUSED", "FUSED_MIN_ENTRIES", "accurate_route", "sincos_into"]
 
@@ -97,9 +97,6 @@ _N_BUF = 10
 #: the reference route, whose float32 sines may underflow to a zero of another sign.
 _F32_TINY = 2.0**-120
 
-# the workspace, one per thread (NumPy releases the GIL: callers may use threads)
-_local = threading.local()
-
 #: ``None`` runs the compiled loop of the ``fast`` extra (numba, :mod:`._accurate_fused`) for
 #: calls of at least :data:`FUSED_MIN_ENTRIES` entries when it imports, and the NumPy route
 #: otherwise; ``False`` always the NumPy route; ``True`` always the compiled loop (an
@@ -118,11 +115,7 @@ _RARE_CAP = 256
 
 
 def _workspace(size: int) -> np.ndarray:
-    ws = getattr(_local, "ws", None)
-    if ws is None or ws.shape[1] < size:
-        ws = np.empty((_N_BUF, size))
-        _local.ws = ws
-    return ws
+    return scratch("accurate", (_N_BUF, size), np.float64)
 
 
 def sincos_into(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, sin_t: np.ndarray,

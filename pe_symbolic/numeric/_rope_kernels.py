@@ -28,7 +28,10 @@ Blocks: the float tables ``[c, c]`` and ``[-s, s]`` of a block of positions (``R
 of ``x``'s dtype per leading index) are rounded once to ``x``'s precision and reused for
 every leading index of ``x`` (heads, batch); ``x`` is cut into groups of leading indices of
 about ``BLOCK_BYTES`` so that a group, its output and ``tmp`` stay in L2 between the calls.
-No temporary is as large as ``x``: the only scratch is ``tmp`` (one group) and the tables.
+No temporary is as large as ``x``: the only scratch is ``tmp`` (one group) and the tables,
+and it comes from per-thread buffers kept between calls (:mod:`._scratch`): fresh memory
+would fault on every page it touches, which cost more than filling the tables (one head of
+4096 x 128 float64, fused route: a whole call 3.8 ms with fresh tables, 1.6 ms without).
 
 What bounds the ratios (``python -m benchmarks.tune``; x of (4, 8, 4096, 128)): one NumPy
 arithmetic pass writing ``out`` already costs 0.9-1.3x a copy (a copy is a ``memcpy``, a
@@ -55,11 +58,13 @@ disk (``cache=True``): ~0.2 s to import numba, then ~0.3-0.6 s to compile a dtyp
 to load the first one from the cache in a later process, ~5 ms each further one).
 
 Measured (``python -m benchmarks --only rope``, 2-CPU EPYC VM shared with other work, x of
-(4, 8, 4096, 128), medians of 5 runs): float32 1.01x a copy with ``out=``, 1.11x
-allocating; float64 1.23x and 1.30x; the NumPy kernel 2.2-2.5x in the same runs. The
+(4, 8, 4096, 128), medians of 15 runs): float32 1.05x a copy with ``out=``, 1.06x
+allocating; float64 1.20x and 1.17x; the NumPy kernel 2.1-2.7x in the same run. The
 loop alone (precomputed tables, ``out=``) runs at 0.9x (float32) and 1.05-1.13x (float64)
-a copy; the rest is per call: the phasors (~0.7 ms, as for the interleaved layout), the
-planning, and rounding them into the table (~0.5 ms). Above a plain ``x * 1.5`` loop
+a copy; the rest is per call, ~1.4 ms: the phasors (as for the interleaved layout), the
+planning, and rounding them into the table. (Before the tables came from scratch memory
+kept between calls, the first touch of their fresh pages cost another ~2.5 ms a call:
+float64 was at 1.30-1.36x.) Above a plain ``x * 1.5`` loop
 (0.85-0.9x) the loop pays for reading and writing each row at two places (its halves): a
 numba loop of the same shape with constant ``c, s`` runs at 1.0x. Alternatives measured
 and dropped: indexing the flat buffers with computed offsets (not vectorised, 2.5x),
@@ -75,6 +80,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+
+from ._scratch import scratch
 
 __all__ = ["half", "interleaved", "split", "split_route"]
 
@@ -102,9 +109,9 @@ MAX_TABLE_BYTES = 8 * 1024 * 1024
 #: positions (all leading indices of the tables together). Within a block the kernel goes
 #: through x in memory order, ``FUSED_GROUP`` leading indices at a time, so a block of x per
 #: head near a 2 MiB huge page (2048 rows of a 128-wide float64 head, 4096 of float32) keeps
-#: a fresh ``out``'s pages touched in order; larger tables cost more than they save: their
-#: scratch (the complex phasors and c, s) is fresh memory each call (measured, x of
-#: (4, 8, 4096, 128): 2 MiB beat 0.5, 1 and 4 MiB, float64 allocating by 0.1-0.2x a copy).
+#: a fresh ``out``'s pages touched in order (measured, x of (4, 8, 4096, 128), with the
+#: tables in scratch memory: 0.5, 1 and 2 MiB within 0.01x a copy of each other, 256 KiB
+#: 0.01-0.04x slower; with fresh tables each call 2 MiB had beaten the others by 0.1-0.2x).
 FUSED_TABLE_BYTES = 2 * 1024 * 1024
 #: Split layout: ``None`` runs the fused kernel when the ``fast`` extra (numba) imports and
 #: the NumPy kernel otherwise; ``False`` always the NumPy kernel; ``True`` always the fused
@@ -242,7 +249,7 @@ def interleaved(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...]
                 product(xc[g + (sl,)], zg, out=oc[g + (sl,)])
             else:  # a strided last axis: through a contiguous copy (x itself is only read)
                 xb = np.ascontiguousarray(xs[g + (sl,)])
-                tmp = np.empty(xb.shape, dt)
+                tmp = scratch("swap", xb.shape, dt)
                 product(xb.view(cdt), zg, out=tmp.view(cdt))
                 os_[g + (sl,)] = tmp
 
@@ -342,7 +349,7 @@ def _split_fused(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
     rows = lay.position_rows(2 * h * dt.itemsize, FUSED_TABLE_BYTES)
     blocks = make_blocks(rows, _complex_of(dt))
     n = blocks.rows if lay.tl == lay.seq else 1  # table rows per block
-    buf = np.empty(P * n * 2 * h, dt)  # rows of [cos..., sin...] of one block
+    buf = scratch("table", (P * n * 2 * h,), dt)  # rows of [cos..., sin...] of one block
     starts = blocks.starts() if lay.tl == lay.seq else range(1)
     for s0 in starts:
         s1, z = blocks.fill(s0)
@@ -370,10 +377,10 @@ def _split_numpy(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
     n = blocks.rows if lay.tl == lay.seq else 1  # table rows per block
     # float tables [c, c] and [-s, s] of one block, rounded from the complex phasors
     tl_shape = lay.tlead + (n, 2, h)
-    cbuf, sbuf = np.empty(tl_shape, dt), np.empty(tl_shape, dt)
+    cbuf, sbuf = scratch("table", tl_shape, dt), scratch("table2", tl_shape, dt)
     rows_of_x = blocks.rows if lay.tl == lay.seq else rows
     groups = _groups(lay.lead, rows_of_x * rd * dt.itemsize, BLOCK_BYTES)
-    tmp = np.empty(max(math.prod(xs[g + (slice(0, rows_of_x),)].shape) for g in groups), dt)
+    tmp = scratch("swap", (max(math.prod(xs[g + (slice(0, rows_of_x),)].shape) for g in groups),), dt)
     xsw = xs.reshape(xs.shape[:-1] + (2, h))[..., ::-1, :]  # a view, halves exchanged
     for sl, z in _seq_blocks(lay, blocks, rows):
         m = z.shape[-2]
@@ -518,7 +525,7 @@ def half(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
     rows = lay.position_rows(w * h * 4, FUSED_TABLE_BYTES)
     blocks = make_blocks(rows, np.dtype(np.complex64))
     n = blocks.rows if lay.tl == lay.seq else 1
-    buf = np.empty(P * n * w * h, np.float32)
+    buf = scratch("table", (P * n * w * h,), np.float32)
     starts = blocks.starts() if lay.tl == lay.seq else range(1)
     for s0 in starts:
         s1, z = blocks.fill(s0)

@@ -13,6 +13,7 @@ from . import _rope_kernels
 from ._checks import as_positions, check_finite_x, check_float_dtype, check_out, check_x, round_to
 from .._validate import check_layout
 from ._core import _rope_product
+from ._scratch import scratch
 from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source
 from .config import RopeSpec, model_config, parse_rope_config  # noqa: F401  (model_config: doctests)
 from .tables import _slot_views
@@ -406,11 +407,11 @@ class _PhasorBlocks:
         elif src.mode == "run" and rows >= src.B:
             rows -= rows % src.B  # whole fine blocks: one broadcast multiply each
         self.rows = max(1, rows)
-        self.z = np.empty((self.P, self.rows, src.h), cdt)
+        self.z = scratch("phasors", (self.P, self.rows, src.h), cdt)
         self.direct = cdt == np.complex128 or src.mode == "run"
         if not self.direct:  # complex128 scratch of one source block, then rounded
-            self.z128 = np.empty((max(1, min(src.block_rows(), self.P * self.rows)), src.h),
-                                 np.complex128)
+            self.z128 = scratch("phasors128", (max(1, min(src.block_rows(), self.P * self.rows)),
+                                               src.h), np.complex128)
 
     def starts(self) -> range:
         return range(0, self.tl, self.rows)
