@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from unittest import mock
 
 import numpy as np
 
@@ -235,47 +236,52 @@ def bench_tables(quick: bool) -> None:
                   "each call; alloc)")
             naive64 = median_time(lambda: naive_table(t, d, np.float64), repeat=repeat)
             for route in routes:
-                _accurate.FUSED = route == "numba"
-                try:
+                with _forced(_accurate, route == "numba"):
                     acc = median_time(
                         lambda: numeric.sinusoidal_table(t, d, dtype=dt, accurate=True),
                         repeat=max(3, repeat // 2))
-                finally:
-                    _accurate.FUSED = None
                 label = f"({T},{d}) {name} accurate {route}"
                 print(f"{label:>22} {ms(acc)}   vs naive float64 (alloc) {ms(naive64)}: "
                       f"{acc / naive64:6.3f}x")
 
 
 def _accurate_routes() -> list[str]:
-    """Say which route accurate mode takes for large tables, time what its first use costs,
-    and return the routes to time: ``["numpy"]``, plus ``"numba"`` when the ``fast`` extra
-    (numba) is installed."""
+    """The routes of accurate mode to time (see :func:`_routes`)."""
+    return _routes(_accurate, _accurate.LOOP, "accurate", "the compiled loop",
+                   f"tables of >= {_accurate.FUSED_MIN_ENTRIES} entries",
+                   lambda dt: numeric.sinusoidal_table(np.arange(4.0), 8, dtype=dt, accurate=True),
+                   (np.float64, np.float32))
+
+
+def _forced(module, fused: bool | None):
+    """Force a module's compiled route (its switch ``FUSED``) for the duration."""
+    return mock.patch.object(module, "FUSED", fused)
+
+
+def _routes(module, kernel, label: str, what: str, size: str, first_call, dtypes) -> list[str]:
+    """Say which route ``label`` takes for large calls, time what the compiled route's first
+    use costs (``first_call(dtype)``, a small call, forced), and return the routes to time:
+    ``["numpy"]``, plus ``"numba"`` when the ``fast`` extra (numba) is installed."""
     t0 = time.perf_counter()
-    route = _accurate.accurate_route()  # imports numba and the loop's module, if there
+    route = kernel.route(None)  # imports numba and the kernel's module, if there
     t1 = time.perf_counter()
     if route == "numpy":
-        why = _accurate.FUSED_UNAVAILABLE or "disabled"
-        print(f"accurate route: numpy (the compiled loop of the 'fast' extra is not in use: "
-              f"{why})")
+        print(f"{label} route: numpy ({what} of the 'fast' extra is not in use: "
+              f"{kernel.unavailable})")
         return ["numpy"]
     import numba
 
     firsts = []
-    try:
-        for dt in (np.float64, np.float32):
-            _accurate.FUSED = False  # the NumPy route first: frequencies cached
-            numeric.sinusoidal_table(np.arange(4.0), 8, dtype=dt, accurate=True)
-            _accurate.FUSED = True  # (below FUSED_MIN_ENTRIES: the loop if asked)
+    for dt in dtypes:
+        with _forced(module, False):  # the NumPy route first: constants, lowering cached
+            first_call(dt)
+        with _forced(module, True):
             t2 = time.perf_counter()
-            numeric.sinusoidal_table(np.arange(4.0), 8, dtype=dt, accurate=True)
+            first_call(dt)
             firsts.append(f"{np.dtype(dt).name} {time.perf_counter() - t2:.3f} s")
-    finally:
-        _accurate.FUSED = None
-    print(f"accurate route: numba {numba.__version__} (the 'fast' extra, one thread; for tables "
-          f"of >= {_accurate.FUSED_MIN_ENTRIES} entries; rows for both routes below). First use "
-          f"in this process: import {t1 - t0:.3f} s, first call {', '.join(firsts)} (compiled, "
-          f"or loaded from numba's on-disk cache)")
+    print(f"{label} route: numba {numba.__version__} (the 'fast' extra, one thread; for {size}; "
+          f"rows for both routes below). First use in this process: import {t1 - t0:.3f} s, "
+          f"first call {', '.join(firsts)} (compiled, or loaded from numba's on-disk cache)")
     return ["numpy", "numba"]
 
 
@@ -315,12 +321,9 @@ def bench_rope(quick: bool) -> None:
                 naive[layout] = median_time(lambda: naive_fn(x, pos), repeat=repeat)
             for mode in ("alloc", "out="):
                 ob = out if mode == "out=" else None
-                _rope_kernels.FUSED = fused
-                try:
+                with _forced(_rope_kernels, fused):
                     ours = median_time(lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
                                        repeat=repeat)
-                finally:
-                    _rope_kernels.FUSED = None
                 nv = naive[layout]
                 print(f"{name:>8} {label:>12} {mode:>6} {ms(ours)} {ms(nv)} "
                       f"{ms(floor[mode])} {ours / nv:7.3f} {ours / floor[mode]:7.3f}")
@@ -348,48 +351,21 @@ def _bench_rope_16(shape, repeat: int, pos: np.ndarray, routes: list[str]) -> No
             for r in routes:
                 for mode in ("alloc", "out="):
                     ob = out if mode == "out=" else None
-                    _rope_kernels.FUSED = r == "numba"
-                    try:
+                    with _forced(_rope_kernels, r == "numba"):
                         ours = median_time(
                             lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
                             repeat=repeat)
-                    finally:
-                        _rope_kernels.FUSED = None
                     print(f"{name:>8} {short + ' ' + r:>12} {mode:>6} {ms(ours)} {'':>12} "
                           f"{ms(floor[mode])} {'':>7} {ours / floor[mode]:7.3f}")
         del x, out
 
 
 def _split_routes() -> list[str]:
-    """Say which route the split layout takes for large ``x``, time what its first use costs,
-    and return the routes to time: ``["numpy"]``, plus ``"numba"`` when the ``fast`` extra
-    (numba) is installed."""
-    t0 = time.perf_counter()
-    route = _rope_kernels.split_route()  # imports numba and the kernel's module, if there
-    t1 = time.perf_counter()
-    if route == "numpy":
-        why = _rope_kernels.FUSED_UNAVAILABLE or "disabled"
-        print(f"split route: numpy (the fused kernel of the 'fast' extra is not in use: {why})")
-        return ["numpy"]
-    import numba
-
-    firsts = []
-    try:
-        for dt in (np.float32, np.float64):
-            x = np.ones((1, 2, 4), dt)
-            _rope_kernels.FUSED = False  # the NumPy route first: frequencies, lowering cached
-            numeric.apply_rope(x, [0.0, 1.0])
-            _rope_kernels.FUSED = True  # (x below FUSED_MIN_BYTES: the fused route if asked)
-            t2 = time.perf_counter()
-            numeric.apply_rope(x, [0.0, 1.0])
-            firsts.append(f"{np.dtype(dt).name} {time.perf_counter() - t2:.3f} s")
-    finally:
-        _rope_kernels.FUSED = None
-    print(f"split route: numba {numba.__version__} (the 'fast' extra, one thread; for x of "
-          f">= {_rope_kernels.FUSED_MIN_BYTES >> 20} MiB; rows for both routes below). First use "
-          f"in this process: import {t1 - t0:.3f} s, first call {', '.join(firsts)} (compiled, "
-          f"or loaded from numba's on-disk cache)")
-    return ["numpy", "numba"]
+    """The routes of the split layout to time (see :func:`_routes`)."""
+    return _routes(_rope_kernels, _rope_kernels.SPLIT_KERNEL, "split", "the fused kernel",
+                   f"x of >= {_rope_kernels.FUSED_MIN_BYTES >> 20} MiB",
+                   lambda dt: numeric.apply_rope(np.ones((1, 2, 4), dt), [0.0, 1.0]),
+                   (np.float32, np.float64))
 
 
 COLD = r"""

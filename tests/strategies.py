@@ -213,3 +213,9 @@ def rope_configs(draw, rope_type: str | None = None) -> tuple[dict, int | None]:
         cfg["rope_scaling"] = rope
     seq_len = draw(st.one_of(st.none(), st.integers(1, 4 * cfg["max_position_embeddings"])))
     return cfg, seq_len
+
+
+def no_numba():
+    """A loader for :class:`pe_symbolic.numeric._compiled.OptionalKernel` that fails as an
+    import without the ``fast`` extra does (the tests of the fallback routes)."""
+    raise ModuleNotFoundError("no numba")

@@ -24,10 +24,11 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from strategies import SCHEDULES, real_positions
+from strategies import SCHEDULES, no_numba, real_positions
 
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _accurate, _kernels
+from pe_symbolic.numeric._compiled import OptionalKernel
 from pe_symbolic.numeric._core import _omega_dd, _omega_exact
 
 DTYPES = (np.float32, np.float64)
@@ -45,7 +46,7 @@ def fused() -> None:
     """Skip unless the compiled loop imports (numba installed and working)."""
     pytest.importorskip("numba", exc_type=ImportError)
     if _accurate.accurate_route() != "numba":  # pragma: no cover (a broken numba)
-        pytest.skip(f"the compiled loop does not import: {_accurate.FUSED_UNAVAILABLE}")
+        pytest.skip(f"the compiled loop does not import: {_accurate.LOOP.unavailable}")
 
 
 def _route(fused: bool | None, **attrs) -> contextlib.AbstractContextManager:
@@ -254,13 +255,13 @@ def test_the_compiled_code_has_no_fused_multiply_add(fused):
 
 def test_small_calls_stay_in_numpy_and_large_ones_take_the_loop(fused, monkeypatch):
     calls = []
-    kernel = _accurate._fused_kernel()
+    kernel = _accurate.LOOP.get()
 
     def spy(*args):
         calls.append(args[0].size)
         return kernel(*args)
 
-    monkeypatch.setattr(_accurate, "_FUSED_KERNEL", spy)
+    monkeypatch.setattr(_accurate, "LOOP", OptionalKernel("a spy", lambda: spy))
     with _route(None):
         numeric.sinusoidal_table(np.arange(10.0), 8, accurate=True)
         assert calls == []
@@ -274,8 +275,7 @@ def test_without_the_extra_the_numpy_route_runs_quietly(monkeypatch, recwarn):
     t = np.arange(-50.0, 3000.0)
     with _route(False):
         want = numeric.sinusoidal_table(t, 64, accurate=True)
-    monkeypatch.setattr(_accurate, "_FUSED_KERNEL", False)
-    monkeypatch.setattr(_accurate, "FUSED_UNAVAILABLE", "ModuleNotFoundError: no numba")
+    monkeypatch.setattr(_accurate, "LOOP", OptionalKernel("the loop", no_numba))
     monkeypatch.setattr(_accurate, "FUSED_MIN_ENTRIES", 0)
     with _route(None):
         assert _accurate.accurate_route() == "numpy"
@@ -295,14 +295,13 @@ def test_a_failing_import_is_caught_once(monkeypatch):
             raise ImportError("Numba needs NumPy 2.3 or less")
         return real_import(name, *args, **kwargs)
 
-    monkeypatch.setattr(_accurate, "_FUSED_KERNEL", None)
-    monkeypatch.setattr(_accurate, "FUSED_UNAVAILABLE", "")
+    monkeypatch.setattr(_accurate, "LOOP", OptionalKernel("the loop", _accurate._load_loop))
     monkeypatch.setattr(builtins, "__import__", broken)
     t = np.arange(3000.0)
     with _route(None, FUSED_MIN_ENTRIES=0):
         got = numeric.sinusoidal_table(t, 64, accurate=True)
         assert _accurate.accurate_route() == "numpy"
-    assert "Numba needs NumPy" in _accurate.FUSED_UNAVAILABLE
+    assert "Numba needs NumPy" in _accurate.LOOP.unavailable
     monkeypatch.setattr(builtins, "__import__", real_import)
     with _route(None):
         assert _accurate.accurate_route() == "numpy"  # decided once

@@ -311,8 +311,8 @@ def test_results_do_not_live_in_scratch_memory(route):
     layout, dtype, fused = _ROUTES[route]
     if fused:
         pytest.importorskip("numba", exc_type=ImportError)
-        if dtype == "bfloat16" and _rope_kernels._half_kernels() is None:
-            pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_UNAVAILABLE}")
+        if dtype == "bfloat16" and _rope_kernels.HALF_KERNELS.get() is None:
+            pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_KERNELS.unavailable}")
     rng = np.random.default_rng(7)
     x = rng.standard_normal((2, 3, 300, 64)).astype(dtype)
     p1, p2 = np.arange(300.0), np.arange(300.0) * 3 + 11

@@ -22,9 +22,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import no_numba
 
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _rope_kernels
+from pe_symbolic.numeric._compiled import OptionalKernel
 
 DTYPES = (np.float32, np.float64)
 
@@ -34,7 +36,7 @@ def fused() -> None:
     """Skip unless the fused kernel imports (numba installed and working)."""
     pytest.importorskip("numba", exc_type=ImportError)
     if _rope_kernels.split_route() != "numba":  # pragma: no cover (a broken numba)
-        pytest.skip(f"the fused kernel does not import: {_rope_kernels.FUSED_UNAVAILABLE}")
+        pytest.skip(f"the fused kernel does not import: {_rope_kernels.SPLIT_KERNEL.unavailable}")
 
 
 def _route(fused: bool, **sizes: int) -> contextlib.AbstractContextManager:
@@ -267,8 +269,7 @@ def test_small_x_stays_in_numpy_and_large_x_takes_the_fused_route(fused):
 def test_without_the_extra_the_numpy_kernel_runs_quietly(monkeypatch, recwarn):
     """numba absent (or not importable): split_route() says "numpy", apply_rope runs as
     before without a warning, and only FUSED=True complains."""
-    monkeypatch.setattr(_rope_kernels, "_FUSED_KERNEL", False)
-    monkeypatch.setattr(_rope_kernels, "FUSED_UNAVAILABLE", "ModuleNotFoundError: no numba")
+    monkeypatch.setattr(_rope_kernels, "SPLIT_KERNEL", OptionalKernel("the kernel", no_numba))
     monkeypatch.setattr(_rope_kernels, "FUSED_MIN_BYTES", 0)
     assert _rope_kernels.split_route() == "numpy"
     x = _x((2, 9, 8), np.float64)
@@ -292,10 +293,10 @@ def test_a_failing_import_is_caught_once(monkeypatch):
             raise ImportError("Numba needs NumPy 2.3 or less")
         return real_import(name, *args, **kwargs)
 
-    monkeypatch.setattr(_rope_kernels, "_FUSED_KERNEL", None)
-    monkeypatch.setattr(_rope_kernels, "FUSED_UNAVAILABLE", "")
+    monkeypatch.setattr(_rope_kernels, "SPLIT_KERNEL",
+                        OptionalKernel("the kernel", _rope_kernels._load_split))
     monkeypatch.setattr(builtins, "__import__", broken)
     assert _rope_kernels.split_route() == "numpy"
-    assert "Numba needs NumPy" in _rope_kernels.FUSED_UNAVAILABLE
+    assert "Numba needs NumPy" in _rope_kernels.SPLIT_KERNEL.unavailable
     monkeypatch.setattr(builtins, "__import__", real_import)
     assert _rope_kernels.split_route() == "numpy"  # decided once

@@ -23,9 +23,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import no_numba
 
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _rope_kernels
+from pe_symbolic.numeric._compiled import OptionalKernel
 
 DTYPES = (ml_dtypes.bfloat16, np.float16)
 LAYOUTS = ("split", "interleaved")
@@ -35,8 +37,8 @@ LAYOUTS = ("split", "interleaved")
 def fused16() -> None:
     """Skip unless the 16-bit kernels import (numba installed and working)."""
     pytest.importorskip("numba", exc_type=ImportError)
-    if _rope_kernels._half_kernels() is None:  # pragma: no cover (a broken numba)
-        pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_UNAVAILABLE}")
+    if _rope_kernels.HALF_KERNELS.get() is None:  # pragma: no cover (a broken numba)
+        pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_KERNELS.unavailable}")
 
 
 def _route(fused: bool | None, **sizes: int) -> contextlib.AbstractContextManager:
@@ -321,8 +323,8 @@ def test_strides_aliasing_and_tuples(fused16, dtype, layout):
        scale=st.sampled_from((1.0, 1e-6, 3e4)))
 def test_kernels_on_drawn_shapes(dtype, layout, lead, seq, h, extra, mode, seed, scale):
     pytest.importorskip("numba", exc_type=ImportError)
-    if _rope_kernels._half_kernels() is None:
-        pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_UNAVAILABLE}")
+    if _rope_kernels.HALF_KERNELS.get() is None:
+        pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_KERNELS.unavailable}")
     x = _x(tuple(lead) + (seq, 2 * h + 2 * extra), dtype, seed, scale)
     rng = np.random.default_rng(seed)
     per_head = bool(lead) and rng.random() < 0.5
@@ -346,10 +348,8 @@ def test_small_x_stays_in_numpy_and_large_x_takes_the_kernels(fused16):
 
 
 def test_without_the_extra_the_numpy_route_runs_quietly(monkeypatch, recwarn):
-    monkeypatch.setattr(_rope_kernels, "_HALF_KERNELS", False)
-    monkeypatch.setattr(_rope_kernels, "_FUSED_KERNEL", False)  # (no real import attempt either)
-    monkeypatch.setattr(_rope_kernels, "FUSED_UNAVAILABLE", "ModuleNotFoundError: no numba")
-    monkeypatch.setattr(_rope_kernels, "HALF_UNAVAILABLE", "ModuleNotFoundError: no numba")
+    monkeypatch.setattr(_rope_kernels, "HALF_KERNELS", OptionalKernel("the kernels", no_numba))
+    monkeypatch.setattr(_rope_kernels, "SPLIT_KERNEL", OptionalKernel("the kernel", no_numba))
     monkeypatch.setattr(_rope_kernels, "FUSED_MIN_BYTES", 0)
     x = _x((2, 9, 8), ml_dtypes.bfloat16)
     for layout in LAYOUTS:

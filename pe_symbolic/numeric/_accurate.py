@@ -68,11 +68,11 @@ those paths in ``_kernels`` reaches this route too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
 from . import _kernels as K
+from ._compiled import OptionalKernel
 from ._scratch import scratch
 
 __all__ = ["CHUNK", "FUSED", "FUSED_MIN_ENTRIES", "accurate_route", "sincos_into"]
@@ -107,11 +107,19 @@ FUSED: bool | None = None
 #: accurate tables (doctests, the audit) does not import numba and load the loop (~0.35 s
 #: with numba's cache warm, ~1.5 s a destination type cold) to save a millisecond.
 FUSED_MIN_ENTRIES = 1 << 16
-#: Why the compiled loop did not import (empty while it did, or was not tried yet).
-FUSED_UNAVAILABLE = ""
-_FUSED_KERNEL: Any = None  # the compiled loop once imported; False when it cannot be
 #: Rare entries whose indices the compiled loop stores per call (more: it runs again).
 _RARE_CAP = 256
+
+
+def _load_loop() -> Callable[..., int]:
+    from ._accurate_fused import accurate_rows
+
+    return accurate_rows
+
+
+#: The compiled loop of the ``fast`` extra (:mod:`._accurate_fused`), imported on first use;
+#: ``LOOP.unavailable`` says why it cannot be, if it cannot.
+LOOP = OptionalKernel("the compiled accurate loop", _load_loop)
 
 
 def _workspace(size: int) -> np.ndarray:
@@ -144,8 +152,7 @@ def sincos_into(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, sin_t: np.nda
     n, h = sin_t.shape
     if n == 0 or h == 0:
         return
-    wanted = FUSED if FUSED is not None else n * h >= FUSED_MIN_ENTRIES
-    if wanted and accurate_route() == "numba":
+    if LOOP.wanted(FUSED, n * h >= FUSED_MIN_ENTRIES):
         _sincos_fused(t, w_hi, w_lo, sin_t, cos_t, w_exact, w_quad)
         return
     rows = max(1, (CHUNK if chunk is None else chunk) // h)
@@ -171,29 +178,7 @@ def accurate_route() -> str:
     ImportError
         When :data:`FUSED` is ``True`` and the compiled loop cannot be imported.
     """
-    if FUSED is False:
-        return "numpy"
-    kernel = _fused_kernel()
-    if kernel is None:
-        if FUSED:
-            raise ImportError(f"the compiled accurate loop is unavailable: {FUSED_UNAVAILABLE}")
-        return "numpy"
-    return "numba"
-
-
-def _fused_kernel() -> Callable[..., int] | None:
-    """The compiled loop, imported once; ``None`` (and the reason in
-    :data:`FUSED_UNAVAILABLE`) when numba is absent or does not import."""
-    global _FUSED_KERNEL, FUSED_UNAVAILABLE
-    if _FUSED_KERNEL is None:
-        try:
-            from ._accurate_fused import accurate_rows
-        except Exception as e:  # ImportError; a numba built for another NumPy; no cache dir
-            FUSED_UNAVAILABLE = f"{type(e).__name__}: {e}"
-            _FUSED_KERNEL = False
-        else:
-            _FUSED_KERNEL = accurate_rows
-    return _FUSED_KERNEL or None
+    return LOOP.route(FUSED)
 
 
 class _Frequencies:
@@ -233,9 +218,9 @@ def _sincos_fused(t, w_hi, w_lo, sin_t, cos_t, w_exact, w_quad) -> None:
     """:func:`sincos_into` by the compiled loop: the same partition of the rows as the NumPy
     route (rows that may reach 2**24 to the reference, tiny rows recomputed there; rows are
     independent, so over the whole call rather than per block), the rest in one call."""
-    from ._accurate_fused import CONSTANTS  # (imported by _fused_kernel already)
+    from ._accurate_fused import CONSTANTS  # (imported by LOOP already)
 
-    kernel = _fused_kernel()
+    kernel = LOOP.get()
     n, h = sin_t.shape
     w = _Frequencies(w_hi, w_lo)
     t = np.ascontiguousarray(t, dtype=np.float64)

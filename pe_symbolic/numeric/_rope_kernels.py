@@ -81,6 +81,7 @@ from typing import Any
 
 import numpy as np
 
+from ._compiled import OptionalKernel
 from ._scratch import scratch
 
 __all__ = ["half", "interleaved", "split", "split_route"]
@@ -128,9 +129,6 @@ FUSED_GROUP = 2
 #: (doctests, the audit) does not pay for importing numba and loading the kernel (~0.45 s
 #: on the first call with numba's cache warm, ~1 s cold) to save microseconds.
 FUSED_MIN_BYTES = 1 << 20
-#: Why the fused kernel did not import (empty while it did, or was not tried yet).
-FUSED_UNAVAILABLE = ""
-_FUSED_KERNEL: Any = None  # the compiled kernel once imported; False when it cannot be
 
 #: ``make_blocks(rows, cdt)``: a phasor-block source (``rope._PhasorBlocks``) for blocks of
 #: ``rows`` positions in complex dtype ``cdt``: ``.rows``, ``.tl``, ``.starts()``,
@@ -261,8 +259,8 @@ def split(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
     same results)."""
     if x.size == 0:
         return
-    wanted = FUSED if FUSED is not None else x.nbytes >= FUSED_MIN_BYTES
-    if wanted and split_route() == "numba" and _split_fused(x, out, rd, tshape, make_blocks):
+    if SPLIT_KERNEL.wanted(FUSED, x.nbytes >= FUSED_MIN_BYTES) and _split_fused(
+            x, out, rd, tshape, make_blocks):
         return
     _split_numpy(x, out, rd, tshape, make_blocks)
 
@@ -281,29 +279,18 @@ def split_route() -> str:
     ImportError
         When :data:`FUSED` is ``True`` and the fused kernel cannot be imported.
     """
-    if FUSED is False:
-        return "numpy"
-    kernel = _fused_kernel()
-    if kernel is None:
-        if FUSED:
-            raise ImportError(f"the fused split kernel is unavailable: {FUSED_UNAVAILABLE}")
-        return "numpy"
-    return "numba"
+    return SPLIT_KERNEL.route(FUSED)
 
 
-def _fused_kernel() -> Callable[..., None] | None:
-    """The compiled kernel, imported once; ``None`` (and the reason in
-    :data:`FUSED_UNAVAILABLE`) when numba is absent or does not import."""
-    global _FUSED_KERNEL, FUSED_UNAVAILABLE
-    if _FUSED_KERNEL is None:
-        try:
-            from ._rope_fused import split_rows
-        except Exception as e:  # ImportError; a numba built for another NumPy; no cache dir
-            FUSED_UNAVAILABLE = f"{type(e).__name__}: {e}"
-            _FUSED_KERNEL = False
-        else:
-            _FUSED_KERNEL = split_rows
-    return _FUSED_KERNEL or None
+def _load_split() -> Callable[..., None]:
+    from ._rope_fused import split_rows
+
+    return split_rows
+
+
+#: The fused split kernel of the ``fast`` extra (:mod:`._rope_fused`), imported on first use;
+#: ``SPLIT_KERNEL.unavailable`` says why it cannot be, if it cannot.
+SPLIT_KERNEL = OptionalKernel("the fused split kernel", _load_split)
 
 
 def _flat(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
@@ -329,7 +316,7 @@ def _split_fused(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
     """The split layout by the compiled kernel (:mod:`._rope_fused`): one pass over ``x``,
     leading index by leading index, each block of positions once. ``False`` (nothing done)
     when ``x`` or ``out`` has no unit-stride last axis, for the NumPy kernel to run."""
-    kernel = _fused_kernel()
+    kernel = SPLIT_KERNEL.get()
     xs, os_ = x[..., :rd], out[..., :rd]
     fo = _flat(os_)
     if kernel is None or fo is None or xs.strides[-1] != x.dtype.itemsize:
@@ -417,7 +404,6 @@ def _split_numpy(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
 # (``tests/test_rope_fast16.py``). ``FUSED`` and ``FUSED_MIN_BYTES`` (of the float32 copy)
 # choose the route as for the split layout.
 
-_HALF_KERNELS: Any = None  # the module once imported; False when it cannot be
 #: Whether NumPy's complex64 multiply (the interleaved float32 kernel) rounds
 #: ``a*c - b*d`` once (FMA) or twice, found by a probe on first use; ``None`` when it matches
 #: neither (the interleaved layout then stays in NumPy for 16-bit x).
@@ -425,29 +411,20 @@ HALF_FMA: bool | None = None
 _HALF_FMA_PROBED = False
 
 
-#: Why the compiled 16-bit kernels are not used (empty while they are, or were not tried).
-HALF_UNAVAILABLE = ""
+def _load_half() -> Any:
+    """The compiled 16-bit kernels' module; not on NumPy < 2, where the NumPy route gives
+    other NaN payloads and signs for pairs of non-finite values (measured with NumPy 1.26.4):
+    the kernels are checked bit for bit against NumPy 2's only."""
+    if int(np.__version__.split(".")[0]) < 2:
+        raise ImportError(f"NumPy {np.__version__}: the 16-bit kernels follow NumPy 2's NaN bits")
+    from . import _rope_fused16
+
+    return _rope_fused16
 
 
-def _half_kernels() -> Any:
-    """The compiled 16-bit kernels' module, imported once; ``None`` (and the reason in
-    :data:`HALF_UNAVAILABLE`) when it cannot be, or on NumPy < 2: there the NumPy route gives
-    other NaN payloads and signs for pairs of non-finite values (measured with NumPy 1.26.4),
-    and the kernels are checked bit for bit against NumPy 2's only."""
-    global _HALF_KERNELS, HALF_UNAVAILABLE
-    if _HALF_KERNELS is None:
-        if int(np.__version__.split(".")[0]) < 2:
-            HALF_UNAVAILABLE = f"NumPy {np.__version__}: the 16-bit kernels follow NumPy 2's NaN bits"
-            _HALF_KERNELS = False
-            return None
-        try:
-            from . import _rope_fused16
-        except Exception as e:  # as for _fused_kernel
-            HALF_UNAVAILABLE = f"{type(e).__name__}: {e}"
-            _HALF_KERNELS = False
-        else:
-            _HALF_KERNELS = _rope_fused16
-    return _HALF_KERNELS or None
+#: The compiled 16-bit kernels (:mod:`._rope_fused16`), imported on first use;
+#: ``HALF_KERNELS.unavailable`` says why they are not used, if they are not.
+HALF_KERNELS = OptionalKernel("the fused 16-bit kernels", _load_half)
 
 
 def _probe_fma(mod: Any, product: Callable[..., Any]) -> bool | None:
@@ -486,16 +463,9 @@ def half(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
     ``False`` (nothing written) when the NumPy route is to run: ``FUSED`` false, ``x`` small,
     numba absent, a layout the kernels hand back (strided last axis, negative strides), or an
     interleaved product that matches neither model."""
-    if x.size == 0 or (FUSED is False):
+    if x.size == 0 or not HALF_KERNELS.wanted(FUSED, x.size * 4 >= FUSED_MIN_BYTES):
         return False
-    wanted = FUSED if FUSED is not None else x.size * 4 >= FUSED_MIN_BYTES
-    if not wanted:
-        return False
-    mod = _half_kernels()
-    if mod is None:
-        if FUSED:
-            raise ImportError(f"the fused 16-bit kernels are unavailable: {HALF_UNAVAILABLE}")
-        return False
+    mod = HALF_KERNELS.get()
     fma = False
     if layout == "interleaved":
         fma = _probe_fma(mod, product)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import math
-
 import numpy as np
 
 from . import _kernels as K
