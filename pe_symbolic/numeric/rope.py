@@ -196,7 +196,9 @@ def apply_rope(
     ----------
     x : numpy.ndarray (float64, float32, float16 or bfloat16), or a tuple of them
         Shape ``(..., seq, d)`` (any leading axes). A tuple ``(q, k)`` (or any number of
-        arrays) is rotated with one set of phasor tables and returned as a tuple.
+        arrays) is rotated with one frequency plan and one phasor source (positions
+        checked and the coarse and fine phasor tables computed once; each array then
+        multiplies out the phasors of its own blocks) and returned as a tuple.
     positions : array_like of real
         Broadcasts against ``x.shape[:-1]`` (typically shape ``(seq,)``). For M-RoPE, a
         leading axis of 3 (t, h, w) in front of that shape.
