@@ -380,3 +380,160 @@ def test_the_probe_recognises_this_numpy(fused16, monkeypatch):
     from pe_symbolic.numeric import _core, _rope_fused16
 
     assert _rope_kernels._probe_fma(_rope_fused16, _core._rope_product()) in (True, False)
+
+
+# ----------------------------------------------------------------------------------------
+# the fast loops: rows of finite x (finite table) skip the NaN selects; a row holding a
+# non-finite value takes the exact loop, which must give the same bits as the NumPy route
+
+
+def _non_finite_bits(dtype) -> list[int]:
+    """Infs of both signs, quiet and signalling NaNs of both signs and several payloads."""
+    if dtype == np.float16:
+        return [0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7C01, 0xFDFF, 0x7FFF]
+    return [0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81, 0xFFBF, 0x7FFF]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("d", [128, 18])
+@pytest.mark.parametrize("mode", ["out=", "in place"])
+def test_rows_mixing_finite_and_non_finite_values(fused16, dtype, layout, d, mode):
+    """Every other row holds one non-finite value among finite ones, at its first column, at
+    a middle one (the last of the first half and the first of the second) or at its last;
+    the rows between are finite, some with the largest finite values (still the fast loop).
+    In place the row is checked before it is written. Rows of 128 (whole vectors) and 18
+    (a scalar tail) values."""
+    info = ml_dtypes.finfo(dtype) if dtype != np.float16 else np.finfo(dtype)
+    cols = [0, d // 2 - 1, d // 2, d - 1]
+    bad = _non_finite_bits(dtype)
+    rows = 2 * len(cols) * len(bad) + 1
+    x = _x((2, rows, d), dtype, seed=11, scale=4.0)
+    u = x.view(np.uint16)
+    for k, (c, v) in enumerate((c, v) for c in cols for v in bad):
+        u[k % 2, 2 * k + 1, c] = v
+    x[:, 0::4, 1] = info.max  # finite extremes in the finite rows
+    x[:, 2::4, -2] = -info.max
+    pos = np.arange(rows, dtype=np.float64) * 0.37
+    _both(x, mode, layout, positions=pos)
+    # one head's row non-finite, the other heads' rows at that position (same table row) not
+    y = _x((3, 4, d), dtype, seed=12)
+    y.view(np.uint16)[1, 2, d // 2] = bad[2]
+    _both(y, mode, layout, positions=np.arange(4.0) + 5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mode", ["out=", "in place"])
+def test_fast_rows_whose_sums_overflow(fused16, dtype, layout, mode):
+    """Finite x whose rotated pairs overflow: the sum (bfloat16, in float32) or its rounding
+    (float16) to inf, which the fast loop's rounding must carry into inf as ``astype`` does;
+    with an attention factor of 2 the products overflow too, and ``inf - inf`` is the default
+    NaN, which the fast loop rounds to NumPy's bits without the NaN select."""
+    info = ml_dtypes.finfo(dtype) if dtype != np.float16 else np.finfo(dtype)
+    x = np.empty((2, 6, 32), dtype)
+    big = float(info.max)
+    x[0], x[1] = big, -big
+    x[:, 1::2, 8:16] = -big  # pairs of opposite signs (both layouts mix them)
+    x[:, 3, 20:] = info.max * 0.75
+    pos = np.array([np.pi / 4, 0.3, 2.0, 1.1, np.pi * 0.75, 5.0])
+    _both(x, mode, layout, positions=pos)
+    _both(x, mode, layout, positions=pos, attention_factor=2.0)
+    _both(x, mode, layout, positions=pos, attention_factor=1.0 + 2.0**-7)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mode", ["out=", "in place"])
+def test_a_non_finite_table_takes_the_exact_loops(fused16, dtype, layout, mode):
+    """A table with infs (an attention factor past float32's range) or NaNs (angles past
+    float64's range): x finite everywhere, the NaNs come from the table (``0 * inf`` too)."""
+    x = _x((2, 5, 16), dtype, seed=13)
+    x.view(np.uint16)[0, 2, :3] = 0
+    pos = np.arange(5.0)
+    _both(x, mode, layout, positions=pos, attention_factor=1e39)
+    _both(x, mode, layout, positions=pos + 1e15, inv_freq=np.full(8, 1e300))
+    _both(x, mode, layout, positions=pos, inv_freq=np.array([1e308] + [1.0] * 7))
+
+
+def test_the_fast_loops_match_the_exact_ones_on_finite_rows(fused16):
+    """The kernels called directly on every finite 16-bit pattern, with tables of |c|, |s| up
+    to 2 (products that overflow): the fast loops (a finite table) and the exact ones (the
+    same table with a NaN in a row of its own, which the check sees, so the whole call takes
+    the exact loops) give the same bits. (Float16 split has the exact loop only.)"""
+    from pe_symbolic.numeric import _rope_fused16 as F
+
+    rng = np.random.default_rng(14)
+    h, off = 64, np.zeros(1, np.int64)
+    for f16 in (False, True):
+        bits = np.arange(65536, dtype=np.uint16)
+        inf = 0x7C00 if f16 else 0x7F80
+        finite = rng.permutation(bits[(bits & inf) != inf])
+        rows = finite.size // (2 * h)
+        xf = finite[: rows * 2 * h].copy()
+        for layout, fmas in (("split", (None,)), ("interleaved", (True, False))):
+            w = 2 if layout == "split" else 3
+            ang = rng.uniform(-4, 4, (rows + 1, h))
+            scale = rng.choice([1.0, 2.0, 1.0 + 2.0**-8], (rows + 1, 1))
+            c = (np.cos(ang) * scale).astype(np.float32)
+            s = (np.sin(ang) * scale).astype(np.float32)
+            tab = np.concatenate([c, s, -s][:w], axis=1)
+            nan_tab = tab.copy()
+            nan_tab[rows, 0] = np.nan  # (row ``rows``: not read for x's rows)
+            for fma in fmas:
+                outs = []
+                for cs in (tab, nan_tab):
+                    of = np.zeros(rows * 2 * h, np.uint16)
+                    args = (xf, off, 2 * h, of, off, 2 * h, cs.reshape(-1), off, rows + 1, 1,
+                            0, rows, h, 1, f16)
+                    with np.errstate(all="ignore"):
+                        if fma is None:
+                            F.split16(*args)
+                        else:
+                            F.interleaved16(*args, fma)
+                    outs.append(of)
+                assert np.array_equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_table_nan_with_a_payload(fused16, dtype):
+    """The kernels called directly with cosines that are NaNs with payloads (no phasor source
+    makes them; a caller's table might): the fast loops' rounding would keep the payload, so
+    the table check must send the call to the exact loops. Against NumPy's float32 arithmetic
+    and ``astype``, as the NumPy route computes. (Only cosines: where a sine alone is NaN the
+    split kernel's NaN has the other sign than NumPy's, in the exact loop as before: LLVM
+    folds ``x_b * -s`` into ``-(x_b s)``; no phasor source makes such a table either.)"""
+    from pe_symbolic.numeric import _core
+    from pe_symbolic.numeric import _rope_fused16 as F
+
+    f16 = dtype == np.float16
+    rows, h = 6, 16
+    x = _x((rows, 2 * h), dtype, seed=15)
+    xf = x.view(np.uint16).reshape(-1)
+    rng = np.random.default_rng(16)
+    ang = rng.uniform(-4, 4, (rows, h))
+    c, s = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    for nan in (0x7FA00001, 0xFFE01234):
+        c2, s2 = c.copy(), s.copy()
+        c2.view(np.uint32)[1, 3] = nan
+        c2.view(np.uint32)[4, 0] = nan ^ 0x80000000
+        x32 = x.astype(np.float32)
+        off = np.zeros(1, np.int64)
+        with np.errstate(all="ignore"):
+            xa, xb = x32[:, :h], x32[:, h:]
+            want = np.concatenate([xa * c2 + xb * -s2, xb * c2 + xa * s2], axis=1).astype(dtype)
+            got = np.zeros_like(xf)
+            F.split16(xf, off, 2 * h, got, off, 2 * h, np.concatenate([c2, s2], 1).reshape(-1),
+                      off, rows, 1, 0, rows, h, 1, f16)
+        assert np.array_equal(got, want.view(np.uint16).reshape(-1))
+        fma = _rope_kernels._probe_fma(F, _core._rope_product())
+        if fma is None:  # pragma: no cover (a complex multiply of neither model)
+            continue
+        with np.errstate(all="ignore"):
+            z = (c2 + 1j * s2).astype(np.complex64)
+            want = np.multiply(x32.view(np.complex64), z).view(np.float32).astype(dtype)
+            got = np.zeros_like(xf)
+            F.interleaved16(xf, off, 2 * h, got, off, 2 * h,
+                            np.concatenate([c2, s2, -s2], 1).reshape(-1), off, rows, 1, 0,
+                            rows, h, 1, f16, fma)
+        assert np.array_equal(got, want.view(np.uint16).reshape(-1))
