@@ -537,3 +537,30 @@ def test_a_table_nan_with_a_payload(fused16, dtype):
                             np.concatenate([c2, s2, -s2], 1).reshape(-1), off, rows, 1, 0,
                             rows, h, 1, f16, fma)
         assert np.array_equal(got, want.view(np.uint16).reshape(-1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_in_place_takes_the_one_array_kernels(fused16, dtype, layout):
+    """out is x: the kernels that read x's rows through out itself run (two arrays on one
+    buffer defeat the loops' vectorisation), with the NumPy route's bits; a non-finite entry
+    and a partial rotary dim included. Out of place and an overlapping out do not take them."""
+    from pe_symbolic.numeric import _rope_fused16 as F
+
+    name = f"{layout}16_inplace"
+    real = getattr(F, name)
+    calls = []
+
+    def spy(*args):
+        calls.append(args[0].size)
+        return real(*args)
+
+    x = _x((3, 2, 37, 20), dtype, seed=5)
+    x[1, 0, 7, 3] = np.inf
+    x[2, 1, 30, 11] = np.nan
+    with mock.patch.object(F, name, spy):
+        _both(x, "in place", layout, positions=np.arange(37.0) * 7, rotary_dim=16)
+        assert calls
+        calls.clear()
+        _both(x, "out=", layout, positions=np.arange(37.0) * 7)
+        assert not calls

@@ -61,14 +61,19 @@ its code.
 The helpers (conversions, ``_add``) are intrinsics, a literal ``f16`` choosing the IR:
 numba's ``inline="always"`` copies the callee's IR at each call, which, nested in the row
 loops (three in split16, eight in interleaved16), cost seconds of compile time. First
-compile: split16 1.3 s, interleaved16 3.0 s (were 0.8 s, 1.2 s); from the cache 0.18 s, as
-before.
+use on a machine (numba's on-disk cache empty; measured in a fresh process with numba's
+import and, interleaved, the probe of NumPy's complex multiply): split 2.6 s, interleaved
+7.4 s (2.0 s and 2.8 s before the fast loops: interleaved16 holds eight row loops, dtype x
+FMA x fast/exact); from the cache 0.18 s, as before.
 
-In place (``out`` is ``x``, two arrays on one buffer) LLVM's runtime overlap check fails and
-every row takes the scalar loop: 3.2-4.9x a copy (3.4-6.3x before). A compile-time in-place
-variant that reads x's rows through ``out`` vectorises (bfloat16 split in place: 25 -> 5.0
-ms) but doubles the row loops to compile, and a per-row copy of x cost 3-8% out of place:
-not done. One difference from NumPy, older than the fast loops: where a table's sine alone is
+In place (``out`` is ``x``) the kernels get two arrays on one buffer, LLVM's runtime overlap
+check fails and every row took the scalar loop: 6.3-6.5x a copy. ``split16_inplace`` and
+``interleaved16_inplace`` take ``out`` alone and copy each row of ``x`` into a row buffer
+before the row is rotated into ``out`` (an L1-resident copy of 2h values): the loops
+vectorise again, 1.7-1.8x a copy for bfloat16 (x of (4, 8, 4096, 128)), as out of place.
+They are compiled the first time a call runs in place (split 1.5 s, interleaved 4.9 s).
+
+One difference from NumPy, older than the fast loops: where a table's sine alone is
 NaN, the split kernel's NaN has the other sign (LLVM folds ``x_b * -s`` into ``-(x_b s)``);
 no phasor source makes such a table.
 """
@@ -80,7 +85,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["split16", "interleaved16", "widen", "narrow"]
+__all__ = ["split16", "interleaved16", "split16_inplace", "interleaved16_inplace", "widen", "narrow"]
 
 
 def _has_f16c() -> bool:
@@ -381,7 +386,7 @@ def _halves(xr, orr, tr, h, f16, exact):  # pragma: no cover (compiled)
 
 @njit(inline="always", error_model="numpy")
 def _split_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, f16,
-                fin):  # pragma: no cover (compiled)
+                fin, row=None):  # pragma: no cover (compiled)
     """The loops of :func:`split16` (``f16`` a literal: a loop for each). ``fin``: the table
     is finite, so that a row of finite ``x`` may take the fast loop (bfloat16 only: for
     float16 it saves less than its check costs)."""
@@ -393,6 +398,10 @@ def _split_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h
                 oa = ooff[li] + (s0 + i) * orow
                 tb = (tidx[li] * trows + i * tstep) * 2 * h
                 xr = xf[xa : xa + 2 * h]
+                if row is not None:  # in place: x's row copied before out's is written
+                    for k in range(2 * h):
+                        row[k] = xr[k]
+                    xr = row
                 orr = of[oa : oa + 2 * h]
                 tr = cs[tb : tb + 2 * h]
                 if f16:
@@ -449,7 +458,7 @@ def _pairs(xr, orr, tr, h, f16, fma, exact=True):  # pragma: no cover (compiled)
 
 @njit(inline="always", error_model="numpy")
 def _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, f16, fma,
-               fin):  # pragma: no cover (compiled)
+               fin, row=None):  # pragma: no cover (compiled)
     """The loops of :func:`interleaved16` (``f16``, ``fma`` literals: a loop for each);
     ``fin`` as for :func:`_split_rows` (both dtypes take the fast loop here)."""
     n = xoff.shape[0]
@@ -460,6 +469,10 @@ def _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h,
                 oa = ooff[li] + (s0 + i) * orow
                 tb = (tidx[li] * trows + i * tstep) * 3 * h
                 xr = xf[xa : xa + 2 * h]
+                if row is not None:  # in place: x's row copied before out's is written
+                    for k in range(2 * h):
+                        row[k] = xr[k]
+                    xr = row
                 orr = of[oa : oa + 2 * h]
                 tr = cs[tb : tb + 3 * h]
                 if fin and _finite_row(xr, f16):
@@ -489,3 +502,43 @@ def interleaved16(xf: np.ndarray, xoff: np.ndarray, xrow: int, of: np.ndarray, o
     else:
         _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
                    False, False, fin)
+
+
+# In place (``out`` is ``x``; see the module notes): one array, each row of x copied into a
+# row buffer before it is rotated into out, the same loops and arithmetic, so the same bits.
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def split16_inplace(of: np.ndarray, ooff: np.ndarray, orow: int, cs: np.ndarray,
+                    tidx: np.ndarray, trows: int, tstep: int, s0: int, m: int, h: int, g: int,
+                    f16: bool) -> None:  # pragma: no cover (compiled)
+    """:func:`split16` with ``x`` the array ``out`` itself (its bits ``of``)."""
+    row = np.empty(2 * h, np.uint16)
+    if f16:
+        _split_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, True,
+                    False, row)
+    else:
+        _split_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, False,
+                    _finite_table(cs), row)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def interleaved16_inplace(of: np.ndarray, ooff: np.ndarray, orow: int, cs: np.ndarray,
+                          tidx: np.ndarray, trows: int, tstep: int, s0: int, m: int, h: int,
+                          g: int, f16: bool, fma: bool) -> None:  # pragma: no cover (compiled)
+    """:func:`interleaved16` with ``x`` the array ``out`` itself (its bits ``of``)."""
+    fin = _finite_table(cs)
+    row = np.empty(2 * h, np.uint16)
+    if f16:
+        if fma:
+            _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+                       True, True, fin, row)
+        else:
+            _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+                       True, False, fin, row)
+    elif fma:
+        _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+                   False, True, fin, row)
+    else:
+        _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+                   False, False, fin, row)

@@ -474,7 +474,7 @@ def half(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
     it = x.dtype.itemsize
     if x.strides[-1] != it or out.strides[-1] != it:
         return False
-    x, _ = _unalias(x, out)
+    x, in_place = _unalias(x, out)
     xs, os_ = x[..., :rd], out[..., :rd]
     fx, fo = _flat(xs.view(np.uint16)), _flat(os_.view(np.uint16))
     if fx is None or fo is None:
@@ -508,10 +508,14 @@ def half(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
             np.negative(cs3[..., h : 2 * h], out=cs3[..., 2 * h :])
         args = ((s0, m) if lay.tl == lay.seq else (0, lay.seq))
         trows, tstep = (m, 1) if lay.tl == lay.seq else (1, 0)
-        if layout == "interleaved":
-            mod.interleaved16(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, *args, h,
-                              FUSED_GROUP, f16, fma)
+        rest = (cs, tidx, trows, tstep, *args, h, FUSED_GROUP, f16)
+        if in_place:  # x read through out itself: one array, so that the loops vectorise
+            if layout == "interleaved":
+                mod.interleaved16_inplace(of, ooff, orow, *rest, fma)
+            else:
+                mod.split16_inplace(of, ooff, orow, *rest)
+        elif layout == "interleaved":
+            mod.interleaved16(xf, xoff, xrow, of, ooff, orow, *rest, fma)
         else:
-            mod.split16(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, *args, h,
-                        FUSED_GROUP, f16)
+            mod.split16(xf, xoff, xrow, of, ooff, orow, *rest)
     return True
