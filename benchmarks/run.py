@@ -285,6 +285,14 @@ def _routes(module, kernel, label: str, what: str, size: str, first_call, dtypes
     return ["numpy", "numba"]
 
 
+#: apply_rope's output modes in the rope section: a new array, a given ``out``, in place.
+ROPE_MODES = ("alloc", "out=", "out=x")
+
+
+def _rope_out(mode: str, x: np.ndarray, out: np.ndarray) -> np.ndarray | None:
+    return {"alloc": None, "out=": out, "out=x": x}[mode]
+
+
 def bench_rope(quick: bool) -> None:
     shape = (4, 8, 1024, 128) if quick else (4, 8, 4096, 128)
     repeat = 5 if quick else 15
@@ -295,7 +303,8 @@ def bench_rope(quick: bool) -> None:
           "floor: one copy of x, x.copy() (alloc) or np.copyto(out, x) (out=): x read once, "
           "the output written once; 'one pass': x * 1.5 (alloc) or np.multiply(x, 1.5, out=) "
           "(out=), the cheapest NumPy arithmetic over x (a copy is a memcpy, which no ufunc "
-          "loop is). Ratios compare alloc with alloc, out= with out=.")
+          "loop is). Ratios compare alloc with alloc, out= with out=; out=x (in place) with "
+          "the out= copy.")
     routes = _split_routes()
     print(f"{'dtype':>8} {'layout':>12} {'mode':>6} {'ours':>12} {'naive':>12} {'floor':>12} "
           f"{'/naive':>7} {'/floor':>7}")
@@ -308,6 +317,7 @@ def bench_rope(quick: bool) -> None:
         for mode, f in floor.items():
             print(f"{name:>8} {'floor (copy)':>12} {mode:>6} {ms(f)} {'':>12} {ms(f)} "
                   f"{'':>7} {1.0:7.3f}")
+        floor["out=x"] = floor["out="]  # in place: x read once and written once, as a copy
         one = {"alloc": median_time(lambda: x * 1.5, repeat=repeat),
                "out=": median_time(lambda: np.multiply(x, 1.5, out=out), repeat=repeat)}
         for mode, f in one.items():
@@ -319,8 +329,8 @@ def bench_rope(quick: bool) -> None:
         for label, layout, naive_fn, fused in rows:
             if layout not in naive:
                 naive[layout] = median_time(lambda: naive_fn(x, pos), repeat=repeat)
-            for mode in ("alloc", "out="):
-                ob = out if mode == "out=" else None
+            for mode in ROPE_MODES:
+                ob = _rope_out(mode, x, out)
                 with _forced(_rope_kernels, fused):
                     ours = median_time(lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
                                        repeat=repeat)
@@ -346,11 +356,12 @@ def _bench_rope_16(shape, repeat: int, pos: np.ndarray, routes: list[str]) -> No
         for mode, f in floor.items():
             print(f"{name:>8} {'floor (copy)':>12} {mode:>6} {ms(f)} {'':>12} {ms(f)} "
                   f"{'':>7} {1.0:7.3f}")
+        floor["out=x"] = floor["out="]  # in place: x read once and written once, as a copy
         for layout in ("interleaved", "split"):
             short = "inter" if layout == "interleaved" else layout
             for r in routes:
-                for mode in ("alloc", "out="):
-                    ob = out if mode == "out=" else None
+                for mode in ROPE_MODES:
+                    ob = _rope_out(mode, x, out)
                     with _forced(_rope_kernels, r == "numba"):
                         ours = median_time(
                             lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),

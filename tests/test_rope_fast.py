@@ -288,10 +288,10 @@ def test_a_failing_import_is_caught_once(monkeypatch):
 
     real_import = builtins.__import__
 
-    def broken(name, *args, **kwargs):
-        if name.endswith("_rope_fused"):
+    def broken(name, globals=None, locals=None, fromlist=(), level=0):
+        if name.endswith("_rope_fused") or "_rope_fused" in (fromlist or ()):
             raise ImportError("Numba needs NumPy 2.3 or less")
-        return real_import(name, *args, **kwargs)
+        return real_import(name, globals, locals, fromlist, level)
 
     monkeypatch.setattr(_rope_kernels, "SPLIT_KERNEL",
                         OptionalKernel("the kernel", _rope_kernels._load_split))
@@ -300,3 +300,33 @@ def test_a_failing_import_is_caught_once(monkeypatch):
     assert "Numba needs NumPy" in _rope_kernels.SPLIT_KERNEL.unavailable
     monkeypatch.setattr(builtins, "__import__", real_import)
     assert _rope_kernels.split_route() == "numpy"  # decided once
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_in_place_takes_the_one_array_kernel(fused, dtype):
+    """out is x: the kernel that reads x's rows through out itself runs (two arrays on one
+    buffer defeat the loop's vectorisation), with the NumPy kernel's bits, partial rotary dim,
+    non-finite entries and positions broadcast along a leading axis included; out of place
+    (and an out that overlaps x otherwise, which is copied first) it does not."""
+    mod = _rope_kernels.SPLIT_KERNEL.get()
+    real = mod.split_rows_inplace
+    calls = []
+
+    def spy(*args):
+        calls.append(args[0].size)
+        return real(*args)
+
+    x = _x((3, 2, 37, 20), dtype, seed=3)
+    x[1, 0, 7, 3] = np.inf
+    x[2, 1, 30, 11] = np.nan
+    pos = np.random.default_rng(4).uniform(0, 1e4, (2, 37))
+    with mock.patch.object(mod, "split_rows_inplace", spy), np.errstate(invalid="ignore"):
+        _both(x, "in place", positions=pos, rotary_dim=16)
+        assert calls
+        calls.clear()
+        _both(x, "out=", positions=pos)
+        big = np.zeros((2, 40, 8), dtype)
+        big[:, :37] = x[0, 0, :, :8]
+        with _route(True):
+            numeric.apply_rope(big[:, :39], np.arange(39.0), out=big[:, 1:])
+        assert not calls

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["split_rows"]
+__all__ = ["split_rows", "split_rows_inplace"]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -56,6 +56,27 @@ def split_rows(xf: np.ndarray, xoff: np.ndarray, xrow: int, of: np.ndarray, ooff
         Leading indices processed together, row by row (each table row is then read from L1
         ``g`` times; ``g`` streams of ``x`` and of ``out`` at once).
     """
+    _rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, None)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def split_rows_inplace(of: np.ndarray, ooff: np.ndarray, orow: int, cs: np.ndarray,
+                       tidx: np.ndarray, trows: int, tstep: int, s0: int, m: int, h: int,
+                       g: int) -> None:  # pragma: no cover (compiled)
+    """:func:`split_rows` with ``x`` the array ``out`` itself. Given as two arrays on one
+    buffer, ``x`` and ``out`` fail LLVM's runtime overlap check and every row runs the scalar
+    loop (float32 in place: 1.35x a copy against 1.11x out of place); here each row of ``x``
+    is copied into a row buffer (2h values, in L1) before it is rotated into ``out``, and the
+    loop vectorises. The same arithmetic in the same order: the same bits."""
+    row = np.empty(2 * h, of.dtype)
+    _rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, row)
+
+
+@njit(inline="always", error_model="numpy")
+def _rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+          row):  # pragma: no cover (compiled)
+    """The loops of :func:`split_rows`; ``row`` a buffer to copy each row of ``x`` into
+    first (in place), or ``None``."""
     n = xoff.shape[0]
     for l0 in range(0, n, g):
         for i in range(m):
@@ -66,6 +87,10 @@ def split_rows(xf: np.ndarray, xoff: np.ndarray, xrow: int, of: np.ndarray, ooff
                 # contiguous slices of one row: LLVM vectorises the loop over them (indexing
                 # the flat buffers with computed offsets kept it scalar, at 2.5x a copy)
                 xr = xf[xa : xa + 2 * h]
+                if row is not None:  # in place: x's row copied before out's is written
+                    for k in range(2 * h):
+                        row[k] = xr[k]
+                    xr = row
                 orr = of[oa : oa + 2 * h]
                 tr = cs[tb : tb + 2 * h]
                 for j in range(h):

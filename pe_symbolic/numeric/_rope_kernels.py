@@ -282,10 +282,10 @@ def split_route() -> str:
     return SPLIT_KERNEL.route(FUSED)
 
 
-def _load_split() -> Callable[..., None]:
-    from ._rope_fused import split_rows
+def _load_split() -> Any:
+    from . import _rope_fused
 
-    return split_rows
+    return _rope_fused
 
 
 #: The fused split kernel of the ``fast`` extra (:mod:`._rope_fused`), imported on first use;
@@ -316,12 +316,12 @@ def _split_fused(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
     """The split layout by the compiled kernel (:mod:`._rope_fused`): one pass over ``x``,
     leading index by leading index, each block of positions once. ``False`` (nothing done)
     when ``x`` or ``out`` has no unit-stride last axis, for the NumPy kernel to run."""
-    kernel = SPLIT_KERNEL.get()
+    mod = SPLIT_KERNEL.get()
     xs, os_ = x[..., :rd], out[..., :rd]
     fo = _flat(os_)
-    if kernel is None or fo is None or xs.strides[-1] != x.dtype.itemsize:
+    if mod is None or fo is None or xs.strides[-1] != x.dtype.itemsize:
         return False
-    xs, _ = _unalias(xs, os_)
+    xs, in_place = _unalias(xs, os_)
     fx = _flat(xs)
     if fx is None:  # a negative stride
         return False
@@ -345,10 +345,12 @@ def _split_fused(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
         cs3 = cs.reshape(P, m, 2 * h)
         np.copyto(cs3[..., :h], z.reshape(P, m, h).real)
         np.copyto(cs3[..., h:], z.reshape(P, m, h).imag)
-        if lay.tl == lay.seq:
-            kernel(xf, xoff, xrow, of, ooff, orow, cs, tidx, m, 1, s0, m, h, FUSED_GROUP)
-        else:  # one row of phasors for the whole sequence
-            kernel(xf, xoff, xrow, of, ooff, orow, cs, tidx, 1, 0, 0, lay.seq, h, FUSED_GROUP)
+        # (one row of phasors for the whole sequence when positions do not vary along it)
+        rest = ((cs, tidx, m, 1, s0, m) if lay.tl == lay.seq else (cs, tidx, 1, 0, 0, lay.seq))
+        if in_place:  # x read through out itself: one array, so that the loop vectorises
+            mod.split_rows_inplace(of, ooff, orow, *rest, h, FUSED_GROUP)
+        else:
+            mod.split_rows(xf, xoff, xrow, of, ooff, orow, *rest, h, FUSED_GROUP)
     return True
 
 
