@@ -338,13 +338,20 @@ def bench_rope(quick: bool) -> None:
                 print(f"{name:>8} {label:>12} {mode:>6} {ms(ours)} {ms(nv)} "
                       f"{ms(floor[mode])} {ours / nv:7.3f} {ours / floor[mode]:7.3f}")
         del x, out
-    _bench_rope_16(shape, repeat, pos, routes)
+    _bench_rope_16(shape, repeat, pos)
 
 
-def _bench_rope_16(shape, repeat: int, pos: np.ndarray, routes: list[str]) -> None:
+def _bench_rope_16(shape, repeat: int, pos: np.ndarray) -> None:
     """bfloat16 / float16 x: both layouts by the NumPy route (through float32) and, with the
     ``fast`` extra, the compiled 16-bit kernels (``_rope_kernels.FUSED``), against a copy."""
     import ml_dtypes
+
+    routes = ["numpy"]
+    if _rope_kernels.HALF_KERNELS.route(None) == "numba":
+        routes.append("numba")
+    else:
+        print(f"16-bit route: numpy (the compiled 16-bit kernels are not in use: "
+              f"{_rope_kernels.HALF_KERNELS.unavailable})")
 
     rng = np.random.default_rng(0)
     for dt in (ml_dtypes.bfloat16, np.float16):
