@@ -147,8 +147,8 @@ def test_the_compiled_code_fuses_only_where_numpy_does(fused16):
     one = np.zeros(1, np.int64)
     for f16 in (False, True):
         x, o, cs = np.zeros(16, np.uint16), np.zeros(16, np.uint16), np.ones(16, np.float32)
-        split = numba.njit(nogil=True, error_model="numpy")(F.split16.py_func)
-        split(x, one, 16, o, one, 16, cs, one, 1, 0, 0, 1, 8, 2, f16)
+        split = numba.njit(nogil=True, error_model="numpy")(F.kernel_for("split", f16).py_func)
+        split(x, one, 16, o, one, 16, cs, one, 1, 0, 0, 1, 8, 2)
         asm = "\n".join(split.inspect_asm().values())
         assert "ymm" in asm or "xmm" in asm
         assert not re.search(r"\bv?f(n)?m(add|sub)", asm)

@@ -60,18 +60,20 @@ its code.
 
 The helpers (conversions, ``_add``) are intrinsics, a literal ``f16`` choosing the IR:
 numba's ``inline="always"`` copies the callee's IR at each call, which, nested in the row
-loops (three in split16, eight in interleaved16), cost seconds of compile time. First
-use on a machine (numba's on-disk cache empty; measured in a fresh process with numba's
-import and, interleaved, the probe of NumPy's complex multiply): split 2.6 s, interleaved
-7.4 s (2.0 s and 2.8 s before the fast loops: interleaved16 holds eight row loops, dtype x
-FMA x fast/exact); from the cache 0.18 s, as before.
+loops, cost seconds of compile time. Each kernel is compiled for one dtype, FMA model and
+aliasing (:func:`kernel_for`), the first time a call needs it: a function taking them as
+runtime flags compiled every branch, all eight row loops of the interleaved layout (7.4 s
+cold). First use on a machine (numba's on-disk cache empty, a fresh process, numba's import
+included): bfloat16 split 2.6 s, interleaved 2.1 s (with the probe of NumPy's complex
+multiply, which compiles both FMA models), float16 0.9 s each once bfloat16's are there,
+in place 0.7-1.0 s more; from the cache a few ms each.
 
 In place (``out`` is ``x``) the kernels get two arrays on one buffer, LLVM's runtime overlap
 check fails and every row took the scalar loop: 6.3-6.5x a copy. ``split16_inplace`` and
 ``interleaved16_inplace`` take ``out`` alone and copy each row of ``x`` into a row buffer
 before the row is rotated into ``out`` (an L1-resident copy of 2h values): the loops
 vectorise again, 1.7-1.8x a copy for bfloat16 (x of (4, 8, 4096, 128)), as out of place.
-They are compiled the first time a call runs in place (split 1.5 s, interleaved 4.9 s).
+They are compiled the first time a call runs in place.
 
 One difference from NumPy, older than the fast loops: where a table's sine alone is
 NaN, the split kernel's NaN has the other sign (LLVM folds ``x_b * -s`` into ``-(x_b s)``);
@@ -85,7 +87,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["split16", "interleaved16", "split16_inplace", "interleaved16_inplace", "widen", "narrow"]
+__all__ = ["split16", "interleaved16", "split16_inplace", "interleaved16_inplace", "kernel_for",
+           "widen", "narrow"]
 
 
 def _has_f16c() -> bool:
@@ -412,21 +415,6 @@ def _split_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h
                     _halves(xr, orr, tr, h, False, True)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def split16(xf: np.ndarray, xoff: np.ndarray, xrow: int, of: np.ndarray, ooff: np.ndarray,
-            orow: int, cs: np.ndarray, tidx: np.ndarray, trows: int, tstep: int, s0: int,
-            m: int, h: int, g: int, f16: bool) -> None:  # pragma: no cover (compiled)
-    """Split-layout RoPE of rows ``s0 .. s0 + m``; the arguments as for
-    :func:`._rope_fused.split_rows`, with ``xf``, ``of`` the uint16 bits of ``x`` and ``out``,
-    ``cs`` float32, ``f16`` float16 (else bfloat16)."""
-    if f16:
-        _split_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, True,
-                    False)
-    else:
-        _split_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, False,
-                    _finite_table(cs))
-
-
 @njit(inline="always", error_model="numpy")
 def _pairs(xr, orr, tr, h, f16, fma, exact=True):  # pragma: no cover (compiled)
     """One row of the interleaved layout (``exact`` as for :func:`_halves`)."""
@@ -481,64 +469,85 @@ def _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h,
                     _pairs(xr, orr, tr, h, f16, fma, True)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+# The kernels, one compiled function per dtype (and FMA model, and in place or not): numba
+# compiles a function's every branch, so one function taking the dtype and FMA as flags
+# compiled all eight row loops of the interleaved layout on first use (7.4 s cold on the
+# EPYC VM); each specialisation below holds the one or two a call needs, and is compiled the
+# first time a call needs it (numba caches closures by the values they close over).
+
+
+def _specialised(layout: str, f16: bool, fma: bool, in_place: bool):
+    """The compiled kernel of one layout, dtype, FMA model and aliasing (see the dispatchers
+    :func:`split16`, :func:`interleaved16` and their ``_inplace`` variants)."""
+    if layout == "split" and not in_place:
+        def kernel(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h,
+                   g):  # pragma: no cover (compiled)
+            _split_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+                        f16, (not f16) and _finite_table(cs))
+    elif layout == "split":
+        def kernel(of, ooff, orow, cs, tidx, trows, tstep, s0, m, h,
+                   g):  # pragma: no cover (compiled)
+            row = np.empty(2 * h, np.uint16)
+            _split_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+                        f16, (not f16) and _finite_table(cs), row)
+    elif not in_place:
+        def kernel(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h,
+                   g):  # pragma: no cover (compiled)
+            _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+                       f16, fma, _finite_table(cs))
+    else:
+        def kernel(of, ooff, orow, cs, tidx, trows, tstep, s0, m, h,
+                   g):  # pragma: no cover (compiled)
+            row = np.empty(2 * h, np.uint16)
+            _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
+                       f16, fma, _finite_table(cs), row)
+    return njit(cache=True, nogil=True, error_model="numpy")(kernel)
+
+
+_KERNELS: dict[tuple[str, bool, bool, bool], object] = {}
+
+
+def kernel_for(layout: str, f16: bool, fma: bool = False, in_place: bool = False):
+    """The compiled kernel for one case, made on first request (and compiled on first call)."""
+    key = (layout, bool(f16), bool(fma) and layout == "interleaved", bool(in_place))
+    if key not in _KERNELS:
+        _KERNELS[key] = _specialised(*key)
+    return _KERNELS[key]
+
+
+def split16(xf: np.ndarray, xoff: np.ndarray, xrow: int, of: np.ndarray, ooff: np.ndarray,
+            orow: int, cs: np.ndarray, tidx: np.ndarray, trows: int, tstep: int, s0: int,
+            m: int, h: int, g: int, f16: bool) -> None:
+    """Split-layout RoPE of rows ``s0 .. s0 + m``; the arguments as for
+    :func:`._rope_fused.split_rows`, with ``xf``, ``of`` the uint16 bits of ``x`` and ``out``,
+    ``cs`` float32, ``f16`` float16 (else bfloat16)."""
+    kernel_for("split", f16)(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g)
+
+
 def interleaved16(xf: np.ndarray, xoff: np.ndarray, xrow: int, of: np.ndarray, ooff: np.ndarray,
                   orow: int, cs: np.ndarray, tidx: np.ndarray, trows: int, tstep: int, s0: int,
-                  m: int, h: int, g: int, f16: bool, fma: bool) -> None:  # pragma: no cover
+                  m: int, h: int, g: int, f16: bool, fma: bool) -> None:
     """Interleaved-layout RoPE (pairs ``(2j, 2j+1)``) of rows ``s0 .. s0 + m``; arguments as
     for :func:`split16` but table rows of ``3h``: cosines, sines, negated sines; ``fma``
     whether NumPy's complex multiply fuses (see the module notes)."""
-    fin = _finite_table(cs)
-    if f16:
-        if fma:
-            _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
-                       True, True, fin)
-        else:
-            _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
-                       True, False, fin)
-    elif fma:
-        _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
-                   False, True, fin)
-    else:
-        _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
-                   False, False, fin)
+    kernel_for("interleaved", f16, fma)(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep,
+                                        s0, m, h, g)
 
 
 # In place (``out`` is ``x``; see the module notes): one array, each row of x copied into a
 # row buffer before it is rotated into out, the same loops and arithmetic, so the same bits.
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
 def split16_inplace(of: np.ndarray, ooff: np.ndarray, orow: int, cs: np.ndarray,
                     tidx: np.ndarray, trows: int, tstep: int, s0: int, m: int, h: int, g: int,
-                    f16: bool) -> None:  # pragma: no cover (compiled)
+                    f16: bool) -> None:
     """:func:`split16` with ``x`` the array ``out`` itself (its bits ``of``)."""
-    row = np.empty(2 * h, np.uint16)
-    if f16:
-        _split_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, True,
-                    False, row)
-    else:
-        _split_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g, False,
-                    _finite_table(cs), row)
+    kernel_for("split", f16, in_place=True)(of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
 def interleaved16_inplace(of: np.ndarray, ooff: np.ndarray, orow: int, cs: np.ndarray,
                           tidx: np.ndarray, trows: int, tstep: int, s0: int, m: int, h: int,
-                          g: int, f16: bool, fma: bool) -> None:  # pragma: no cover (compiled)
+                          g: int, f16: bool, fma: bool) -> None:
     """:func:`interleaved16` with ``x`` the array ``out`` itself (its bits ``of``)."""
-    fin = _finite_table(cs)
-    row = np.empty(2 * h, np.uint16)
-    if f16:
-        if fma:
-            _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
-                       True, True, fin, row)
-        else:
-            _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
-                       True, False, fin, row)
-    elif fma:
-        _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
-                   False, True, fin, row)
-    else:
-        _pair_rows(of, ooff, orow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
-                   False, False, fin, row)
+    kernel_for("interleaved", f16, fma, in_place=True)(of, ooff, orow, cs, tidx, trows, tstep,
+                                                       s0, m, h, g)
