@@ -215,6 +215,8 @@ def test_fused_on_read_only_and_broadcast_x(fused, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
 def test_fused_under_half_precision_inputs(fused, dtype):
+    if _rope_kernels.HALF_KERNELS.get() is None:  # NumPy 1.x: FUSED=True cannot be honoured
+        pytest.skip(f"the 16-bit kernels are not used: {_rope_kernels.HALF_KERNELS.unavailable}")
     x = _x((2, 3, 37, 16), dtype)
     for mode in ("alloc", "out=", "in place"):
         _both(x, mode, positions=np.arange(37.0) + 4000)
