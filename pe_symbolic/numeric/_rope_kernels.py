@@ -60,8 +60,11 @@ to load the first one from the cache in a later process, ~5 ms each further one)
 Measured (``python -m benchmarks --only rope``, 2-CPU EPYC VM shared with other work, x of
 (4, 8, 4096, 128), medians of 15 runs, NumPy 2.4 / 1.26): float32 0.99x / 1.03x a copy
 with ``out=``, 1.10x / 1.11x allocating; float64 1.06x / 1.09x with ``out=``, 1.17-1.38x
-allocating (the fresh output's page faults cost this loop ~10 ms where they cost a
-``memcpy`` or a one-stream loop ~5 ms; not understood); in place 0.74-0.81x (in place uses
+allocating: a fresh output is zeroed by the OS a 2 MiB huge page at a time on first
+touch, which costs a loop of ordinary stores more than ``memcpy``'s non-temporal ones (128
+MiB of float64: ``x.copy()`` +5 ms over a copy into a used array, ``x * 1.5`` +6.6 ms, a
+plain numba loop +8.5 ms, this kernel +10 ms; non-temporal stores from numba through
+LLVM's ``!nontemporal`` were not vectorised and ran at 1.6x a copy); in place 0.74-0.81x (in place uses
 ``split_rows_inplace``: x and out given as two arrays on one buffer fail LLVM's runtime
 overlap check and the loop ran scalar, 1.2-1.35x); the NumPy kernel 2.0-2.8x. The
 loop alone (precomputed tables, ``out=``) runs at 0.9x (float32) and 1.05-1.13x (float64)
