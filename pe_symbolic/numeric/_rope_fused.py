@@ -81,18 +81,8 @@ def _rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
     for l0 in range(0, n, g):
         for i in range(m):
             for li in range(l0, min(n, l0 + g)):
-                xa = xoff[li] + (s0 + i) * xrow
-                oa = ooff[li] + (s0 + i) * orow
-                tb = (tidx[li] * trows + i * tstep) * 2 * h
-                # contiguous slices of one row: LLVM vectorises the loop over them (indexing
-                # the flat buffers with computed offsets kept it scalar, at 2.5x a copy)
-                xr = xf[xa : xa + 2 * h]
-                if row is not None:  # in place: x's row copied before out's is written
-                    for k in range(2 * h):
-                        row[k] = xr[k]
-                    xr = row
-                orr = of[oa : oa + 2 * h]
-                tr = cs[tb : tb + 2 * h]
+                xr, orr, tr = row_views(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep,
+                                        s0 + i, i, li, h, 2 * h, row)
                 for j in range(h):
                     a = xr[j]
                     b = xr[h + j]
@@ -100,3 +90,21 @@ def _rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h, g,
                     ss = tr[h + j]
                     orr[j] = a * cc + b * -ss
                     orr[h + j] = b * cc + a * ss
+
+
+@njit(inline="always", error_model="numpy")
+def row_views(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, r, i, li, h, w,
+              row):  # pragma: no cover (compiled)
+    """``(x row, out row, table row)`` of row ``r`` (table row ``i``) of leading index ``li``:
+    contiguous slices, over which LLVM vectorises the loop (indexing the flat buffers with
+    computed offsets kept it scalar, at 2.5x a copy); table rows of ``w`` values. With a
+    ``row`` buffer (in place) x's row is copied into it first and that copy is returned."""
+    xa = xoff[li] + r * xrow
+    oa = ooff[li] + r * orow
+    tb = (tidx[li] * trows + i * tstep) * w
+    xr = xf[xa : xa + 2 * h]
+    if row is not None:  # in place: x's row copied before out's is written
+        for k in range(2 * h):
+            row[k] = xr[k]
+        xr = row
+    return xr, of[oa : oa + 2 * h], cs[tb : tb + w]

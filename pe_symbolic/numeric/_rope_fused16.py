@@ -87,6 +87,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from ._rope_fused import row_views
+
 __all__ = ["split16", "interleaved16", "split16_inplace", "interleaved16_inplace", "kernel_for",
            "widen", "narrow"]
 
@@ -397,16 +399,8 @@ def _split_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h
     for l0 in range(0, n, g):
         for i in range(m):
             for li in range(l0, min(n, l0 + g)):
-                xa = xoff[li] + (s0 + i) * xrow
-                oa = ooff[li] + (s0 + i) * orow
-                tb = (tidx[li] * trows + i * tstep) * 2 * h
-                xr = xf[xa : xa + 2 * h]
-                if row is not None:  # in place: x's row copied before out's is written
-                    for k in range(2 * h):
-                        row[k] = xr[k]
-                    xr = row
-                orr = of[oa : oa + 2 * h]
-                tr = cs[tb : tb + 2 * h]
+                xr, orr, tr = row_views(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep,
+                                        s0 + i, i, li, h, 2 * h, row)
                 if f16:
                     _halves(xr, orr, tr, h, True, True)
                 elif fin and _finite_row(xr, False):  # (all of x's row read before any write)
@@ -453,16 +447,8 @@ def _pair_rows(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep, s0, m, h,
     for l0 in range(0, n, g):
         for i in range(m):
             for li in range(l0, min(n, l0 + g)):
-                xa = xoff[li] + (s0 + i) * xrow
-                oa = ooff[li] + (s0 + i) * orow
-                tb = (tidx[li] * trows + i * tstep) * 3 * h
-                xr = xf[xa : xa + 2 * h]
-                if row is not None:  # in place: x's row copied before out's is written
-                    for k in range(2 * h):
-                        row[k] = xr[k]
-                    xr = row
-                orr = of[oa : oa + 2 * h]
-                tr = cs[tb : tb + 3 * h]
+                xr, orr, tr = row_views(xf, xoff, xrow, of, ooff, orow, cs, tidx, trows, tstep,
+                                        s0 + i, i, li, h, 3 * h, row)
                 if fin and _finite_row(xr, f16):
                     _pairs(xr, orr, tr, h, f16, fma, False)
                 else:
