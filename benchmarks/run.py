@@ -293,6 +293,19 @@ def _rope_out(mode: str, x: np.ndarray, out: np.ndarray) -> np.ndarray | None:
     return {"alloc": None, "out=": out, "out=x": x}[mode]
 
 
+def _copy_floors(name: str, x: np.ndarray, out: np.ndarray, repeat: int) -> dict[str, float]:
+    """Time and print the floor of each of :data:`ROPE_MODES`: one copy of ``x``, into a new
+    array (alloc) or into ``out`` (``out=``; in place, ``x`` is read once and written once as
+    well, so ``out=x`` compares with it too)."""
+    floor = {"alloc": median_time(lambda: x.copy(), repeat=repeat),
+             "out=": median_time(lambda: np.copyto(out, x), repeat=repeat)}
+    for mode, f in floor.items():
+        print(f"{name:>8} {'floor (copy)':>12} {mode:>6} {ms(f)} {'':>12} {ms(f)} "
+              f"{'':>7} {1.0:7.3f}")
+    floor["out=x"] = floor["out="]
+    return floor
+
+
 def bench_rope(quick: bool) -> None:
     shape = (4, 8, 1024, 128) if quick else (4, 8, 4096, 128)
     repeat = 5 if quick else 15
@@ -312,12 +325,7 @@ def bench_rope(quick: bool) -> None:
         x = rng.standard_normal(shape, dtype=dt)
         out = np.empty_like(x)
         name = np.dtype(dt).name
-        floor = {"alloc": median_time(lambda: x.copy(), repeat=repeat),
-                 "out=": median_time(lambda: np.copyto(out, x), repeat=repeat)}
-        for mode, f in floor.items():
-            print(f"{name:>8} {'floor (copy)':>12} {mode:>6} {ms(f)} {'':>12} {ms(f)} "
-                  f"{'':>7} {1.0:7.3f}")
-        floor["out=x"] = floor["out="]  # in place: x read once and written once, as a copy
+        floor = _copy_floors(name, x, out, repeat)
         one = {"alloc": median_time(lambda: x * 1.5, repeat=repeat),
                "out=": median_time(lambda: np.multiply(x, 1.5, out=out), repeat=repeat)}
         for mode, f in one.items():
@@ -358,12 +366,7 @@ def _bench_rope_16(shape, repeat: int, pos: np.ndarray) -> None:
         x = rng.standard_normal(shape, dtype=np.float32).astype(dt)
         out = np.empty_like(x)
         name = np.dtype(dt).name
-        floor = {"alloc": median_time(lambda: x.copy(), repeat=repeat),
-                 "out=": median_time(lambda: np.copyto(out, x), repeat=repeat)}
-        for mode, f in floor.items():
-            print(f"{name:>8} {'floor (copy)':>12} {mode:>6} {ms(f)} {'':>12} {ms(f)} "
-                  f"{'':>7} {1.0:7.3f}")
-        floor["out=x"] = floor["out="]  # in place: x read once and written once, as a copy
+        floor = _copy_floors(name, x, out, repeat)
         for layout in ("interleaved", "split"):
             short = "inter" if layout == "interleaved" else layout
             for r in routes:

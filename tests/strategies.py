@@ -3,6 +3,8 @@
 Sizes are kept small where the mpmath oracle has to evaluate every entry (it costs ~20 us an
 entry at 50 digits); the fast paths of :mod:`pe_symbolic.numeric` switch on at 64 positions,
 so ``position_runs`` draws runs at least that long and tests compare a few sampled rows.
+Also helpers the tests of the compiled routes share: :func:`same_bits`, :func:`no_numba` and
+:func:`sincos_destinations`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ __all__ = [
     "bases",
     "dims",
     "integer_positions",
+    "no_numba",
     "layouts",
     "orders",
     "position_arrays",
@@ -27,7 +30,9 @@ __all__ = [
     "real_positions",
     "rope_configs",
     "rope_inputs",
+    "same_bits",
     "schedules",
+    "sincos_destinations",
 ]
 
 LAYOUTS = ("interleaved", "split")
@@ -219,3 +224,25 @@ def no_numba():
     """A loader for :class:`pe_symbolic.numeric._compiled.OptionalKernel` that fails as an
     import without the ``fast`` extra does (the tests of the fallback routes)."""
     raise ModuleNotFoundError("no numba")
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same shape, dtype and bytes (NaN payloads and signed zeros included): how the tests
+    compare a compiled route with the NumPy route it must reproduce."""
+    def raw(v):
+        return np.ascontiguousarray(v).view(np.uint8)
+
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(raw(a), raw(b))
+
+
+def sincos_destinations(n: int, h: int, dtype, dest: str) -> tuple[np.ndarray, np.ndarray]:
+    """NaN-filled ``(sin, cos)`` destinations of shape ``(n, h)`` as the accurate route may be
+    given them: ``"contiguous"`` arrays, the imaginary and real parts of a ``"complex"`` array,
+    or the ``"interleaved slots"`` of one table (both strided)."""
+    if dest == "contiguous":
+        return np.full((n, h), np.nan, dtype), np.full((n, h), np.nan, dtype)
+    if dest == "complex":
+        z = np.full((n, h), np.nan, np.complex64 if dtype == np.float32 else np.complex128)
+        return z.imag, z.real
+    tab = np.full((n, 2 * h), np.nan, dtype)
+    return tab[:, 0::2], tab[:, 1::2]

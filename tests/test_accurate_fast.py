@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from strategies import SCHEDULES, no_numba, real_positions
+from strategies import SCHEDULES, no_numba, real_positions, same_bits, sincos_destinations
 
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _accurate, _kernels
@@ -54,28 +54,10 @@ def _route(fused: bool | None, **attrs) -> contextlib.AbstractContextManager:
     return mock.patch.multiple(_accurate, FUSED=fused, **attrs)
 
 
-def _bits(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a).view(np.uint8)
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(_bits(a), _bits(b))
-
-
 def _frequencies(d: int, base: float, schedule: str = "vaswani"):
     numeric.sinusoidal_table([0.0], d, base=base, schedule=schedule)  # constants cached
     hi, lo = _omega_dd(d, base, schedule)
     return hi, lo, _omega_exact(d, base, schedule)
-
-
-def _destinations(n: int, h: int, dtype, dest: str):
-    if dest == "contiguous":
-        return np.full((n, h), np.nan, dtype), np.full((n, h), np.nan, dtype)
-    if dest == "complex":
-        z = np.full((n, h), np.nan, np.complex64 if dtype == np.float32 else np.complex128)
-        return z.imag, z.real
-    tab = np.full((n, 2 * h), np.nan, dtype)
-    return tab[:, 0::2], tab[:, 1::2]
 
 
 def _three_routes(t, d, base, schedule, dtype, dest, exact):
@@ -86,11 +68,11 @@ def _three_routes(t, d, base, schedule, dtype, dest, exact):
     n, h = t.size, d // 2
     out = {}
     for name, fused in (("numba", True), ("numpy", False)):
-        s, c = _destinations(n, h, dtype, dest)
+        s, c = sincos_destinations(n, h, dtype, dest)
         with _route(fused):
             _accurate.sincos_into(t, hi, lo, s, c, w_exact, w_quad=w_quad)
         out[name] = (s, c)
-    s, c = _destinations(n, h, dtype, dest)
+    s, c = sincos_destinations(n, h, dtype, dest)
     for r in range(n):  # the reference route, row by row (its rows are meant to be independent)
         _kernels._sincos_block(t[r : r + 1], hi, lo, s[r : r + 1], c[r : r + 1], w_exact, w_quad)
     out["reference"] = (s, c)
@@ -100,7 +82,7 @@ def _three_routes(t, d, base, schedule, dtype, dest, exact):
 def _assert_all_same(out) -> None:
     (s0, c0), *rest = out.values()
     for name, (s, c) in out.items():
-        assert _same_bits(s, s0) and _same_bits(c, c0), name
+        assert same_bits(s, s0) and same_bits(c, c0), name
 
 
 # ----------------------------------------------------------------------------------------
@@ -146,14 +128,14 @@ def test_a_large_table_is_bitwise_the_same_by_both_routes(fused, dtype, schedule
         with _route(fused_route):
             tabs[fused_route] = numeric.sinusoidal_table(t, d, schedule=schedule, dtype=dtype,
                                                          accurate=True)
-    assert _same_bits(tabs[None], tabs[False])
+    assert same_bits(tabs[None], tabs[False])
     rows = np.r_[0:5, 2300:2310, t.size - 20 : t.size]
     hi, lo, w_exact = _frequencies(d, 10000.0, schedule)
     for r in rows:  # a few rows against the reference, alone
         s = np.empty((1, d // 2), dtype)
         c = np.empty((1, d // 2), dtype)
         _kernels._sincos_block(t[r : r + 1], hi, lo, s, c, w_exact)
-        assert _same_bits(tabs[None][r, 0::2], s[0]) and _same_bits(tabs[None][r, 1::2], c[0])
+        assert same_bits(tabs[None][r, 0::2], s[0]) and same_bits(tabs[None][r, 1::2], c[0])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -166,7 +148,7 @@ def test_tables_of_every_layout_and_order(fused, dtype, layout):
             with _route(fused_route):
                 tabs.append(numeric.sinusoidal_table(t, 96, layout=layout, order=order,
                                                      dtype=dtype, accurate=True))
-        assert _same_bits(*tabs)
+        assert same_bits(*tabs)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -179,7 +161,7 @@ def test_accurate_rope_is_bitwise_the_same_by_both_routes(fused, dtype):
             outs.append([numeric.apply_rope(x, pos, layout=layout, accurate=True)
                          for layout in ("interleaved", "split")])
     for a, b in zip(*outs):
-        assert _same_bits(a, b)
+        assert same_bits(a, b)
 
 
 def test_more_rare_entries_than_the_loop_stores(fused):
@@ -189,9 +171,9 @@ def test_more_rare_entries_than_the_loop_stores(fused):
     for fused_route, cap in ((True, 2), (True, 256), (False, 256)):
         with _route(fused_route, _RARE_CAP=cap):
             outs.append(numeric.sinusoidal_table(t, 2, accurate=True))
-    assert _same_bits(outs[0], outs[2]) and _same_bits(outs[1], outs[2])
+    assert same_bits(outs[0], outs[2]) and same_bits(outs[1], outs[2])
     with _route(False):  # the rare entries are there: without them the values differ
-        assert not _same_bits(outs[2], numeric.sinusoidal_table(t + 1.0, 2, accurate=True)[:, :])
+        assert not same_bits(outs[2], numeric.sinusoidal_table(t + 1.0, 2, accurate=True)[:, :])
 
 
 def test_empty_calls(fused):
@@ -213,7 +195,7 @@ def test_read_only_and_strided_positions(fused):
         with _route(fused_route):
             _accurate.sincos_into(t, hi, lo, s, c, w_exact)
         outs.append((s, c))
-    assert _same_bits(outs[0][0], outs[1][0]) and _same_bits(outs[0][1], outs[1][1])
+    assert same_bits(outs[0][0], outs[1][0]) and same_bits(outs[0][1], outs[1][1])
 
 
 def test_the_loop_repeats_the_reference_constants(fused):
@@ -279,7 +261,7 @@ def test_without_the_extra_the_numpy_route_runs_quietly(monkeypatch, recwarn):
     monkeypatch.setattr(_accurate, "FUSED_MIN_ENTRIES", 0)
     with _route(None):
         assert _accurate.accurate_route() == "numpy"
-        assert _same_bits(numeric.sinusoidal_table(t, 64, accurate=True), want)
+        assert same_bits(numeric.sinusoidal_table(t, 64, accurate=True), want)
     assert not [w for w in recwarn if "numba" in str(w.message).lower()]
     with _route(True), pytest.raises(ImportError, match="no numba"):
         _accurate.accurate_route()
@@ -306,4 +288,4 @@ def test_a_failing_import_is_caught_once(monkeypatch):
     with _route(None):
         assert _accurate.accurate_route() == "numpy"  # decided once
     with _route(False):
-        assert _same_bits(got, numeric.sinusoidal_table(t, 64, accurate=True))
+        assert same_bits(got, numeric.sinusoidal_table(t, 64, accurate=True))

@@ -20,7 +20,8 @@ import pytest
 import rope_reference_kernels as ref
 from hypothesis import example, given
 from hypothesis import strategies as st
-from strategies import U32, U64, abs_errors, integer_positions, real_positions
+from strategies import (U32, U64, abs_errors, integer_positions, real_positions, same_bits,
+                        sincos_destinations)
 
 from pe_symbolic import numeric, reference
 from pe_symbolic.numeric import _accurate, _kernels, _rope_kernels, rope
@@ -45,14 +46,6 @@ def _former_kernels():
         yield
     finally:
         rope._rope_split, rope._rope_interleaved = new
-
-
-def _bits(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a).view(np.uint8)
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(_bits(a), _bits(b))
 
 
 # block sizes in bytes: tiny and odd (a few elements, a part of a row), and the defaults
@@ -119,7 +112,7 @@ def test_rope_kernels_are_bitwise_the_former_kernels(case, sizes, mode):
         want = _run(x, kwargs, mode)
     with _blocks(sizes):
         got = _run(x, kwargs, mode)
-    assert _same_bits(got, want)
+    assert same_bits(got, want)
 
 
 @pytest.mark.parametrize("layout", ("split", "interleaved"))
@@ -134,8 +127,8 @@ def test_rope_long_runs_and_many_heads_are_bitwise_the_former_kernels(layout, dt
         with _blocks({"ROWS_BYTES": 20000, "BLOCK_BYTES": 150000,
                       "INTERLEAVED_TABLE_BYTES": 70000, "INTERLEAVED_BLOCK_BYTES": 300000}):
             got = numeric.apply_rope(x, pos, layout=layout)
-        assert _same_bits(got, want)
-        assert _same_bits(numeric.apply_rope(x, pos, layout=layout), want)
+        assert same_bits(got, want)
+        assert same_bits(numeric.apply_rope(x, pos, layout=layout), want)
 
 
 def test_rope_hf_position_ids_and_partial_overlap():
@@ -146,13 +139,13 @@ def test_rope_hf_position_ids_and_partial_overlap():
     for layout in ("split", "interleaved"):
         with _former_kernels():
             want = numeric.apply_rope(q, position_ids=ids, layout=layout)
-        assert _same_bits(numeric.apply_rope(q, position_ids=ids, layout=layout), want)
+        assert same_bits(numeric.apply_rope(q, position_ids=ids, layout=layout), want)
     buf = rng.standard_normal(2 * 39 * 16 + 16)
     x = buf[: 2 * 39 * 16].reshape(2, 39, 16)
     out = buf[16:].reshape(2, 39, 16)  # shifted by one row: overlaps x, is not x
     want = numeric.apply_rope(x.copy(), np.arange(39.0))
     numeric.apply_rope(x, np.arange(39.0), out=out)
-    assert _same_bits(out, want)
+    assert same_bits(out, want)
 
 
 def _rope_bound(x, layout, rd):
@@ -214,21 +207,12 @@ def test_accurate_route_is_bitwise_the_reference(t, d, base, dtype, chunk, dest,
     w_exact = w_exact if exact else None
     n, h = t.size, d // 2
 
-    def destinations():
-        if dest == "contiguous":
-            return np.full((n, h), np.nan, dtype), np.full((n, h), np.nan, dtype)
-        if dest == "complex":
-            z = np.full((n, h), np.nan, np.complex64 if dtype == np.float32 else np.complex128)
-            return z.imag, z.real
-        tab = np.full((n, 2 * h), np.nan, dtype)
-        return tab[:, 0::2], tab[:, 1::2]
-
-    s_ref, c_ref = destinations()
+    s_ref, c_ref = sincos_destinations(n, h, dtype, dest)
     for r in range(n):  # the reference route, row by row (its rows are meant to be independent)
         _kernels._sincos_block(t[r : r + 1], hi, lo, s_ref[r : r + 1], c_ref[r : r + 1], w_exact)
-    s, c = destinations()
+    s, c = sincos_destinations(n, h, dtype, dest)
     _accurate.sincos_into(t, hi, lo, s, c, w_exact, chunk=chunk)
-    assert _same_bits(s, s_ref) and _same_bits(c, c_ref)
+    assert same_bits(s, s_ref) and same_bits(c, c_ref)
 
 
 def test_accurate_route_recomputes_the_rare_entries_like_the_reference():
@@ -240,7 +224,7 @@ def test_accurate_route_recomputes_the_rare_entries_like_the_reference():
     _kernels._sincos_block(t, hi, lo, s_ref, c_ref, w_exact)
     s, c = np.empty_like(s_ref), np.empty_like(c_ref)
     _accurate.sincos_into(t, hi, lo, s, c, w_exact)
-    assert _same_bits(s, s_ref) and _same_bits(c, c_ref)
+    assert same_bits(s, s_ref) and same_bits(c, c_ref)
 
 
 def test_tables_use_the_blocked_accurate_route():
@@ -250,7 +234,7 @@ def test_tables_use_the_blocked_accurate_route():
     a, b = np.empty((10, 4), np.complex128), np.empty((10, 4), np.complex128)
     src.fill(0, 10, a)
     base.fill(0, 10, b)
-    assert _same_bits(a, b)
+    assert same_bits(a, b)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -261,7 +245,7 @@ def test_accurate_rows_do_not_depend_on_their_neighbours(dtype):
     tab = numeric.sinusoidal_table(t, 8, accurate=True, dtype=dtype)
     rows = np.vstack([numeric.sinusoidal_table(t[i : i + 1], 8, accurate=True, dtype=dtype)
                       for i in range(t.size)])
-    assert _same_bits(tab, rows)
+    assert same_bits(tab, rows)
     assert np.abs(tab).max() <= 1.0
 
 

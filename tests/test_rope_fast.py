@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import no_numba
+from strategies import no_numba, same_bits
 
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _rope_kernels
@@ -59,14 +59,6 @@ def _numpy_kernel_refused() -> Iterator[None]:
         _rope_kernels._split_numpy = numpy_kernel
 
 
-def _bits(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a).view(np.uint8)
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(_bits(a), _bits(b))
-
-
 def _run(x: np.ndarray, mode: str, **kwargs) -> np.ndarray:
     """apply_rope(layout="split") with a fresh output (``alloc``), a NaN-filled ``out=``, or in
     place (on a copy of ``x`` with the same strides)."""
@@ -87,7 +79,7 @@ def _both(x: np.ndarray, mode: str = "alloc", *, must_fuse: bool = True, **kwarg
         want = _run(x, mode, **kwargs)
     with _route(True), (_numpy_kernel_refused() if must_fuse else contextlib.nullcontext()):
         got = _run(x, mode, **kwargs)
-    assert _same_bits(got, want)
+    assert same_bits(got, want)
 
 
 def _x(shape: tuple[int, ...], dtype, seed: int = 0) -> np.ndarray:
@@ -144,7 +136,7 @@ def test_fused_over_several_position_blocks(fused, dtype):
         with (_route(True, FUSED_TABLE_BYTES=table_bytes, FUSED_GROUP=group),
               _numpy_kernel_refused()):
             got = (numeric.apply_rope(x, pos), numeric.apply_rope(x, per_head))
-        assert all(_same_bits(g, w) for g, w in zip(got, want))
+        assert all(same_bits(g, w) for g, w in zip(got, want))
 
 
 # ----------------------------------------------------------------------------------------
@@ -165,13 +157,13 @@ def test_fused_on_strided_inputs_and_outputs(fused, dtype):
         with _route(route), (_numpy_kernel_refused() if route else contextlib.nullcontext()):
             numeric.apply_rope(y[..., :10], np.arange(9.0), out=y[..., :10], rotary_dim=8)
         in_place.append(y)
-    assert _same_bits(in_place[1], in_place[0])
+    assert same_bits(in_place[1], in_place[0])
     out = np.full((4, 9, 20), np.nan, dtype)[..., 3:13]  # a strided out=
     with _route(False):
         want = numeric.apply_rope(wide[..., 2:12], np.arange(9.0))
     with _route(True), _numpy_kernel_refused():
         numeric.apply_rope(wide[..., 2:12], np.arange(9.0), out=out)
-    assert _same_bits(out, want)
+    assert same_bits(out, want)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -186,7 +178,7 @@ def test_layouts_the_fused_kernel_hands_back(fused, dtype):
         want = numeric.apply_rope(x[..., :16], np.arange(13.0))
     with _route(True):
         numeric.apply_rope(x, np.arange(13.0), out=out)
-    assert _same_bits(out, want)
+    assert same_bits(out, want)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -200,8 +192,8 @@ def test_fused_with_out_overlapping_x(fused, dtype):
         with _route(route):
             numeric.apply_rope(x, np.arange(39.0), out=out)
         results.append(out.copy())
-    assert _same_bits(results[1], results[0])
-    assert _same_bits(results[1], numeric.apply_rope(buf[: 2 * 39 * 16].reshape(2, 39, 16),
+    assert same_bits(results[1], results[0])
+    assert same_bits(results[1], numeric.apply_rope(buf[: 2 * 39 * 16].reshape(2, 39, 16),
                                                      np.arange(39.0)))
 
 
@@ -253,7 +245,7 @@ def test_fused_is_bitwise_the_numpy_kernel_on_drawn_shapes(dtype, lead, seq, h, 
     with (_route(True, FUSED_TABLE_BYTES=table_bytes, FUSED_GROUP=group),
           _numpy_kernel_refused()):
         got = _run(x, mode, positions=pos, rotary_dim=2 * h)
-    assert _same_bits(got, want)
+    assert same_bits(got, want)
 
 
 # ----------------------------------------------------------------------------------------
@@ -277,7 +269,7 @@ def test_without_the_extra_the_numpy_kernel_runs_quietly(monkeypatch, recwarn):
     x = _x((2, 9, 8), np.float64)
     got = numeric.apply_rope(x, np.arange(9.0))
     with _route(False):
-        assert _same_bits(got, numeric.apply_rope(x, np.arange(9.0)))
+        assert same_bits(got, numeric.apply_rope(x, np.arange(9.0)))
     assert not recwarn.list
     with _route(True), pytest.raises(ImportError, match="no numba"):
         numeric.apply_rope(x, np.arange(9.0))

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import no_numba
+from strategies import no_numba, same_bits
 
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _rope_kernels
@@ -64,14 +64,6 @@ def _count_fused() -> Iterator[list[bool]]:
         _rope_kernels.half = real
 
 
-def _u16(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a).view(np.uint16)
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(_u16(a), _u16(b))
-
-
 def _run(x: np.ndarray, mode: str, layout: str, **kwargs) -> np.ndarray:
     if mode == "alloc":
         return numeric.apply_rope(x, layout=layout, **kwargs)
@@ -93,7 +85,7 @@ def _both(x: np.ndarray, mode: str = "alloc", layout: str = "split", *,
         got = _run(x, mode, layout, **kwargs)
     if must_fuse:
         assert seen and all(seen)
-    assert _same_bits(got, want)
+    assert same_bits(got, want)
     return got
 
 
@@ -269,7 +261,7 @@ def test_several_position_blocks_and_groups(fused16, dtype, layout):
         with _route(True, FUSED_TABLE_BYTES=table_bytes, FUSED_GROUP=group):
             got = (numeric.apply_rope(x, pos, layout=layout),
                    numeric.apply_rope(x, per_head, layout=layout))
-        assert all(_same_bits(g, w) for g, w in zip(got, want))
+        assert all(same_bits(g, w) for g, w in zip(got, want))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -294,7 +286,7 @@ def test_strides_aliasing_and_tuples(fused16, dtype, layout):
         with _route(route):
             numeric.apply_rope(xv, np.arange(39.0), out=out, layout=layout)
         results.append(out.copy())
-    assert _same_bits(results[1], results[0])
+    assert same_bits(results[1], results[0])
     # in place on a view with strided rows, partial rotary
     wide = _x((4, 9, 14), dtype)
     outs = []
@@ -304,14 +296,14 @@ def test_strides_aliasing_and_tuples(fused16, dtype, layout):
             numeric.apply_rope(y[..., :10], np.arange(9.0), out=y[..., :10], rotary_dim=8,
                                layout=layout)
         outs.append(y)
-    assert _same_bits(outs[1], outs[0])
+    assert same_bits(outs[1], outs[0])
     # a tuple (q, k) of both dtypes
     q, k = _x((2, 4, 9, 8), dtype, 5), _x((2, 2, 9, 8), np.float32, 6)
     with _route(False):
         want = numeric.apply_rope((q, k), np.arange(9.0), layout=layout)
     with _route(True):
         got = numeric.apply_rope((q, k), np.arange(9.0), layout=layout)
-    assert _same_bits(got[0], want[0])
+    assert same_bits(got[0], want[0])
     assert np.array_equal(got[1].view(np.uint32), want[1].view(np.uint32))
 
 
@@ -355,7 +347,7 @@ def test_without_the_extra_the_numpy_route_runs_quietly(monkeypatch, recwarn):
     for layout in LAYOUTS:
         got = numeric.apply_rope(x, np.arange(9.0), layout=layout)
         with _route(False):
-            assert _same_bits(got, numeric.apply_rope(x, np.arange(9.0), layout=layout))
+            assert same_bits(got, numeric.apply_rope(x, np.arange(9.0), layout=layout))
     assert not recwarn.list
     with _route(True), pytest.raises(ImportError, match="no numba"):
         numeric.apply_rope(x, np.arange(9.0))
