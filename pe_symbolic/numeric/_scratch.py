@@ -6,9 +6,9 @@ sizes call after call. Allocated fresh each call they cost more than the arithme
 fills them: memory that the allocator takes from the kernel is zero pages, and the first
 write to each 4 KiB page faults (measured on the 2-CPU EPYC VM, one head of 4096 x 128
 float64: filling a fresh 2 MiB phasor table took 1.28 ms against 0.27 ms for the same table
-in memory used before, and a whole ``apply_rope`` call 3.8 ms against 1.6 ms with the buffers kept). So each
-temporary comes from a named buffer of the calling thread, grown when a call needs more and
-kept for the next call.
+in memory used before, and a whole ``apply_rope`` call 3.8 ms against 1.6 ms with the
+buffers kept). So each temporary comes from a named buffer of the calling thread, grown when
+a call needs more and kept for the next call.
 
 Sound use: a scratch array is private to one call of one thread; no result handed to the
 caller is, or views, a scratch array (the kernels write their results into ``out``). Two
