@@ -559,6 +559,17 @@ def test_an_inexact_number_is_refused_at_the_door(lhs, rhs):
         check_identity(lhs, rhs)
 
 
+def test_a_cached_exact_twin_does_not_let_a_float_through():
+    """The door's scans are cached by expression. Where ``Float(2.0) == Integer(2)`` (SymPy
+    < 1.13, which pyproject excludes for this reason), ``2.0*x`` would be found in the cache
+    under ``2*x``, checked first, and pass as exact."""
+    from pe_symbolic.proof.claims import ill_formed
+
+    assert sp.Float(2.0) != sp.Integer(2)
+    assert ill_formed(2 * x_real + 1) == ""
+    assert "inexact number" in ill_formed(sp.Float(2.0) * x_real + 1)
+
+
 def test_a_one_bit_float_in_a_certificate_is_refused():
     one = sp.Float("1.0", 1)
     lhs = (x_real + one) ** 3
