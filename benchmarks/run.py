@@ -347,6 +347,40 @@ def bench_rope(quick: bool) -> None:
                       f"{ms(floor[mode])} {ours / nv:7.3f} {ours / floor[mode]:7.3f}")
         del x, out
     _bench_rope_16(shape, repeat, pos)
+    _bench_rope_small(quick)
+
+
+#: Small calls: a decode step (one token, 32 heads), a short chunk, a short prompt; the
+#: fixed costs of a call (validation, planning, the phasors, the kernel's setup) dominate.
+SMALL_SHAPES = ((1, 32, 1, 128), (1, 32, 16, 128), (1, 8, 512, 128))
+
+
+def _bench_rope_small(quick: bool) -> None:
+    """``apply_rope`` on small ``x`` (allocating), against the naive formula, whose float32
+    angles cost few NumPy calls, and a copy. Positions from 4095 on (a decode step deep in a
+    sequence)."""
+    import ml_dtypes
+
+    repeat = 51 if quick else 201
+    print("\n## apply_rope, small calls (fixed costs per call; positions from 4095, allocating)")
+    print("naive's temporaries come from the heap here: the sections above freed large arrays, "
+          "which raised glibc's mmap threshold. In a fresh process each temporary over 128 KiB "
+          "is mapped afresh and faults on every page (naive on (1, 8, 512, 128) float32: "
+          "~4-5 ms there, ~0.7-0.8 ms here); ours allocates only its output.")
+    print(f"{'dtype':>8} {'layout':>12} {'x shape':>16} {'ours':>10} {'naive':>10} {'copy':>10} "
+          f"{'/naive':>7}")
+    rng = np.random.default_rng(0)
+    for dt in (np.float32, ml_dtypes.bfloat16):
+        for layout, naive_fn in (("split", naive_rope_split),
+                                 ("interleaved", naive_rope_interleaved)):
+            for shape in SMALL_SHAPES:
+                x = rng.standard_normal(shape, dtype=np.float32).astype(dt)
+                pos = np.arange(shape[-2], dtype=np.float64) + 4095
+                ours = median_time(lambda: numeric.apply_rope(x, pos, layout=layout), repeat=repeat)
+                nv = median_time(lambda: naive_fn(x, pos), repeat=repeat)
+                cp = median_time(lambda: x.copy(), repeat=repeat)
+                print(f"{np.dtype(dt).name:>8} {layout:>12} {str(shape):>16} {ours * 1e6:7.1f} us "
+                      f"{nv * 1e6:7.1f} us {cp * 1e6:7.1f} us {ours / nv:7.3f}")
 
 
 def _bench_rope_16(shape, repeat: int, pos: np.ndarray) -> None:

@@ -162,7 +162,8 @@ def test_default_float32_absolute_bound(t, d, layout, order):
         (np.arange(1000.0)[::-1].copy(), "gather"),
         (np.random.default_rng(0).uniform(0, 2**24, 1000), "gather"),
         (np.arange(10.0), "run"),
-        (np.array([5.0]), "gather"),
+        (np.array([5.0]), "run"),  # a decode step
+        (np.array([5.5]), "gather"),
         (2.0**53 - 300 + np.arange(200.0), "run"),
     ],
 )
@@ -174,6 +175,28 @@ def test_fast_paths_are_taken_and_agree_with_accurate(positions, mode):
     slow = numeric.sinusoidal_table(positions, 64, accurate=True)
     # both within their bounds of the truth: 7u + 1.05 ulp(<=1) <= 9u apart
     assert np.abs(fast - slow).max() <= 9 * U64
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_the_coarse_table_cache_returns_what_it_would_compute(swap):
+    """Coarse tables are cached by frequencies, positions and swap (read-only); positions
+    whose angles reach the large-angle path, which reads the 40-digit frequencies too, are
+    never cached."""
+    w_hi, w_lo = numeric._core._omega_dd(64, 10000.0, "vaswani")
+    for t in (np.arange(1000.0) + 4095, np.array([4095.0]), 0.25 * np.arange(1000.0)):
+        src = _kernels.PhasorSource(t, w_hi, w_lo, accurate=False, swap=swap)
+        src2 = _kernels.PhasorSource(t.copy(), w_hi, w_lo, accurate=False, swap=swap)
+        assert src2.C is src.C and not src.C.flags.writeable  # the cache's own table
+        coarse = (np.unique(_kernels.coarse_part(t)) if src.mode == "gather"
+                  else _kernels.coarse_part(t[:1]) + _kernels.FINE * np.arange(src.C.shape[0]))
+        fresh = _kernels._phasor_table(coarse, w_hi, w_lo, swap, coarse=True)
+        assert np.array_equal(src.C.view(np.uint8), fresh.view(np.uint8))
+    before = _kernels._coarse_table.cache_info()
+    big = 2.0**40 + np.arange(300.0)  # angles up to 2**40 radians
+    src = _kernels.PhasorSource(big, w_hi, w_lo, accurate=False, swap=swap)
+    assert src.C.flags.writeable
+    after = _kernels._coarse_table.cache_info()
+    assert (after.hits, after.misses) == (before.hits, before.misses)
 
 
 # ----------------------------------------------------------------------------------------

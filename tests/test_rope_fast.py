@@ -248,6 +248,40 @@ def test_fused_is_bitwise_the_numpy_kernel_on_drawn_shapes(dtype, lead, seq, h, 
     assert same_bits(got, want)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 32, 1, 128), (2, 1, 6), (3, 5, 8), (2, 4, 3, 10)])
+@pytest.mark.parametrize("mode", ["alloc", "out=", "in place"])
+@pytest.mark.parametrize("positions", ["run", "per head", "constant"])
+def test_small_x_is_bitwise_the_blocked_numpy_kernel(dtype, shape, mode, positions):
+    """The path for small x (``SMALL_BYTES``: one block, one group, no bookkeeping) against
+    the blocked NumPy kernel (``SMALL_BYTES = 0``), NaNs with distinct payloads and signs,
+    infinities and partial rotary dims included; no numba needed."""
+    x = _x(shape, dtype, seed=3)
+    flat = x.reshape(-1)
+    flat[:: 7] = np.inf
+    flat[3:: 11] = -np.inf
+    bits = flat.view(np.uint32 if dtype == np.float32 else np.uint64)
+    nan = 0x7FC00000 if dtype == np.float32 else 0x7FF8000000000000
+    sign = 1 << (31 if dtype == np.float32 else 63)
+    k = np.arange(bits[5::5].size, dtype=bits.dtype)
+    bits[5::5] = nan | (k + 1) | np.where(k % 2, sign, 0).astype(bits.dtype)  # NaNs told apart
+    seq, d = shape[-2:]
+    pos = {"run": np.arange(seq, dtype=np.float64) + 4095,
+           "per head": np.random.default_rng(4).uniform(-1e4, 1e4, (shape[-3], seq))
+           if len(shape) > 2 else np.arange(seq, dtype=np.float64),
+           "constant": np.array([77.0])}[positions]  # the same for every row
+    # the decode step must take the small path, which uses no scratch buffer
+    no_scratch = (mock.patch.object(_rope_kernels, "scratch", side_effect=AssertionError)
+                  if shape == (1, 32, 1, 128) else contextlib.nullcontext())
+    for rd in sorted({d, d - d % 4, 2} - {0}):
+        with _route(False, SMALL_BYTES=0), np.errstate(invalid="ignore"):
+            want = _run(x, mode, positions=pos, rotary_dim=rd)
+        with _route(False), np.errstate(invalid="ignore"), no_scratch:
+            got = _run(x, mode, positions=pos, rotary_dim=rd)
+        assert x.nbytes <= _rope_kernels.SMALL_BYTES
+        assert same_bits(got, want), (rd, positions)
+
+
 # ----------------------------------------------------------------------------------------
 # the route: automatic by size, and the fallback without numba
 
@@ -258,6 +292,24 @@ def test_small_x_stays_in_numpy_and_large_x_takes_the_fused_route(fused):
         numeric.apply_rope(x, np.arange(64.0))
     with _route(None, FUSED_MIN_BYTES=x.nbytes), _numpy_kernel_refused():
         numeric.apply_rope(x, np.arange(64.0))
+
+
+def test_medium_x_takes_the_fused_route_once_the_kernel_is_imported(fused, monkeypatch):
+    """Between FUSED_LOADED_MIN_BYTES and FUSED_MIN_BYTES the fused route runs only when its
+    kernel is imported already: such a call never pays for importing numba."""
+    x = _x((4, 64, 32), np.float32)  # 32 KiB
+    assert _rope_kernels.FUSED_LOADED_MIN_BYTES <= x.nbytes < _rope_kernels.FUSED_MIN_BYTES
+    fresh = OptionalKernel("the kernel", _rope_kernels._load_split)
+    monkeypatch.setattr(_rope_kernels, "SPLIT_KERNEL", fresh)
+    with _numpy_kernel_refused(), pytest.raises(AssertionError, match="NumPy split kernel"):
+        numeric.apply_rope(x, np.arange(64.0))
+    assert not fresh.loaded
+    want = numeric.apply_rope(x, np.arange(64.0))
+    assert fresh.get() is not None and fresh.loaded
+    with _numpy_kernel_refused():
+        assert same_bits(numeric.apply_rope(x, np.arange(64.0)), want)
+    with _numpy_kernel_refused(), pytest.raises(AssertionError, match="NumPy split kernel"):
+        numeric.apply_rope(x[:, :, :16].copy(), np.arange(64.0))  # 16 KiB: NumPy still
 
 
 def test_without_the_extra_the_numpy_kernel_runs_quietly(monkeypatch, recwarn):

@@ -339,6 +339,26 @@ def test_small_x_stays_in_numpy_and_large_x_takes_the_kernels(fused16):
         assert seen == [True]
 
 
+def test_medium_x_takes_the_kernels_once_they_are_imported(fused16, monkeypatch):
+    """Between FUSED_LOADED_MIN_BYTES and FUSED_MIN_BYTES (of the float32 copy) the kernels
+    run only when imported already, with the NumPy route's bits."""
+    x = _x((4, 64, 32), ml_dtypes.bfloat16)  # 16 KiB, 32 KiB as float32
+    assert _rope_kernels.FUSED_LOADED_MIN_BYTES <= x.size * 4 < _rope_kernels.FUSED_MIN_BYTES
+    fresh = OptionalKernel("the kernels", _rope_kernels._load_half)
+    monkeypatch.setattr(_rope_kernels, "HALF_KERNELS", fresh)
+    want = {}
+    for layout in LAYOUTS:
+        with _route(None), _count_fused() as seen:
+            want[layout] = numeric.apply_rope(x, np.arange(64.0), layout=layout)
+        assert seen == [False]
+    assert fresh.get() is not None
+    for layout in LAYOUTS:
+        with _route(None), _count_fused() as seen:
+            got = numeric.apply_rope(x, np.arange(64.0), layout=layout)
+        assert seen == [True]
+        assert same_bits(got, want[layout])
+
+
 def test_without_the_extra_the_numpy_route_runs_quietly(monkeypatch, recwarn):
     monkeypatch.setattr(_rope_kernels, "HALF_KERNELS", OptionalKernel("the kernels", no_numba))
     monkeypatch.setattr(_rope_kernels, "SPLIT_KERNEL", OptionalKernel("the kernel", no_numba))

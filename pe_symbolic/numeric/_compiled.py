@@ -9,8 +9,9 @@ the same results, and the reason is kept in :attr:`OptionalKernel.unavailable`. 
 attempt decides for the life of the process.
 
 Each module keeps its own switch ``FUSED``: ``None`` (the compiled route where it imports,
-for large calls), ``False`` (always NumPy) or ``True`` (always compiled: an ``ImportError``
-naming the reason when it cannot be imported). :meth:`OptionalKernel.route` reads it.
+for large calls, and for medium ones once a large call has imported it), ``False`` (always
+NumPy) or ``True`` (always compiled: an ``ImportError`` naming the reason when it cannot be
+imported). :meth:`OptionalKernel.route` reads it.
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ class OptionalKernel:
                 self.unavailable = f"{type(e).__name__}: {e}"
         return self._kernel
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the kernel has been imported already (so that using it costs nothing more)."""
+        return self._kernel is not None
+
     def route(self, fused: bool | None) -> str:
         """``"numba"`` when the switch ``fused`` allows the compiled route and it imports,
         else ``"numpy"``; an ``ImportError`` when ``fused`` is ``True`` and it does not."""
@@ -75,9 +81,12 @@ class OptionalKernel:
             return "numpy"
         return "numba"
 
-    def wanted(self, fused: bool | None, large: bool) -> bool:
+    def wanted(self, fused: bool | None, large: bool, medium: bool = False) -> bool:
         """Whether a call takes the compiled route: ``fused`` when it is set, else whether
-        the call is ``large`` enough to be worth importing the kernel; and it imports."""
+        the call is ``large`` enough to be worth importing the kernel, or ``medium`` (large
+        enough to gain from it) and the kernel imported already; and it imports."""
+        if fused is None and medium and self.loaded:
+            return True
         if not (large if fused is None else fused):
             return False
         return self.route(fused) == "numba"

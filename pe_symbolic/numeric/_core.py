@@ -124,7 +124,9 @@ def _rope_product():
 
 def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool,
             w_exact: tuple | None = None):
-    w_quad = None if w_exact is None else K.quadrant_frequencies(tuple(w_exact))
+    # (the quadrant triple only matters past 2**25 radians: computed on first need, as
+    # hashing the 40-digit frequencies for its cache cost ~0.1 ms a call)
+    w_quad = None if w_exact is None else functools.partial(K.quadrant_frequencies, tuple(w_exact))
     return _accurate.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
                                   product=_phasor_product(), w_exact=w_exact if accurate else None,
                                   w_quad=w_quad)

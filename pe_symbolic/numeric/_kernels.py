@@ -150,8 +150,9 @@ def sincos_dd(
 
     See the module docstring for the error analysis. Angles of magnitude >= 2**25 (only for
     positions beyond 2**25) go through :func:`sincos_large` with ``w_quad``, the
-    frequencies in quadrants as a triple (:func:`quadrant_frequencies`; computed from
-    ``w_exact``, else from ``w_hi + w_lo``, when not given). Works in chunks of <= ``CHUNK``
+    frequencies in quadrants as a triple (:func:`quadrant_frequencies`) or a function
+    returning it, called on first need (computed from ``w_exact``, else from
+    ``w_hi + w_lo``, when not given). Works in chunks of <= ``CHUNK``
     entries so that the ~30 temporaries stay small (heap, no page faults) and in cache.
     """
     n, h = t.size, w_hi.size
@@ -253,6 +254,8 @@ def _sincos_block(t, w_hi, w_lo, sin_t, cos_t, w_exact=None, w_quad=None) -> Non
         rows, cols = np.nonzero(big)
         if w_quad is None:
             w_quad = quadrant_frequencies(w_exact if w_exact is not None else (w_hi, w_lo))
+        elif callable(w_quad):  # computed on first need
+            w_quad = w_quad()
         f1, f2, f3 = w_quad
         sb, cb, rb = sincos_large(t[rows], f1[cols], f2[cols], f3[cols])
         sin_t[rows, cols] = sb
@@ -435,6 +438,25 @@ def _fine_table(w_hi: bytes, w_lo: bytes, B: int, swap: bool) -> np.ndarray:
     return z
 
 
+#: Most entries (positions x frequencies) of a coarse table kept by :func:`_coarse_table`
+#: (512 KiB of complex128: the coarse rows of 128k positions at d = 128).
+COARSE_CACHE_ENTRIES = 32768
+
+
+@functools.lru_cache(maxsize=16)
+def _coarse_table(w_hi: bytes, w_lo: bytes, c: bytes, swap: bool) -> np.ndarray:
+    """The coarse table of the positions ``c`` (read-only, cached per frequencies, positions
+    and ``swap``). Only for angles below ``_CW_LIMIT / 2``, where the table depends on these
+    alone (the quadrant triple of the frequencies, and with it their 40-digit values, is
+    read only past that): a decode step's coarse row changes once every ``FINE`` tokens and
+    every layer of a model rotates at the same positions, and each table costs ~60 NumPy
+    calls (~90 us for one row of 64 frequencies)."""
+    hi, lo = np.frombuffer(w_hi), np.frombuffer(w_lo)
+    z = _phasor_table(np.frombuffer(c), hi, lo, swap, coarse=True)
+    z.flags.writeable = False
+    return z
+
+
 @dataclass
 class PhasorSource:
     """Phasors ``exp(i * w * t)`` for a flat array of positions, filled block by block.
@@ -462,8 +484,9 @@ class PhasorSource:
     #: The frequencies at 40 digits (mpmath), for the rare recomputed entries of the
     #: accurate route; ``None`` skips that check (absolute accuracy only).
     w_exact: Any = None
-    #: The frequencies in quadrants (:func:`quadrant_frequencies`) for angles >= 2**25;
-    #: computed from ``w_hi + w_lo`` when needed and not given.
+    #: The frequencies in quadrants (:func:`quadrant_frequencies`) for angles >= 2**25, or
+    #: a function returning them (called when first needed); computed from ``w_hi + w_lo``
+    #: when needed and not given.
     w_quad: Any = None
 
     def __post_init__(self) -> None:
@@ -478,8 +501,7 @@ class PhasorSource:
         B = self.B = FINE
         t0 = t[0]
         if (
-            n > 1
-            and t0 == math.floor(t0)
+            t0 == math.floor(t0)
             and abs(t0) + n < 2.0**53
             and np.array_equal(t, t0 + np.arange(n, dtype=np.float64))
         ):
@@ -505,6 +527,11 @@ class PhasorSource:
         self.fi = fi.ravel()
 
     def _table(self, t: np.ndarray, *, coarse: bool) -> np.ndarray:
+        if (coarse and 0 < t.size * self.h <= COARSE_CACHE_ENTRIES
+                and float(np.abs(t).max()) * float(self.w_hi.max()) < _CW_LIMIT / 2):
+            # (the same test as _sincos_block's for its large-angle path, which is not taken)
+            return _coarse_table(self.w_hi.tobytes(), self.w_lo.tobytes(),
+                                 np.ascontiguousarray(t, np.float64).tobytes(), self.swap)
         return _phasor_table(t, self.w_hi, self.w_lo, self.swap, coarse, self.w_quad)
 
     def block_rows(self) -> int:

@@ -19,7 +19,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["split_rows", "split_rows_inplace"]
+__all__ = ["split_rows", "split_rows_inplace", "table_rows"]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def table_rows(z: np.ndarray, cs: np.ndarray, h: int, w: int) -> None:  # pragma: no cover
+    """The kernels' float table from the phasors: row ``r`` of ``cs`` (``w * h`` values) gets
+    the real parts of ``z[r]`` (``h`` complex), then the imaginary parts, then (``w = 3``, the
+    16-bit interleaved kernel) their negations. Exact copies and negations, so the table
+    NumPy's ``copyto`` and ``negative`` make; those copy a strided plane at a time (3.6x
+    slower: 0.36 ms against 0.10 ms for 4096 rows of 64 pairs, ``w = 3``)."""
+    for r in range(z.shape[0]):
+        zr = z[r]
+        cr = cs[r]
+        for j in range(h):
+            v = zr[j]
+            cr[j] = v.real
+            cr[h + j] = v.imag
+        if w == 3:
+            for j in range(h):
+                cr[2 * h + j] = -zr[j].imag
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

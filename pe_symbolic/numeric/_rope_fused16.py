@@ -87,10 +87,10 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ._rope_fused import row_views
+from ._rope_fused import row_views, table_rows
 
 __all__ = ["split16", "interleaved16", "split16_inplace", "interleaved16_inplace", "kernel_for",
-           "widen", "narrow"]
+           "widen", "narrow", "table_rows"]
 
 
 def _has_f16c() -> bool:

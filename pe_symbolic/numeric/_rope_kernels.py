@@ -24,6 +24,12 @@ the cache:
   Xeon, with whole rows at 0.14-0.23). When ``out`` is ``x`` (in place) the swapped copy
   is taken first, so ``x`` is read completely before it is overwritten.
 
+A small ``x`` (``SMALL_BYTES``: a decode step) that makes one block and one group runs the
+same calls on the same arrays without the loop's bookkeeping (scratch buffers, the
+generator of blocks, the slicing of groups), ~15 us a call less. Below a few hundred KiB
+a call's fixed costs (validation, planning, the phasors of the positions, the setup of the
+kernel: ~110 us for one token of 32 heads on the EPYC VM) outweigh its arithmetic.
+
 Blocks: the float tables ``[c, c]`` and ``[-s, s]`` of a block of positions (``ROWS_BYTES``
 of ``x``'s dtype per leading index) are rounded once to ``x``'s precision and reused for
 every leading index of ``x`` (heads, batch); ``x`` is cut into groups of leading indices of
@@ -46,13 +52,14 @@ compiled loop reads each pair ``(x_a, x_b)`` once and writes ``out_a = x_a c + x
 and ``out_b = x_b c + x_a s``, the same two products and the same sum, each rounded once in
 ``x``'s dtype, as the four NumPy calls: results are bit for bit the NumPy kernel's (no
 ``fastmath``, so no fused multiply-add or reassociation; ``tests/test_rope_fast.py``
-compares the bytes). It runs when numba imports and ``x`` has at least ``FUSED_MIN_BYTES``
-(smaller calls, and layouts it hands back -- a strided last axis, a negative stride --
-take the NumPy kernel); ``FUSED`` forces either route. The table of a block of positions
-(``FUSED_TABLE_BYTES``), rows of ``h`` cosines then ``h`` sines, is rounded once from the
-phasors; the loop goes through ``x`` two leading indices (``FUSED_GROUP``) at a time, row
-by row, in memory order, so that fresh output pages are touched in order and each table
-row is fetched once per pair of heads. One thread, like NumPy's loops, so the ratios to a
+compares the bytes). It runs when numba imports and ``x`` has at least ``FUSED_MIN_BYTES``,
+or ``FUSED_LOADED_MIN_BYTES`` once a call has imported the kernel (smaller calls, and
+layouts it hands back -- a strided last axis, a negative stride -- take the NumPy kernel);
+``FUSED`` forces either route. The table of a block of positions (``FUSED_TABLE_BYTES``),
+rows of ``h`` cosines then ``h`` sines, is rounded once from the phasors; the loop goes
+through ``x`` two leading indices (``FUSED_GROUP``) at a time, row by row, in memory
+order, so that fresh output pages are touched in order and each table row is fetched once
+per pair of heads. One thread, like NumPy's loops, so the ratios to a
 copy compare like with like. The kernel is compiled on first use per dtype and cached on
 disk (``cache=True``): ~0.2 s to import numba, then ~0.3-0.6 s to compile a dtype (~0.25 s
 to load the first one from the cache in a later process, ~5 ms each further one).
@@ -121,6 +128,17 @@ MAX_TABLE_BYTES = 8 * 1024 * 1024
 #: tables in scratch memory: 0.5, 1 and 2 MiB within 0.01x a copy of each other, 256 KiB
 #: 0.01-0.04x slower; with fresh tables each call 2 MiB had beaten the others by 0.1-0.2x).
 FUSED_TABLE_BYTES = 2 * 1024 * 1024
+#: Either compiled route, ``FUSED is None``: once its kernel has been imported (by a call of
+#: ``FUSED_MIN_BYTES`` or more), calls of at least this many bytes take it too (for 16-bit
+#: ``x``: of its float32 copy). Measured (x of (1, 32, n, 128), medians of 101, EPYC VM):
+#: float32 split 147 -> 129 us at 64 KiB, 199 -> 141 us at 256 KiB, 337 -> 186 us at 1 MiB;
+#: float16 split 242 -> 133 us at 32 KiB of x; at 16 KiB and below the two are within 5%
+#: either way (the fixed costs of a call, ~120 us, dominate).
+FUSED_LOADED_MIN_BYTES = 32768
+#: Split layout: ``x`` of at most this many bytes that makes one block of positions and one
+#: group skips the loop's bookkeeping, which costs more than the arithmetic at that size (a
+#: decode step of 32 heads of 128 float32 channels is 16 KiB).
+SMALL_BYTES = 65536
 #: Split layout: ``None`` runs the fused kernel when the ``fast`` extra (numba) imports and
 #: the NumPy kernel otherwise; ``False`` always the NumPy kernel; ``True`` always the fused
 #: one (an ``ImportError`` without numba). For benchmarks and tests: results are the same.
@@ -266,8 +284,8 @@ def split(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
     same results)."""
     if x.size == 0:
         return
-    if SPLIT_KERNEL.wanted(FUSED, x.nbytes >= FUSED_MIN_BYTES) and _split_fused(
-            x, out, rd, tshape, make_blocks):
+    sizes = (x.nbytes >= FUSED_MIN_BYTES, x.nbytes >= FUSED_LOADED_MIN_BYTES)
+    if SPLIT_KERNEL.wanted(FUSED, *sizes) and _split_fused(x, out, rd, tshape, make_blocks):
         return
     _split_numpy(x, out, rd, tshape, make_blocks)
 
@@ -307,6 +325,10 @@ def _flat(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
     the last axis is not of unit stride or a stride is negative (the NumPy kernel then runs)."""
     it = a.dtype.itemsize
     st = a.strides
+    if a.flags.c_contiguous and a.ndim >= 2 and a.size:  # (common; no as_strided: ~10 us)
+        rows = a.shape[-2] * a.shape[-1]
+        return a.reshape(-1), np.arange(0, a.size, max(rows, 1), dtype=np.int64)[
+            : math.prod(a.shape[:-2])], a.shape[-1]
     if st[-1] != it or any(v < 0 or v % it for v in st):
         return None
     el = [v // it for v in st]
@@ -349,9 +371,7 @@ def _split_fused(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
         s1, z = blocks.fill(s0)
         m = s1 - s0
         cs = buf[: P * m * 2 * h]
-        cs3 = cs.reshape(P, m, 2 * h)
-        np.copyto(cs3[..., :h], z.reshape(P, m, h).real)
-        np.copyto(cs3[..., h:], z.reshape(P, m, h).imag)
+        mod.table_rows(z.reshape(P * m, h), cs.reshape(P * m, 2 * h), h, 2)
         # (one row of phasors for the whole sequence when positions do not vary along it)
         rest = ((cs, tidx, m, 1, s0, m) if lay.tl == lay.seq else (cs, tidx, 1, 0, 0, lay.seq))
         if in_place:  # x read through out itself: one array, so that the loop vectorises
@@ -368,37 +388,55 @@ def _split_numpy(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
     dt, h = x.dtype, lay.h
     xs, os_ = x[..., :rd], out[..., :rd]
     xs, in_place = _unalias(xs, os_)
+    xsw = xs.reshape(xs.shape[:-1] + (2, h))[..., ::-1, :]  # a view, halves exchanged
     rows = lay.position_rows(rd * dt.itemsize, ROWS_BYTES)
     blocks = make_blocks(rows, _complex_of(dt))
     n = blocks.rows if lay.tl == lay.seq else 1  # table rows per block
-    # float tables [c, c] and [-s, s] of one block, rounded from the complex phasors
-    tl_shape = lay.tlead + (n, 2, h)
-    cbuf, sbuf = scratch("table", tl_shape, dt), scratch("table2", tl_shape, dt)
+    tl_shape = lay.tlead + (n, 2, h)  # the float tables [c, c] and [-s, s] of one block
     rows_of_x = blocks.rows if lay.tl == lay.seq else rows
     groups = _groups(lay.lead, rows_of_x * rd * dt.itemsize, BLOCK_BYTES)
+    if x.nbytes <= SMALL_BYTES and len(groups) == 1 and rows_of_x >= lay.seq:
+        # (a decode step: one block of positions, one group; the same calls on the same
+        # arrays as the loop below makes, without its bookkeeping: ~20 us a call less)
+        _, z = blocks.fill(0)
+        cf, sf = _float_tables(lay.table(z), np.empty(tl_shape, dt), np.empty(tl_shape, dt))
+        _rotate(xs, os_, xsw, np.empty(xs.shape, dt), cf, sf, in_place)
+        return
+    cbuf, sbuf = scratch("table", tl_shape, dt), scratch("table2", tl_shape, dt)
     tmp = scratch("swap", (max(math.prod(xs[g + (slice(0, rows_of_x),)].shape) for g in groups),), dt)
-    xsw = xs.reshape(xs.shape[:-1] + (2, h))[..., ::-1, :]  # a view, halves exchanged
     for sl, z in _seq_blocks(lay, blocks, rows):
         m = z.shape[-2]
-        c2, s2 = cbuf[..., :m, :, :], sbuf[..., :m, :, :]
-        np.copyto(c2[..., 0, :], z.real)
-        np.copyto(c2[..., 1, :], c2[..., 0, :])
-        np.negative(z.imag, out=s2[..., 0, :])
-        np.copyto(s2[..., 1, :], z.imag)
-        cf = c2.reshape(c2.shape[:-2] + (rd,))
-        sf = s2.reshape(s2.shape[:-2] + (rd,))
+        cf, sf = _float_tables(z, cbuf[..., :m, :, :], sbuf[..., :m, :, :])
         for g in groups:
             ti = _table_index(g, lay.tlead)
-            xb, ob = xs[g + (sl,)], os_[g + (sl,)]
-            t = tmp[: xb.size].reshape(xb.shape)
-            if in_place:  # out is x: take the swapped copy before x is overwritten
-                np.copyto(t.reshape(t.shape[:-1] + (2, h)), xsw[g + (sl,)])
-                np.multiply(xb, cf[ti], out=ob)
-            else:  # read x (from memory) and write out in the same pass
-                np.multiply(xb, cf[ti], out=ob)
-                np.copyto(t.reshape(t.shape[:-1] + (2, h)), xsw[g + (sl,)])
-            np.multiply(t, sf[ti], out=t)
-            np.add(ob, t, out=ob)
+            xb = xs[g + (sl,)]
+            _rotate(xb, os_[g + (sl,)], xsw[g + (sl,)], tmp[: xb.size].reshape(xb.shape),
+                    cf[ti], sf[ti], in_place)
+
+
+def _float_tables(z: np.ndarray, c2: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float tables ``[c, c]`` and ``[-s, s]`` of the phasors ``z`` (``(..., m, h)``), in
+    ``c2`` and ``s2`` (``(..., m, 2, h)``, ``x``'s dtype); returned as ``(..., m, 2h)``."""
+    np.copyto(c2[..., 0, :], z.real)
+    np.copyto(c2[..., 1, :], c2[..., 0, :])
+    np.negative(z.imag, out=s2[..., 0, :])
+    np.copyto(s2[..., 1, :], z.imag)
+    return c2.reshape(c2.shape[:-2] + (-1,)), s2.reshape(s2.shape[:-2] + (-1,))
+
+
+def _rotate(xb: np.ndarray, ob: np.ndarray, xswb: np.ndarray, t: np.ndarray, cf: np.ndarray,
+            sf: np.ndarray, in_place: bool) -> None:
+    """The four calls on a group: ``ob = xb * cf + swap(xb) * sf``, ``t`` a buffer of
+    ``xb``'s shape, ``xswb`` the view of ``xb`` with its halves exchanged."""
+    t2 = t.reshape(t.shape[:-1] + (2, -1))
+    if in_place:  # out is x: take the swapped copy before x is overwritten
+        np.copyto(t2, xswb)
+        np.multiply(xb, cf, out=ob)
+    else:  # read x (from memory) and write out in the same pass
+        np.multiply(xb, cf, out=ob)
+        np.copyto(t2, xswb)
+    np.multiply(t, sf, out=t)
+    np.add(ob, t, out=ob)
 
 
 # ----------------------------------------------------------------------------------------
@@ -472,7 +510,8 @@ def half(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
     ``False`` (nothing written) when the NumPy route is to run: ``FUSED`` false, ``x`` small,
     numba absent, a layout the kernels hand back (strided last axis, negative strides), or an
     interleaved product that matches neither model."""
-    if x.size == 0 or not HALF_KERNELS.wanted(FUSED, x.size * 4 >= FUSED_MIN_BYTES):
+    if x.size == 0 or not HALF_KERNELS.wanted(FUSED, x.size * 4 >= FUSED_MIN_BYTES,
+                                              x.size * 4 >= FUSED_LOADED_MIN_BYTES):
         return False
     mod = HALF_KERNELS.get()
     fma = False
@@ -510,11 +549,7 @@ def half(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...],
         s1, z = blocks.fill(s0)
         m = s1 - s0
         cs = buf[: P * m * w * h]
-        cs3 = cs.reshape(P, m, w * h)
-        np.copyto(cs3[..., :h], z.reshape(P, m, h).real)
-        np.copyto(cs3[..., h : 2 * h], z.reshape(P, m, h).imag)
-        if w == 3:
-            np.negative(cs3[..., h : 2 * h], out=cs3[..., 2 * h :])
+        mod.table_rows(z.reshape(P * m, h), cs.reshape(P * m, w * h), h, w)
         args = ((s0, m) if lay.tl == lay.seq else (0, lay.seq))
         trows, tstep = (m, 1) if lay.tl == lay.seq else (1, 0)
         rest = (cs, tidx, trows, tstep, *args, h, FUSED_GROUP, f16)
