@@ -15,8 +15,9 @@ installed; the line above the table says which one runs by default) against naiv
 measured in the same run.
 
 Medians are of warm calls: the frequencies and the fine table ``exp(i w j)``, ``j < B`` (both
-constants of ``(d, base, schedule)``) are cached after the first call; the "cold" row clears
-the fine-table cache before each call.
+constants of ``(d, base, schedule)``) are cached after the first call, and so is the coarse
+table of the positions (one row per ``B`` positions: what every layer of a model at the same
+positions finds ready); the "cold" row clears both caches before each call.
 
 "alloc" rows allocate their output every call; "out=" rows write a preallocated buffer.
 Ratios compare like with like (alloc with alloc, out= with out=).
@@ -228,12 +229,13 @@ def bench_tables(quick: bool) -> None:
             cold = []
             for _ in range(3):
                 _kernels._fine_table.cache_clear()
+                _kernels._coarse_table.cache_clear()
                 t0 = time.perf_counter()
                 numeric.sinusoidal_table(t, d, dtype=dt)
                 cold.append(time.perf_counter() - t0)
             label = f"({T},{d}) {name} cold"
-            print(f"{label:>22} {ms(statistics.median(cold))}   (fine-table cache cleared before "
-                  "each call; alloc)")
+            print(f"{label:>22} {ms(statistics.median(cold))}   (fine- and coarse-table caches "
+                  "cleared before each call; alloc)")
             naive64 = median_time(lambda: naive_table(t, d, np.float64), repeat=repeat)
             for route in routes:
                 with _forced(_accurate, route == "numba"):

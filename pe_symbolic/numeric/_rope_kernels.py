@@ -67,18 +67,20 @@ to load the first one from the cache in a later process, ~5 ms each further one)
 Measured (``python -m benchmarks --only rope``, 2-CPU EPYC VM shared with other work, x of
 (4, 8, 4096, 128), medians of 15 runs, NumPy 2.4 / 1.26): float32 0.99x / 1.03x a copy
 with ``out=``, 1.10x / 1.11x allocating; float64 1.06x / 1.09x with ``out=``, 1.17-1.38x
-allocating: a fresh output is zeroed by the OS a 2 MiB huge page at a time on first
-touch, which costs a loop of ordinary stores more than ``memcpy``'s non-temporal ones (128
-MiB of float64: ``x.copy()`` +5 ms over a copy into a used array, ``x * 1.5`` +6.6 ms, a
-plain numba loop +8.5 ms, this kernel +10 ms; non-temporal stores from numba through
-LLVM's ``!nontemporal`` were not vectorised and ran at 1.6x a copy); in place 0.74-0.81x (in place uses
-``split_rows_inplace``: x and out given as two arrays on one buffer fail LLVM's runtime
-overlap check and the loop ran scalar, 1.2-1.35x); the NumPy kernel 2.0-2.8x. The
-loop alone (precomputed tables, ``out=``) runs at 0.9x (float32) and 1.05-1.13x (float64)
-a copy; the rest is per call, ~1.4 ms: the phasors (as for the interleaved layout), the
-planning, and rounding them into the table. (Before the tables came from scratch memory
-kept between calls, the first touch of their fresh pages cost another ~2.5 ms a call:
-float64 was at 1.30-1.36x.) Above a plain ``x * 1.5`` loop
+allocating: a fresh output is zeroed by the OS on first touch, which costs a loop of
+ordinary stores more than it costs ``memcpy`` (128 MiB of float64: ``x.copy()`` +5 ms over
+a copy into a used array, ``x * 1.5`` +6.6 ms, a plain numba loop +8.5 ms, this kernel +10
+ms). Non-temporal stores do not help on this VM: through LLVM's ``!nontemporal`` they were
+not vectorised (1.6x a copy), and written as vector IR (``vmovntpd``, aligned, an
+``sfence`` at the end) the same loop took 53-65 ms against 16-23 ms with ordinary stores.
+In place 0.74-0.81x (in place uses ``split_rows_inplace``: x and out given as two arrays
+on one buffer fail LLVM's runtime overlap check and the loop ran scalar, 1.2-1.35x); the
+NumPy kernel 2.0-2.8x. The loop alone (precomputed tables, ``out=``) runs at 0.9x
+(float32) and 1.05-1.13x (float64) a copy; the rest is per call, ~0.4-0.7 ms (it was ~1.4
+ms before the coarse phasor rows were cached and the table was filled by a compiled loop):
+the phasors (as for the interleaved layout), the planning, and the table. (Before the
+tables came from scratch memory kept between calls, the first touch of their fresh pages
+cost another ~2.5 ms a call: float64 was at 1.30-1.36x.) Above a plain ``x * 1.5`` loop
 (0.85-0.9x) the loop pays for reading and writing each row at two places (its halves): a
 numba loop of the same shape with constant ``c, s`` runs at 1.0x. Alternatives measured
 and dropped: indexing the flat buffers with computed offsets (not vectorised, 2.5x),
