@@ -26,6 +26,7 @@ Ratios compare like with like (alloc with alloc, out= with out=).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import statistics
@@ -397,24 +398,35 @@ def _bench_rope_16(shape, repeat: int, pos: np.ndarray) -> None:
         print(f"16-bit route: numpy (the compiled 16-bit kernels are not in use: "
               f"{_rope_kernels.HALF_KERNELS.unavailable})")
 
+    # x of the float32 rows' bytes too: at the same shape 16-bit x is 32 MiB, which partly fits
+    # a 32 MiB L3, so its copy (the floor) moved 2.5-4.0 ms between runs on the EPYC VM while
+    # the compiled loops, compute-bound, did not; at 64 MiB the copy comes from memory
+    big = (2 * shape[0],) + tuple(shape[1:])
     rng = np.random.default_rng(0)
-    for dt in (ml_dtypes.bfloat16, np.float16):
-        x = rng.standard_normal(shape, dtype=np.float32).astype(dt)
-        out = np.empty_like(x)
-        name = np.dtype(dt).name
-        floor = _copy_floors(name, x, out, repeat)
-        for layout in ("interleaved", "split"):
-            short = "inter" if layout == "interleaved" else layout
-            for r in routes:
-                for mode in ROPE_MODES:
-                    ob = _rope_out(mode, x, out)
-                    with _forced(_rope_kernels, r == "numba"):
-                        ours = median_time(
-                            lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
-                            repeat=repeat)
-                    print(f"{name:>8} {short + ' ' + r:>12} {mode:>6} {ms(ours)} {'':>12} "
-                          f"{ms(floor[mode])} {'':>7} {ours / floor[mode]:7.3f}")
-        del x, out
+    for shp, rts in ((shape, routes), (big, routes[1:])):
+        if rts and shp is big:
+            print(f"16-bit x of {shp} ({math.prod(shp) * 2 >> 20} MiB, the float32 rows' bytes), "
+                  "compiled route only:")
+        for dt in (ml_dtypes.bfloat16, np.float16) if rts else ():
+            _bench_rope_16_rows(rng, shp, dt, rts, repeat, pos)
+
+
+def _bench_rope_16_rows(rng, shape, dt, routes: list[str], repeat: int, pos: np.ndarray) -> None:
+    """The rows of one 16-bit dtype and shape: its copy floors, then each layout and route."""
+    x = rng.standard_normal(shape, dtype=np.float32).astype(dt)
+    out = np.empty_like(x)
+    name = np.dtype(dt).name
+    floor = _copy_floors(name, x, out, repeat)
+    for layout in ("interleaved", "split"):
+        short = "inter" if layout == "interleaved" else layout
+        for r in routes:
+            for mode in ROPE_MODES:
+                ob = _rope_out(mode, x, out)
+                with _forced(_rope_kernels, r == "numba"):
+                    ours = median_time(lambda: numeric.apply_rope(x, pos, layout=layout, out=ob),
+                                       repeat=repeat)
+                print(f"{name:>8} {short + ' ' + r:>12} {mode:>6} {ms(ours)} {'':>12} "
+                      f"{ms(floor[mode])} {'':>7} {ours / floor[mode]:7.3f}")
 
 
 def _split_routes() -> list[str]:
