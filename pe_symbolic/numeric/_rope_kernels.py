@@ -134,8 +134,9 @@ FUSED_TABLE_BYTES = 2 * 1024 * 1024
 #: ``FUSED_MIN_BYTES`` or more), calls of at least this many bytes take it too (for 16-bit
 #: ``x``: of its float32 copy). Measured (x of (1, 32, n, 128), medians of 101, EPYC VM):
 #: float32 split 147 -> 129 us at 64 KiB, 199 -> 141 us at 256 KiB, 337 -> 186 us at 1 MiB;
-#: float16 split 242 -> 133 us at 32 KiB of x; at 16 KiB and below the two are within 5%
-#: either way (the fixed costs of a call, ~120 us, dominate).
+#: float16 split 242 -> 133 us at 32 KiB of x. Below, the fixed costs of a call (~120 us)
+#: dominate and the gain is small or none (float32 at 16 KiB: 120 us in NumPy, 125 compiled;
+#: 16-bit at 8 KiB: -15% to +5%).
 FUSED_LOADED_MIN_BYTES = 32768
 #: Split layout: ``x`` of at most this many bytes that makes one block of positions and one
 #: group skips the loop's bookkeeping, which costs more than the arithmetic at that size (a
@@ -399,7 +400,7 @@ def _split_numpy(x: np.ndarray, out: np.ndarray, rd: int, tshape: tuple[int, ...
     groups = _groups(lay.lead, rows_of_x * rd * dt.itemsize, BLOCK_BYTES)
     if x.nbytes <= SMALL_BYTES and len(groups) == 1 and rows_of_x >= lay.seq:
         # (a decode step: one block of positions, one group; the same calls on the same
-        # arrays as the loop below makes, without its bookkeeping: ~20 us a call less)
+        # arrays as the loop below makes, without its bookkeeping: ~15 us a call less)
         _, z = blocks.fill(0)
         cf, sf = _float_tables(lay.table(z), np.empty(tl_shape, dt), np.empty(tl_shape, dt))
         _rotate(xs, os_, xsw, np.empty(xs.shape, dt), cf, sf, in_place)
