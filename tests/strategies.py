@@ -9,6 +9,10 @@ Also helpers the tests of the compiled routes share: :func:`same_bits`, :func:`n
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from unittest import mock
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -246,3 +250,18 @@ def sincos_destinations(n: int, h: int, dtype, dest: str) -> tuple[np.ndarray, n
         return z.imag, z.real
     tab = np.full((n, 2 * h), np.nan, dtype)
     return tab[:, 0::2], tab[:, 1::2]
+
+
+@contextlib.contextmanager
+def calls_of(obj, name: str) -> Iterator[list[int]]:
+    """Record the size of the first argument of every call of ``obj.name`` (which still runs)
+    for the duration: which compiled kernel a route took."""
+    real = getattr(obj, name)
+    calls: list[int] = []
+
+    def spy(*args):
+        calls.append(args[0].size)
+        return real(*args)
+
+    with mock.patch.object(obj, name, spy):
+        yield calls

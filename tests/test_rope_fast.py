@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import no_numba, same_bits
+from strategies import calls_of, no_numba, same_bits
 
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _rope_kernels
@@ -355,18 +355,11 @@ def test_in_place_takes_the_one_array_kernel(fused, dtype):
     non-finite entries and positions broadcast along a leading axis included; out of place
     (and an out that overlaps x otherwise, which is copied first) it does not."""
     mod = _rope_kernels.SPLIT_KERNEL.get()
-    real = mod.split_rows_inplace
-    calls = []
-
-    def spy(*args):
-        calls.append(args[0].size)
-        return real(*args)
-
     x = _x((3, 2, 37, 20), dtype, seed=3)
     x[1, 0, 7, 3] = np.inf
     x[2, 1, 30, 11] = np.nan
     pos = np.random.default_rng(4).uniform(0, 1e4, (2, 37))
-    with mock.patch.object(mod, "split_rows_inplace", spy), np.errstate(invalid="ignore"):
+    with calls_of(mod, "split_rows_inplace") as calls, np.errstate(invalid="ignore"):
         _both(x, "in place", positions=pos, rotary_dim=16)
         assert calls
         calls.clear()

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import no_numba, same_bits
+from strategies import calls_of, no_numba, same_bits
 
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _rope_kernels
@@ -559,18 +559,10 @@ def test_in_place_takes_the_one_array_kernels(fused16, dtype, layout):
     and a partial rotary dim included. Out of place and an overlapping out do not take them."""
     from pe_symbolic.numeric import _rope_fused16 as F
 
-    name = f"{layout}16_inplace"
-    real = getattr(F, name)
-    calls = []
-
-    def spy(*args):
-        calls.append(args[0].size)
-        return real(*args)
-
     x = _x((3, 2, 37, 20), dtype, seed=5)
     x[1, 0, 7, 3] = np.inf
     x[2, 1, 30, 11] = np.nan
-    with mock.patch.object(F, name, spy):
+    with calls_of(F, f"{layout}16_inplace") as calls:
         _both(x, "in place", layout, positions=np.arange(37.0) * 7, rotary_dim=16)
         assert calls
         calls.clear()
