@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 #: What the package needs at run time (``pyproject.toml``, ``[project] dependencies``).
-REQUIRES = ("sympy", "numpy", "mpmath", "ml_dtypes")
+REQUIRES = ("sympy", "numpy", "mpmath", "ml_dtypes", "flint")
 
 
 def _here(path: Path) -> str:

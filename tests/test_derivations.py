@@ -66,9 +66,9 @@ def _site(tmp: Path, packages: tuple[str, ...]) -> Path:
         spec = importlib.util.find_spec(name)
         src = Path(next(iter(spec.submodule_search_locations)))
         (site / name).symlink_to(src, target_is_directory=True)
-        libs = src.with_name(f"{name}.libs")  # manylinux wheels keep shared libraries here
-        if libs.is_dir():
-            (site / libs.name).symlink_to(libs, target_is_directory=True)
+        for libs in (src.with_name(f"{name}.libs"), src.with_name(f"python_{name}.libs")):
+            if libs.is_dir():  # manylinux wheels keep shared libraries here
+                (site / libs.name).symlink_to(libs, target_is_directory=True)
     return site
 
 
@@ -88,7 +88,7 @@ def _plain(site: Path) -> dict[str, str]:
 
 
 def test_a_plain_checkout_runs_without_install(checkout, tmp_path):
-    env = _plain(_site(tmp_path, ("sympy", "numpy", "mpmath", "ml_dtypes")))
+    env = _plain(_site(tmp_path, ("sympy", "numpy", "mpmath", "ml_dtypes", "flint")))
     # the environment really is bare: neither the package nor matplotlib is importable
     bare = _run(["-S", "-c", "import pe_symbolic"], env=env, cwd=tmp_path)
     assert bare.returncode == 1 and "No module named 'pe_symbolic'" in bare.stderr
@@ -103,9 +103,9 @@ def test_a_plain_checkout_runs_without_install(checkout, tmp_path):
     assert out.returncode == 2 and "--plot needs matplotlib" in out.stderr and out.stdout == ""
 
 
-@pytest.mark.parametrize("missing", ["sympy", "mpmath", "ml_dtypes"])
+@pytest.mark.parametrize("missing", ["sympy", "mpmath", "ml_dtypes", "flint"])
 def test_a_missing_package_is_one_line_saying_what_to_install(checkout, tmp_path, missing):
-    env = _plain(_site(tmp_path, tuple(p for p in ("sympy", "numpy", "mpmath", "ml_dtypes") if p != missing)))
+    env = _plain(_site(tmp_path, tuple(p for p in ("sympy", "numpy", "mpmath", "ml_dtypes", "flint") if p != missing)))
     out = _run(["-S", "derivations/kernes.py"], env=env, cwd=checkout)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
@@ -125,7 +125,7 @@ def test_with_a_venv_the_line_names_its_python(checkout, tmp_path):
     finally:
         shutil.rmtree(checkout / ".venv")
     line = out.stderr.strip()
-    assert out.returncode == 2 and line.startswith("video.py: needs sympy, numpy, mpmath, ml_dtypes, not installed")
+    assert out.returncode == 2 and line.startswith("video.py: needs sympy, numpy, mpmath, ml_dtypes, flint, not installed")
     assert f"run it with `{venv_python} {checkout / 'derivations' / 'video.py'}`" in line
     assert f"`pip install -e {checkout}`" in line
 

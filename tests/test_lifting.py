@@ -50,7 +50,7 @@ def test_a_readable_proof_has_a_few_named_steps():
     proof = theorems.get("translation.identity").prove()
     for part in proof.parts:
         assert 3 <= len(part.steps) <= 8
-        assert [s.rule for s in part.steps][1:] == ["doit", "assumption", "lemma pair.translation"]
+        assert [s.rule for s in part.steps][1:] == ["evaluate", "assumption", "lemma pair.translation"]
         assert all(s.why for s in part.steps)
 
 
@@ -253,7 +253,7 @@ def test_efficient_form_models_rotate_half_over_the_whole_vector():
     # the right-hand side is the framework's formula at slots i and i + h, not a pair formula
     rhs = split.equation.rhs
     assert rhs[0].has(sp.Piecewise) and rhs[1] == Q.efficient_slot("x", Q.i + h, m_, "split")
-    assert [s.rule for s in split.steps][1:] == ["doit", "assumption"]
+    assert [s.rule for s in split.steps][1:] == ["evaluate", "assumption"]
 
 
 @pytest.mark.parametrize("layout,wrong", [
@@ -306,7 +306,7 @@ def test_the_block_diagonal_determinant_is_checked_as_a_whole(d):
     part = next(p for p in proof.parts if "det diag(" in p.equation.label)
     assert part.verdict == "proved"
     assert isinstance(part.equation.lhs.args[0], sp.BlockDiagMatrix)
-    assert [s.rule for s in part.steps][1:] == ["doit", "sin(u)**2 -> 1 - cos(u)**2"]
+    assert [s.rule for s in part.steps][1:] == ["evaluate", "sin(u)**2 -> 1 - cos(u)**2"]
 
 
 def test_a_block_diagonal_determinant_with_a_wrong_block_is_refuted():

@@ -189,22 +189,31 @@ def _timeout(value: str | None, default: float) -> float:
 def _check(path: str, timeout: float) -> int:
     from .. import theorems
     from ..proof import CertificateError
+    from ..proof.certificates import MAX_BYTES
     from ..proof.render import render
 
-    try:
+    try:  # never more than the limit is read: /dev/zero or a huge file is an error, not a hang
         if path == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(MAX_BYTES + 1)
         else:
             with open(path, "rb") as fh:
-                data = fh.read()
+                data = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise _UsageError(f"cannot read {path!r}: {exc.strerror}") from None
+    if len(data) > MAX_BYTES:
+        print(f"pe-derive: error: {path}: not a valid certificate: larger than the limit of {MAX_BYTES} bytes",
+              file=sys.stderr)
+        return 2
     items = _certificates_in(data)  # several certificates: what `prove` writes for several jobs
     proofs = []
+    end = time.monotonic() + timeout  # --timeout bounds the whole check, however many certificates
     for n, item in enumerate(items):
         label = path if len(items) == 1 else f"{path}[{n}]"
+        left = end - time.monotonic()
         try:
-            proofs.append(theorems.recheck_certificate(item, timeout=timeout))
+            if left <= 0:
+                raise CertificateError(f"the time budget of {timeout:g} s ran out before this certificate")
+            proofs.append(theorems.recheck_certificate(item, timeout=left))
         except CertificateError as exc:
             print(f"pe-derive: error: {label}: not a valid certificate: {exc}", file=sys.stderr)
             return 2

@@ -30,11 +30,9 @@ import math
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["BudgetExceeded", "check", "deadline", "remaining"]
+__all__ = ["BudgetExceeded", "check", "deadline", "interruptible", "remaining"]
 
 _REARM = 0.05
 
@@ -44,6 +42,10 @@ class BudgetExceeded(BaseException):
 
 
 _local = threading.local()
+
+
+class _Entry(float):
+    """A deadline on the stack: a float compared by value, removed by identity."""
 
 
 def _stack() -> list[float]:
@@ -65,6 +67,12 @@ def check() -> None:
         raise BudgetExceeded("time budget exceeded")
 
 
+def interruptible() -> bool:
+    """Whether a budget here interrupts the computation wherever it is (the main thread of a
+    POSIX process); elsewhere it is only checked between steps (see the module notes)."""
+    return _can_signal()
+
+
 def _can_signal() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
@@ -84,10 +92,14 @@ def _in_gc_callback(frame: Any) -> bool:
 def _handler(signum: int, frame: Any) -> None:
     if remaining() <= 0:
         signal.setitimer(signal.ITIMER_REAL, _REARM)  # again, should anyone swallow this one
-        if _in_gc_callback(frame):
-            return  # raise on the next tick, back in the budgeted code
+        if getattr(_local, "leaving", 0) or _in_this_module(frame) or _in_gc_callback(frame):
+            return  # raise on the next tick, back in the budgeted code (never while leaving a budget)
         raise BudgetExceeded("time budget exceeded")
     _arm()
+
+
+def _in_this_module(frame: Any) -> bool:
+    return frame is not None and frame.f_code.co_filename == __file__
 
 
 def _arm() -> None:
@@ -96,30 +108,53 @@ def _arm() -> None:
         signal.setitimer(signal.ITIMER_REAL, max(left, 1e-4))
 
 
-@contextmanager
-def deadline(seconds: float | None) -> Iterator[None]:
+class deadline:
     """Run the block with a wall-time budget of ``seconds`` (``None``: no new budget).
 
-    Raises :class:`BudgetExceeded` from inside the block when the budget runs out.
+    Raises :class:`BudgetExceeded` from inside the block when the budget runs out. Leaving the
+    block always restores the state before it (the stack of budgets, the timer and the signal
+    handler), even when the timer fires while it is being left: the handler never raises in
+    this module's own code, it re-arms and raises once the caller's code runs again.
     """
-    if seconds is None:
-        yield
-        return
-    if not (isinstance(seconds, (int, float)) and seconds > 0 and math.isfinite(seconds)):
-        raise ValueError(f"timeout={seconds!r} must be a positive number of seconds")
-    st = _stack()
-    st.append(time.monotonic() + float(seconds))
-    use_signal = _can_signal()
-    previous = None
-    if use_signal:
-        previous = signal.signal(signal.SIGALRM, _handler)
-        _arm()
-    try:
-        yield
-    finally:
-        st.pop()
-        if use_signal:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
-            if st:
-                _arm()
+
+    def __init__(self, seconds: float | None) -> None:
+        if seconds is not None and not (
+            isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > 0
+            and math.isfinite(seconds)
+        ):
+            raise ValueError(f"timeout={seconds!r} must be a positive number of seconds")
+        self.seconds = seconds
+        self.entry: _Entry | None = None
+        self.use_signal = False
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        if self.seconds is None:
+            return
+        st = _stack()
+        self.entry = _Entry(time.monotonic() + float(self.seconds))
+        self.use_signal = _can_signal()
+        st.append(self.entry)
+        if self.use_signal:
+            self.previous = signal.signal(signal.SIGALRM, _handler)
+            _arm()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.entry is None:
+            return
+        _local.leaving = getattr(_local, "leaving", 0) + 1
+        try:
+            if self.use_signal:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            st = _stack()
+            for q in range(len(st) - 1, -1, -1):
+                if st[q] is self.entry:
+                    del st[q]
+                    break
+            if self.use_signal:
+                signal.signal(signal.SIGALRM, self.previous if self.previous is not None else signal.SIG_DFL)
+                if st:
+                    _arm()
+        finally:
+            _local.leaving -= 1
+            self.entry = None

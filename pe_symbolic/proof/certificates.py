@@ -46,13 +46,53 @@ from .kernel import Context, check_chain, qualification
 from .render import CERTIFICATE_FORMAT
 from .result import PartProof, Proof
 from .rules import RULES
-from .sampler import REFUTE_DPS, _abs_at, admissible, refute, spread_parts
+from .fragment import outside_fragment
+from .sampler import _entries_admissible, admissible, certify, refute, spread_parts
 from .srepr import CertificateError, parse_srepr
 
 __all__ = ["MAX_BYTES", "CertificateError", "load", "read", "recheck", "recheck_certificate"]
 
 #: Largest certificate accepted (bytes of JSON).
-MAX_BYTES = 64 * 2**20
+MAX_BYTES = 16 * 2**20
+#: Largest ``d`` a certificate of a registered theorem may name (the claim is rebuilt for it).
+MAX_D = 256
+#: Deepest nesting of the JSON document.
+MAX_JSON_DEPTH = 12
+
+#: The keys each object of a certificate may have (a strict schema: any other is an error).
+SCHEMA: dict[str, frozenset[str]] = {
+    "certificate": frozenset({"format", "sympy_version", "claim", "verdict", "elapsed_s", "parts", "extra"}),
+    "claim": frozenset({"id", "registered", "d", "statement", "source", "symbols", "assumptions", "equations"}),
+    "symbol": frozenset({"name", "assumptions"}),
+    "equation": frozenset({"label", "lhs", "rhs"}),
+    "part": frozenset({"verdict", "note", "counterexample", "point", "entries", "enclosures", "spot_check", "steps"}),
+    "step": frozenset({"kind", "rule", "expr", "instance", "why"}),
+}
+
+
+def _keys(obj: Any, kind: str, where: str) -> None:
+    if not isinstance(obj, Mapping):
+        raise CertificateError(f"{where}: expected an object; got {type(obj).__name__}")
+    unknown = sorted(str(k) for k in obj if k not in SCHEMA[kind])
+    if unknown:
+        raise CertificateError(f"{where}: unknown key {unknown[0]!r:.60} (a {kind} has "
+                               f"{', '.join(sorted(SCHEMA[kind]))})")
+
+
+def _json_depth(obj: Any) -> int:
+    depth, frontier = 0, [obj]
+    while frontier:
+        depth += 1
+        if depth > MAX_JSON_DEPTH:
+            return depth
+        nxt = []
+        for x in frontier:
+            if isinstance(x, dict):
+                nxt.extend(x.values())
+            elif isinstance(x, list):
+                nxt.extend(x)
+        frontier = nxt
+    return depth
 #: Seconds a re-check may take by default.
 RECHECK_TIMEOUT = 300.0
 
@@ -81,6 +121,8 @@ def load(data: Mapping[str, Any] | str | bytes, *, max_bytes: int = MAX_BYTES) -
         raise CertificateError(f"certificate: malformed JSON ({exc})") from None
     if not isinstance(obj, dict):
         raise CertificateError(f"certificate: the top level must be a JSON object; got {type(obj).__name__}")
+    if _json_depth(obj) > MAX_JSON_DEPTH:
+        raise CertificateError(f"certificate: nested more than {MAX_JSON_DEPTH} levels deep")
     return obj
 
 
@@ -98,8 +140,11 @@ def _get(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where:
 
 def _symbol_table(entries: list[Any]) -> dict[str, sp.Symbol]:
     table: dict[str, sp.Symbol] = {}
+    if len(entries) > 10_000:
+        raise CertificateError("claim.symbols: more than 10000 symbols")
     for q, e in enumerate(entries):
         where = f"claim.symbols[{q}]"
+        _keys(e, "symbol", where)
         name = _get(e, "name", str, where)
         facts = _get(e, "assumptions", dict, where)
         if not 0 < len(name) <= 200:
@@ -148,15 +193,21 @@ def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]]
     Raises :class:`CertificateError` for anything malformed or unbound.
     """
     obj = load(data)
+    _keys(obj, "certificate", "certificate")
     fmt = obj.get("format")
     if fmt != CERTIFICATE_FORMAT:
         raise CertificateError(f"format: {fmt!r:.60} is not supported; this version reads {CERTIFICATE_FORMAT!r}")
     c = _get(obj, "claim", dict, "certificate")
+    _keys(c, "claim", "claim")
     cid = _get(c, "id", str, "claim")
     registered = _get(c, "registered", bool, "claim")
     d = c.get("d")
     if d is not None and (isinstance(d, bool) or not isinstance(d, int)):
         raise CertificateError(f"claim.d: expected an integer or null; got {d!r:.30}")
+    if d is not None and not 2 <= d <= MAX_D:
+        raise CertificateError(f"claim.d: {d} is outside what a certificate may name (2 to {MAX_D})")
+    if len(cid) > 200:
+        raise CertificateError("claim.id: longer than 200 characters")
     statement = _get(c, "statement", str, "claim")
     source = _get(c, "source", str, "claim")
     table = _symbol_table(_get(c, "symbols", list, "claim"))
@@ -169,8 +220,11 @@ def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]]
     if not eq_data:
         raise CertificateError("claim.equations: empty")
     equations = []
+    if len(eq_data) > 10_000:
+        raise CertificateError("claim.equations: more than 10000 equations")
     for q, e in enumerate(eq_data):
         where = f"claim.equations[{q}]"
+        _keys(e, "equation", where)
         label = _get(e, "label", str, where)
         lhs = _bind(parse_srepr(_get(e, "lhs", str, where), field=f"{where}.lhs"), table, f"{where}.lhs", used)
         rhs = _bind(parse_srepr(_get(e, "rhs", str, where), field=f"{where}.rhs"), table, f"{where}.rhs", used)
@@ -193,8 +247,10 @@ def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]]
     chains: list[list[Step]] = []
     verdicts: list[str] = []
     points: list[dict[sp.Symbol, Any] | None] = []
+    entries: list[dict[sp.Indexed, Any]] = []
     for q, p in enumerate(parts):
         where = f"parts[{q}]"
+        _keys(p, "part", where)
         verdict = _get(p, "verdict", str, where)
         if verdict not in ("proved", "refuted", "undecided"):
             raise CertificateError(f"{where}.verdict: {verdict!r:.30} is not proved, refuted or undecided")
@@ -202,6 +258,7 @@ def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]]
         steps = []
         for n, s in enumerate(_get(p, "steps", list, where)):
             sw = f"{where}.steps[{n}]"
+            _keys(s, "step", sw)
             kind = _get(s, "kind", str, sw)
             rule = _get(s, "rule", str, sw)
             if kind not in ("start", "rule", "lemma", "reason"):
@@ -244,7 +301,20 @@ def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]]
                     raise CertificateError(f"{where}.point: {name!r:.60} is not a symbol of the claim")
                 point[table[name]] = parse_srepr(txt, field=f"{where}.point.{name}")
         points.append(point)
-    meta = {"registered": registered, "d": d, "verdicts": verdicts, "points": points}
+        values: dict[sp.Indexed, Any] = {}
+        if verdict == "refuted" and p.get("entries") is not None:
+            raw = p["entries"]
+            if not isinstance(raw, list) or len(raw) > 10_000:
+                raise CertificateError(f"{where}.entries: expected a list of [entry, value] pairs")
+            for n, pair in enumerate(raw):
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise CertificateError(f"{where}.entries[{n}]: expected [entry, value]")
+                key = _bind(parse_srepr(pair[0], field=f"{where}.entries[{n}]"), table, f"{where}.entries[{n}]", set())
+                if not isinstance(key, sp.Indexed) or not all(i.is_Integer for i in key.indices):
+                    raise CertificateError(f"{where}.entries[{n}]: not a vector entry with integer indices")
+                values[key] = parse_srepr(pair[1], field=f"{where}.entries[{n}] value")
+        entries.append(values)
+    meta = {"registered": registered, "d": d, "verdicts": verdicts, "points": points, "entries": entries}
     return claim, chains, meta
 
 
@@ -265,58 +335,33 @@ def _same_claim(cert: Claim, ref: Claim) -> str:
     return ""
 
 
-def _check_point(claim: Claim, eq: Equation, point: Mapping[sp.Symbol, Any]) -> dict[str, str] | None:
-    if set(point) != set(claim.symbols) or not all(getattr(v, "is_number", False) for v in point.values()):
+def _check_point(claim: Claim, eq: Equation, point: Mapping[sp.Symbol, Any],
+                 entries: Mapping[sp.Indexed, Any]) -> tuple[dict[str, str], dict] | None:
+    """The recorded refuting point, re-checked: exact numbers for every symbol (and entry),
+    admissible, and disjoint enclosures of the two sides there, recomputed here."""
+    labels = {a.base.label for x in (eq.lhs, eq.rhs) for a in _atoms(x, sp.Indexed)}
+    wanted = set(claim.symbols) - labels
+    if set(point) != wanted:
         return None  # a point is numbers, one for every symbol
-    if not admissible(point, claim.assumptions):
+    for v in [*point.values(), *entries.values()]:
+        if not (isinstance(v, sp.Expr) and v.is_number and outside_fragment(v) == "" and not v.has(sp.Float)):
+            return None
+    if not admissible(point, claim.assumptions) or not _entries_admissible(entries, point, claim.assumptions):
         return None
-    try:
-        diff = eq.difference
-        diff = diff.applyfunc(lambda x: x.doit()) if isinstance(diff, sp.MatrixBase) else diff.doit()
-        scale = _abs_at(eq.lhs, point, 20)
-        v1 = _abs_at(diff, point, REFUTE_DPS)
-        v2 = _abs_at(diff, point, 2 * REFUTE_DPS)
-    except (TypeError, ValueError, ArithmeticError):
+    enclosures = certify(eq.lhs, eq.rhs, point, entries)
+    if enclosures is None:
         return None
-    if scale is None or v1 is None or v2 is None:
-        return None
-    tol = 10.0 ** (-REFUTE_DPS // 2) * max(1.0, scale)
-    if v1 > tol and v2 > tol and abs(v2 - v1) <= 1e-10 * max(v1, v2):
-        out = {s.name: sp.sstr(v) for s, v in sorted(point.items(), key=lambda kv: kv[0].name)}
-        out["|lhs - rhs|"] = f"{v2:.6g}"
-        return out
-    return None
+    out = {s.name: sp.sstr(v) for s, v in sorted(point.items(), key=lambda kv: kv[0].name)}
+    out.update({sp.sstr(a): sp.sstr(v) for a, v in entries.items()})
+    return out, enclosures
 
 
-def recheck(
-    data: Mapping[str, Any] | str | bytes,
-    *,
-    resolve: Resolver | None = None,
-    lemmas: Callable[[str], Claim] | None = None,
-    timeout: float | None = RECHECK_TIMEOUT,
-) -> Proof:
-    """Re-check a certificate from its data alone and return the checked :class:`~pe_symbolic.proof.Proof`.
+def _atoms(e: Any, *types: type) -> set:
+    return set().union(*(x.atoms(*types) for x in e)) if isinstance(e, sp.MatrixBase) else e.atoms(*types)
 
-    Parameters
-    ----------
-    data : str, bytes or mapping
-        The certificate's JSON.
-    resolve : callable, optional
-        ``resolve(id, d) -> Claim`` rebuilds a registered theorem's claim; required for a
-        certificate with ``"registered": true`` (use
-        :func:`pe_symbolic.theorems.recheck_certificate`, which passes the registry's).
-    lemmas : callable, optional
-        Resolves the lemmas the chains cite (see :class:`~pe_symbolic.proof.kernel.Context`);
-        without it, a chain that cites a lemma does not re-check.
-    timeout : float or None
-        Seconds the re-check may take; on expiry the unfinished parts are ``undecided``.
 
-    Raises
-    ------
-    CertificateError
-        Malformed, tampered with, or not bound to its claim (see the module notes).
-    """
-    claim, chains, meta = read(data)
+def _bind_to_registry(claim: Claim, meta: Mapping[str, Any], resolve: Resolver | None) -> None:
+    """Refuse a certificate that is not bound to its claim (see the module notes)."""
     if meta["registered"]:
         if resolve is None:
             raise CertificateError(
@@ -348,18 +393,60 @@ def recheck(
                 raise CertificateError(
                     f"claim.id: {claim.id!r} is a registered theorem, but the certificate says it is not"
                 )
+
+
+def recheck(
+    data: Mapping[str, Any] | str | bytes,
+    *,
+    resolve: Resolver | None = None,
+    lemmas: Callable[[str], Claim] | None = None,
+    timeout: float | None = RECHECK_TIMEOUT,
+) -> Proof:
+    """Re-check a certificate from its data alone and return the checked :class:`~pe_symbolic.proof.Proof`.
+
+    Parameters
+    ----------
+    data : str, bytes or mapping
+        The certificate's JSON.
+    resolve : callable, optional
+        ``resolve(id, d) -> Claim`` rebuilds a registered theorem's claim; required for a
+        certificate with ``"registered": true`` (use
+        :func:`pe_symbolic.theorems.recheck_certificate`, which passes the registry's).
+    lemmas : callable, optional
+        Resolves the lemmas the chains cite (see :class:`~pe_symbolic.proof.kernel.Context`);
+        without it, a chain that cites a lemma does not re-check.
+    timeout : float or None
+        Seconds the re-check may take; on expiry the unfinished parts are ``undecided``.
+
+    Raises
+    ------
+    CertificateError
+        Malformed, tampered with, or not bound to its claim (see the module notes).
+    """
     start = time.perf_counter()
+    try:
+        with budget.deadline(timeout):
+            claim, chains, meta = read(data)
+            _bind_to_registry(claim, meta, resolve)
+    except budget.BudgetExceeded:
+        budget.check()  # an enclosing budget ran out: let it reach its owner
+        raise CertificateError(f"certificate: reading and binding it took longer than the time budget of "
+                               f"{timeout:g} s") from None
+    left = None if timeout is None else max(timeout - (time.perf_counter() - start), 1e-3)
     parts: list[PartProof] = []
     spotted = spread_parts(len(claim.equations))  # the numeric veto, as when proving
     try:
-        with budget.deadline(timeout):
+        with budget.deadline(left):
             for q, (eq, chain) in enumerate(zip(claim.equations, chains)):
                 recorded = meta["verdicts"][q]
                 if recorded == "refuted" and meta["points"][q] is not None:
-                    cex = _check_point(claim, eq, meta["points"][q])
-                    if cex is not None:
+                    checked = _check_point(claim, eq, meta["points"][q], meta["entries"][q])
+                    if checked is not None:
+                        cex, enclosures = checked
                         parts.append(PartProof(eq, tuple(chain), "refuted", cex, None,
-                                               "the recorded counterexample was re-evaluated and holds"))
+                                               "the recorded counterexample was re-evaluated: the two sides' "
+                                               "enclosures there are disjoint", meta["points"][q], enclosures,
+                                               meta["entries"][q]))
                         continue
                     parts.append(PartProof(eq, tuple(chain), "undecided", None, None,
                                            "the recorded counterexample did not re-check"))
@@ -372,8 +459,8 @@ def recheck(
                     if r.counterexample is not None:
                         parts.append(PartProof(eq, tuple(chain), "refuted", r.counterexample, r.spot_check,
                                                "ENGINE INCONSISTENCY: the chain re-checked, yet the two sides "
-                                               "differ at an admissible point (confirmed at 60 digits); please "
-                                               "report this certificate", r.point))
+                                               "have disjoint enclosures at an admissible point; please "
+                                               "report this certificate", r.point, r.enclosures, r.entries))
                         continue
                 if ok:
                     parts.append(PartProof(eq, tuple(chain), "proved", None, None, qualification(eq, chain)))

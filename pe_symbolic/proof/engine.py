@@ -41,9 +41,11 @@ import sympy as sp
 
 from . import budget
 from .claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy, render_statement
+from .fragment import outside_fragment
 from .kernel import KERNEL_STRATEGIES, Context, check_chain, qualification, reduce_to_zero
 from .result import PartProof, Proof
-from .sampler import refute, spread_parts
+from .rules import EVALUATE
+from .sampler import VACUOUS, contradiction, refute, spread_parts
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -57,7 +59,7 @@ __all__ = [
 DEFAULT_TIMEOUT = 60.0
 #: What the search tries: the kernel's strategies, then the heuristic simplifier on small
 #: expressions. Whatever it finds is re-checked by the kernel.
-SEARCH_STRATEGIES: tuple[tuple[str, ...], ...] = (*KERNEL_STRATEGIES, ("doit", "simplify"))
+SEARCH_STRATEGIES: tuple[tuple[str, ...], ...] = (*KERNEL_STRATEGIES, (EVALUATE, "simplify"))
 
 
 def _has_symbolic_sum(eq: Equation) -> bool:
@@ -87,6 +89,13 @@ def prove_equation(
         symbols = sorted(eq.lhs.free_symbols | eq.rhs.free_symbols
                          | set().union(*(a.free_symbols for a in assumptions)), key=lambda s: s.name)
     note = ""
+    outside = outside_fragment(eq.lhs) or outside_fragment(eq.rhs)
+    if outside:  # never proved; a certified counterexample may still refute it
+        r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=8)
+        if r.counterexample is not None:
+            return PartProof(eq, (Step(eq.difference, DIFFERENCE),), "refuted", r.counterexample, r.spot_check,
+                             outside, r.point, r.enclosures, r.entries)
+        return PartProof(eq, (), "undecided", None, r.spot_check, outside)
     if steps is not None:
         chain = list(steps)
         ok, why = check_chain(eq, chain, context)
@@ -98,7 +107,8 @@ def prove_equation(
         quick = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=1)
         if quick.counterexample is not None:
             return PartProof(eq, (Step(eq.difference, DIFFERENCE),), "refuted", quick.counterexample,
-                             quick.spot_check, "refuted before any search", quick.point)
+                             quick.spot_check, "refuted before any search", quick.point, quick.enclosures,
+                             quick.entries)
         diff = eq.difference
         reached, found = reduce_to_zero(diff, SEARCH_STRATEGIES)
         chain = [Step(diff, DIFFERENCE), *found]
@@ -111,14 +121,16 @@ def prove_equation(
         r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=spot_points)
         if r.counterexample is not None:  # the kernel and the numbers disagree: never "proved"
             return PartProof(eq, tuple(chain), "refuted", r.counterexample, r.spot_check,
-                             "ENGINE INCONSISTENCY: the chain re-checked, yet the two sides differ at an "
-                             "admissible point (confirmed at 60 digits); please report this claim", r.point)
+                             "ENGINE INCONSISTENCY: the chain re-checked, yet the two sides have disjoint "
+                             "enclosures at an admissible point; please report this claim", r.point,
+                             r.enclosures, r.entries)
         return PartProof(eq, tuple(chain), "proved", None, r.spot_check, qualification(eq, chain))
     r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=8)
     verdict: Verdict = "refuted" if r.counterexample is not None else "undecided"
     if r.note and verdict == "undecided":
         note = f"{note}; {r.note}" if note else r.note
-    return PartProof(eq, tuple(chain), verdict, r.counterexample, r.spot_check, note, r.point)
+    return PartProof(eq, tuple(chain), verdict, r.counterexample, r.spot_check, note, r.point,
+                     r.enclosures, r.entries)
 
 
 def prove(
@@ -137,9 +149,16 @@ def prove(
     ``chains`` supplies hand-written chains by equation index; the others are searched for.
     ``lemmas`` resolves cited claims (the registry passes its own). When the budget runs
     out, the unfinished equations are ``undecided`` with a note.
+
+    The budget holds wherever the call is made. In the main thread a timer interrupts the
+    check wherever it is; another thread cannot be interrupted, so there the check runs in a
+    child process that is stopped when the budget runs out (``progress`` is then not called;
+    ``chains`` and ``lemmas`` must be picklable, as the registry's are).
     """
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
         raise ValueError(f"timeout={timeout!r} must be a positive number of seconds or None")
+    if timeout is not None and not budget.interruptible():
+        return _prove_in_child(claim, chains, spot_points, timeout, lemmas)
     start = time.perf_counter()
     symbols = claim.symbols
     n = len(claim.equations)
@@ -149,6 +168,11 @@ def prove(
     parts: list[PartProof] = []
     try:
         with budget.deadline(timeout):
+            why = contradiction(symbols, claim.assumptions)
+            if why:  # anything follows from nothing: never a plain "proved"
+                note = f"{VACUOUS} ({why}); nothing was proved"
+                return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note) for eq in claim.equations),
+                             time.perf_counter() - start)
             for q, eq in enumerate(claim.equations):
                 # a sum over a symbolic number of terms is expanded at each point: one point
                 points = spot_points if q in spotted else 0
@@ -167,6 +191,63 @@ def prove(
             parts.append(PartProof(eq, (), "undecided", None, None,
                                    f"time budget of {timeout:g} s ran out after {spent:.1f} s; not decided"))
     return Proof(claim, tuple(parts), time.perf_counter() - start)
+
+
+def _child(conn: Any, args: tuple) -> None:  # pragma: no cover - runs in the child process
+    claim, chains, spot_points, timeout, lemmas = args
+    try:
+        conn.send(("ok", prove(claim, chains=chains, spot_points=spot_points, timeout=timeout, lemmas=lemmas)))
+    except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+#: Seconds a child process may take beyond the budget to start and to send its result.
+CHILD_GRACE = 20.0
+
+
+def _prove_in_child(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, spot_points: int,
+                    timeout: float, lemmas: Callable[[str], Claim] | None) -> Proof:
+    """:func:`prove` in a child process, stopped when the budget (plus a grace for starting
+    the process and sending the result) runs out: a bound that holds in any thread."""
+    import multiprocessing as mp
+    import pickle
+
+    args = (claim, dict(chains) if chains else None, spot_points, timeout, lemmas)
+    try:
+        pickle.dumps(args)
+    except Exception as exc:  # noqa: BLE001 - a lambda, a local function, ...
+        raise ValueError(
+            "prove() was called from a thread other than the main thread, where a check runs in a child "
+            f"process to keep its time budget; its arguments must be picklable ({type(exc).__name__}: {exc}); "
+            "call it from the main thread, or pass module-level functions"
+        ) from None
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    start = time.perf_counter()
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, args), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if parent.poll(timeout + CHILD_GRACE):
+            try:
+                status, value = parent.recv()
+            except (EOFError, OSError):
+                status, value = "error", "the child process ended without a result"
+            if status == "ok":
+                return value
+            note = f"the check failed in its child process: {value}"
+        else:
+            note = (f"time budget of {timeout:g} s ran out (the check ran in a child process, as a thread "
+                    "cannot be interrupted); not decided")
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        parent.close()
+    return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note) for eq in claim.equations),
+                 time.perf_counter() - start)
 
 
 def check_identity(

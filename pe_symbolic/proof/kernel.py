@@ -2,9 +2,12 @@
 
 A strategy may search however it likes (:mod:`pe_symbolic.proof.engine`); what it finds
 counts only if :func:`check_chain` accepts it here. A chain for ``lhs = rhs`` starts at
-``lhs - rhs`` (rule :data:`~pe_symbolic.proof.claims.DIFFERENCE`, and must reach ``0``) or at
-``lhs`` (rule :data:`~pe_symbolic.proof.claims.LHS`, and must reach ``rhs``). Each later
-step is checked against the one before it (:func:`check_transition`):
+``lhs - rhs`` (rule :data:`~pe_symbolic.proof.claims.DIFFERENCE`, and must reach ``0``: only
+zero, or a zero matrix, closes it, never ``True``) or at ``lhs`` (rule
+:data:`~pe_symbolic.proof.claims.LHS`, and must reach ``rhs``). The equation and every step
+must lie inside the checked fragment (:func:`~pe_symbolic.proof.fragment.outside_fragment`),
+and so must every lemma instance, which must also be known to be finite. Each later step is
+checked against the one before it (:func:`check_transition`):
 
 * a **rule** of :data:`~pe_symbolic.proof.rules.RULES` whose ``shortcut`` is granted, which
   re-applied to the previous expression reproduces the step exactly: accepted;
@@ -54,7 +57,8 @@ import sympy as sp
 
 from . import budget
 from .claims import DIFFERENCE, LHS, Claim, Equation, Expr, Step, bound_variables, fits, ill_formed
-from .rules import CONDITIONAL, PYTHAGORAS, RULES, apply_rule, is_zero
+from .fragment import outside_fragment
+from .rules import CONDITIONAL, EVALUATE, PYTHAGORAS, RULES, apply_rule, is_zero
 
 __all__ = [
     "ASSUMPTION",
@@ -96,11 +100,11 @@ class Context:
 #: at d = 16 (measured while planning).
 KERNEL_STRATEGIES: tuple[tuple[str, ...], ...] = (
     ("expand",),
-    ("doit", PYTHAGORAS, "expand(trig=True)", PYTHAGORAS, "expand"),
-    ("doit", PYTHAGORAS, "expand(trig=True)", "powsimp", "expand(trig=True)", PYTHAGORAS, "expand"),
-    ("doit", "rewrite(exp)", "expand", "powsimp", "expand"),
-    ("doit", "together", "cancel", "expand"),
-    ("doit", "expand(trig=True)", PYTHAGORAS, "expand"),
+    (EVALUATE, PYTHAGORAS, "expand(trig=True)", PYTHAGORAS, "expand"),
+    (EVALUATE, PYTHAGORAS, "expand(trig=True)", "powsimp", "expand(trig=True)", PYTHAGORAS, "expand"),
+    (EVALUATE, "rewrite(exp)", "expand", "powsimp", "expand"),
+    (EVALUATE, "together", "cancel", "expand"),
+    (EVALUATE, "expand(trig=True)", PYTHAGORAS, "expand"),
 )
 #: Expanding rules are skipped when the expanded form would have more terms than this.
 EXPAND_MAX_TERMS = 100_000
@@ -247,9 +251,11 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
             (v,) = value.variables
             if not (v.is_integer and v.is_nonnegative):
                 raise LemmaError(f"the variable {v} of {name}'s Lambda must be a nonnegative integer symbol")
-            why = ill_formed(value.expr)
+            why = ill_formed(value.expr) or outside_fragment(value.expr)
             if why:
                 raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not well-formed: {why}")
+            if value.expr.is_finite is not True:
+                raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not known to be finite")
             why = fits(value.expr, labels[name])
             if why:
                 raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not known to be {why}")
@@ -265,9 +271,12 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
             continue
         if name not in free:
             raise LemmaError(f"no free symbol {name!r}")
-        why = ill_formed(value)
+        why = ill_formed(value) or outside_fragment(value)
         if why:
             raise LemmaError(f"{name} = {sp.sstr(value)} is not well-formed: {why}")
+        if getattr(value, "is_finite", None) is not True:
+            raise LemmaError(f"{name} = {sp.sstr(value)} is not known to be finite (a lemma is proved for "
+                             "finite values only)")
         why = fits(value, table[name])
         if why:
             raise LemmaError(f"{name} = {sp.sstr(value)} is not known to be {why}")
@@ -446,8 +455,8 @@ def check_chain(
     if not steps:
         return False, "empty chain"
     for side, x in (("lhs", equation.lhs), ("rhs", equation.rhs)):
-        why = ill_formed(x)
-        if why:  # (a Claim refuses these at construction; an Equation alone does not)
+        why = ill_formed(x) or outside_fragment(x)
+        if why:  # (a Claim refuses ill-formed sides at construction; an Equation alone does not)
             return False, f"the equation's {side} is not well-formed: {why}"
     first = steps[0]
     if first.rule == DIFFERENCE:
@@ -463,7 +472,7 @@ def check_chain(
     for n, (a, b) in enumerate(zip(steps, steps[1:]), start=2):
         if b.rule in (DIFFERENCE, LHS):
             return False, f"step {n} may not restart the chain ({b.rule!r})"
-        why = ill_formed(b.expr)
+        why = ill_formed(b.expr) or outside_fragment(b.expr)
         if why:
             return False, f"step {n} ({b.rule}) is not well-formed: {why}"
         ok, why = _transition(a.expr, b.expr, b.rule, b, context)

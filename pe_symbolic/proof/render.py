@@ -449,6 +449,9 @@ def certificate(proof: Proof) -> dict[str, Any]:
                 "counterexample": dict(p.counterexample) if p.counterexample else None,
                 "point": (None if not p.point else
                           {s.name: sp.srepr(v) for s, v in sorted(p.point.items(), key=lambda kv: kv[0].name)}),
+                "entries": (None if not p.entries else
+                            [[sp.srepr(a), sp.srepr(v)] for a, v in sorted(p.entries.items(), key=lambda kv: sp.srepr(kv[0]))]),
+                "enclosures": dict(p.enclosures) if p.enclosures else None,
                 "spot_check": (
                     None if p.spot_check is None else
                     {"points": p.spot_check.points, "dps": p.spot_check.dps,

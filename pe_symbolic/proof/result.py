@@ -34,6 +34,11 @@ class PartProof:
     note: str = ""
     point: Mapping[Any, Any] | None = field(default=None, repr=False)
     """The refuting point itself (symbol -> exact value), for the certificate."""
+    enclosures: Mapping[str, Any] | None = field(default=None, repr=False)
+    """For a refutation: the disjoint enclosures of the two sides at the point (text), the
+    working precision and, for a matrix, the entry."""
+    entries: Mapping[Any, Any] | None = field(default=None, repr=False)
+    """For a refutation: the values given to vector entries (``q[2]``) at the point."""
 
 
 @dataclass(frozen=True)

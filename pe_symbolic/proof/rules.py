@@ -15,12 +15,19 @@ Two rules may cancel a common factor of a numerator and a denominator (``cancel`
 ``shortcut`` says whether the checker may accept a step citing the rule when re-applying the
 rule to the previous expression reproduces it exactly. It is granted only to rules whose
 result SymPy computes by a fixed algorithm that we rely on anyway (expansion, angle addition,
-evaluation of derivatives). The heuristic simplifiers (``simplify``, ``trigsimp``,
+the kernel's own ``evaluate``). The heuristic simplifiers (``simplify``, ``trigsimp``,
 ``factor``) never get it: a step citing one of them is accepted only if the difference to the
 previous expression reduces to zero by the expansion strategies of the kernel.
 
-The trusted base is therefore SymPy's own non-forced rewriting and its assumption system;
-:mod:`pe_symbolic.proof` adds no rewriting of its own beyond :data:`PYTHAGORAS`
+SymPy's ``doit`` is **not** a rule: it sums, integrates and takes limits by methods that are
+sometimes wrong. Unevaluated objects are rewritten only by :data:`EVALUATE`, whose cases and
+side conditions are in :mod:`pe_symbolic.proof.evaluation`. And the rules only ever see
+expressions inside the checked fragment (:mod:`pe_symbolic.proof.fragment`): the kernel
+refuses any step that leaves it.
+
+The trusted base is therefore SymPy's non-forced polynomial and trigonometric rewriting
+(expand, angle addition, powsimp, together, cancel) and its assumption system on the
+fragment's heads, the :data:`EVALUATE` rule's justified cases, and :data:`PYTHAGORAS`
 (``sin(u)**2 -> 1 - cos(u)**2``, an identity for every complex ``u``).
 
 >>> import sympy as sp
@@ -41,8 +48,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from .claims import Expr
+from .evaluation import evaluate
 
-__all__ = ["CONDITIONAL", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero"]
+__all__ = ["CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero"]
 
 
 @dataclass(frozen=True)
@@ -66,28 +74,6 @@ def _entrywise(f: Callable[[sp.Expr], sp.Expr]) -> Callable[[Expr], Expr]:
     return apply
 
 
-def _unsafe_delta_sum(x: sp.Basic) -> bool:
-    """A sum of ``KroneckerDelta(a, j)`` over ``j`` with ``a`` not known to be an integer:
-    SymPy evaluates it as if ``a`` were one (``sum_{j<h} delta(x, j)`` becomes ``1`` for
-    ``0 <= x <= h-1``, also for ``x = 1/2``)."""
-    for node in x.atoms(sp.Sum, sp.Product) if isinstance(x, sp.Basic) else ():
-        for delta in node.function.atoms(sp.KroneckerDelta):
-            if any(a.is_integer is not True for a in delta.args):
-                return True
-    return False
-
-
-def _doit(e: Expr) -> Expr:
-    """SymPy's ``doit``, except where it is not sound: an expression with a sum of a
-    Kronecker delta of a non-integer is left as it is."""
-    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
-    if any(_unsafe_delta_sum(x) for x in entries):
-        return e
-    if isinstance(e, sp.MatrixBase):
-        return sp.ImmutableMatrix(e.applyfunc(lambda x: x.doit()))
-    return e.doit()
-
-
 def _pythagoras(x: sp.Expr) -> sp.Expr:
     """Replace every ``sin(u)**2`` (``sin(u)**(2k)``) by ``1 - cos(u)**2`` (to the k)."""
     return x.replace(
@@ -96,6 +82,9 @@ def _pythagoras(x: sp.Expr) -> sp.Expr:
         lambda e: (1 - sp.cos(e.base.args[0]) ** 2) ** (e.exp // 2),
     )
 
+
+#: The kernel's own evaluation of unevaluated objects (:mod:`pe_symbolic.proof.evaluation`).
+EVALUATE = "evaluate"
 
 #: The one rewrite the engine adds to SymPy's: an identity for every complex ``u``.
 PYTHAGORAS = "sin(u)**2 -> 1 - cos(u)**2"
@@ -117,8 +106,9 @@ _RULES = [
          "(x**a)**b -> x**(a*b) only where the assumptions allow it"),
     Rule("rewrite(exp)", _entrywise(lambda x: x.rewrite(sp.exp)), True, False,
          "trigonometric and hyperbolic functions in terms of exp (Euler)"),
-    Rule("doit", _doit, True, False,
-         "evaluate derivatives, determinants, sums and other unevaluated objects"),
+    Rule(EVALUATE, _entrywise(evaluate), True, False,
+         "finite, constant, geometric and delta sums; derivatives of differentiable heads; substitution; "
+         "limits by continuity and the limit laws; determinants of concrete size (no SymPy doit)"),
     Rule(PYTHAGORAS, _entrywise(_pythagoras), True, False,
          "sin(u)**2 = 1 - cos(u)**2 for every complex u"),
     Rule("cancel", _entrywise(sp.cancel), True, True,
@@ -146,7 +136,8 @@ def apply_rule(rule: str, e: Expr) -> Expr:
 
 
 def is_zero(e: Expr) -> bool:
-    """Structural zero: ``0``, a zero matrix, or ``True``. No numerics, no guessing."""
+    """Structural zero: ``0`` or a zero matrix, nothing else (``True`` is a condition, not a
+    value, and closes nothing). No numerics, no guessing."""
     if isinstance(e, sp.MatrixBase):
         return all(x == 0 for x in e)
-    return e == 0 or e is sp.true
+    return isinstance(e, sp.Expr) and e == 0

@@ -14,9 +14,11 @@ complex one, values inside the bounds a relation ``x > 1000`` sets), then filter
 test above; a candidate counterexample is checked once more before it is reported. When no
 admissible point can be drawn the verdict stays ``undecided`` and the note says why.
 
-A point refutes ``lhs = rhs`` when both sides evaluate to finite numbers there at
-:data:`REFUTE_DPS` significant digits, differ by more than :math:`10^{-15}` times their
-scale, and the difference is confirmed at twice the precision.
+A point refutes ``lhs = rhs`` when the **enclosures** of the two sides there are disjoint
+(:mod:`pe_symbolic.proof.enclosure`: exact rational arithmetic where possible, Arb balls
+elsewhere, the expression evaluated as written): a certified difference, which no rounding,
+cancellation or jump can fake. Whether a point satisfies a relational assumption is decided
+the same way (certainly true, or the point is not used).
 
 >>> import sympy as sp
 >>> p = sp.Symbol("p", prime=True)
@@ -33,12 +35,13 @@ import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import mpmath
 import sympy as sp
 
 from . import budget
 from .claims import Expr
+from .enclosure import PRECISIONS, Undecidable, decide, describe, enclose, precision, separated, upper_abs
 
 __all__ = [
     "REFUTE_DPS",
@@ -51,8 +54,8 @@ __all__ = [
     "spread_parts",
 ]
 
-#: Significant digits of a refuting evaluation (confirmed at twice as many).
-REFUTE_DPS = 30
+#: Significant digits (about) of the first working precision of a refuting evaluation.
+REFUTE_DPS = PRECISIONS[0] * 3 // 10
 #: Parts of a claim evaluated at a point when it is proved or re-checked (the numeric veto).
 SPOT_PARTS = 8
 
@@ -99,6 +102,8 @@ class Refutation:
     counterexample: dict[str, str] | None = None
     point: dict[sp.Symbol, sp.Expr] | None = None
     note: str = ""
+    entries: dict[sp.Indexed, sp.Expr] | None = None
+    enclosures: dict[str, Any] | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -124,14 +129,20 @@ def admissible(point: Mapping[sp.Symbol, sp.Expr], assumptions: Iterable[sp.Basi
     for s, v in point.items():
         if not _has_facts(s, v):
             return False
-    for a in assumptions:
-        try:
-            val = a.xreplace(dict(point))
-        except (TypeError, ValueError, ZeroDivisionError):  # e.g. comparing non-real numbers
-            return False
-        if val is not sp.true:
-            return False
-    return True
+    env = dict(point)
+    return all(_holds(a, env) for a in assumptions if not a.has(sp.Indexed))
+
+
+def _holds(condition: sp.Basic, env: Mapping) -> bool:
+    """Whether ``condition`` certainly holds at ``env`` (decided with enclosures; a relation
+    on its free symbols only, every one of them given a value)."""
+    if condition.free_symbols - set(env) and not condition.has(sp.Indexed):
+        return False
+    try:
+        with precision(PRECISIONS[0]):
+            return decide(condition, env)
+    except Undecidable:
+        return False
 
 
 # --------------------------------------------------------------------------------------
@@ -271,72 +282,156 @@ def draw_point(
 
 
 # --------------------------------------------------------------------------------------
-# evaluation and refutation
+# evaluation and refutation: certified by disjoint enclosures
 
 
-_POLES = (sp.log, sp.tan, sp.cot, sp.sec, sp.csc, sp.gamma, sp.zeta)
-_BAD = (sp.nan, sp.zoo, sp.oo, sp.S.NegativeInfinity)
-
-
-def _defined(e: Expr, point: Mapping[sp.Symbol, sp.Expr]) -> bool:
-    """False when a subexpression of ``e`` is undefined at ``point`` (a zero raised to a
-    negative power, a pole), even if the whole expression evaluates to a number there: at
-    d = 2 the exponent d/(d-2) is undefined although (...)**((2-d)/d) = (...)**0 is 1."""
-    if not point:
-        return True
-    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
-    for x in entries:
-        for node in x.atoms(sp.Pow, *_POLES):
-            if node.free_symbols and not (node.free_symbols <= set(point)):
-                continue  # bound variables: decided after the sum is expanded
-            if isinstance(node, sp.Pow):
-                if node.exp.is_nonnegative is True:
-                    continue
-                base = node.base.xreplace(point)
-                ex = node.exp.xreplace(point)
-                if (base.is_zero and ex.is_nonpositive is not False) or base.has(*_BAD) or ex.has(*_BAD):
-                    return False
-            else:
-                v = node.xreplace(point)
-                if v.has(*_BAD) or any(a.is_zero for a in node.args if isinstance(node, sp.log)
-                                       for a in [a.xreplace(point)]):
-                    return False
-    return True
-
-
-def _abs_at(e: Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> float | None:
-    """max |entry| of ``e`` at ``point`` at ``dps`` digits; ``None`` where undefined."""
-    if not _defined(e, point):
+def _sample_entries(diff: Expr, rng: random.Random) -> list[tuple[int, int]] | None:
+    """Which entries of a matrix equation are evaluated (all of a small one, 16 of a large
+    one, deterministically); ``None`` for a scalar."""
+    if not isinstance(diff, sp.MatrixBase):
         return None
-    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
-    worst = mpmath.mpf(0)
-    # Non-integer values become Floats with more digits than requested, put in place before
-    # evaluating: exact rationals under fractional powers, and evalf's own `subs=`, are each
-    # an order of magnitude slower on large expressions.
-    fpoint = {s: (v if v.is_Integer else sp.Float(v, dps + 10) if v.is_real else v.evalf(dps + 10))
-              for s, v in point.items()}
-    for x in entries:
+    n = len(diff)
+    picks = range(n) if n <= 16 else sorted(rng.sample(range(n), 16))
+    return [divmod(q, diff.cols) for q in picks]
+
+
+def _at(e: Expr, where: tuple[int, int] | None) -> sp.Expr:
+    return e if where is None else e[where]
+
+
+@dataclass
+class _Evaluation:
+    """Both sides at one point, entry by entry: the first separated entry, or the spot check."""
+
+    separated: tuple | None = None  # (entry, lhs enclosure, rhs enclosure, bits)
+    worst: float = 0.0
+
+
+def _evaluate_at(lhs: Expr, rhs: Expr, entries: list | None, env: dict, entry) -> _Evaluation:
+    out = _Evaluation()
+    for bits in PRECISIONS:
+        out.worst = 0.0
+        with precision(bits):
+            for where in entries if entries is not None else [None]:
+                budget.check()
+                a = enclose(_at(lhs, where), env, entry=entry)
+                b = enclose(_at(rhs, where), env, entry=entry)
+                if separated(a, b):
+                    return _Evaluation((where, a, b, bits), upper_abs(a, b))
+                out.worst = max(out.worst, upper_abs(a, b))
+        if out.worst <= _CLOSE:
+            break  # both sides agree to many digits: more precision will not separate them
+    return out
+
+
+#: Below this bound on |lhs - rhs| a point is not retried at a higher precision.
+_CLOSE = 1e-30
+
+
+def certify(lhs: Expr, rhs: Expr, point: Mapping[sp.Symbol, sp.Expr],
+            entries: Mapping[sp.Indexed, sp.Expr] | None = None) -> dict | None:
+    """Re-check a refuting point: the enclosures of the two sides at ``point`` (and the vector
+    entries' values) are disjoint for some entry. Returns the enclosures, or ``None``."""
+    env: dict = {**dict(point), **dict(entries or {})}
+    shape_entries = _sample_entries(lhs - rhs if isinstance(lhs, sp.MatrixBase) else lhs, random.Random(0))
+    if isinstance(lhs, sp.MatrixBase):
+        shape_entries = [divmod(q, lhs.cols) for q in range(len(lhs))]
+    try:
+        ev = _evaluate_at(lhs, rhs, shape_entries, env, None)
+    except Undecidable:
+        return None
+    return _enclosures(ev) if ev.separated is not None else None
+
+
+def _enclosures(ev: _Evaluation) -> dict:
+    where, a, b, bits = ev.separated
+    out = {"lhs": describe(a), "rhs": describe(b), "precision_bits": str(bits)}
+    if where is not None:
+        out["entry"] = f"{where[0]},{where[1]}"
+    return out
+
+
+def refute(
+    lhs: Expr,
+    rhs: Expr,
+    symbols: Sequence[sp.Symbol],
+    assumptions: Sequence[sp.Basic],
+    *,
+    seed: int,
+    points: int,
+    stop_at_counterexample: bool = True,
+) -> Refutation:
+    """Evaluate both sides at admissible points, looking for a certified counterexample.
+
+    A point refutes when, for some entry, the enclosures of the two sides there are disjoint
+    (:mod:`pe_symbolic.proof.enclosure`): no rounding, no cancellation and no jump can make
+    that wrong. A point where an enclosure cannot be formed (an undefined subexpression, an
+    unknown head, a condition the balls cannot settle) is skipped. The counterexample maps
+    symbol names (and vector entries) to exact values, plus ``"|lhs - rhs|"``, a certified
+    lower bound of the difference there.
+    """
+    rng = random.Random(seed)
+    raw = lhs - rhs
+    entries = _sample_entries(raw, rng)
+    labels = {a.base.label for a in _atoms(raw, sp.Indexed)} if _has(raw, sp.Indexed) else set()
+    symbols = [s for s in symbols if s not in labels]
+    small = set()
+    for node in _atoms(raw, sp.Sum, sp.Product) if _has(raw, sp.Sum, sp.Product) else ():
+        for lim in node.limits:
+            small |= set().union(*(x.free_symbols for x in lim[1:]))
+    worst, n_ok, n_inadmissible, why_skipped = 0.0, 0, 0, ""
+    for _ in range(_TRIES):
         budget.check()
-        v = x.xreplace(fpoint).evalf(dps)
-        if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, sp.S.NegativeInfinity):
-            return None
+        if n_ok >= points:
+            break
+        point = draw_point(symbols, assumptions, rng, small)
+        if not admissible(point, assumptions):
+            n_inadmissible += 1
+            continue
+        indexed: dict = {}
+
+        def entry(a: sp.Indexed) -> sp.Expr:  # one value per entry and point, for both sides
+            if a not in indexed:
+                indexed[a] = _draw_entry(a, rng)
+            return indexed[a]
+
         try:
-            c = complex(v)
-        except (TypeError, ValueError):
-            return None
-        if c != c or abs(c) == float("inf"):
-            return None
-        worst = max(worst, mpmath.mpf(abs(c)))
-    return float(worst)
+            ev = _evaluate_at(lhs, rhs, entries, dict(point), entry)
+        except (Undecidable, ValueError) as exc:
+            why_skipped = str(exc)
+            continue
+        n_ok += 1
+        worst = max(worst, ev.worst)
+        if ev.separated is not None and stop_at_counterexample:
+            if not (admissible(point, assumptions) and _entries_admissible(indexed, point, assumptions)):
+                continue
+            where, a, b, bits = ev.separated
+            cex = {s.name: sp.sstr(v) for s, v in point.items()}
+            cex.update({sp.sstr(k): sp.sstr(v) for k, v in indexed.items()})
+            cex["|lhs - rhs|"] = f"{_gap(a, b):.6g}"
+            return Refutation(SpotCheck(n_ok, ev.worst, bits * 3 // 10), cex, dict(point),
+                              entries=dict(indexed), enclosures=_enclosures(ev))
+    note = ""
+    if n_ok == 0:
+        if n_inadmissible:
+            note = (f"no admissible point found: {n_inadmissible} candidate(s) violated the assumptions "
+                    "(relations between several symbols are only filtered, not solved)")
+        else:
+            note = "no point where both sides have certified enclosures was found" + (
+                f" ({why_skipped})" if why_skipped else "")
+    return Refutation(SpotCheck(n_ok, worst, PRECISIONS[0] * 3 // 10), note=note)
 
 
-def _doit(e: Expr) -> Expr:
-    if isinstance(e, sp.MatrixBase):
-        return sp.ImmutableMatrix(e.applyfunc(lambda x: x.doit()))
-    return e.doit()
+def _gap(a, b) -> float:
+    """A certified lower bound of |a - b| for separated values (0.0 if it underflows)."""
+    from fractions import Fraction
 
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return float(abs(a - b))
+    from .enclosure import _ball
 
-_UNEVALUATED = (sp.Sum, sp.Product, sp.Integral, sp.Derivative, sp.Determinant, sp.Limit, sp.Subs)
+    d = abs(_ball(a) - _ball(b))
+    return float(d.lower().mid())
 
 
 def _has(e: Expr, *types: type) -> bool:
@@ -345,27 +440,6 @@ def _has(e: Expr, *types: type) -> bool:
 
 def _atoms(e: Expr, *types: type) -> set:
     return set().union(*(x.atoms(*types) for x in e)) if isinstance(e, sp.MatrixBase) else e.atoms(*types)
-
-
-def _xreplace(e: Expr, m: Mapping) -> Expr:
-    return sp.ImmutableMatrix(e.applyfunc(lambda x: x.xreplace(m))) if isinstance(e, sp.MatrixBase) else e.xreplace(m)
-
-
-def _instantiate(e: Expr, point: Mapping[sp.Symbol, sp.Expr], indexed: dict, rng: random.Random) -> Expr:
-    """``e`` at ``point``: symbols that bound sums or are not differentiated are replaced
-    first (so a sum over ``j < h`` becomes finite before it is evaluated), then the
-    unevaluated objects are evaluated, then the differentiation variables are replaced, and
-    the entries ``q[2j]`` of vectors written with an ``IndexedBase`` get values of their own
-    (drawn once per point, real where the base is real)."""
-    deriv_vars = set().union(*(set(dv.variables) for dv in _atoms(e, sp.Derivative))) if _has(e, sp.Derivative) else set()
-    e = _xreplace(e, {s: v for s, v in point.items() if s not in deriv_vars})
-    if _has(e, *_UNEVALUATED):
-        e = _doit(e)
-    e = _xreplace(e, {s: v for s, v in point.items() if s in deriv_vars})
-    for a in sorted(_atoms(e, sp.Indexed), key=sp.default_sort_key):
-        if a not in indexed:
-            indexed[a] = _draw_entry(a, rng)
-    return _xreplace(e, indexed) if indexed else e
 
 
 def _draw_entry(a: sp.Indexed, rng: random.Random) -> sp.Expr:
@@ -385,97 +459,98 @@ def _entries_admissible(indexed: Mapping, point: Mapping, assumptions: Iterable[
     of entries hold with them."""
     if not all(_has_facts(a, v) for a, v in indexed.items()):
         return False
+    env = {**dict(point), **dict(indexed)}
     for a in assumptions:
         if not a.has(sp.Indexed):
             continue
-        try:
-            val = a.xreplace(dict(point)).xreplace(dict(indexed))
-        except (TypeError, ValueError, ZeroDivisionError):
-            return False
-        if val is not sp.true:
+        if not _holds(a, env):
             return False
     return True
 
 
-def refute(
-    lhs: Expr,
-    rhs: Expr,
-    symbols: Sequence[sp.Symbol],
-    assumptions: Sequence[sp.Basic],
-    *,
-    seed: int,
-    points: int,
-    stop_at_counterexample: bool = True,
-) -> Refutation:
-    """Evaluate ``lhs - rhs`` at admissible points, looking for a counterexample.
+# --------------------------------------------------------------------------------------
+# contradictory assumptions
 
-    The counterexample maps symbol names to exact values (plus ``"|lhs - rhs|"``), the point
-    holds the values themselves; the note says why no point could be drawn, if none could.
-    Sums over a symbolic number of terms are evaluated at each point, once the bound is a
-    number.
+
+#: The note of a claim whose assumptions no point can satisfy (its verdict is ``undecided``).
+VACUOUS = "vacuous: the assumptions are contradictory"
+
+_SIGN_SETS = {
+    "positive": sp.Interval.open(0, sp.oo), "negative": sp.Interval.open(-sp.oo, 0),
+    "nonnegative": sp.Interval(0, sp.oo), "nonpositive": sp.Interval(-sp.oo, 0),
+    "zero": sp.FiniteSet(0),
+}
+
+
+def contradiction(symbols: Sequence[sp.Symbol], assumptions: Sequence[sp.Basic]) -> str:
+    """Why no point can satisfy every assumption (``''`` when none is found, which does not
+    mean there is one).
+
+    Two checks, where SymPy can decide them: for each real symbol, the intersection of its
+    declared sign, its integrality and the solution sets of the relations that speak of it
+    alone (``x > 2`` and ``x < 1``; an integer strictly between 1 and 2) is empty; and the
+    linear relations between real symbols have no solution even with strict inequalities
+    relaxed (``w > v + 5`` and ``w < v - 5``).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> contradiction([x], [x > 2, x < 1])
+    'x cannot satisfy x > 2, x < 1 (with its declared properties)'
+    >>> contradiction([x], [x > 2])
+    ''
     """
-    rng = random.Random(seed)
-    symbolic_limits = _has(lhs, sp.Sum, sp.Product) or _has(rhs, sp.Sum, sp.Product)
-    raw = lhs - rhs
-    diff = sp.ImmutableMatrix(raw) if isinstance(raw, sp.MatrixBase) else raw
-    lhs_e = lhs
-    if not symbolic_limits:  # evaluate Derivative/Determinant once, before going numeric
-        diff, lhs_e = _doit(diff), _doit(lhs)
-    entries = list(diff) if isinstance(diff, sp.MatrixBase) else [diff]
-    if len(entries) > 16:  # a deterministic sample of entries
-        entries = [entries[q] for q in sorted(rng.sample(range(len(entries)), 16))]
-    probe = sp.ImmutableMatrix(entries)
-    scale_src = sp.ImmutableMatrix(list(lhs_e)[:16] if isinstance(lhs_e, sp.MatrixBase) else [lhs_e])
-    labels = {a.base.label for a in _atoms(diff, sp.Indexed)} if _has(diff, sp.Indexed) else set()
-    symbols = [s for s in symbols if s not in labels]
-    small = set()
-    for node in _atoms(diff, sp.Sum, sp.Product) if symbolic_limits else ():
-        for lim in node.limits:
-            small |= set().union(*(x.free_symbols for x in lim[1:]))
-    worst, n_ok, n_inadmissible = 0.0, 0, 0
-    for _ in range(_TRIES):
-        budget.check()
-        if n_ok >= points:
-            break
-        point = draw_point(symbols, assumptions, rng, small)
-        if not admissible(point, assumptions):
-            n_inadmissible += 1
+    rels = [a for a in assumptions if isinstance(a, sp.core.relational.Relational) and not a.has(sp.Indexed)]
+    for s in sorted(symbols, key=lambda v: v.name):
+        if s.is_extended_real is not True:
             continue
-        indexed: dict = {}
+        own = [a for a in rels if a.free_symbols == {s}]
+        facts = {k for k, v in s.assumptions0.items() if v}
+        if not own:
+            continue
         try:
-            if symbolic_limits or indexed or labels:
-                probe_p = _instantiate(probe, point, indexed, rng)
-                scale_p = _instantiate(scale_src, point, indexed, rng)
-                at: dict = {}
+            domain: sp.Set = sp.S.Reals
+            for fact, sset in _SIGN_SETS.items():
+                if fact in facts:
+                    domain = sp.Intersection(domain, sset)
+            if "nonzero" in facts:
+                domain = sp.Complement(domain, sp.FiniteSet(0))
+            if "integer" in facts:
+                domain = sp.Intersection(domain, sp.S.Integers)
+            for a in own:
+                budget.check()
+                domain = sp.Intersection(domain, sp.solveset(a, s, sp.S.Reals))
+            if domain is sp.S.EmptySet:
+                return (f"{s.name} cannot satisfy {', '.join(sp.sstr(a) for a in own)} "
+                        "(with its declared properties)")
+        except (NotImplementedError, TypeError, ValueError, AttributeError):
+            continue
+    linear = [a for a in rels if isinstance(a, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan,
+                                                sp.GreaterThan, sp.Equality))
+              and all(v.is_extended_real for v in a.free_symbols)
+              and _is_linear(a.lhs - a.rhs)]
+    if len(linear) >= 2:
+        from sympy.solvers.simplex import InfeasibleLPError, lpmin
+
+        relaxed = []
+        for a in linear:
+            if isinstance(a, sp.Equality):
+                relaxed.append(a)
+            elif isinstance(a, (sp.StrictLessThan, sp.LessThan)):
+                relaxed.append(sp.LessThan(a.lhs, a.rhs))
             else:
-                probe_p, scale_p, at = probe, scale_src, point
-            val = _abs_at(probe_p, at, REFUTE_DPS)
-            scale = _abs_at(scale_p, at, 20)
-        except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError, AttributeError):
-            continue
-        if val is None or scale is None:
-            continue
-        n_ok += 1
-        worst = max(worst, val)
-        tol = 10.0 ** (-REFUTE_DPS // 2) * max(1.0, scale)
-        if stop_at_counterexample and val > tol:
-            # confirm at twice the precision: a real difference does not shrink with dps
-            try:
-                val2 = _abs_at(probe_p, at, 2 * REFUTE_DPS)
-            except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError):
-                continue
-            if (val2 is not None and val2 > tol and abs(val2 - val) <= 1e-10 * max(val, val2)
-                    and admissible(point, assumptions) and _entries_admissible(indexed, point, assumptions)):
-                cex = {s.name: sp.sstr(v) for s, v in point.items()}
-                cex.update({sp.sstr(a): sp.sstr(v) for a, v in indexed.items()})
-                cex["|lhs - rhs|"] = f"{val2:.6g}"
-                # a point that needed values for vector entries is not a symbol point
-                return Refutation(SpotCheck(n_ok, worst, REFUTE_DPS), cex, None if indexed else dict(point))
-    note = ""
-    if n_ok == 0:
-        if n_inadmissible:
-            note = (f"no admissible point found: {n_inadmissible} candidate(s) violated the assumptions "
-                    "(relations between several symbols are only filtered, not solved)")
-        else:
-            note = "no point where both sides are defined numbers was found"
-    return Refutation(SpotCheck(n_ok, worst, REFUTE_DPS), note=note)
+                relaxed.append(sp.GreaterThan(a.lhs, a.rhs))
+        try:
+            budget.check()
+            lpmin(0, relaxed)
+        except InfeasibleLPError:
+            return f"the linear relations {', '.join(sp.sstr(a) for a in linear)} have no common solution"
+        except (NotImplementedError, TypeError, ValueError, AttributeError):
+            pass
+    return ""
+
+
+def _is_linear(e: sp.Expr) -> bool:
+    try:
+        return sp.Poly(e, *sorted(e.free_symbols, key=lambda v: v.name)).total_degree() <= 1
+    except (sp.PolynomialError, sp.GeneratorsNeeded, ValueError):
+        return False

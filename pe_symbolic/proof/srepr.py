@@ -41,13 +41,25 @@ from sympy.core.parameters import evaluate
 __all__ = ["CONSTANTS", "CONSTRUCTORS", "CertificateError", "parse_srepr"]
 
 #: Longest expression text accepted (characters).
-MAX_TEXT = 20_000_000
+MAX_TEXT = 1_000_000
 #: Most tree nodes in one expression.
-MAX_NODES = 2_000_000
+MAX_NODES = 100_000
+#: Deepest nesting of calls and lists in one expression.
+MAX_DEPTH = 300
+#: Most arguments of one call (terms of a sum, factors of a product) or items of one list.
+MAX_ARGS = 20_000
 #: Most decimal digits in an integer literal.
 MAX_DIGITS = 1000
 #: Largest |exponent| of an integer power of a number.
 MAX_INT_EXPONENT = 100_000
+#: Most bits of any number built while reading (a power or product of numbers is refused
+#: *before* it is computed when its result would be larger).
+MAX_NUMBER_BITS = 8192
+#: Most bits of a number raised to a non-integer power (root extraction grows with the size).
+MAX_ROOT_BITS = 1024
+#: Most entries of a matrix, and most rows or columns.
+MAX_MATRIX_ENTRIES = 65_536
+MAX_MATRIX_DIM = 256
 #: Largest Float precision (bits).
 MAX_PRECISION = 20_000
 
@@ -217,13 +229,76 @@ class _Reader:
             if (isinstance(ex, sp.Integer) and abs(int(ex)) > MAX_INT_EXPONENT and isinstance(base, sp.Number)
                     and abs(base) != 1 and base != 0):
                 raise self.fail(f"an integer power beyond {MAX_INT_EXPONENT} of a number", node)
+            if isinstance(base, sp.Rational) and abs(base) != 1 and base != 0:
+                if isinstance(ex, sp.Integer) and _bits(base) * abs(int(ex)) > MAX_NUMBER_BITS:
+                    raise self.fail(f"a power of a number with more than {MAX_NUMBER_BITS} bits", node)
+                if isinstance(ex, sp.Rational) and not isinstance(ex, sp.Integer) and (
+                        _bits(base) > MAX_ROOT_BITS or _bits(ex) > 64):
+                    raise self.fail(f"a root of a number with more than {MAX_ROOT_BITS} bits", node)
+            if isinstance(ex, sp.Rational) and _bits(ex) > MAX_NUMBER_BITS // 4:
+                raise self.fail("an exponent with too many digits", node)
+        if name == "Mul" and sum(_bits(a) for a in args if isinstance(a, sp.Basic)) > MAX_NUMBER_BITS:
+            raise self.fail(f"a product of numbers with more than {MAX_NUMBER_BITS} bits", node)
         try:
             with evaluate(name in _EVALUATED):
-                return CONSTRUCTORS[name](*args, **kwargs)
+                out = CONSTRUCTORS[name](*args, **kwargs)
+            if _bits(out) > MAX_NUMBER_BITS:
+                raise self.fail(f"a number with more than {MAX_NUMBER_BITS} bits", node)
+            return out
         except CertificateError:
             raise
         except Exception as exc:  # any failure of a SymPy constructor is a malformed field
             raise self.fail(f"{name}(...) could not be built ({type(exc).__name__}: {exc})", node) from None
+
+
+def _bounded(root: ast.AST, text: str, field: str) -> None:
+    """Size limits checked on the syntax tree before anything is built: nodes, nesting depth,
+    arguments per call, items per list, digits per integer literal, matrix shape."""
+    nodes = 0
+    stack: list[tuple[ast.AST, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise CertificateError(f"{field}: more than {MAX_NODES} nodes")
+        if depth > MAX_DEPTH:
+            raise CertificateError(f"{field}: nested more than {MAX_DEPTH} levels deep")
+        if isinstance(node, ast.Call):
+            if len(node.args) > MAX_ARGS:
+                raise CertificateError(f"{field}: a call with more than {MAX_ARGS} arguments")
+            if isinstance(node.func, ast.Name) and node.func.id in ("ImmutableDenseMatrix", "MutableDenseMatrix"):
+                rows = node.args[0] if node.args else None
+                if isinstance(rows, (ast.List, ast.Tuple)):
+                    n_rows = len(rows.elts)
+                    n_cols = max((len(r.elts) for r in rows.elts if isinstance(r, (ast.List, ast.Tuple))), default=1)
+                    if n_rows > MAX_MATRIX_DIM or n_cols > MAX_MATRIX_DIM or n_rows * n_cols > MAX_MATRIX_ENTRIES:
+                        raise CertificateError(
+                            f"{field}: a {n_rows}x{n_cols} matrix is larger than allowed (at most "
+                            f"{MAX_MATRIX_DIM} rows or columns and {MAX_MATRIX_ENTRIES} entries)")
+            children = [node.func, *node.args, *(kw.value for kw in node.keywords)]
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            if len(node.elts) > MAX_ARGS:
+                raise CertificateError(f"{field}: a list with more than {MAX_ARGS} items")
+            children = list(node.elts)
+        elif isinstance(node, ast.UnaryOp):
+            children = [node.operand]
+        elif isinstance(node, ast.Constant):
+            v = node.value
+            if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 4 * MAX_DIGITS:
+                raise CertificateError(f"{field}: an integer with more than {MAX_DIGITS} digits")
+            if isinstance(v, str) and len(v) > 200:
+                raise CertificateError(f"{field}: a string of more than 200 characters")
+            children = []
+        else:
+            children = []
+        stack.extend((c, depth + 1) for c in children)
+
+
+def _bits(x: sp.Basic) -> int:
+    """Bits of an exact number (numerator and denominator); 0 for anything else."""
+    if isinstance(x, sp.Rational):
+        return int(x.p).bit_length() + int(x.q).bit_length()
+    return 0
 
 
 def parse_srepr(text: object, *, field: str = "expression") -> Any:
@@ -250,10 +325,13 @@ def parse_srepr(text: object, *, field: str = "expression") -> Any:
         raise CertificateError(f"{field}: expected srepr text (a string); got {type(text).__name__}")
     if len(text) > MAX_TEXT:
         raise CertificateError(f"{field}: text longer than {MAX_TEXT} characters")
+    if text.count("(") + text.count("[") > MAX_NODES:  # before the parser builds a tree for it
+        raise CertificateError(f"{field}: more than {MAX_NODES} calls and lists")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise CertificateError(f'{field}: not srepr text ({type(exc).__name__}): "{_excerpt(text)}"') from None
+    _bounded(tree.body, text.strip(), field)
     reader = _Reader(text.strip(), field)
     try:
         out = reader.read(tree.body)

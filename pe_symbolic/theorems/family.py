@@ -116,7 +116,7 @@ def _relative_every_d(theta_of) -> tuple[list[Equation], dict]:
         eqs.append(Equation(score, rel, f"{lay}: <R(m)q, R(n)k> = sum_j <R_j(m) q_j, R_j(n) k_j> = <q, R(n-m)k>"))
         block = Q.multiply_blocks(lambda idx: blk(m)(idx).T, blk(n), i, l)
         chains[len(eqs)] = (Derivation(block, why="block (i, l) of R(m)^T R(n)")
-                            .rule("doit", "both are block-diagonal: only j = i = l survives")
+                            .rule("evaluate", "both are block-diagonal: only j = i = l survives")
                             .assume(sp.Le(i, Q.h - 1), why="i <= h - 1")
                             .lemma("rope.pair_relative", "the pair lemma with theta = theta_i",
                                    theta=theta_of(i)).steps)

@@ -153,7 +153,7 @@ def _translation_identity(d: int | None) -> Built:
             eq = Equation(lhs, Q.pe_pair(Q.i, t + k, order),
                           f"order {order}: pair i of T(k) PE(t) = sum_j delta_ij T_j(k) p_j(t) equals p_i(t + k)")
             dv = (Derivation(lhs, why="pair i of T(k) PE(t), block by block")
-                  .rule("doit", "T(k) is block-diagonal: of the sum over j only j = i survives")
+                  .rule("evaluate", "T(k) is block-diagonal: of the sum over j only j = i survives")
                   .assume(sp.Le(Q.i, Q.h - 1), why="pair i exists: i <= h - 1")
                   .lemma("pair.translation", "the pair lemma with omega = omega_i", omega=Q.omega(Q.i)))
             eqs.append(eq)
@@ -238,17 +238,17 @@ def _translation_group(d: int | None) -> Built:
         )
         chains = {
             1: (Derivation(prod, why="block (i, l) of the product, block by block")
-                .rule("doit", "both factors are block-diagonal: only j = i = l survives")
+                .rule("evaluate", "both factors are block-diagonal: only j = i = l survives")
                 .assume(sp.Le(i, Q.h - 1), why="i <= h - 1")
                 .lemma("rot2.compose", "rotations compose by adding angles", a=-w_i * a, c=-w_i * c)
                 .to(eqs[1].rhs, "-w_i a - w_i c = -w_i (a + c)").steps),
             2: (Derivation(orth, why="block (i, l) of T(k)^T T(k)")
-                .rule("doit", "only j = i = l survives")
+                .rule("evaluate", "only j = i = l survives")
                 .assume(sp.Le(i, Q.h - 1), why="i <= h - 1")
                 .lemma("rot2.orthogonal", "each block is orthogonal", x=-w_i * k).steps),
             3: (Derivation(det, why="the determinant of a block-diagonal matrix is the product of the blocks'")
                 .lemma("rot2.det", "each block has determinant 1 (termwise)", a=-Q.omega(j) * k)
-                .rule("doit", "a product of ones").steps),
+                .rule("evaluate", "a product of ones").steps),
         }
         return Claim("translation.group", _GROUP_STATEMENT + " " + EVERY_D, eqs, _every_d_assumptions(i, l),
                      SRC_DENK, notation=Q.notation(i, j)), chains
@@ -288,7 +288,7 @@ def _block_det(eqs: list[Equation], chains: dict[int, list[Step]], d: int) -> No
     BlockDiagMatrix is the product of its blocks' determinants)."""
     det = sp.Determinant(sp.BlockDiagMatrix(*(P.translation_block(k, om) for om in P.frequencies(d))))
     chains[len(eqs)] = (Derivation(det, why="T(k) = diag(T_0(k), ..., T_(h-1)(k))")
-                        .rule("doit", "the determinant of a block-diagonal matrix is the product of the blocks' "
+                        .rule("evaluate", "the determinant of a block-diagonal matrix is the product of the blocks' "
                               "determinants, each sin^2 + cos^2")
                         .rule(PYTHAGORAS, "sin^2 = 1 - cos^2 in every factor: a product of ones").steps)
     eqs.append(Equation(det, 1, f"d={d}: det diag(T_0(k), ..., T_{d // 2 - 1}(k)) = prod_q det T_q(k) = 1"))
@@ -324,11 +324,11 @@ def _sinusoidal_dot(d: int | None) -> Built:
             0: Derivation(f, why="the dot product, pair by pair").lemma(
                 "pair.dot", "each pair contributes cos(w_j k) (termwise)", omega=w_j).steps,
             1: (Derivation(eqs[1].lhs).lemma("pair.dot", "termwise", omega=w_j)
-                .rule("doit", "the derivative of a sum of cos(w_j k) in t is 0").steps),
+                .rule("evaluate", "the derivative of a sum of cos(w_j k) in t is 0").steps),
             2: (Derivation(f_neg).lemma("pair.dot", "termwise, at offset -k", omega=w_j, k=-k)
                 .lemma("pair.dot", "cos is even: back to the pairs at +k", backwards=True, omega=w_j).steps),
             3: (Derivation(norm).lemma("pair.dot", "each pair has norm 1 (termwise)", omega=w_j)
-                .rule("doit", "h ones").steps),
+                .rule("evaluate", "h ones").steps),
         }
         return Claim("sinusoidal.dot", _DOT_STATEMENT, eqs, (S.BASE_GT_1,), "Kernes (seed 000); seed 004",
                      notation=Q.notation(j)), chains
@@ -410,7 +410,7 @@ def _rope_relative(d: int | None) -> Built:
             eqs.append(Equation(score, rel, f"{lay}: <R(m)q, R(n)k> = sum_j <R_j(m) q_j, R_j(n) k_j> = <q, R(n-m)k>"))
             blk = Q.multiply_blocks(lambda idx: _r_block(m)(idx).T, _r_block(n), i, l)
             chains[len(eqs)] = (Derivation(blk, why="block (i, l) of R(m)^T R(n)")
-                                .rule("doit", "both are block-diagonal: only j = i = l survives")
+                                .rule("evaluate", "both are block-diagonal: only j = i = l survives")
                                 .assume(sp.Le(i, Q.h - 1), why="i <= h - 1")
                                 .lemma("rope.pair_relative", "the pair lemma with theta = theta_i",
                                        theta=Q.omega(i)).steps)
@@ -471,7 +471,7 @@ def _rope_efficient(d: int | None) -> Built:
                           f"{lay}: pair i of R(m) x = pair i (slots {sp.sstr(slots[0])}, {sp.sstr(slots[1])}) of "
                           f"x * cos + {_ROTATE[lay]}(x) * sin over the whole vector")
             dv = (Derivation(eq.difference, DIFFERENCE, why="pair i of R(m) x minus pair i of the elementwise form")
-                  .rule("doit", "R(m) is block-diagonal: of the sum over j only j = i survives, R_i(m) x_i"))
+                  .rule("evaluate", "R(m) is block-diagonal: of the sum over j only j = i survives, R_i(m) x_i"))
             if lay == "split":
                 why = ("slot i is in the first half (i <= h - 1): rotate_half gives -x_(i+h) there and "
                        "cat(freqs, freqs) gives theta_i; slot i + h is in the second half, where they give x_i "
@@ -595,7 +595,7 @@ def _layout_permutation_every_d() -> Built:
                       f"which is pair i of {name}_split({other}) P v (P v has (v_2i, v_2i+1) there): "
                       f"P {name}_interleaved = {name}_split P")
         chains[len(eqs)] = (Derivation(eq.lhs, why=f"slots i and i + h of P {name}_interleaved({other}) v")
-                            .rule("doit", f"{name}_interleaved is block-diagonal: of each sum over j only j = i "
+                            .rule("evaluate", f"{name}_interleaved is block-diagonal: of each sum over j only j = i "
                                   "survives")
                             .assume(sp.Le(i, h - 1), why=settle + f": both are block i of {name} applied to "
                                     "(v_2i, v_2i+1)").steps)

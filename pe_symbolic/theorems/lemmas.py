@@ -34,7 +34,7 @@ IDS = (
     "pair.translation", "pair.dot", "rope.pair_relative", "rope.pair_efficient",
 )
 
-a, c = sp.symbols("a c")  # any complex angles
+a, c = sp.symbols("a c", finite=True)  # any finite complex angles (a lemma holds for finite values)
 w, t, k, m, n = S.omega, S.t, S.k, S.m, S.n
 th = sp.Symbol("theta", real=True)
 LEMMA = "lemma"
