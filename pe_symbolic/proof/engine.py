@@ -193,59 +193,47 @@ def prove(
     return Proof(claim, tuple(parts), time.perf_counter() - start)
 
 
-def _child(conn: Any, args: tuple) -> None:  # pragma: no cover - runs in the child process
-    claim, chains, spot_points, timeout, lemmas = args
-    try:
-        conn.send(("ok", prove(claim, chains=chains, spot_points=spot_points, timeout=timeout, lemmas=lemmas)))
-    except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
-    finally:
-        conn.close()
-
-
 #: Seconds a child process may take beyond the budget to start and to send its result.
-CHILD_GRACE = 20.0
+CHILD_GRACE = 10.0
 
 
 def _prove_in_child(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, spot_points: int,
                     timeout: float, lemmas: Callable[[str], Claim] | None) -> Proof:
-    """:func:`prove` in a child process, stopped when the budget (plus a grace for starting
-    the process and sending the result) runs out: a bound that holds in any thread."""
-    import multiprocessing as mp
+    """:func:`prove` in a fresh interpreter (:mod:`pe_symbolic.proof._child`), killed when the
+    budget (plus a grace for starting it and sending the result) runs out: a bound that holds
+    in any thread."""
     import pickle
+    import subprocess
+    import sys
 
     args = (claim, dict(chains) if chains else None, spot_points, timeout, lemmas)
     try:
-        pickle.dumps(args)
+        data = pickle.dumps(args)
     except Exception as exc:  # noqa: BLE001 - a lambda, a local function, ...
         raise ValueError(
             "prove() was called from a thread other than the main thread, where a check runs in a child "
             f"process to keep its time budget; its arguments must be picklable ({type(exc).__name__}: {exc}); "
             "call it from the main thread, or pass module-level functions"
         ) from None
-    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
     start = time.perf_counter()
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, args), daemon=True)
-    proc.start()
-    child.close()
+    proc = subprocess.Popen([sys.executable, "-m", "pe_symbolic.proof._child"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        if parent.poll(timeout + CHILD_GRACE):
-            try:
-                status, value = parent.recv()
-            except (EOFError, OSError):
-                status, value = "error", "the child process ended without a result"
-            if status == "ok":
-                return value
-            note = f"the check failed in its child process: {value}"
-        else:
-            note = (f"time budget of {timeout:g} s ran out (the check ran in a child process, as a thread "
-                    "cannot be interrupted); not decided")
+        out, _ = proc.communicate(data, timeout=timeout + CHILD_GRACE)
+        try:
+            status, value = pickle.loads(out)
+        except Exception:  # noqa: BLE001 - a child that died says nothing readable
+            status, value = "error", f"the child process ended without a result (exit status {proc.returncode})"
+        if status == "ok":
+            return value
+        note = f"the check failed in its child process: {value}"
+    except subprocess.TimeoutExpired:
+        note = (f"time budget of {timeout:g} s ran out (the check ran in a child process, as a thread "
+                "cannot be interrupted); not decided")
     finally:
-        if proc.is_alive():
+        if proc.poll() is None:
             proc.kill()
-        proc.join(5)
-        parent.close()
+            proc.communicate()
     return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note) for eq in claim.equations),
                  time.perf_counter() - start)
 
