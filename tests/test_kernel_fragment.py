@@ -329,3 +329,31 @@ def test_the_docs_print_the_fragment_table_as_the_code_has_it():
     start = page.index("-->", page.index("<!-- fragment-table")) + 3
     end = page.index("<!-- end fragment-table -->")
     assert page[start:end].strip() == fragment_table().strip()
+
+
+# --------------------------------------------------------------------------------------
+# 9. a common denominator cleared (difference chains only), and trivial statements said
+# --------------------------------------------------------------------------------------
+def test_a_dirichlet_kernel_with_a_denominator_is_proved_wherever_defined():
+    lhs = sp.sin(7 * x / 2) / sp.sin(x / 2)
+    rhs = 1 + 2 * sp.cos(x) + 2 * sp.cos(2 * x) + 2 * sp.cos(3 * x)
+    proof = check_identity(lhs, rhs, timeout=60)
+    assert proof.verdict == "proved", proof.to_text()
+    assert "wherever both sides are defined" in " ".join(proof.notes)
+
+
+def test_clearing_denominators_is_refused_outside_a_difference_chain():
+    from pe_symbolic.proof.rules import CLEAR_DENOMINATORS
+
+    p = check_identity(x / (x**2 + 1), x, steps=[Step(x / (x**2 + 1), LHS), Step(x, CLEAR_DENOMINATORS)])
+    assert p.verdict != "proved"
+    p = check_identity(1 / x, 0, steps=[Step(1 / x, DIFFERENCE), Step(sp.Integer(0), CLEAR_DENOMINATORS)])
+    assert p.verdict != "proved"  # the numerator of 1/x is 1, not 0
+
+
+def test_identical_sides_are_said_to_be_trivial_as_stated():
+    from pe_symbolic.proof.engine import TRIVIAL
+
+    proof = theorems.get("schedule.geometric").prove()
+    assert any(p.note == TRIVIAL for p in proof.parts)
+    assert check_identity(sp.nan, sp.nan).verdict == "undecided"

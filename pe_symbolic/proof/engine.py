@@ -44,11 +44,12 @@ from .claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy, render
 from .fragment import outside_fragment
 from .kernel import KERNEL_STRATEGIES, Context, check_chain, qualification, reduce_to_zero
 from .result import PartProof, Proof
-from .rules import EVALUATE
+from .rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .sampler import VACUOUS, contradiction, refute, spread_parts
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "TRIVIAL",
     "SEARCH_STRATEGIES",
     "check_identity",
     "prove",
@@ -59,13 +60,23 @@ __all__ = [
 DEFAULT_TIMEOUT = 60.0
 #: What the search tries: the kernel's strategies, then the heuristic simplifier on small
 #: expressions. Whatever it finds is re-checked by the kernel.
-SEARCH_STRATEGIES: tuple[tuple[str, ...], ...] = (*KERNEL_STRATEGIES, (EVALUATE, "simplify"))
+SEARCH_STRATEGIES: tuple[tuple[str, ...], ...] = (
+    *KERNEL_STRATEGIES,
+    (EVALUATE, CLEAR_DENOMINATORS, "rewrite(exp)", "expand", "powsimp", "expand"),
+    (EVALUATE, CLEAR_DENOMINATORS, PYTHAGORAS, "expand(trig=True)", PYTHAGORAS, "expand"),
+    (EVALUATE, "simplify"),
+)
 
 
 def _has_symbolic_sum(eq: Equation) -> bool:
     sides = [x for side in (eq.lhs, eq.rhs) for x in (side if isinstance(side, sp.MatrixBase) else [side])]
     return any(bound.free_symbols for x in sides for node in x.atoms(sp.Sum, sp.Product)
                for bound in node.limits[0][1:])
+
+
+#: The note of an equation whose two sides are the same expression as stored.
+TRIVIAL = ("trivial as stated: both sides are the same expression as stored (SymPy evaluated the statement "
+           "before any proof step)")
 
 
 def prove_equation(
@@ -89,6 +100,15 @@ def prove_equation(
         symbols = sorted(eq.lhs.free_symbols | eq.rhs.free_symbols
                          | set().union(*(a.free_symbols for a in assumptions)), key=lambda s: s.name)
     note = ""
+    if eq.lhs == eq.rhs and steps is None:
+        # nothing to prove: SymPy built both sides into one expression before any step (the
+        # statement as written was evaluated away); said, so a reader is not shown an empty proof
+        why = outside_fragment(eq.lhs)
+        if why:
+            return PartProof(eq, (), "undecided", None, None, why)
+        spot = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=spot_points).spot_check \
+            if spot_points else None
+        return PartProof(eq, (Step(eq.difference, DIFFERENCE),), "proved", None, spot, TRIVIAL)
     outside = outside_fragment(eq.lhs) or outside_fragment(eq.rhs)
     if outside:  # never proved; a certified counterexample may still refute it
         r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=8)

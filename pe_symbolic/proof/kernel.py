@@ -58,7 +58,7 @@ import sympy as sp
 from . import budget
 from .claims import DIFFERENCE, LHS, Claim, Equation, Expr, Step, bound_variables, fits, ill_formed
 from .fragment import outside_fragment
-from .rules import CONDITIONAL, EVALUATE, PYTHAGORAS, RULES, apply_rule, is_zero
+from .rules import CLEAR_DENOMINATORS, CONDITIONAL, EVALUATE, PYTHAGORAS, RULES, apply_rule, is_zero
 
 __all__ = [
     "ASSUMPTION",
@@ -429,6 +429,8 @@ def _transition(prev: Expr, cur: Expr, rule: str, step: Step | None, context: Co
         return _lemma_step(prev, cur, step if step is not None else Step(cur, rule), context)
     if rule == ASSUMPTION:
         return _assumption_step(prev, cur, context)
+    if rule == CLEAR_DENOMINATORS:  # checked in check_chain, where the chain's kind is known
+        return False, "clearing denominators is checked as a step of a difference chain"
     r = RULES.get(rule)
     if r is not None and r.shortcut and apply_rule(rule, prev) == cur:
         return True, ""
@@ -472,6 +474,14 @@ def check_chain(
     for n, (a, b) in enumerate(zip(steps, steps[1:]), start=2):
         if b.rule in (DIFFERENCE, LHS):
             return False, f"step {n} may not restart the chain ({b.rule!r})"
+        if b.rule == CLEAR_DENOMINATORS:
+            # not an equality: only "is zero" is kept, so only where the chain must reach 0,
+            # and only as the exact numerator of the previous expression
+            if not target_zero:
+                return False, f"step {n} ({b.rule}) keeps only being zero: it is allowed in a difference chain only"
+            if apply_rule(CLEAR_DENOMINATORS, a.expr) != b.expr:
+                return False, f"step {n} ({b.rule}) is not the numerator of step {n - 1} over a common denominator"
+            continue
         why = ill_formed(b.expr) or outside_fragment(b.expr)
         if why:
             return False, f"step {n} ({b.rule}) is not well-formed: {why}"

@@ -50,7 +50,7 @@ import sympy as sp
 from .claims import Expr
 from .evaluation import evaluate
 
-__all__ = ["CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero"]
+__all__ = ["CLEAR_DENOMINATORS", "CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,17 @@ def _pythagoras(x: sp.Expr) -> sp.Expr:
     )
 
 
+#: The rule that replaces a difference ``N/D`` (over a common denominator) by ``N``: a step
+#: that keeps *being zero*, not the value, so the kernel accepts it only in a difference chain
+#: (one that must reach 0), and the proof then holds wherever the denominator is nonzero.
+CLEAR_DENOMINATORS = "clear denominators: N/D = 0 where D != 0 iff N = 0"
+
+
+def _numerator(x: sp.Expr) -> sp.Expr:
+    """The numerator of ``x`` over a common denominator (``sp.together``, then ``sp.fraction``)."""
+    return sp.fraction(sp.together(x))[0]
+
+
 #: The kernel's own evaluation of unevaluated objects (:mod:`pe_symbolic.proof.evaluation`).
 EVALUATE = "evaluate"
 
@@ -111,6 +122,9 @@ _RULES = [
          "limits by continuity and the limit laws; determinants of concrete size (no SymPy doit)"),
     Rule(PYTHAGORAS, _entrywise(_pythagoras), True, False,
          "sin(u)**2 = 1 - cos(u)**2 for every complex u"),
+    Rule(CLEAR_DENOMINATORS, _entrywise(_numerator), True, True,
+         "a difference N/D over a common denominator is 0 wherever D != 0 exactly when N is (difference "
+         "chains only; the proof then holds wherever both sides are defined)"),
     Rule("cancel", _entrywise(sp.cancel), True, True,
          "put a rational function in lowest terms (cancels common factors)"),
     Rule("together", _entrywise(sp.together), True, True,
