@@ -262,6 +262,16 @@ def _step_title(step: Any, index: int, notation: Any = (), max_chars: int | None
     return f"{head} — {step.why}" if step.why and step.why != head else head
 
 
+def _numbered(q: int, label: str) -> str:
+    """Part ``q``'s heading: ``(q+1) label``, or the label alone when its author numbered it
+    (``"(3a) Gamma - D >= 0"``), so that a chapter's own numbers are the only ones shown.
+
+    >>> _numbered(4, "(4) Gamma = u_p + O(u^2)"), _numbered(0, "pair i")
+    ('(4) Gamma = u_p + O(u^2)', '(1) pair i')
+    """
+    return label if re.match(r"\(\d+[a-z]?\)\s", label) else f"({q + 1}) {label}".rstrip()
+
+
 def _scope_text(proof: Proof) -> str:
     d = proof.extra.get("d")
     return "" if d is None else f" (d = {d})"
@@ -389,7 +399,7 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
         eq = part.equation
         label = eq.label or f"{_cut(_one_line(_named(eq.lhs, c.notation)), max_chars)} = " \
                             f"{_cut(_one_line(_named(eq.rhs, c.notation)), max_chars)}"
-        out += _wrapped(f"({q + 1}) {label}: {part.verdict}", width, "  ", "      ")
+        out += _wrapped(f"{_numbered(q, label)}: {part.verdict}", width, "  ", "      ")
         for n, step in enumerate(part.steps):
             out += _wrapped(f"[{n + 1}] {_step_title(step, n, c.notation, max_chars)}", width, "      ",
                             "          ")
@@ -694,7 +704,7 @@ def latex(proof: Proof, *, max_entries: int = 64, standalone: bool = False, full
     for q in shown:
         part = proof.parts[q]
         eq = part.equation
-        lines.append(r"\subparagraph{(%d) %s} \textbf{%s}" % (q + 1, _tex_prose(eq.label), part.verdict))
+        lines.append(r"\subparagraph{%s} \textbf{%s}" % (_tex_prose(_numbered(q, eq.label)), part.verdict))
         rows = []
         for n, step in enumerate(part.steps):
             rows.append(r"\intertext{\small [%d] %s}" % (n + 1, _tex_step_title(step, n, c.notation)))
@@ -798,7 +808,7 @@ def _md_proof_body(proof: Proof, *, max_entries: int, width: int, full: bool, li
     for q in shown:
         part = proof.parts[q]
         eq = part.equation
-        out += [f"**({q + 1}) {esc(eq.label)}** — *{part.verdict}*", ""]
+        out += [f"**{esc(_numbered(q, eq.label))}** — *{part.verdict}*", ""]
         for n, step in enumerate(part.steps, start=1):
             title = _md_step_title(step, n - 1, c.notation, link)
             body = _latex_lines(step.expr, max_entries, c.notation, width)
@@ -872,7 +882,7 @@ def html(proof: Proof, *, max_entries: int = 64, width: int = DOCS_WIDTH, full: 
     for q in shown:
         part = proof.parts[q]
         eq = part.equation
-        out.append(f"<p><strong>({q + 1}) {esc(eq.label)}</strong> — <em>{part.verdict}</em></p>")
+        out.append(f"<p><strong>{esc(_numbered(q, eq.label))}</strong> — <em>{part.verdict}</em></p>")
         out.append("<ol>")
         for n, step in enumerate(part.steps):
             title = _step_title(step, n, c.notation)
