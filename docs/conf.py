@@ -128,8 +128,11 @@ html_sidebars = {"**": ["sidebar-nav-bs"]}
 
 # --- MathJax ----------------------------------------------------------------------------
 # Environments the docstrings use that MathJax does not define (mathtools' psmallmatrix).
+# A proof step of an 8x8 matrix, broken into lines, is one display of more than MathJax's
+# default 5 KiB of TeX ("internal buffer size exceeded"): allow 200 KiB.
 mathjax3_config = {
     "tex": {
+        "maxBuffer": 200 * 1024,
         "environments": {"psmallmatrix": [r"\left(\begin{smallmatrix}", r"\end{smallmatrix}\right)"]},
     },
 }

@@ -431,6 +431,8 @@ def _width(e: Any) -> int:
             return 8
         cols = [max(_width(e[r, c]) for r in range(e.rows)) for c in range(e.cols)]
         return sum(cols) + 3 * (e.cols - 1) + 4
+    if isinstance(e, sp.Piecewise):  # set as cases: its widest row
+        return max(_width(v) + _width(c) + 6 for v, c in e.args)
     # a product's * sets as a thin space, a power's ** as a raised exponent: neither takes room
     return len(_one_line(e).replace("*", "")) if isinstance(e, sp.Basic) else len(str(e))
 
@@ -508,9 +510,26 @@ def _tex_lines(e: Any, width: int) -> list[str]:
                 else:
                     lines += sub
             return lines or [_tex(e)]
+    if isinstance(e, sp.Piecewise):
+        return [_tex_cases(e, width)]
     if _breakable(e):
         return _tex_group(e, width - 2)
     return [_tex(e)]
+
+
+def _tex_cases(e: sp.Piecewise, width: int) -> str:
+    """A piecewise expression as ``cases``, a long value broken inside its row (``aligned``)."""
+    rows = []
+    for value, cond in e.args:
+        when = r"\text{otherwise}" if cond is sp.true else r"\text{if } " + _tex(cond)
+        lines = _tex_lines(value, max(12, width - _width(cond) - 10))
+        if len(lines) > 1:
+            val = r"\begin{aligned}&" + lines[0] + "".join(
+                r" \\ &\quad " + ("{}" if x[:1] in "+-" else "") + x for x in lines[1:]) + r"\end{aligned}"
+        else:
+            val = lines[0]
+        rows.append(f"{val} & {when}")
+    return r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"
 
 
 def _breakable(f: Any) -> bool:
@@ -585,7 +604,7 @@ def _latex_lines(e: Any, max_entries: int, notation: Any = (), width: int | None
 
 
 def statement_latex(claim: Any, *, width: int | None = LATEX_WIDTH, max_entries: int = 64) -> list[str]:
-    r"""The claim's statement typeset: its author's :attr:`~pe_symbolic.proof.Claim.latex`, or
+    r"""The claim's statement typeset: its author's ``Claim.latex``, or
     else its equations (``lhs = rhs``, with the claim's notation), each broken into lines of
     about ``width`` characters; one string a display line.
 
@@ -830,7 +849,7 @@ def _md_proof_body(proof: Proof, *, max_entries: int, width: int, full: bool, li
 
 def markdown(proof: Proof, *, max_entries: int = 64, width: int = DOCS_WIDTH, full: bool = False) -> str:
     """Markdown with ``$$`` math (what a Jupyter notebook shows for
-    :meth:`~pe_symbolic.proof.Proof._repr_markdown_`): verdict, statement, steps with reasons.
+    a proof's ``_repr_markdown_``): verdict, statement, steps with reasons.
 
     >>> from pe_symbolic import theorems
     >>> print(markdown(theorems.get("rot2.det").prove()).splitlines()[0])  # doctest: +ELLIPSIS
@@ -855,7 +874,7 @@ def _html_math(lines: list[str], rel: str = "") -> str:
 
 def html(proof: Proof, *, max_entries: int = 64, width: int = DOCS_WIDTH, full: bool = False) -> str:
     r"""HTML with MathJax math (``\[...\]``; what a Jupyter notebook shows for
-    :meth:`~pe_symbolic.proof.Proof._repr_html_`): verdict, statement, then each step's
+    a proof's ``_repr_html_``): verdict, statement, then each step's
     reason and expression, long expressions broken into lines.
 
     >>> from pe_symbolic import theorems
