@@ -66,3 +66,15 @@ def test_leftover_bold_markup_is_found(site):
 
 def test_a_display_wider_than_its_column_is_found(site):
     assert site["wide.html"]["overflow"]
+
+
+def test_docstring_math_breaks_at_relations():
+    pytest.importorskip("sphinx")
+    import doctest
+
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import pe_docs
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    assert doctest.testmod(pe_docs).failed == 0

@@ -53,7 +53,9 @@ def break_math_at_relations(lines: list[str]) -> list[str]:
     in the source (TeX would join the lines into one, too wide for the page).
 
     >>> break_math_at_relations([".. math:: a + b", "          = c + d", "", "text"])
-    ['.. math:: \\begin{aligned} a + b \\\\', '          &= c + d \\end{aligned}', '', 'text']
+    ['.. math:: \\begin{aligned}& a + b \\\\', '          &= c + d \\end{aligned}', '', 'text']
+    >>> break_math_at_relations([".. math:: x \\le a + b", "   = c"])[0]
+    '.. math:: \\begin{aligned} x &\\le a + b \\\\'
     """
     out = list(lines)
     i = 0
@@ -78,10 +80,30 @@ def break_math_at_relations(lines: list[str]) -> list[str]:
                 out[k - 1] = out[k - 1].rstrip() + r" \\"
                 out[k] = lead + "&" + out[k].lstrip()
             out[i] = out[i].replace(".. math::", ".. math:: \\begin{aligned}", 1)
+            # the first line's relation is the alignment point (else its whole width would
+            # come before the other lines' columns)
+            k = body[0][0]
+            at = _first_relation(out[k], start=out[k].index("aligned}") + len("aligned}"))
+            out[k] = out[k][:at] + "&" + out[k][at:] if at >= 0 else out[k].replace(
+                "aligned}", "aligned}&", 1)
             last = max(k for k, line in body if line.strip())
             out[last] = out[last].rstrip() + r" \end{aligned}"
         i = j
     return out
+
+
+def _first_relation(line: str, start: int = 0) -> int:
+    """Index of the first relation (``=``, ``\\le``, ...) outside braces in ``line``, or -1."""
+    depth = 0
+    for i in range(start, len(line)):
+        ch = line[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and _RELATION.match(line[i:]) and line[i - 1:i] != "\\":
+            return i
+    return -1
 
 
 def _docstring_math(app, what, name, obj, options, lines) -> None:  # noqa: ANN001 - Sphinx's hook
