@@ -82,9 +82,9 @@ def test_free_text_is_escaped_but_math_is_not():
     from pe_symbolic.proof import Claim, Equation, prove, render
 
     x = sp.Symbol("x", real=True)
-    proof = prove(Claim("demo", "x*cos | a_i", (Equation(x * sp.cos(x), sp.cos(x) * x),)))
+    proof = prove(Claim("demo", "x*cos | a_ij", (Equation(x * sp.cos(x), sp.cos(x) * x),)))
     md = render.myst(proof)
-    assert r"x\*cos \| a\_i" in md.split("\n")
+    assert r"x\*cos \| a\_ij" in md.split("\n")
     assert "x \\cos{\\left(x \\right)} = x \\cos{\\left(x \\right)}" in md
     assert ":nonumber:" in md
 

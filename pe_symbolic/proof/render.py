@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .result import Proof
 
 __all__ = ["CERTIFICATE_FORMAT", "DOCS_WIDTH", "FORMATS", "LATEX_WIDTH", "MAX_PARTS", "certificate", "html",
-           "json_text", "latex", "markdown", "myst", "render", "statement_latex", "step_kind", "text", "wrap_math"]
+           "json_text", "latex", "markdown", "myst", "prose_math", "render", "statement_latex", "step_kind", "text", "wrap_math"]
 
 #: Format tag of the JSON certificates this version writes and reads.
 CERTIFICATE_FORMAT = "pe_symbolic.certificate/2"
@@ -798,7 +798,7 @@ def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##", number: bo
         f":label: thm-{c.id.replace('.', '-')}",
         *([] if number else [":nonumber:"]),
         "",
-        esc(c.statement),
+        esc(prose_math(c.statement)),
         "",
         "$$", r"\begin{aligned}", *_statement_rows(c, width, max_entries), r"\end{aligned}", "$$",
         "",
@@ -857,7 +857,7 @@ def markdown(proof: Proof, *, max_entries: int = 64, width: int = DOCS_WIDTH, fu
     """
     c = proof.claim
     out = [f"**{_md_escape(c.id)}{_md_escape(_scope_text(proof))}**: **{proof.verdict.upper()}** "
-           f"in {proof.elapsed:.2f} s", "", _md_escape(c.statement), "",
+           f"in {proof.elapsed:.2f} s", "", _md_escape(prose_math(c.statement)), "",
            "$$", r"\begin{aligned}", *_statement_rows(c, width, max_entries), r"\end{aligned}", "$$", "",
            f"*Source:* {_md_escape(c.source)}. *Assumptions:* {_md_escape(_assumption_text(proof))}.", ""]
     out += _md_proof_body(proof, max_entries=max_entries, width=width, full=full, link=False)
@@ -888,7 +888,7 @@ def html(proof: Proof, *, max_entries: int = 64, width: int = DOCS_WIDTH, full: 
     out = ['<div class="pe-proof">',
            f'<p><code>{esc(c.id)}</code>{esc(_scope_text(proof))}: <strong style="color:{colour}">'
            f"{proof.verdict.upper()}</strong> in {proof.elapsed:.2f} s</p>",
-           f"<p>{esc(c.statement)}</p>",
+           f"<p>{esc(prose_math(c.statement))}</p>",
            '<div class="pe-math">\\[' + html_lib.escape("\\begin{aligned}" + "\n".join(
                _statement_rows(c, width, max_entries)) + "\\end{aligned}", quote=False) + "\\]</div>",
            f"<p><em>Source:</em> {esc(c.source)}. <em>Assumptions:</em> {esc(_assumption_text(proof))}.</p>"]
@@ -1016,6 +1016,32 @@ def render(proof: Proof, fmt: str = "text", **kw: Any) -> str:
     if fmt == "latex":
         return latex(proof, **kw)
     return json_text(proof)
+
+
+_GREEK_WORDS = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eps": "ε", "zeta": "ζ",
+                "theta": "θ", "Theta": "Θ", "lambda": "λ", "mu": "μ", "pi": "π", "sigma": "σ", "omega": "ω",
+                "Phi": "Φ", "phi": "φ"}
+_SUBSCRIPT = str.maketrans("0123456789aeijklmnoprstuvx+-", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋")
+
+
+def prose_math(s: str) -> str:
+    """Free text with the ASCII mathematics of claim statements read as mathematics, in
+    Unicode (display only; the claim's text is unchanged): ``<a, b>`` as ⟨a, b⟩, ``^T`` as ᵀ,
+    ``<=`` as ≤, Greek names as letters, one-character subscripts lowered.
+
+    >>> prose_math("<R(m)q, R(n)k> = <q, R(n-m)k>; R(m)^T R(n) = R(n-m); w_i = theta^2, i <= h")
+    '⟨R(m)q, R(n)k⟩ = ⟨q, R(n−m)k⟩; R(m)ᵀ R(n) = R(n−m); wᵢ = θ², i ≤ h'
+    >>> prose_math("the block-diagonal matrix")
+    'the block-diagonal matrix'
+    """
+    s = re.sub(r"<([^<>]*,[^<>]*)>", r"⟨\1⟩", s)
+    s = re.sub(r"\b(" + "|".join(sorted(_GREEK_WORDS, key=len, reverse=True)) + r")\b",
+               lambda m: _GREEK_WORDS[m.group(1)], s)
+    for a, b in (("<=", "≤"), (">=", "≥"), ("!=", "≠"), ("->", "→"), ("^T", "ᵀ"), ("^2", "²")):
+        s = s.replace(a, b)
+    s = re.sub(r"(?<=[A-Za-zα-ωΑ-Ω)])_([0-9a-z])(?![0-9A-Za-z_(])", lambda m: m.group(1).translate(_SUBSCRIPT), s)
+    # a minus between one-character operands (n-m, d-1), not a hyphen in a word
+    return re.sub(r"(?<=\b[a-z0-9])-(?=[a-z0-9]\b|\()", "−", s)
 
 
 _MD_SPECIAL = set("\\`*_[]<>$|{}")
