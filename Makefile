@@ -33,8 +33,11 @@ test: $(STAMP)  ## install (first time), check the layering contract, run the wh
 test-slow: $(STAMP)  ## the suite plus slow exhaustive cases, CI hypothesis profile
 	PE_SLOW=1 HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
 
-docs: $(DOCSTAMP)  ## build the HTML docs (warnings are errors) into docs/_build/html
+docs: $(DOCSTAMP)  ## build the HTML docs (warnings are errors) into docs/_build/html, then check them in a browser
 	$(BIN)/python -m sphinx -W --keep-going -n -b html docs docs/_build/html
+	@# every page in headless Chromium: no MathJax error, no leftover markup, no display wider
+	@# than its column (exit 2, skipped with a note: no chromium here)
+	$(BIN)/python docs/_ext/check_html.py docs/_build/html || test $$? -eq 2
 
 bench: $(STAMP)  ## run the benchmarks (prints medians and ratios)
 	$(BIN)/python -m benchmarks

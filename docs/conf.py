@@ -96,8 +96,8 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "min_reported_time": 1,
     "write_computation_times": False,
-    "first_notebook_cell": ("# Run from the derivations/ folder of a pe_symbolic checkout "
-                            "(it imports derivations/_common.py)."),
+    "first_notebook_cell": ("# Needs the pe_symbolic package: pip install pe_symbolic (or, from a checkout, "
+                            "pip install -e .)"),
 }
 
 # --- pictures: matplotlib plot directive (drawn at build time; no PNG is committed) --
@@ -110,14 +110,29 @@ plot_pre_code = "import numpy as np\nimport matplotlib\nmatplotlib.use('Agg')\ni
 plot_rcparams = {"figure.dpi": 100, "savefig.bbox": "tight", "font.size": 10}
 
 # --- HTML -----------------------------------------------------------------------------
-html_theme = "alabaster"
+# The theme of the NumPy, SciPy, pandas, JAX and SymPy-adjacent docs: wide content column,
+# page outline on the right, light and dark modes.
+html_theme = "pydata_sphinx_theme"
 html_title = "pe_symbolic"
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_theme_options = {
-    "description": "Derive, prove and compute transformer positional encodings",
-    "page_width": "1180px",
-    "sidebar_width": "240px",
-    "fixed_sidebar": True,
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"**": ["about.html", "navigation.html", "relations.html", "searchbox.html"]}
+html_sidebars = {"**": ["sidebar-nav-bs"]}
+
+# --- MathJax ----------------------------------------------------------------------------
+# Environments the docstrings use that MathJax does not define (mathtools' psmallmatrix).
+# A proof step of an 8x8 matrix, broken into lines, is one display of more than MathJax's
+# default 5 KiB of TeX ("internal buffer size exceeded"): allow 200 KiB.
+mathjax3_config = {
+    "tex": {
+        "maxBuffer": 200 * 1024,
+        "environments": {"psmallmatrix": [r"\left(\begin{smallmatrix}", r"\end{smallmatrix}\right)"]},
+    },
+}

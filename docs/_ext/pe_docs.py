@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from docutils import nodes
@@ -43,7 +44,74 @@ def _generate(app: Sphinx) -> None:
     logger.info("pe_docs: %d theory pages in %.1f s", len(theory), time.perf_counter() - t0)
 
 
+_RELATION = re.compile(r"^(=|\\le\b|\\ge\b|\\leq\b|\\geq\b|<|>|\\approx\b)")
+
+
+def break_math_at_relations(lines: list[str]) -> list[str]:
+    r"""In a docstring's ``.. math::`` block, a line that starts with a relation (``=``,
+    ``\le``, ...) starts a new display line, aligned at the relation, as its author broke it
+    in the source (TeX would join the lines into one, too wide for the page).
+
+    >>> break_math_at_relations([".. math:: a + b", "          = c + d", "", "text"])
+    ['.. math:: \\begin{aligned}& a + b \\\\', '          &= c + d \\end{aligned}', '', 'text']
+    >>> break_math_at_relations([".. math:: x \\le a + b", "   = c"])[0]
+    '.. math:: \\begin{aligned} x &\\le a + b \\\\'
+    """
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        m = re.match(r"^(\s*)\.\. math::(.*)$", out[i])
+        if not m:
+            i += 1
+            continue
+        indent = len(m.group(1))
+        j = i + 1
+        while j < len(out) and (not out[j].strip() and j + 1 < len(out) and
+                                len(out[j + 1]) - len(out[j + 1].lstrip()) > indent
+                                or out[j].strip() and len(out[j]) - len(out[j].lstrip()) > indent):
+            j += 1
+        body = [(k, out[k]) for k in range(i, j)]
+        text = [(m.group(2).strip() if k == i else line.strip()) for k, line in body]
+        breaks = [n for n, t in enumerate(text) if n and _RELATION.match(t)]
+        if breaks and "aligned" not in " ".join(text) and not any(t.startswith(":") for t in text):
+            for n in breaks:
+                k = body[n][0]
+                lead = out[k][: len(out[k]) - len(out[k].lstrip())]
+                out[k - 1] = out[k - 1].rstrip() + r" \\"
+                out[k] = lead + "&" + out[k].lstrip()
+            out[i] = out[i].replace(".. math::", ".. math:: \\begin{aligned}", 1)
+            # the first line's relation is the alignment point (else its whole width would
+            # come before the other lines' columns)
+            k = body[0][0]
+            at = _first_relation(out[k], start=out[k].index("aligned}") + len("aligned}"))
+            out[k] = out[k][:at] + "&" + out[k][at:] if at >= 0 else out[k].replace(
+                "aligned}", "aligned}&", 1)
+            last = max(k for k, line in body if line.strip())
+            out[last] = out[last].rstrip() + r" \end{aligned}"
+        i = j
+    return out
+
+
+def _first_relation(line: str, start: int = 0) -> int:
+    """Index of the first relation (``=``, ``\\le``, ...) outside braces in ``line``, or -1."""
+    depth = 0
+    for i in range(start, len(line)):
+        ch = line[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and _RELATION.match(line[i:]) and line[i - 1:i] != "\\":
+            return i
+    return -1
+
+
+def _docstring_math(app, what, name, obj, options, lines) -> None:  # noqa: ANN001 - Sphinx's hook
+    lines[:] = break_math_at_relations(lines)
+
+
 def setup(app: Sphinx) -> dict:
     app.add_role("claim", claim_role)
+    app.connect("autodoc-process-docstring", _docstring_math)
     app.connect("builder-inited", _generate)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

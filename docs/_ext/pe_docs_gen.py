@@ -123,7 +123,7 @@ def theorem_page(theorem, proof) -> str:
     intro = [
         heading,
         "",
-        f"*{md_escape(theorem.title)}*",
+        f"*{md_escape(render.prose_math(theorem.title))}*",
         "",
         how,
         f"Machine-readable certificate: {{download}}`{cert} <{cert}>`.",
@@ -134,13 +134,15 @@ def theorem_page(theorem, proof) -> str:
 
 
 def _summary(entries: Sequence[TheoryEntry]) -> str:
+    from pe_symbolic.proof import render
+
     rows = [
         "| Claim | What it says | Verdict | Time (s) | Source |",
         "| --- | --- | --- | --- | --- |",
     ]
     for e in entries:
         rows.append(
-            f"| {{claim}}`{e.id}` | {md_escape(e.title)} | {e.verdict} | {e.elapsed:.2f} "
+            f"| {{claim}}`{e.id}` | {md_escape(render.prose_math(e.title))} | {e.verdict} | {e.elapsed:.2f} "
             f"| {md_escape(e.source)} |"
         )
     total = sum(e.elapsed for e in entries)

@@ -80,19 +80,54 @@ def load_target(config: Any, *, seq_len: int | None = None, layer_type: str | No
     if config in names:
         return rope_target(numeric.model_config(config), config, seq_len=seq_len, layer_type=layer_type)
     if os.path.exists(config):
-        try:
-            with open(config, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"config={config!r} could not be read as JSON: {exc}") from None
-        return rope_target(data, os.path.basename(os.path.dirname(os.path.abspath(config))) or config,
-                           seq_len=seq_len, layer_type=layer_type)
+        data = _read_config(config)
+        return rope_target(data, _config_name(data, config), seq_len=seq_len, layer_type=layer_type)
     import difflib
 
     close = difflib.get_close_matches(config, list(names), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise ValueError(f"config={config!r} is neither a shipped model config ({', '.join(sorted(names))}), "
                      f"a path to a config.json, nor sinusoidal:D[:BASE]{hint}")
+
+
+def _read_config(path: str) -> dict[str, Any]:
+    """The model config at ``path``: a ``config.json`` file, or a model folder holding one
+    (a Hugging Face checkpoint folder).
+
+    Raises
+    ------
+    ValueError
+        When the folder has no ``config.json`` or the file is not a JSON object.
+    """
+    file = os.path.join(path, "config.json") if os.path.isdir(path) else path
+    if not os.path.isfile(file):
+        raise ValueError(f"config={path!r} is a folder without a config.json")
+    try:
+        with open(file, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"config={path!r} could not be read as JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"config={path!r} is not a JSON object (a model config.json)")
+    return data
+
+
+def _config_name(data: Mapping[str, Any], path: str) -> str:
+    """How a config read from ``path`` is named in reports: by its model.
+
+    The model's own name (``_name_or_path``, which ``transformers`` writes) when it has one;
+    else its ``model_type`` with the path it was read from; else the path.
+
+    >>> _config_name({"_name_or_path": "meta-llama/Llama-3.1-8B", "model_type": "llama"}, "x/config.json")
+    'meta-llama/Llama-3.1-8B'
+    >>> _config_name({"model_type": "llama"}, "downloads/config.json")
+    'llama (downloads/config.json)'
+    """
+    name = data.get("_name_or_path")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    kind = data.get("model_type")
+    return f"{kind} ({path})" if isinstance(kind, str) and kind else path
 
 
 def _check_context(context: object) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,32 +94,78 @@ class AuditReport:
         """
         return json.dumps(_json_safe(self.to_dict()), indent=indent, allow_nan=False)
 
-    def to_text(self) -> str:
-        """The table: one row per (recipe, dtype), each measurement with its bound beside it."""
-        lines = [
+    def to_text(self, width: int | None = None) -> str:
+        """The table: one row per (recipe, dtype), each measurement with its bound beside it.
+
+        Parameters
+        ----------
+        width : int, optional
+            Fit the text to this many columns (``pe-audit`` passes the terminal's width,
+            ``COLUMNS`` where set): prose wraps, and a table wider than ``width`` is split
+            into several, each repeating the recipe and dtype. ``None`` (default): one table,
+            as wide as it needs.
+
+        Examples
+        --------
+        >>> import pe_symbolic as pe
+        >>> rep = pe.audit("llama-3.1-8b", "hf", dtype="bfloat16", context=4096)
+        >>> max(len(line) for line in rep.to_text(width=80).splitlines()) <= 80
+        True
+        """
+        intro = [
             f"pe-audit  {self.target}",
             f"context {self.context:,} positions (0 .. {self.context - 1:,}); errors are maxima over the "
             "context; 'bound' is the proved angle bound ("
             + ", ".join(f"{k}: {v}" for k, v in self.bound_verdicts.items())
             + ") and the bounds derived from it",
         ]
-        head = (f"{'recipe':<24}{'dtype':<10}{'backend':<13}{'angle':>9}{'bound':>9}  {'table':>9}{'bound':>9}  "
-                f"{'output':>9}{'bound':>9}  {'score':>9}{'bound':>9}  {'s':>6}  {'dominant (angle)':<34}"
-                "first inexact (inf) pos")
-        lines += ["", head, "-" * len(head)]
+        lines = [x for para in intro for x in (textwrap.wrap(para, width, break_long_words=False,
+                                                             break_on_hyphens=False) if width else [para])]
+        key = [("recipe", 0, "<"), ("dtype", 0, "<")]
+        groups: list[list[tuple[str, int, str]]] = [[("backend", 0, "<")]]
+        for m in METRICS:
+            groups.append([(m, 9, ">"), ("bound", 10, ">")])
+        groups += [[("s", 6, ">")], [("dominant (angle)", 0, "<")], [("first inexact (inf) pos", 0, "<")]]
+        rows = []
         for r in self.results:
             rep = r.representability
             inexact = (f"{rep['first_inexact']:,} ({rep['dtype']})" if rep.get("within_context")
                        else "none in context")
             if rep.get("overflow_within_context"):
                 inexact += f"; inf from {rep['first_overflow']:,} ({rep['overflow_dtype']})"
-            row = f"{r.recipe.name:<24}{r.dtype:<10}{r.backend:<13}"
-            for m in METRICS:
-                row += f"{_e(r.measured(m)):>9}{_e(r.bound(m)):>9}  "
-            row += f"{r.seconds:>6.2f}  {r.dominant[:33]:<34}{inexact}"
             if not r.within_bounds:
-                row += "  MEASURED > BOUND"
-            lines.append(row)
+                inexact += "  MEASURED > BOUND"
+            cells = {"recipe": r.recipe.name, "dtype": r.dtype, "backend": r.backend, "s": f"{r.seconds:.2f}",
+                     "dominant (angle)": r.dominant[:33], "first inexact (inf) pos": inexact}
+            for m in METRICS:
+                cells[m], cells[f"bound {m}"] = _e(r.measured(m)), _e(r.bound(m))
+            rows.append(cells)
+
+        def cell(col: tuple[str, int, str], group: list, row: dict | None) -> str:
+            name, w, align = col
+            text = name if row is None else row[f"bound {group[0][0]}" if name == "bound" else name]
+            w = w or max([len(name)] + [len(x[name]) for x in rows]) + (2 if col in key else 0)
+            return f"{text:{align}{w}}"
+
+        def group_text(g: list, row: dict | None) -> str:  # groups are two spaces apart
+            return "  " + "".join(cell(c, g, row) for c in g)
+
+        key_w = sum(len(cell(c, [c], None)) for c in key)
+        chunks: list[list[list[tuple[str, int, str]]]] = [[]]
+        used = key_w
+        for g in groups:
+            gw = len(group_text(g, None))
+            if width and chunks[-1] and used + gw > width:
+                chunks.append([])
+                used = key_w
+            chunks[-1].append(g)
+            used += gw
+        for n, chunk in enumerate(chunks):
+            head = "".join(cell(c, [c], None) for c in key) + "".join(group_text(g, None) for g in chunk)
+            lines += ["", head.rstrip(), "-" * len(head.rstrip())]
+            for row in rows:
+                line = "".join(cell(c, [c], row) for c in key) + "".join(group_text(g, row) for g in chunk)
+                lines.append(line.rstrip())
         bad = [r for r in self.results if not r.finite]
         if bad:
             lines += ["", "NON-FINITE values (INF in the table: an inf or NaN was produced, the error is unbounded):"]

@@ -13,6 +13,8 @@ non-finite measurement is the string ``"inf"`` (``null``: not measured).
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import shutil
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +26,7 @@ examples:
   pe-audit llama-3.1-8b --recipe hf --recipe vllm --recipe llama.cpp --recipe pe_symbolic \\
            --dtype bfloat16 --dtype float32 --context 1048576 --tol 1e-3 --plot angle.png
   pe-audit path/to/config.json --recipe torchtune --metric output --tol 5e-3 --format json
+  pe-audit ~/models/Llama-3.1-8B --recipe hf --context 262144   a model folder (its config.json)
   pe-audit sinusoidal:512 --recipe fairseq --recipe t2t --dtype float16 --context 8192
   pe-audit llama-3.1-8b --recipe hf --backend torch --device cuda     (pip install pe_symbolic[torch])
   pe-audit --list                                   the presets and their source notes
@@ -45,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("config", nargs="?", metavar="CONFIG",
                    help="a shipped model (llama-3.1-8b, qwen2.5-7b, mistral-7b, gemma-3-27b, phi-3.5-mini, "
-                   "...), a path to a config.json, or sinusoidal:D[:BASE]")
+                   "...), a model folder (with its config.json), a path to a config.json, or sinusoidal:D[:BASE]")
     p.add_argument("--recipe", action="append", metavar="NAME",
                    help="preset name (repeatable; default hf), see --list")
     p.add_argument("--dtype", action="append", metavar="D",
@@ -97,6 +100,30 @@ def _progress_printer():
     return show
 
 
+def _warn_beyond_max_positions(config: str, context: int) -> None:
+    """One line on stderr when ``context`` exceeds the model config's
+    ``max_position_embeddings`` (the audit still runs: how a recipe behaves beyond it is
+    often the question, but the model was not configured for those positions)."""
+    import os
+
+    from .. import numeric
+    from ..audit import _config_name, _read_config
+
+    if config in numeric.model_configs():
+        data, name = numeric.model_config(config), config
+    elif os.path.exists(config):
+        data = _read_config(config)
+        name = _config_name(data, config)
+    else:
+        return
+    for key in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+        limit = data.get(key)
+        if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit < context:
+            print(f"pe-audit: warning: --context {context:,} exceeds {name}'s {key} ({limit:,}); "
+                  "positions from there on are beyond what the model is configured for", file=sys.stderr)
+            return
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pe-audit`` console script; returns the exit status."""
     parser = _parser()
@@ -121,6 +148,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         tol = None if args.tol is None else _number("tol", args.tol, float)
     except ValueError as exc:
         return _fail(str(exc))
+    if args.plot and importlib.util.find_spec("matplotlib") is None:  # before any work, not after it
+        return _fail("--plot needs matplotlib, which is not installed: pip install 'pe_symbolic[plot]' "
+                     "(or leave out --plot)")
+    try:
+        _warn_beyond_max_positions(args.config, context)
+    except ValueError as exc:
+        return _fail(str(exc))
     show = _progress_printer() if (args.progress or sys.stderr.isatty()) else None
     try:
         report = audit(args.config, recipe=args.recipe or ["hf"], dtype=args.dtype or ["bfloat16"],
@@ -131,7 +165,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     except (ValueError, TypeError) as exc:
         return _fail(str(exc))
-    print(report.to_json() if args.format == "json" else report.to_text())
+    # the terminal's width (COLUMNS where set): a wider table is split, never cut
+    width = max(60, shutil.get_terminal_size((200, 24)).columns)
+    print(report.to_json() if args.format == "json" else report.to_text(width=width))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             fh.write(report.to_json())

@@ -51,6 +51,7 @@ examples:
   pe-derive prove ROPE.Relative                    ids are case-insensitive
   pe-derive prove rope                             not an id: lists every rope.* id
   pe-derive prove rope.relative --d 4096           instantiated for d = 4096, block by block
+  pe-derive prove rope.relative --d 64 --full      every one of the 32 parts (not a summary)
   pe-derive prove rope.relative --format latex --standalone > r.tex   a compilable document
   pe-derive prove sinusoidal.dot --format json > c.json && pe-derive check c.json
                                                    a certificate, re-checked from its data alone
@@ -105,6 +106,10 @@ def _parser() -> argparse.ArgumentParser:
                        "verdict is undecided and says so")
         q.add_argument("--standalone", action="store_true",
                        help="with --format latex, a complete document that compiles on its own")
+        q.add_argument("--full", action="store_true",
+                       help="show every part of a proof with many parts (a large --d); by default "
+                       "a terminal shows the first few, every part not proved and the last, while "
+                       "output to a file or a pipe, and LaTeX, shows them all")
 
     pr = sub.add_parser("prove", help="prove one or more theorems")
     pr.add_argument("ids", nargs="+", metavar="ID",
@@ -279,7 +284,7 @@ def _run(args: argparse.Namespace) -> int:
             elif args.command == "prove":
                 raise _UsageError(f"--d={dim} is not allowed: theorem {th.id!r} has no concrete-d form")
     return _prove(jobs, fmt, several=args.command == "all" or len(jobs) > 1, timeout=timeout,
-                  standalone=args.standalone)
+                  standalone=args.standalone, full=args.full or not sys.stdout.isatty())
 
 
 def _list(ths: Sequence, fmt: str) -> int:
@@ -328,8 +333,14 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalone: bool = False) -> int:
+def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalone: bool = False,
+           full: bool = True) -> int:
+    import shutil
+
     from ..proof.render import latex, render
+
+    # the terminal's width (COLUMNS where set); expressions wrap to it, nothing is cut
+    width = max(60, min(shutil.get_terminal_size((92, 24)).columns, 160))
 
     results: list[tuple[str, int | None, str, float, str]] = []
     certificates = []
@@ -350,7 +361,7 @@ def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalon
         else:
             where = _SCOPE_HEADER[th.scope] if d is None else f"instantiated for d = {d}"
             print(f"== {th.id} -- {where} ==")
-            print(render(proof, fmt))
+            print(render(proof, fmt, width=width, full=full))
             if th.expect == "refuted" and proof.verdict == "refuted":
                 print("(a registered honest negative: the claim is false, and refuting it is "
                       "the expected outcome)")

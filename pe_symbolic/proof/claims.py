@@ -430,9 +430,14 @@ class Claim:
     notation: tuple[tuple[sp.Basic, str], ...] = ()
     """Names for long subexpressions in renderings only (``(b**(-i/h), "ω_i")``); never used
     by the checker and not part of certificates."""
+    latex: str = ""
+    """The statement typeset in LaTeX math by its author (``r"\\langle R(m)q, R(n)k \\rangle
+    = \\langle q, R(n-m)k \\rangle"``), shown by every rendering; by default (``""``) the
+    renderings typeset the equations (:func:`pe_symbolic.proof.render.statement_latex`).
+    Display only: never used by the checker and not part of certificates."""
 
     def __post_init__(self) -> None:
-        for name in ("id", "statement", "source"):
+        for name in ("id", "statement", "source", "latex"):
             if not isinstance(getattr(self, name), str):
                 raise ClaimError(f"{name}={getattr(self, name)!r} must be a string")
         eqs = tuple(self.equations)

@@ -1,5 +1,10 @@
-"""Renderings of a :class:`~pe_symbolic.proof.Proof`: plain text, LaTeX, MyST, and the JSON
-certificate.
+"""Renderings of a :class:`~pe_symbolic.proof.Proof`: plain text, LaTeX, MyST, Markdown and
+HTML (for notebooks), and the JSON certificate.
+
+Nothing is cut: long expressions are wrapped (text) or broken into lines (LaTeX, MyST,
+Markdown, HTML; a sum term by term, a product factor by factor) so that they fit a
+terminal, a page or a docs column. Every rendering shows the claim's typeset statement
+(:func:`statement_latex`: its author's LaTeX, or its equations).
 
 One proof object, many renderings; nothing here re-derives or re-proves anything. The
 functions read the proof's attributes only (this module sits below
@@ -7,15 +12,18 @@ functions read the proof's attributes only (this module sits below
 
 >>> from pe_symbolic import theorems
 >>> from pe_symbolic.proof import render
->>> print(render.text(theorems.get("rope.efficient_form").prove(), max_chars=60))  # doctest: +ELLIPSIS
+>>> print(render.text(theorems.get("rope.efficient_form").prove(), width=72))  # doctest: +ELLIPSIS
 rope.efficient_form: PROVED in ... s
-  The elementwise form x * cos(m theta) + rotate(x) * sin(m theta) equals the matrix form R(m) x, ...
+  The elementwise form x * cos(m theta) + rotate(x) * sin(m theta) equals
+  the matrix form R(m) x, ...
 ...
 """
 
 from __future__ import annotations
 
+import html as html_lib
 import json
+import re
 import textwrap
 import unicodedata
 from typing import TYPE_CHECKING, Any
@@ -31,8 +39,8 @@ from .rules import RULES
 if TYPE_CHECKING:  # pragma: no cover
     from .result import Proof
 
-__all__ = ["CERTIFICATE_FORMAT", "FORMATS", "certificate", "json_text", "latex", "myst", "render", "step_kind",
-           "text"]
+__all__ = ["CERTIFICATE_FORMAT", "DOCS_WIDTH", "FORMATS", "LATEX_WIDTH", "MAX_PARTS", "certificate", "html",
+           "json_text", "latex", "markdown", "myst", "prose_math", "render", "statement_latex", "step_kind", "text", "wrap_math"]
 
 #: Format tag of the JSON certificates this version writes and reads.
 CERTIFICATE_FORMAT = "pe_symbolic.certificate/2"
@@ -82,6 +90,25 @@ class _Str(StrPrinter):
             cases.append(f"{self._print(value)} {when}")
         return "{" + "; ".join(cases) + "}"
 
+    def _print_Determinant(self, expr: Any) -> str:
+        return f"det({self._print(expr.arg)})"
+
+    def _print_Transpose(self, expr: Any) -> str:
+        return f"({self._print(expr.arg)})ᵀ"
+
+    def _print_Abs(self, expr: Any) -> str:
+        return f"|{self._print(expr.args[0])}|"
+
+    def _print_Derivative(self, expr: Any) -> str:
+        vs = "".join(f"∂{self._print(v)}" + (f"^{n}" if n != 1 else "") for v, n in expr.variable_count)
+        return f"∂/{vs}({self._print(expr.expr)})"
+
+    def _print_MatrixBase(self, expr: Any) -> str:
+        return "[" + ", ".join("[" + ", ".join(self._print(x) for x in expr.row(r)) + "]"
+                               for r in range(expr.rows)) + "]"
+
+    _print_ImmutableDenseMatrix = _print_MutableDenseMatrix = _print_MatrixBase
+
     def _print_Relational(self, expr: Any) -> str:
         op = {"<=": "≤", ">=": "≥", "!=": "≠", "==": "="}.get(expr.rel_op, expr.rel_op)
         return f"{self._print(expr.lhs)} {op} {self._print(expr.rhs)}"
@@ -107,9 +134,18 @@ def _named(e: Any, notation: Any) -> Any:
         return e
     repl = {x: sp.Symbol(name) for x, name in notation}
     return e.applyfunc(lambda v: v.xreplace(repl)) if isinstance(e, sp.MatrixBase) else e.xreplace(repl)
-#: A concrete-d proof with more parts than this prints the first few, every part that is not
-#: proved, and a count of the rest.
+
+
+#: A concrete-d proof with more parts than this shows, in the terminal and unless ``full=True``,
+#: the first few, every part that is not proved, and a count of the rest (saying how to see
+#: them all). Files and docs show every part.
 MAX_PARTS = 12
+
+#: Width (characters of the one-line form) a line of typeset math may take: a page of the
+#: standalone LaTeX document, and the docs' text column (MathJax). Measured with pdflatex (0
+#: overfull boxes over every registered proof) and in headless Chromium at 1400 px.
+LATEX_WIDTH = 72
+DOCS_WIDTH = 72
 
 
 def _one_line(e: sp.Basic) -> str:
@@ -121,29 +157,54 @@ def _one_line(e: sp.Basic) -> str:
     return " ".join(_sstr(e).split())
 
 
-def _short(e: sp.Basic, max_chars: int) -> str:
-    s = _one_line(e)
-    if len(s) <= max_chars:
+def _cut(s: str, max_chars: int | None) -> str:
+    """``s`` cut to ``max_chars`` (an explicit request only: nothing is cut by default)."""
+    if max_chars is None or len(s) <= max_chars:
         return s
     return s[: max_chars - 1].rstrip() + "…"
 
 
-def _elide(s: str, prev: str | None, max_chars: int, context: int = 24) -> str:
-    """``s`` on one line, cut to ``max_chars`` around what differs from ``prev``."""
-    if len(s) <= max_chars:
-        return s
-    if prev:
-        lo = 0
-        while lo < min(len(s), len(prev)) and s[lo] == prev[lo]:
-            lo += 1
-        hi = 0
-        while hi < min(len(s), len(prev)) - lo and s[-1 - hi] == prev[-1 - hi]:
-            hi += 1
-        start, stop = max(0, lo - context), len(s) - max(0, hi - context)
-        if stop - start <= max_chars - 2:
-            return ("…" if start else "") + s[start:stop] + ("…" if stop < len(s) else "")
-    half = (max_chars - 1) // 2
-    return s[:half] + "…" + s[-half:]
+def wrap_math(s: str, width: int) -> list[str]:
+    """Break a one-line expression into lines of at most ``width`` characters, losing nothing.
+
+    Lines break at a space (the text printer puts one around ``+`` and ``-`` and after
+    ``,``), preferring the shallowest parenthesis depth in the last third of the line, so
+    that a sum breaks term by term; continuation lines start with the operator. A run
+    without any space longer than ``width`` is split where it must (never dropped).
+
+    >>> wrap_math("a + b + c*(d + e) + f", 12)
+    ['a + b', '+ c*(d + e)', '+ f']
+    >>> "".join(wrap_math("x" * 25, 10)) == "x" * 25
+    True
+    """
+    width = max(8, int(width))
+    out: list[str] = []
+    s = s.strip()
+    while len(s) > width:
+        depth, best, best_key = 0, -1, None
+        for i, ch in enumerate(s[: width + 1]):
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif ch == " " and 0 < i:
+                # a break before an operator (or after a comma) at the shallowest depth wins;
+                # among equals the latest, but not in the first third of the line
+                nxt = s[i + 1: i + 2]
+                good = 2 if s[i - 1] in ",;" else 1 if nxt in "+-=≤≥<>" else 0
+                key = (i >= width // 3, -depth, good, i)
+                if best_key is None or key > best_key:
+                    best, best_key = i, key
+        if best <= 0:
+            best = width
+            out.append(s[:best])
+            s = s[best:]
+        else:
+            out.append(s[:best].rstrip())
+            s = s[best + 1:].lstrip()
+    if s:
+        out.append(s)
+    return out
 
 
 def _pretty(e: sp.Basic, width: int, max_lines: int) -> str | None:
@@ -165,23 +226,50 @@ def _pretty(e: sp.Basic, width: int, max_lines: int) -> str | None:
     return out
 
 
-def _instance_text(step: Any, notation: Any = ()) -> str:
+def _instance_pairs(step: Any, notation: Any = ()) -> list[tuple[str, Any, Any]]:
+    """``(name, bound variables or None, value)`` for each symbol a lemma step instantiates;
+    a function-valued instance (``Lambda(j, body)``) is read as ``name[j] ↦ body``."""
+    out = []
+    for k, v in step.instance:
+        v = _named(v, notation)
+        if isinstance(v, sp.Lambda):
+            out.append((k, v.variables, v.expr))
+        else:
+            out.append((k, None, v))
+    return out
+
+
+def _instance_text(step: Any, notation: Any = (), max_chars: int | None = None) -> str:
     if not step.instance:
         return ""
-    return " [" + ", ".join(f"{k} ↦ {_short(_named(v, notation), 40)}" for k, v in step.instance) + "]"
+    bits = []
+    for k, args, v in _instance_pairs(step, notation):
+        name = _sstr(sp.Symbol(k))
+        if args is not None:
+            name += "[" + ", ".join(_sstr(a) for a in args) + "]"
+        bits.append(f"{name} ↦ {_cut(_one_line(v), max_chars)}")
+    return " [" + ", ".join(bits) + "]"
 
 
-def _step_title(step: Any, index: int, notation: Any = ()) -> str:
+def _step_title(step: Any, index: int, notation: Any = (), max_chars: int | None = None) -> str:
     kind = step_kind(step.rule, index)
     if kind == "start":
         head = "left-hand side" if step.rule == LHS else "the difference lhs − rhs"
     elif kind == "lemma":
-        head = f"by {step.rule[len('lemma '):]}{_instance_text(step, notation)}"
-    elif kind == "rule":
-        head = step.rule
+        head = f"by {step.rule[len('lemma '):]}{_instance_text(step, notation, max_chars)}"
     else:
         head = step.rule
     return f"{head} — {step.why}" if step.why and step.why != head else head
+
+
+def _numbered(q: int, label: str) -> str:
+    """Part ``q``'s heading: ``(q+1) label``, or the label alone when its author numbered it
+    (``"(3a) Gamma - D >= 0"``), so that a chapter's own numbers are the only ones shown.
+
+    >>> _numbered(4, "(4) Gamma = u_p + O(u^2)"), _numbered(0, "pair i")
+    ('(4) Gamma = u_p + O(u^2)', '(1) pair i')
+    """
+    return label if re.match(r"\(\d+[a-z]?\)\s", label) else f"({q + 1}) {label}".rstrip()
 
 
 def _scope_text(proof: Proof) -> str:
@@ -189,9 +277,9 @@ def _scope_text(proof: Proof) -> str:
     return "" if d is None else f" (d = {d})"
 
 
-def _shown_parts(parts: Any) -> list[int]:
+def _shown_parts(parts: Any, full: bool = True) -> list[int]:
     n = len(parts)
-    if n <= MAX_PARTS:
+    if full or n <= MAX_PARTS:
         return list(range(n))
     keep = set(range(3)) | {n - 1} | {q for q, p in enumerate(parts) if p.verdict != "proved"}
     return sorted(keep)
@@ -217,68 +305,351 @@ def _assumption_text(proof: Proof) -> str:
     return "; ".join(bits) if bits else "none"
 
 
-def text(proof: Proof, *, max_chars: int = 300, width: int = 92, max_lines: int = 12) -> str:
-    """Plain text for the terminal: each step's reason, then its expression pretty-printed in
-    Unicode (one line, cut around what changed, when it does not fit ``width`` x ``max_lines``).
+def _wrapped(s: str, width: int, first: str, rest: str) -> list[str]:
+    """Prose wrapped at ``width`` with indents; words longer than a line are never cut."""
+    return textwrap.wrap(s, width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
+                         break_on_hyphens=False) or [first.rstrip()]
 
-    A proof with many parts (a concrete ``d``) shows the first few, each part that is not
-    proved, and how many more were proved.
+
+def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = False,
+         max_chars: int | None = None) -> str:
+    """Plain text for the terminal: the claim, then each step's reason and expression.
+
+    Nothing is cut: an expression that does not fit is wrapped over several lines (term by
+    term for a sum). Within one proof the notation is one: every step is pretty-printed in
+    Unicode when every step fits ``width`` x ``max_lines``, otherwise every step is written
+    on (wrapped) lines in the one-line notation (``Σ[j=0..h - 1](…)``, ``δ(i, j)``).
+
+    Parameters
+    ----------
+    proof : Proof
+        The proof to show.
+    width : int, default 92
+        Line width in characters (``pe-derive`` passes the terminal's width).
+    max_lines : int, default 12
+        Most lines a pretty-printed (2-D) expression may take.
+    full : bool, default False
+        Show every part of a proof with many parts (a concrete ``d``). By default a proof
+        with more than :data:`MAX_PARTS` parts shows the first few, every part that is not
+        proved and the last, and says how many more there are and how to see them.
+    max_chars : int, optional
+        Cut each expression's one-line form to this many characters, marked ``…`` (an
+        explicit request for a short overview; by default nothing is cut).
+
+    Returns
+    -------
+    str
+        The rendering, lines of at most ``width`` characters (a word longer than a line
+        excepted).
+
+    Examples
+    --------
+    >>> from pe_symbolic import theorems
+    >>> print(text(theorems.get("rot2.det").prove(), width=60))  # doctest: +ELLIPSIS
+    rot2.det: PROVED in ... s
+      Every rotation has determinant 1.
+      source: angle addition (Ptolemy); the rotation group SO(2)
+      assumptions: a complex
+      (1) det rot2(a) = cos^2 a + sin^2 a = 1: proved
+          [1] the difference lhs − rhs
+              │cos(a)  -sin(a)│
+              │               │ - 1
+              │sin(a)  cos(a) │
+          [2] doit
+                 2         2
+              sin (a) + cos (a) - 1
+          [3] sin(u)**2 -> 1 - cos(u)**2
+              0
+    ...
     """
     c = proof.claim
+    width = max(40, int(width))
     out = [f"{c.id}{_scope_text(proof)}: {proof.verdict.upper()} in {proof.elapsed:.2f} s"]
-    out += textwrap.wrap(c.statement, width, initial_indent="  ", subsequent_indent="  ")
-    out.append(f"  source: {c.source}")
-    out += textwrap.wrap(f"assumptions: {_assumption_text(proof)}", width, initial_indent="  ",
-                         subsequent_indent="    ")
+    out += _wrapped(c.statement, width, "  ", "  ")
+    typeset = getattr(c, "latex", "")
+    if typeset:
+        out += _wrapped(f"in LaTeX: {typeset}", width, "  ", "    ")
+    out += _wrapped(f"source: {c.source}", width, "  ", "    ")
+    out += _wrapped(f"assumptions: {_assumption_text(proof)}", width, "  ", "    ")
     if c.notation:
-        out += textwrap.wrap("where " + "; ".join(f"{n} = {_sstr(x)}" for x, n in c.notation), width,
-                             initial_indent="  ", subsequent_indent="    ")
+        out += _wrapped("where " + "; ".join(f"{_sstr(sp.Symbol(n))} = {_sstr(x)}" for x, n in c.notation), width,
+                        "  ", "    ")
     if proof.lemmas:
-        out.append(f"  uses: {', '.join(proof.lemmas)}")
-    shown = _shown_parts(proof.parts)
+        out += _wrapped(f"uses: {', '.join(proof.lemmas)}", width, "  ", "    ")
+    shown = _shown_parts(proof.parts, full)
+    body_indent = " " * 10
+    room = width - len(body_indent)
+    exprs = {(q, n): _named(step.expr, c.notation) for q in shown for n, step in enumerate(proof.parts[q].steps)}
+    pretty: dict[tuple[int, int], str | None] = {}
+    if max_chars is None:
+        for key, e in exprs.items():
+            pretty[key] = _pretty(e, room, max_lines)
+            if pretty[key] is None:  # one step does not fit: the whole proof in one notation
+                pretty = {}
+                break
     last = -1
     for q in shown:
         part = proof.parts[q]
         if q > last + 1:
             skipped = proof.parts[last + 1:q]
             out.append(f"  ... parts {last + 2} to {q} ({len(skipped)} more): "
-                       f"{', '.join(sorted({p.verdict for p in skipped}))}")
+                       f"{', '.join(sorted({p.verdict for p in skipped}))} (full=True or pe-derive --full "
+                       "shows them)")
         last = q
-        label = part.equation.label or f"{_short(part.equation.lhs, 60)} = {_short(part.equation.rhs, 60)}"
-        out += textwrap.wrap(f"({q + 1}) {label}: {part.verdict}", width, initial_indent="  ",
-                             subsequent_indent="      ")
-        prev_line = None
-        for n, step in enumerate(part.steps, start=1):
-            out += textwrap.wrap(f"[{n}] {_step_title(step, n - 1, c.notation)}", width, initial_indent="      ",
-                                 subsequent_indent="          ")
-            shown_expr = _named(step.expr, c.notation)
-            pretty = _pretty(shown_expr, width - 10, max_lines)
-            line = _one_line(shown_expr)
-            body = pretty if pretty is not None else _elide(line, prev_line, max_chars)
-            out += ["          " + x for x in body.split("\n")]
-            prev_line = line
+        eq = part.equation
+        label = eq.label or f"{_cut(_one_line(_named(eq.lhs, c.notation)), max_chars)} = " \
+                            f"{_cut(_one_line(_named(eq.rhs, c.notation)), max_chars)}"
+        out += _wrapped(f"{_numbered(q, label)}: {part.verdict}", width, "  ", "      ")
+        for n, step in enumerate(part.steps):
+            out += _wrapped(f"[{n + 1}] {_step_title(step, n, c.notation, max_chars)}", width, "      ",
+                            "          ")
+            body = pretty.get((q, n))
+            if body is not None:
+                out += [body_indent + x for x in body.split("\n")]
+            else:
+                lines = wrap_math(_cut(_one_line(exprs[(q, n)]), max_chars), room - 2)
+                out += [body_indent + lines[0]] + [body_indent + "  " + x for x in lines[1:]]
         if part.note:
-            out.extend(textwrap.wrap(f"note: {part.note}", width, initial_indent="      ",
-                                     subsequent_indent="        "))
+            out += _wrapped(f"note: {part.note}", width, "      ", "        ")
         if part.counterexample:
             cex = ", ".join(f"{k} = {v}" for k, v in part.counterexample.items())
-            out += textwrap.wrap(f"counterexample: {cex}", width, initial_indent="      ",
-                                 subsequent_indent="        ")
+            out += _wrapped(f"counterexample: {cex}", width, "      ", "        ")
     if last < len(proof.parts) - 1:
         rest = proof.parts[last + 1:]
-        out.append(f"  ... {len(rest)} more part(s): {', '.join(sorted({p.verdict for p in rest}))}")
+        out.append(f"  ... {len(rest)} more part(s): {', '.join(sorted({p.verdict for p in rest}))} "
+                   "(full=True or pe-derive --full shows them)")
     if proof.spot_check is not None:
-        out.append(f"  {proof.spot_check} (informative only; numbers prove nothing)")
+        out += _wrapped(f"{proof.spot_check} (informative only; numbers prove nothing)", width, "  ", "    ")
     return "\n".join(out)
 
 
+def _width(e: Any) -> int:
+    """How wide ``e`` sets, in characters of its one-line form (a proxy that errs wide:
+    fractions and powers set narrower than they are written)."""
+    if isinstance(e, sp.MatrixBase):  # set as a 2-D array: its widest entry per column
+        if e.is_zero_matrix or not e.cols:
+            return 8
+        cols = [max(_width(e[r, c]) for r in range(e.rows)) for c in range(e.cols)]
+        return sum(cols) + 3 * (e.cols - 1) + 4
+    if isinstance(e, sp.Piecewise):  # set as cases: its widest row
+        return max(_width(v) + _width(c) + 6 for v, c in e.args)
+    # a product's * sets as a thin space, a power's ** as a raised exponent: neither takes room
+    return len(_one_line(e).replace("*", "")) if isinstance(e, sp.Basic) else len(str(e))
+
+
+def _tex(e: Any) -> str:
+    return _Latex().doprint(e)
+
+
+def _tex_add_pieces(e: sp.Basic) -> list[tuple[str, sp.Basic]]:
+    pieces: list[tuple[str, sp.Basic]] = []
+    for i, t in enumerate(_ordered(e)):
+        if i and t.could_extract_minus_sign():
+            pieces.append(("-", -t))
+        else:
+            pieces.append(("+" if i else "", t))
+    return pieces
+
+
+def _tex_lines(e: Any, width: int) -> list[str]:
+    """``e`` typeset over lines of about ``width`` characters each: a sum term by term, a
+    product factor by factor, a long factor (a sum in parentheses, a sum's body) broken
+    inside fixed-size delimiters (``\\Bigl(`` ... ``\\Bigr)``, which need no partner on the
+    same line). Continuation lines start with their operator. What cannot be broken (one
+    long atom) stays on one line.
+    """
+    width = max(12, width)
+    if not isinstance(e, sp.Basic) or _width(e) <= width:
+        return [_tex(e)]
+    if isinstance(e, sp.MatrixBase):
+        return _tex_matrix_lines(e, width)
+    if e.is_Add:
+        lines: list[str] = []
+        cur, cur_w = "", 0
+        for op, t in _tex_add_pieces(e):
+            tw = _width(t) + 3
+            if tw > width:  # a term that needs lines of its own
+                if cur:
+                    lines.append(cur)
+                sub = _tex_lines(t, width - 2)
+                lines.append(f"{op} {sub[0]}".strip())
+                lines += sub[1:]
+                cur, cur_w = "", 0
+                continue
+            piece = _tex(t)
+            if isinstance(t, sp.Add):  # cannot happen for a term, but be safe
+                piece = r"\left(%s\right)" % piece
+            if cur and cur_w + tw > width:
+                lines.append(cur)
+                cur, cur_w = f"{op} {piece}".strip(), tw
+            else:
+                cur, cur_w = f"{cur} {op} {piece}".strip(), cur_w + tw
+        if cur:
+            lines.append(cur)
+        return lines
+    if e.is_Mul:
+        coeff, factors = e.as_coeff_mul()
+        long_ = [f for f in factors if _width(f) > width // 2 and _breakable(f)]
+        if long_:
+            short = sp.Mul(*[f for f in factors if f not in long_])
+            head = ""
+            if coeff == -1:
+                head = "-"
+            elif coeff != 1:
+                head = _tex(coeff)
+            if short != 1:
+                head += ("" if not head or head == "-" else r" \cdot ") + _tex(short)
+            lines = [head] if head else []
+            for k, f in enumerate(long_):
+                sub = _tex_group(f, width - 4)
+                if lines and (k or head):
+                    sub[0] = (r"\cdot " if k or head not in ("", "-") else "") + sub[0]
+                if lines and len(lines[-1]) + len(sub[0]) < 2 * width and (lines[-1] in ("-", "")):
+                    lines[-1] = (lines[-1] + " " + sub[0]).strip()
+                    lines += sub[1:]
+                else:
+                    lines += sub
+            return lines or [_tex(e)]
+    if isinstance(e, sp.Piecewise):
+        return [_tex_cases(e, width)]
+    if _breakable(e):
+        return _tex_group(e, width - 2)
+    return [_tex(e)]
+
+
+def _tex_cases(e: sp.Piecewise, width: int) -> str:
+    """A piecewise expression as ``cases``, a long value broken inside its row (``aligned``)."""
+    rows = []
+    for value, cond in e.args:
+        when = r"\text{otherwise}" if cond is sp.true else r"\text{if } " + _tex(cond)
+        lines = _tex_lines(value, max(12, width - _width(cond) - 10))
+        if len(lines) > 1:
+            val = r"\begin{aligned}&" + lines[0] + "".join(
+                r" \\ &\quad " + ("{}" if x[:1] in "+-" else "") + x for x in lines[1:]) + r"\end{aligned}"
+        else:
+            val = lines[0]
+        rows.append(f"{val} & {when}")
+    return r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"
+
+
+def _breakable(f: Any) -> bool:
+    """Whether ``f`` can be set over several lines by :func:`_tex_group`."""
+    if isinstance(f, sp.Add):
+        return True
+    if isinstance(f, sp.Pow) and isinstance(f.base, sp.Add) and f.exp.is_Rational and f.exp > 0:
+        return True
+    if isinstance(f, sp.Sum) and len(f.limits) == 1:
+        return True
+    if isinstance(f, sp.Abs):
+        return True
+    return isinstance(f, sp.Function) and len(f.args) == 1 and isinstance(f.args[0], sp.Add) \
+        and type(f).__name__ in ("sin", "cos", "tan", "exp", "log", "sqrt", "sign")
+
+
+def _tex_group(f: Any, width: int) -> list[str]:
+    """A long factor set over lines inside fixed-size delimiters."""
+    if isinstance(f, sp.Add):
+        inner, open_, close = f, r"\Bigl(", r"\Bigr)"
+    elif isinstance(f, sp.Pow):
+        exp = f.exp if f.exp.is_Integer else f"{f.exp.p}/{f.exp.q}"
+        inner, open_, close = f.base, r"\Bigl(", r"\Bigr)^{%s}" % exp
+    elif isinstance(f, sp.Sum):
+        (v, a, b), = f.limits
+        inner, open_, close = f.function, r"\sum_{%s=%s}^{%s} \Bigl(" % (_tex(v), _tex(a), _tex(b)), r"\Bigr)"
+    elif isinstance(f, sp.Abs):
+        inner, open_, close = f.args[0], r"\Bigl|", r"\Bigr|"
+    elif isinstance(f, sp.Function):
+        name = {"exp": r"\exp", "log": r"\log", "sign": r"\operatorname{sign}"}.get(type(f).__name__,
+                                                                                     "\\" + type(f).__name__)
+        inner, open_, close = f.args[0], name + r"\Bigl(", r"\Bigr)"
+    else:
+        return [_tex(f)]
+    sub = _tex_lines(inner, width - 2)
+    sub[0] = f"{open_} {sub[0]}"
+    sub[-1] = f"{sub[-1]} {close}"
+    return sub
+
+
+def _tex_matrix_lines(e: sp.MatrixBase, width: int) -> list[str]:
+    """A matrix too wide for a line: entry by entry (each broken if it must), under a line
+    that says what follows."""
+    if e.is_zero_matrix:
+        return [r"\mathbf{0}_{%d\times %d}" % e.shape]
+    lines = [r"\text{the }%d\times %d\text{ matrix with entries:}" % e.shape]
+    for r in range(e.rows):
+        for col in range(e.cols):
+            sub = _tex_lines(e[r, col], width - 8)
+            where = r"(%d, %d)" % (r + 1, col + 1) if e.cols > 1 else r"(%d)" % (r + 1)
+            lines.append(r"\quad %s\colon\ %s" % (where, sub[0]))
+            lines += [r"\qquad " + x for x in sub[1:]]
+    return lines
+
+
 def _latex_expr(e: sp.Basic, max_entries: int, notation: Any = ()) -> str:
+    """``e`` on one line of LaTeX (a matrix with more than ``max_entries`` entries is named,
+    not drawn: its entries are in the JSON certificate)."""
+    return " ".join(_latex_lines(e, max_entries, notation, width=None))
+
+
+def _latex_lines(e: Any, max_entries: int, notation: Any = (), width: int | None = LATEX_WIDTH) -> list[str]:
     if isinstance(e, sp.MatrixBase):
         if e.is_zero_matrix:
-            return r"\mathbf{0}_{%d\times %d}" % e.shape
+            return [r"\mathbf{0}_{%d\times %d}" % e.shape]
         if e.rows * e.cols > max_entries:
-            return r"\text{(a }%d\times %d\text{ matrix: see the JSON certificate)}" % e.shape
-    return _Latex().doprint(_named(e, notation))
+            return [r"\text{a }%d\times %d\text{ matrix (its entries: in the JSON certificate)}" % e.shape]
+    e = _named(e, notation)
+    if width is None:
+        return [_tex(e)]
+    return _tex_lines(e, width)
+
+
+def statement_latex(claim: Any, *, width: int | None = LATEX_WIDTH, max_entries: int = 64) -> list[str]:
+    r"""The claim's statement typeset: its author's ``Claim.latex``, or
+    else its equations (``lhs = rhs``, with the claim's notation), each broken into lines of
+    about ``width`` characters; one string a display line.
+
+    >>> import sympy as sp
+    >>> from pe_symbolic.proof import Claim, Equation
+    >>> x = sp.Symbol("x", real=True)
+    >>> statement_latex(Claim("demo", "2 sin x cos x = sin 2x",
+    ...                       (Equation(2 * sp.sin(x) * sp.cos(x), sp.sin(2 * x)),)))
+    ['2 \\sin{\\left(x \\right)} \\cos{\\left(x \\right)} = \\sin{\\left(2 x \\right)}']
+    """
+    return [line for group in _statement_groups(claim, width, max_entries) for line in group]
+
+
+def _statement_groups(claim: Any, width: int | None, max_entries: int) -> list[list[str]]:
+    """The typeset statement, one list of lines per equation (the author's: one group)."""
+    given = getattr(claim, "latex", "")
+    if given:
+        return [[given]]
+    return [_equation_lines(eq, claim.notation, width, max_entries) for eq in claim.equations]
+
+
+def _statement_rows(claim: Any, width: int, max_entries: int) -> list[str]:
+    """Rows of an ``align*`` / ``aligned`` display of the statement: each equation starts at
+    the margin, its continuation lines indented, a little space between equations."""
+    rows: list[str] = []
+    for group in _statement_groups(claim, width, max_entries):
+        if rows:
+            rows[-1] = rows[-1] + r" \\[3pt]"
+        rows += [r + " \\\\" for r in _tex_display(group)]
+        rows[-1] = rows[-1][: -len(" \\\\")]
+    return rows
+
+
+def _equation_lines(eq: Any, notation: Any, width: int | None, max_entries: int) -> list[str]:
+    """``lhs = rhs`` on one line when it fits ``width``; else the left side's lines, then
+    ``= `` and the right side's."""
+    lhs = _latex_lines(eq.lhs, max_entries, notation, width)
+    rhs = _latex_lines(eq.rhs, max_entries, notation, width)
+    def wide(x: Any) -> int:
+        big = isinstance(x, sp.MatrixBase) and x.rows * x.cols > max_entries
+        return 56 if big else _width(_named(x, notation))
+
+    if width is None or (len(lhs) == 1 and len(rhs) == 1 and wide(eq.lhs) + wide(eq.rhs) + 3 <= width):
+        return [" ".join(lhs) + " = " + " ".join(rhs)]
+    return lhs + [f"= {rhs[0]}"] + rhs[1:]
 
 
 _PREAMBLE = r"""\documentclass{article}
@@ -287,60 +658,136 @@ _PREAMBLE = r"""\documentclass{article}
 \usepackage{amsmath,amssymb}
 \usepackage[margin=2cm]{geometry}
 \allowdisplaybreaks
+\setlength{\parindent}{0pt}
+\setlength{\emergencystretch}{3em}
 \begin{document}
 """
 
 
-def latex(proof: Proof, *, max_entries: int = 64, standalone: bool = False) -> str:
-    r"""LaTeX: the statement, then each chain as an ``align*`` of steps with their reasons.
+def _tex_display(lines: list[str], rel: str = "") -> list[str]:
+    """Display lines for an ``align*``: the first after ``&rel``, the others indented."""
+    out = [f"&{rel} {lines[0]}".rstrip()]
+    for x in lines[1:]:
+        if x.startswith("= "):  # the other side of an equation: at the relation
+            out.append(f"&{x}")
+        else:  # a continuation: indented, a leading + or - read as binary ({}+)
+            out.append(r"&\qquad " + ("{}" if x[:1] in "+-" else "") + x)
+    return out
 
-    A clean fragment by default (``\paragraph``, ``\[...\]``, ``align*``; needs amsmath);
-    ``standalone=True`` wraps it in a document that compiles on its own.
+
+def _tex_prose(s: str) -> str:
+    """Free text for LaTeX: escaped, with relations set as math (``<=`` as ≤, not ``\\textless``)."""
+    for a, b in (("<=", "≤"), (">=", "≥"), ("!=", "≠"), ("->", "→")):
+        s = s.replace(a, b)
+    out = _tex_escape(s).replace(r"\textless{}", "$<$").replace(r"\textgreater{}", "$>$")
+    # a long identifier (modeling_rope_utils.py, _compute_..._parameters) may break after
+    # an underscore, a dot or a slash instead of running into the margin
+    out = out.replace(r"\_", r"\_\allowbreak{}")
+    return re.sub(r"(?<=\w)([./])(?=\w)", r"\1\\allowbreak{}", out)
+
+
+def latex(proof: Proof, *, max_entries: int = 64, standalone: bool = False, full: bool = True,
+          width: int = LATEX_WIDTH) -> str:
+    r"""LaTeX: the claim (its statement in words, then typeset), then each chain as an
+    ``align*``: every step's reason as a line of text, then its expression, broken into lines
+    of about ``width`` characters (a sum term by term) so that nothing runs into the margin.
+
+    A clean fragment by default (``\paragraph``, ``align*`` with ``\intertext``; needs
+    amsmath); ``standalone=True`` wraps it in a document that compiles on its own with
+    pdflatex (plain ASCII: Greek letters in text as math). Every part is shown unless
+    ``full=False`` (then as :func:`text` does).
+
+    Examples
+    --------
+    >>> from pe_symbolic import theorems
+    >>> tex = latex(theorems.get("rot2.det").prove())
+    >>> tex.startswith(r"\paragraph{\texttt{rot2.det}}") and r"\begin{align*}" in tex
+    True
     """
     c = proof.claim
     lines = [
-        r"\paragraph{%s%s} %s" % (_tex_escape(c.id), _tex_escape(_scope_text(proof)), _tex_escape(c.statement)),
-        r"\emph{Source:} %s. \emph{Verdict:} \textbf{%s} (%.2f\,s)." % (
-            _tex_escape(c.source), proof.verdict, proof.elapsed),
+        r"\paragraph{\texttt{%s}%s} %s" % (_tex_escape(c.id), _tex_escape(_scope_text(proof)),
+                                            _tex_prose(c.statement)),
+        r"\begin{align*}",
+        "\n".join(_statement_rows(c, width, max_entries)),
+        r"\end{align*}",
+        r"\emph{Source:} %s. \emph{Assumptions:} %s. \emph{Verdict:} \textbf{%s} (%.2f\,s)." % (
+            _tex_prose(c.source), _tex_prose(_assumption_text(proof)), proof.verdict, proof.elapsed),
     ]
     if c.notation:
         lines.append(r"\emph{Where} %s." % ", ".join(
-            r"$%s = %s$" % (_Latex().doprint(sp.Symbol(n)), _Latex().doprint(x)) for x, n in c.notation))
+            r"$%s = %s$" % (_tex(sp.Symbol(n)), _tex(x)) for x, n in c.notation))
     if proof.lemmas:
-        lines.append(r"\emph{Uses:} %s." % _tex_escape(", ".join(proof.lemmas)))
-    for q in _shown_parts(proof.parts):
+        lines.append(r"\emph{Uses:} %s." % ", ".join(r"\texttt{%s}" % _tex_escape(x) for x in proof.lemmas))
+    shown = _shown_parts(proof.parts, full)
+    for q in shown:
         part = proof.parts[q]
         eq = part.equation
-        lines.append(r"\subparagraph{(%d) %s} \textbf{%s}" % (q + 1, _tex_escape(eq.label), part.verdict))
-        lines.append(r"\[ %s = %s \]" % (_latex_expr(eq.lhs, max_entries, c.notation),
-                                          _latex_expr(eq.rhs, max_entries, c.notation)))
-        lines.append(r"\begin{align*}")
+        lines.append(r"\subparagraph{%s} \textbf{%s}" % (_tex_prose(_numbered(q, eq.label)), part.verdict))
         rows = []
         for n, step in enumerate(part.steps):
-            rel = "" if n == 0 else "="
-            rows.append(r"&%s %s && \text{%s}" % (rel, _latex_expr(step.expr, max_entries, c.notation),
-                                                  _tex_escape(_step_title(step, n, c.notation))))
-        lines.append(" \\\\\n".join(rows))
-        lines.append(r"\end{align*}")
+            rows.append(r"\intertext{\small [%d] %s}" % (n + 1, _tex_step_title(step, n, c.notation)))
+            body = _tex_display(_latex_lines(step.expr, max_entries, c.notation, width), "" if n == 0 else "=")
+            rows.append(" \\\\\n".join(body) + (" \\\\" if n + 1 < len(part.steps) else ""))
+        lines += [r"\begin{align*}", *rows, r"\end{align*}"]
         if part.note:
-            lines.append(r"\emph{Note:} %s." % _tex_escape(part.note))
+            lines.append(r"\emph{Note:} %s" % _tex_prose(part.note))
         if part.counterexample:
-            lines.append(r"Counterexample: %s." % _tex_escape(
+            lines.append(r"Counterexample: %s." % _tex_prose(
                 ", ".join(f"{k} = {v}" for k, v in part.counterexample.items())))
-    skipped = len(proof.parts) - len(_shown_parts(proof.parts))
+    skipped = len(proof.parts) - len(shown)
     if skipped:
-        lines.append(r"\emph{%d more part(s), all %s.}" % (
+        lines.append(r"\emph{%d more part(s), all %s (full=True shows them).}" % (
             skipped, "proved" if all(p.verdict == "proved" for p in proof.parts) else "listed in the certificate"))
     body = "\n".join(lines)
     return _PREAMBLE + body + "\n\\end{document}\n" if standalone else body
 
 
-def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##", number: bool = False) -> str:
+def _tex_step_title(step: Any, index: int, notation: Any) -> str:
+    """A step's reason as LaTeX text, its lemma instance typeset (``\\theta_{j} \\mapsto ...``)."""
+    kind = step_kind(step.rule, index)
+    if kind == "lemma":
+        head = r"by \texttt{%s}" % _tex_escape(step.rule[len("lemma "):])
+        if step.instance:
+            head += " with " + ", ".join(r"$%s \mapsto %s$" % (
+                _tex(sp.Symbol(k)) + ("" if args is None else "_{%s}" % ", ".join(_tex(a) for a in args)), _tex(v))
+                for k, args, v in _instance_pairs(step, notation))
+        return head + (r" --- %s" % _tex_prose(step.why) if step.why else "")
+    return _tex_prose(_step_title(step, index, notation))
+
+
+def _md_math(lines: list[str], rel: str = "", indent: str = "") -> list[str]:
+    """A ``$$`` display of broken lines (``aligned`` when there is more than one)."""
+    if len(lines) == 1:
+        return [f"{indent}$$", f"{indent}{rel} {lines[0]}".rstrip() if rel else f"{indent}{lines[0]}",
+                f"{indent}$$"]
+    body = " \\\\\n".join(indent + x for x in _tex_display(lines, rel))
+    return [f"{indent}$$", f"{indent}\\begin{{aligned}}", body, f"{indent}\\end{{aligned}}", f"{indent}$$"]
+
+
+def _md_step_title(step: Any, index: int, notation: Any, link: bool) -> str:
+    """A step's reason as Markdown: free text escaped, the cited lemma linked (MyST) or in
+    code, its instance typeset as ``$...$`` math."""
+    kind = step_kind(step.rule, index)
+    if kind != "lemma":
+        return _md_escape(_step_title(step, index, notation))
+    lem = step.rule[len("lemma "):]
+    head = "by " + (f"{{claim}}`{lem}`" if link and step.lemma == lem else f"`{lem}`")
+    if step.instance:
+        head += " with " + ", ".join("$%s \\mapsto %s$" % (
+            _tex(sp.Symbol(k)) + ("" if args is None else "_{%s}" % ", ".join(_tex(a) for a in args)), _tex(v))
+            for k, args, v in _instance_pairs(step, notation))
+    return head + (f" — {_md_escape(step.why)}" if step.why else "")
+
+
+def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##", number: bool = False,
+         width: int = DOCS_WIDTH, full: bool = True) -> str:
     """MyST Markdown for the docs' theory pages (``prf:theorem`` / ``prf:proof`` blocks).
 
     Free text (statement, source, labels, rules) is escaped so that it never turns into
-    Markdown markup; math goes into ``$$`` blocks as LaTeX. Theorems are unnumbered unless
-    ``number=True`` (each theorem has a page of its own, named by its id).
+    Markdown markup; math goes into ``$$`` blocks as LaTeX, broken into lines of about
+    ``width`` characters (``aligned``) so that no display needs a scroll bar. Theorems are
+    unnumbered unless ``number=True`` (each theorem has a page of its own, named by its id).
     """
     c = proof.claim
     esc = _md_escape
@@ -351,7 +798,9 @@ def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##", number: bo
         f":label: thm-{c.id.replace('.', '-')}",
         *([] if number else [":nonumber:"]),
         "",
-        esc(c.statement),
+        esc(prose_math(c.statement)),
+        "",
+        "$$", r"\begin{aligned}", *_statement_rows(c, width, max_entries), r"\end{aligned}", "$$",
         "",
         f"*Source:* {esc(c.source)}",
         "",
@@ -360,29 +809,29 @@ def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##", number: bo
         "",
         ":::{prf:proof}",
     ]
+    out += _md_proof_body(proof, max_entries=max_entries, width=width, full=full, link=True)
+    out += [":::", ""]
+    return "\n".join(out)
+
+
+def _md_proof_body(proof: Proof, *, max_entries: int, width: int, full: bool, link: bool) -> list[str]:
+    c = proof.claim
+    esc = _md_escape
+    out: list[str] = []
     if c.notation:
-        out += ["*Where* " + ", ".join(f"${_Latex().doprint(sp.Symbol(n))} = {_Latex().doprint(x)}$"
-                                       for x, n in c.notation) + ".", ""]
+        out += ["*Where* " + ", ".join(f"${_tex(sp.Symbol(n))} = {_tex(x)}$" for x, n in c.notation) + ".", ""]
     if proof.lemmas:
-        out += ["*Uses:* " + ", ".join(f"{{claim}}`{lem}`" for lem in proof.lemmas) + ".", ""]
-    shown = _shown_parts(proof.parts)
+        out += ["*Uses:* " + ", ".join((f"{{claim}}`{lem}`" if link else f"`{lem}`") for lem in proof.lemmas)
+                + ".", ""]
+    shown = _shown_parts(proof.parts, full)
     for q in shown:
         part = proof.parts[q]
         eq = part.equation
-        out += [
-            f"**({q + 1}) {esc(eq.label)}** — *{part.verdict}*",
-            "",
-            "$$",
-            f"{_latex_expr(eq.lhs, max_entries, c.notation)} = {_latex_expr(eq.rhs, max_entries, c.notation)}",
-            "$$",
-            "",
-        ]
+        out += [f"**{esc(_numbered(q, eq.label))}** — *{part.verdict}*", ""]
         for n, step in enumerate(part.steps, start=1):
-            title = esc(_step_title(step, n - 1, c.notation))
-            if step.lemma:
-                title = title.replace(esc(step.lemma), f"{{claim}}`{step.lemma}`", 1)
-            out += [f"{n}. {title}:", "", "   $$", f"   {_latex_expr(step.expr, max_entries, c.notation)}", "   $$",
-                    ""]
+            title = _md_step_title(step, n - 1, c.notation, link)
+            body = _latex_lines(step.expr, max_entries, c.notation, width)
+            out += [f"{n}. {title}:", "", *_md_math(body, "" if n == 1 else "=", "   "), ""]
         if part.note:
             out += [f"*Note:* {esc(part.note)}", ""]
         if part.counterexample:
@@ -394,9 +843,90 @@ def myst(proof: Proof, *, max_entries: int = 64, heading: str = "##", number: bo
     out += [
         f"**Verdict: {proof.verdict}** in {proof.elapsed:.2f} s. "
         + (str(proof.spot_check) + " (informative only)." if proof.spot_check else ""),
-        ":::",
-        "",
     ]
+    return out
+
+
+def markdown(proof: Proof, *, max_entries: int = 64, width: int = DOCS_WIDTH, full: bool = False) -> str:
+    """Markdown with ``$$`` math (what a Jupyter notebook shows for
+    a proof's ``_repr_markdown_``): verdict, statement, steps with reasons.
+
+    >>> from pe_symbolic import theorems
+    >>> print(markdown(theorems.get("rot2.det").prove()).splitlines()[0])  # doctest: +ELLIPSIS
+    **rot2.det**: **PROVED** in ... s
+    """
+    c = proof.claim
+    out = [f"**{_md_escape(c.id)}{_md_escape(_scope_text(proof))}**: **{proof.verdict.upper()}** "
+           f"in {proof.elapsed:.2f} s", "", _md_escape(prose_math(c.statement)), "",
+           "$$", r"\begin{aligned}", *_statement_rows(c, width, max_entries), r"\end{aligned}", "$$", "",
+           f"*Source:* {_md_escape(c.source)}. *Assumptions:* {_md_escape(_assumption_text(proof))}.", ""]
+    out += _md_proof_body(proof, max_entries=max_entries, width=width, full=full, link=False)
+    return "\n".join(out)
+
+
+def _html_math(lines: list[str], rel: str = "") -> str:
+    if len(lines) == 1:
+        tex = f"{rel} {lines[0]}".strip()
+    else:
+        tex = "\\begin{aligned}" + " \\\\ ".join(_tex_display(lines, rel)) + "\\end{aligned}"
+    return '<div class="pe-math">\\[' + html_lib.escape(tex, quote=False) + "\\]</div>"
+
+
+def html(proof: Proof, *, max_entries: int = 64, width: int = DOCS_WIDTH, full: bool = False) -> str:
+    r"""HTML with MathJax math (``\[...\]``; what a Jupyter notebook shows for
+    a proof's ``_repr_html_``): verdict, statement, then each step's
+    reason and expression, long expressions broken into lines.
+
+    >>> from pe_symbolic import theorems
+    >>> out = html(theorems.get("rot2.det").prove())
+    >>> out.startswith('<div class="pe-proof">') and "PROVED" in out
+    True
+    """
+    c = proof.claim
+    esc = html_lib.escape
+    colour = {"proved": "#1a7f37", "refuted": "#cf222e"}.get(proof.verdict, "#9a6700")
+    out = ['<div class="pe-proof">',
+           f'<p><code>{esc(c.id)}</code>{esc(_scope_text(proof))}: <strong style="color:{colour}">'
+           f"{proof.verdict.upper()}</strong> in {proof.elapsed:.2f} s</p>",
+           f"<p>{esc(prose_math(c.statement))}</p>",
+           '<div class="pe-math">\\[' + html_lib.escape("\\begin{aligned}" + "\n".join(
+               _statement_rows(c, width, max_entries)) + "\\end{aligned}", quote=False) + "\\]</div>",
+           f"<p><em>Source:</em> {esc(c.source)}. <em>Assumptions:</em> {esc(_assumption_text(proof))}.</p>"]
+    if c.notation:
+        out.append("<p><em>Where</em> " + ", ".join(
+            esc(f"\\({_tex(sp.Symbol(n))} = {_tex(x)}\\)", quote=False) for x, n in c.notation) + ".</p>")
+    if proof.lemmas:
+        out.append("<p><em>Uses:</em> " + ", ".join(f"<code>{esc(x)}</code>" for x in proof.lemmas) + ".</p>")
+    shown = _shown_parts(proof.parts, full)
+    for q in shown:
+        part = proof.parts[q]
+        eq = part.equation
+        out.append(f"<p><strong>{esc(_numbered(q, eq.label))}</strong> — <em>{part.verdict}</em></p>")
+        out.append("<ol>")
+        for n, step in enumerate(part.steps):
+            title = _step_title(step, n, c.notation)
+            if step.instance:
+                inst = ", ".join("\\(%s \\mapsto %s\\)" % (
+                    _tex(sp.Symbol(k)) + ("" if a is None else "_{%s}" % ", ".join(_tex(x) for x in a)), _tex(v))
+                    for k, a, v in _instance_pairs(step, c.notation))
+                title_html = esc(f"by {step.rule[len('lemma '):]}") + " with " + esc(inst, quote=False) + (
+                    esc(f" — {step.why}") if step.why else "")
+            else:
+                title_html = esc(title)
+            body = _latex_lines(step.expr, max_entries, c.notation, width)
+            out.append(f"<li>{title_html}{_html_math(body, '' if n == 0 else '=')}</li>")
+        out.append("</ol>")
+        if part.note:
+            out.append(f"<p><em>Note:</em> {esc(part.note)}</p>")
+        if part.counterexample:
+            out.append("<p>Counterexample: <code>" + esc(", ".join(
+                f"{k} = {v}" for k, v in part.counterexample.items())) + "</code></p>")
+    if len(shown) < len(proof.parts):
+        out.append(f"<p><em>… and {len(proof.parts) - len(shown)} more part(s) "
+                   "(render.html(proof, full=True) shows them).</em></p>")
+    if proof.spot_check is not None:
+        out.append(f"<p>{esc(str(proof.spot_check))} (informative only; numbers prove nothing).</p>")
+    out.append("</div>")
     return "\n".join(out)
 
 
@@ -489,6 +1019,32 @@ def render(proof: Proof, fmt: str = "text", **kw: Any) -> str:
     if fmt == "latex":
         return latex(proof, **kw)
     return json_text(proof)
+
+
+_GREEK_WORDS = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eps": "ε", "zeta": "ζ",
+                "theta": "θ", "Theta": "Θ", "lambda": "λ", "mu": "μ", "pi": "π", "sigma": "σ", "omega": "ω",
+                "Phi": "Φ", "phi": "φ"}
+_SUBSCRIPT = str.maketrans("0123456789aeijklmnoprstuvx+-", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋")
+
+
+def prose_math(s: str) -> str:
+    """Free text with the ASCII mathematics of claim statements read as mathematics, in
+    Unicode (display only; the claim's text is unchanged): ``<a, b>`` as ⟨a, b⟩, ``^T`` as ᵀ,
+    ``<=`` as ≤, Greek names as letters, one-character subscripts lowered.
+
+    >>> prose_math("<R(m)q, R(n)k> = <q, R(n-m)k>; R(m)^T R(n) = R(n-m); w_i = theta^2, i <= h")
+    '⟨R(m)q, R(n)k⟩ = ⟨q, R(n−m)k⟩; R(m)ᵀ R(n) = R(n−m); wᵢ = θ², i ≤ h'
+    >>> prose_math("the block-diagonal matrix")
+    'the block-diagonal matrix'
+    """
+    s = re.sub(r"<([^<>]*,[^<>]*)>", r"⟨\1⟩", s)
+    s = re.sub(r"\b(" + "|".join(sorted(_GREEK_WORDS, key=len, reverse=True)) + r")\b",
+               lambda m: _GREEK_WORDS[m.group(1)], s)
+    for a, b in (("<=", "≤"), (">=", "≥"), ("!=", "≠"), ("->", "→"), ("^T", "ᵀ"), ("^2", "²")):
+        s = s.replace(a, b)
+    s = re.sub(r"(?<=[A-Za-zα-ωΑ-Ω)])_([0-9a-z])(?![0-9A-Za-z_(])", lambda m: m.group(1).translate(_SUBSCRIPT), s)
+    # a minus between one-character operands (n-m, d-1), not a hyphen in a word
+    return re.sub(r"(?<=\b[a-z0-9])-(?=[a-z0-9]\b|\()", "−", s)
 
 
 _MD_SPECIAL = set("\\`*_[]<>$|{}")

@@ -117,3 +117,18 @@ class Proof:
     def to_json(self) -> str:
         """The JSON certificate (see :func:`pe_symbolic.proof.render.certificate`)."""
         return render.json_text(self)
+
+    # Jupyter and IPython: a proof shows as mathematics, not as a dataclass dump. A front end
+    # takes the richest of these it can show (HTML with MathJax in JupyterLab and Notebook;
+    # the LaTeX when a notebook is converted to LaTeX or PDF).
+    def _repr_html_(self) -> str:
+        """HTML with MathJax math (see :func:`pe_symbolic.proof.render.html`)."""
+        return render.html(self)
+
+    def _repr_markdown_(self) -> str:
+        """Markdown with ``$$`` math (see :func:`pe_symbolic.proof.render.markdown`)."""
+        return render.markdown(self)
+
+    def _repr_latex_(self) -> str:
+        """A LaTeX fragment (see :func:`pe_symbolic.proof.render.latex`; needs amsmath)."""
+        return render.latex(self, full=False)
