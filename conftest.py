@@ -9,6 +9,13 @@ cover them, and skip without numba.)
 
 from __future__ import annotations
 
+import os
+
+# The disk cache of proved verdicts and lowered formulas (pe_symbolic.numeric._diskcache) is
+# off for the tests, so that a test that stubs the registry or a verdict sees its stub; the
+# cache's own tests point $PE_SYMBOLIC_CACHE_DIR at a temporary directory.
+os.environ["PE_SYMBOLIC_CACHE_DIR"] = "off"
+
 
 def _numba_imports() -> bool:
     try:
