@@ -252,8 +252,10 @@ def rope_cos_sin(
     --------
     >>> import jax.numpy as jnp
     >>> c, s = rope_cos_sin(jnp.arange(2), 4, base=100.0)
-    >>> c.round(4)
-    Array([[1.    , 1.    , 1.    , 1.    ],
+    >>> c.dtype, c.shape
+    (dtype('float32'), (2, 4))
+    >>> np.asarray(c).round(4)
+    array([[1.    , 1.    , 1.    , 1.    ],
            [0.5403, 0.995 , 0.5403, 0.995 ]], dtype=float32)
     """
     layout = F.slot_order(layout)
@@ -316,8 +318,8 @@ def apply_rope(
     --------
     >>> import jax.numpy as jnp
     >>> x = jnp.array([[1.0, 0.0, 1.0, 0.0]])
-    >>> apply_rope(x, positions=[1], base=100.0, layout="interleaved").round(4)
-    Array([[0.5403, 0.8415, 0.995 , 0.0998]], dtype=float32)
+    >>> np.asarray(apply_rope(x, positions=[1], base=100.0, layout="interleaved")).round(4)
+    array([[0.5403, 0.8415, 0.995 , 0.0998]], dtype=float32)
     """
     jax, jnp = _jax()
     many = isinstance(x, (tuple, list))
@@ -474,8 +476,8 @@ def sinusoidal_table(
     Examples
     --------
     >>> import jax.numpy as jnp
-    >>> sinusoidal_table(jnp.arange(2), 4, base=100.0).round(4)
-    Array([[0.    , 1.    , 0.    , 1.    ],
+    >>> np.asarray(sinusoidal_table(jnp.arange(2), 4, base=100.0)).round(4)
+    array([[0.    , 1.    , 0.    , 1.    ],
            [0.8415, 0.5403, 0.0998, 0.995 ]], dtype=float32)
     """
     from ._validate import check_order, check_schedule
