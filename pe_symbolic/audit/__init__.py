@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._validate import check_choice
+from .backends import BACKEND_PRESETS, measure_backend
 from .recipes import ACT_DTYPES, PRESETS, Recipe, get_recipe, preset_names
 from .report import BOUND_CLAIMS, AuditReport
 
@@ -230,7 +231,10 @@ def audit(
             label = f"{r.name} {dt}"
             cb = None if progress is None else (lambda done, total, label=label: progress(label, done, total))
             em = Emulation(tg, r, dt)
-            if torch_mod is not None and torch_mod.supports(r):
+            if r.name in BACKEND_PRESETS and PRESETS.get(r.name) == r:  # the package's own backends, run
+                res = measure_backend(em, context, device=device if backend == "torch" else "cpu",
+                                      exhaustive=exhaustive, progress=cb)
+            elif torch_mod is not None and torch_mod.supports(r):
                 res = torch_mod.measure_torch(em, context, device=device, exhaustive=exhaustive, progress=cb)
             else:
                 res = measure(em, context, exhaustive=exhaustive, progress=cb)
