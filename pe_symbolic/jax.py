@@ -20,7 +20,7 @@ So the tables are made one of two ways, never in float32:
   ``<= 2**-52 * |m * theta|``.
 * x64 disabled (JAX's default): the NumPy core's tables (angle addition in float64 and
   better, within 7 ulp of float64, rounded once to float32), through
-  :func:`jax.pure_callback` -- a host round trip for the positions and the tables (small
+  ``jax.pure_callback`` -- a host round trip for the positions and the tables (small
   against ``x``: ``positions x d/2`` entries), bit for bit the NumPy core's tables. The
   rotation itself stays in the graph.
 
@@ -57,7 +57,7 @@ def _jax():
 
 def x64_enabled() -> bool:
     """Whether JAX computes float64 (``jax_enable_x64``); without it the tables come from
-    the NumPy core through :func:`jax.pure_callback` (see the module docstring).
+    the NumPy core through ``jax.pure_callback`` (see the module docstring).
 
     >>> isinstance(x64_enabled(), bool)
     True
@@ -100,7 +100,9 @@ def _formula(name: str) -> Any:
 
 
 def _positions(positions: Any, name: str):
-    """Positions as a JAX array (a traced one as it is), checked on the host when concrete."""
+    """Positions as given when a JAX array (traced or not), else a checked float64 NumPy
+    array (finite, real, ``|t| < 2**53``): never through a JAX float32 array, which
+    without x64 would round fractional or large positions."""
     jax, jnp = _jax()
     if isinstance(positions, jax.Array):
         if not (jnp.issubdtype(positions.dtype, jnp.integer) or jnp.issubdtype(positions.dtype, jnp.floating)):
@@ -108,14 +110,7 @@ def _positions(positions: Any, name: str):
         return positions
     from .numeric._checks import as_positions
 
-    arr = as_positions(positions, name=name)  # finite, real, |t| < 2**53
-    if not x64_enabled():  # keep integers exact: int32 where they fit, else refuse
-        if np.all(arr == np.round(arr)) and (arr.size == 0 or np.abs(arr).max() < 2**31):
-            return jnp.asarray(arr.astype(np.int32))
-        if arr.size and np.abs(arr).max() >= 2**24:
-            raise ValueError(f"{name}: without x64 JAX holds positions in float32, exact only below 2**24; "
-                             "pass integers below 2**31 or enable x64")
-    return jnp.asarray(arr)
+    return as_positions(positions, name=name)
 
 
 def _round_once(v, dtype):
@@ -151,7 +146,7 @@ def _half_tables_x64(t, plan: F.TablePlan):
 
 def _half_tables_host(t, plan: F.TablePlan, dtype, kw: dict[str, Any]):
     """The NumPy core's half tables (split slots) for the frequency keywords ``kw``, rounded
-    once to ``dtype`` (float32 or a 16-bit type), through :func:`jax.pure_callback` when
+    once to ``dtype`` (float32 or a 16-bit type), through ``jax.pure_callback`` when
     ``t`` is traced."""
     jax, jnp = _jax()
     from .numeric import rope_cos_sin as np_cos_sin
@@ -368,7 +363,7 @@ def apply_rope(
         if len(core) != 2:
             raise ValueError(f"position_ids must have shape (batch, seq) (M-RoPE: (3, batch, seq)); "
                              f"got shape {tuple(t.shape)}")
-        t = jnp.expand_dims(t, -2)
+        t = t[..., None, :]
         core = core[:1] + (1,) + core[1:]
     for q, v in enumerate(xs):
         if position_ids is not None and v.ndim != 4:
@@ -471,7 +466,7 @@ def sinusoidal_table(
     jax.Array
         Shape ``positions.shape + (d,)``. With x64: the lowered ``(sin(omega*t),
         cos(omega*t))`` in float64, rounded once; without: the NumPy core's table through
-        :func:`jax.pure_callback`.
+        ``jax.pure_callback``.
 
     Examples
     --------

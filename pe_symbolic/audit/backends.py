@@ -15,7 +15,7 @@ row does.
 
 Where the framework is not installed the row is the NumPy emulation of the recipe (a
 float64 product of float64 frequencies), and its note says so. JAX runs with its default
-(x64 off): the tables are then the NumPy core's, through :func:`jax.pure_callback`; with
+(x64 off): the tables are then the NumPy core's, through ``jax.pure_callback``; with
 x64 on, the lowered float64 formulas (the note says which).
 """
 

@@ -11,9 +11,9 @@ SymPy; a process that only wants a table should not pay that every time. What is
   only after its claim is proved and ``lambdify`` ran, and is loaded back through the same
   loader on the cold path, so a cold and a warm process run the same code.
 
-**Key.** One hex digest (:func:`cache_key`) over: the package version, the installed
+**Key.** One hex digest (``cache_key()``) over: the package version, the installed
 SymPy and mpmath (the bytes of their version files, found without importing them), the
-Python version and implementation, :data:`FORMAT`, and the size and modification time
+Python version and implementation, ``FORMAT``, and the size and modification time
 (as Python's own ``.pyc`` check) of every source file that decides a verdict or a formula:
 ``proof/**.py`` (the kernel and its rules: a change to what the kernel accepts changes the
 key), ``theorems/**.py`` and ``encodings/**.py`` (the claims' statements and proofs) and
@@ -34,7 +34,7 @@ possible, the entry rewritten).
 **Trust.** The stored source is executed on load, exactly as Python executes the bytecode
 in ``__pycache__``: the cache directory must be as trusted as your site-packages. The
 SHA-256 in each entry catches corruption, not tampering; the globals it may name are
-limited to the modules in :data:`ALLOWED_MODULES`.
+limited to the modules in ``ALLOWED_MODULES``.
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def describe_globals(fn: Callable[..., Any]) -> dict[str, list[str]] | None:
     """Where each global name of ``fn``'s code comes from, or ``None`` if one cannot be said.
 
     Each entry is ``[module]`` (the name is that module) or ``[module, attribute]``, with the
-    module one of :data:`ALLOWED_MODULES`.
+    module one of ``ALLOWED_MODULES``.
     """
     code = fn.__code__
     out: dict[str, list[str]] = {}

@@ -18,7 +18,7 @@ Rules (nothing else in the package calls ``lambdify``):
   values: torch's ``sqrt`` rejects a Python int, and NumPy's ``sqrt(2)`` is a float64 scalar
   that promotes float32 arrays to float64, while a Python float keeps the array's dtype);
   ``KroneckerDelta``, ``Max`` and ``Min`` (torch: against a constant too) are given
-  implementations for each framework (:data:`_TARGET_FUNCTIONS`).
+  implementations for each framework (``_TARGET_FUNCTIONS``).
 * **Cached** (:func:`functools.lru_cache`) per (claim id, expression, arguments, modules);
   nothing is lambdified at import time. Each generated function's ``__doc__`` names its
   claim and expression.
