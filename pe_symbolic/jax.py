@@ -425,19 +425,26 @@ def _rotate(x, c, s, layout: str, rd: int):
     _, jnp = _jax()
     pair = _formula("pair")
     low = x.dtype in (jnp.float16, jnp.bfloat16)
-    xw = x.astype(jnp.float32) if low else x
     h = rd // 2
+
+    def back(v):  # 16-bit x: each rotated half rounded once back to x's dtype
+        return v.astype(x.dtype) if low else v
+
     if layout == "split":
-        a, b = pair(xw[..., :h], xw[..., h:rd], c, s)
-        parts = [a, b]
+        x1, x2 = x[..., :h], x[..., h:rd]
     else:
-        xr = xw[..., :rd].reshape(xw.shape[:-1] + (h, 2))
-        a, b = pair(xr[..., 0], xr[..., 1], c, s)
-        parts = [jnp.stack((a, b), axis=-1).reshape(xw.shape[:-1] + (rd,))]
+        xr = x[..., :rd].reshape(x.shape[:-1] + (h, 2))
+        x1, x2 = xr[..., 0], xr[..., 1]
+    if low:
+        x1, x2 = x1.astype(jnp.float32), x2.astype(jnp.float32)
+    a, b = pair(x1, x2, c, s)
+    if layout == "split":
+        parts = [back(a), back(b)]
+    else:
+        parts = [jnp.stack((back(a), back(b)), axis=-1).reshape(x.shape[:-1] + (rd,))]
     if rd < x.shape[-1]:
-        parts.append(xw[..., rd:])
-    out = parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis=-1)
-    return out.astype(x.dtype) if low else out
+        parts.append(x[..., rd:])
+    return parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis=-1)
 
 
 def sinusoidal_table(
