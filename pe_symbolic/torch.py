@@ -236,7 +236,9 @@ def rope_cos_sin(
     Parameters
     ----------
     positions : torch.Tensor or array_like
-        Token positions (any integer or float dtype; formed in float64). Hugging Face
+        Token positions (any integer or float dtype; formed in float64; a tensor's values are
+        used as they are, exact below 2**53; array_like positions are checked like the
+        NumPy API's: finite, ``|t| < 2**53``). Hugging Face
         ``position_ids`` of shape ``(batch, seq)`` give tables of shape
         ``(batch, seq, d)``, which :func:`apply_rope` takes as ``cos_sin=``. M-RoPE: a
         leading axis of 3.
@@ -326,12 +328,24 @@ def apply_rope(
         ``apply_rotary_pos_emb`` does. Computed once per forward, used by every layer.
         Then no positions and no frequency keywords.
     base, layout, rotary_dim, config, inv_freq, layer_type, seq_len, mrope_section, mrope_interleaved, attention_factor
-        As in :func:`pe_symbolic.numeric.apply_rope`.
+        As in :func:`pe_symbolic.numeric.apply_rope`. Under ``torch.compile`` these are
+        constants of the graph (a config dict is guarded on); pass ``inv_freq`` as a list or
+        NumPy array there (a tensor is read on the host), and ``seq_len`` for ``dynamic`` /
+        ``longrope`` configs.
 
     Returns
     -------
     torch.Tensor or tuple
         Same shape, dtype and device as ``x``; differentiable in ``x``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` not a tensor or not float64/float32/float16/bfloat16; ``cos_sin`` tables of
+        another dtype.
+    ValueError
+        Positions that do not broadcast against ``x``, an odd head dim, both or neither of
+        ``positions`` / ``position_ids`` / ``cos_sin``, and the checks of the NumPy API.
 
     Notes
     -----
