@@ -603,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small sizes, few repeats")
     ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy", "proofs",
                                        "torch", "jax", "firstcall"),
-                    help="run one section")
+                    action="append", help="run this section (repeatable: --only torch --only jax)")
     args = ap.parse_args(argv)
     print(f"# pe_symbolic benchmarks ({'quick' if args.quick else 'full'})")
     print(machine_header())
@@ -620,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         "firstcall": frameworks.bench_first_call,
     }
     for name, fn in sections.items():
-        if args.only in (None, name):
+        if not args.only or name in args.only:
             fn(args.quick)
     print(f"\n(total {time.perf_counter() - t0:.1f} s)")
     return 0
