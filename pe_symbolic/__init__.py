@@ -72,7 +72,7 @@ def __getattr__(name: str) -> Any:
 
         globals()["audit"] = audit  # the function, not the subpackage of the same name
         return audit
-    if name in _SUBMODULES:
+    if name in _SUBMODULES or name in ("torch", "jax"):  # torch / jax: optional extras
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'pe_symbolic' has no attribute {name!r}")
 

@@ -46,7 +46,6 @@ import json
 import os
 import pathlib
 import sys
-import tempfile
 import types
 from collections.abc import Callable
 from typing import Any
@@ -178,6 +177,8 @@ def _write(name: str, args: tuple, body: dict[str, Any]) -> None:
     path = _entry_path(name, args)
     if path is None:
         return
+    import tempfile  # (only to write: a warm process does not import it)
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"sha256": _checksum(body), "body": body})
