@@ -201,13 +201,16 @@ def test_torch_compile_fullgraph_matches_eager():
     def f(x, ids):
         a = PT.apply_rope(x, ids, config=LLAMA)
         b = PT.apply_rope(x, ids, base=500000.0, layout="interleaved")
-        return a, b, PT.sinusoidal_table(ids, 16)
+        c = PT.apply_rope(x.to(torch.bfloat16), ids, config=LLAMA, rotary_dim=None)
+        return a, b, PT.sinusoidal_table(ids, 16), c
 
     cf = torch.compile(f, fullgraph=True)
     got, want = cf(x, ids), f(x, ids)
-    for g, w in zip(got, want):
+    for g, w in zip(got[:3], want[:3]):
         # compiled kernels may contract a*b - c*d into an FMA: within an ulp, not bitwise
         torch.testing.assert_close(g, w, rtol=2.0**-22, atol=2.0**-22)
+    assert got[3].dtype == torch.bfloat16  # rotated in float32, rounded once: within a bf16 ulp
+    torch.testing.assert_close(got[3].float(), want[3].float(), rtol=2.0**-7, atol=2.0**-7)
 
 
 def test_numpy_core_refuses_tensors_and_names_the_backend():
