@@ -155,8 +155,11 @@ def audit(
         \langle q, R(\Delta)k\rangle|` (per pair, offsets 1, 16, 256, 4096).
     backend : {"numpy", "torch"}
         ``"torch"`` runs the torch presets' real operations (others stay emulated, said so).
+        The ``pe_symbolic-torch`` and ``pe_symbolic-jax`` presets always run the package's
+        own tensor backends (:mod:`pe_symbolic.audit.backends`), with either value.
     device : str
-        torch device for ``backend="torch"`` (``"cpu"``, ``"cuda"``).
+        torch device for ``backend="torch"`` (``"cpu"``, ``"cuda"``; also the device of the
+        ``pe_symbolic-torch`` rows then).
     exhaustive : bool, optional
         Evaluate every position (default: when ``context <= 2**21``).
     fix : bool
