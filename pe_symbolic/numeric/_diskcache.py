@@ -20,7 +20,9 @@ key), ``theorems/**.py`` and ``encodings/**.py`` (the claims' statements and pro
 ``numeric/lower.py`` (the lowering). Any change to any of these re-proves and re-lowers
 everything, which is coarse but never stale. Entries live in
 ``<cache dir>/<key>/`` as JSON files named by a digest of the formula's name and
-arguments; the key's directory is created on first write.
+arguments; the key's directory is created on first write. Directories of older keys are
+left in place (two installations may share the cache); each holds about 50 KiB, and
+deleting the cache directory is always safe.
 
 **Location.** ``$PE_SYMBOLIC_CACHE_DIR`` if set (``""``, ``"0"``, ``"off"`` or ``"none"``:
 no disk cache at all), else ``$XDG_CACHE_HOME/pe_symbolic`` (Linux; ``~/.cache`` without
