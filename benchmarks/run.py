@@ -41,6 +41,8 @@ import numpy as np
 from pe_symbolic import numeric
 from pe_symbolic.numeric import _accurate, _kernels, _rope_kernels
 
+from . import frameworks
+
 
 # ----------------------------------------------------------------------------------------
 # timing
@@ -599,8 +601,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes, few repeats")
-    ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy", "proofs"),
-                    help="run one section")
+    ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy", "proofs",
+                                       "torch", "jax", "firstcall"),
+                    action="append", help="run this section (repeatable: --only torch --only jax)")
     args = ap.parse_args(argv)
     print(f"# pe_symbolic benchmarks ({'quick' if args.quick else 'full'})")
     print(machine_header())
@@ -612,9 +615,12 @@ def main(argv: list[str] | None = None) -> int:
         "memory": bench_memory,
         "accuracy": bench_accuracy,
         "proofs": bench_proofs,
+        "torch": frameworks.bench_torch,
+        "jax": frameworks.bench_jax,
+        "firstcall": frameworks.bench_first_call,
     }
     for name, fn in sections.items():
-        if args.only in (None, name):
+        if not args.only or name in args.only:
             fn(args.quick)
     print(f"\n(total {time.perf_counter() - t0:.1f} s)")
     return 0

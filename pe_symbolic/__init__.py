@@ -9,6 +9,10 @@ Layers -- one subpackage per floor; each floor imports only the floors below it:
 
 * :mod:`~pe_symbolic.cli` -- ``pe-derive`` and ``pe-audit``: the tools on top;
 * :mod:`~pe_symbolic.audit` -- the precision audit of framework recipes (:func:`pe_symbolic.audit`);
+* :mod:`~pe_symbolic.torch` -- RoPE and sinusoidal tables on torch tensors (``torch.compile``,
+  autograd), lowered through ``numeric.lower`` (torch imported on first use);
+* :mod:`~pe_symbolic.jax` -- the same on JAX arrays (``jax.jit``, ``jax.grad``), beside
+  :mod:`~pe_symbolic.torch` on one floor;
 * :mod:`~pe_symbolic.numeric` -- :mod:`~pe_symbolic.numeric.lower`, the one door to
   ``lambdify`` (proved claims only), and the NumPy core: tables, RoPE, kernels;
 * :mod:`~pe_symbolic.theorems` -- the registry of named claims;
@@ -68,7 +72,7 @@ def __getattr__(name: str) -> Any:
 
         globals()["audit"] = audit  # the function, not the subpackage of the same name
         return audit
-    if name in _SUBMODULES:
+    if name in _SUBMODULES or name in ("torch", "jax"):  # torch / jax: optional extras
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'pe_symbolic' has no attribute {name!r}")
 

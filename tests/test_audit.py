@@ -37,7 +37,8 @@ def llama():
 def test_every_preset_has_a_source_note_and_the_issue_names():
     assert set(recipes.preset_names()) == {
         "hf", "hf-autocast", "gpt-neox", "vllm", "torchtune", "flash-attn", "liger", "llama.cpp", "mlx",
-        "rotary-embedding-torch", "t2t", "fairseq", "distilbert", "pe_symbolic"}
+        "rotary-embedding-torch", "t2t", "fairseq", "distilbert", "pe_symbolic",
+        "pe_symbolic-torch", "pe_symbolic-jax"}
     for r in recipes.PRESETS.values():
         assert len(r.source) > 40
 

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._validate import check_choice
+from .backends import BACKEND_PRESETS, measure_backend
 from .recipes import ACT_DTYPES, PRESETS, Recipe, get_recipe, preset_names
 from .report import BOUND_CLAIMS, AuditReport
 
@@ -189,8 +190,11 @@ def audit(
         \langle q, R(\Delta)k\rangle|` (per pair, offsets 1, 16, 256, 4096).
     backend : {"numpy", "torch"}
         ``"torch"`` runs the torch presets' real operations (others stay emulated, said so).
+        The ``pe_symbolic-torch`` and ``pe_symbolic-jax`` presets always run the package's
+        own tensor backends (:mod:`pe_symbolic.audit.backends`), with either value.
     device : str
-        torch device for ``backend="torch"`` (``"cpu"``, ``"cuda"``).
+        torch device for ``backend="torch"`` (``"cpu"``, ``"cuda"``; also the device of the
+        ``pe_symbolic-torch`` rows then).
     exhaustive : bool, optional
         Evaluate every position (default: when ``context <= 2**21``).
     fix : bool
@@ -265,7 +269,10 @@ def audit(
             label = f"{r.name} {dt}"
             cb = None if progress is None else (lambda done, total, label=label: progress(label, done, total))
             em = Emulation(tg, r, dt)
-            if torch_mod is not None and torch_mod.supports(r):
+            if r.name in BACKEND_PRESETS and PRESETS.get(r.name) == r:  # the package's own backends, run
+                res = measure_backend(em, context, device=device if backend == "torch" else "cpu",
+                                      exhaustive=exhaustive, progress=cb)
+            elif torch_mod is not None and torch_mod.supports(r):
                 res = torch_mod.measure_torch(em, context, device=device, exhaustive=exhaustive, progress=cb)
             else:
                 res = measure(em, context, exhaustive=exhaustive, progress=cb)

@@ -322,6 +322,15 @@ PRESETS: dict[str, Recipe] = {
             inv_freq="exact", inv_freq_dtype="float64", position_dtype="int64", angle_dtype="float64",
             trig_dtype="float64", table_dtype="float32", rotation_dtype="float32",
         ),
+        *(Recipe(
+            f"pe_symbolic-{fw}",
+            f"pe_symbolic.{fw}.rope_cos_sin / apply_rope, run for real (pe_symbolic.audit.backends; "
+            "emulated where the framework is absent): 40-digit frequencies rounded once to float64, "
+            "the angle one float64 product of float64 positions, cos/sin float64, rounded once to "
+            "float32 tables; bf16/fp16 x rotated in float32 and rounded once",
+            inv_freq="reciprocal", inv_freq_dtype="float64", position_dtype="int64", angle_dtype="float64",
+            trig_dtype="float64", table_dtype="float32", rotation_dtype="float32",
+        ) for fw in ("torch", "jax")),
     )
 }
 
@@ -342,7 +351,7 @@ def get_recipe(recipe: str | Recipe | Mapping[str, Any]) -> Recipe:
     'vllm'
     >>> get_recipe("hugginface")
     Traceback (most recent call last):
-    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-autocast', 'gpt-neox', 'vllm', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic'
+    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-autocast', 'gpt-neox', 'vllm', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic', 'pe_symbolic-torch', 'pe_symbolic-jax'
     """
     if isinstance(recipe, Recipe):
         return recipe

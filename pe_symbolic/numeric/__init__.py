@@ -39,6 +39,13 @@ Design rules (see :mod:`pe_symbolic.numeric._kernels` for the error analysis):
   proved expressions; :func:`rope_cos_sin` and :func:`apply_rope` take the same ``config=``
   (or ``inv_freq=``), M-RoPE positions and Hugging Face ``position_ids``.
 
+* **NumPy arrays only**: a torch tensor or a JAX array is refused with a :class:`TypeError`
+  naming :mod:`pe_symbolic.torch` / :mod:`pe_symbolic.jax` (the same functions on tensors,
+  from the same lowered formulas), never converted silently.
+* **First call**: the verdicts of the gating claims and the lowered formulas are cached on
+  disk (:mod:`pe_symbolic.numeric._diskcache`; ``$PE_SYMBOLIC_CACHE_DIR``), so a later
+  process neither imports SymPy nor proves anything for them.
+
 Conventions: pair ``i`` has frequency :math:`\omega_i`; layout ``"interleaved"`` puts it in
 slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
 :math:`\sin(\omega_i t)` in the first slot. RoPE angles are :math:`m\theta_i`,

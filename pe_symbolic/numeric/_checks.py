@@ -43,6 +43,30 @@ MAX_D = 2**15
 MAX_POSITION = 2.0**53
 
 
+def check_not_framework(value: object, name: str) -> None:
+    """Refuse a torch tensor or a JAX array with a :class:`TypeError` naming the backend
+    module that takes it (``pe_symbolic.torch`` / ``pe_symbolic.jax``): the NumPy core
+    never converts one silently (that would return NumPy arrays, move data off the device
+    and drop gradients). Neither framework is imported to check.
+
+    >>> class Tensor:  # stands for torch.Tensor
+    ...     pass
+    >>> Tensor.__module__ = "torch"
+    >>> check_not_framework(Tensor(), "x")
+    Traceback (most recent call last):
+    TypeError: x is a torch.Tensor; the NumPy core takes NumPy arrays only: use pe_symbolic.torch (same keywords: apply_rope(x, position_ids, config=...)), or pass x.numpy() yourself
+    """
+    mod = type(value).__module__.split(".")[0]
+    if mod == "torch":
+        raise TypeError(f"{name} is a torch.Tensor; the NumPy core takes NumPy arrays only: use "
+                        "pe_symbolic.torch (same keywords: apply_rope(x, position_ids, config=...)), "
+                        f"or pass {name}.numpy() yourself")
+    if mod in ("jax", "jaxlib"):
+        raise TypeError(f"{name} is a JAX array; the NumPy core takes NumPy arrays only: use "
+                        "pe_symbolic.jax (same keywords: apply_rope(x, position_ids, config=...)), "
+                        f"or pass numpy.asarray({name}) yourself")
+
+
 def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
     """Return ``positions`` as a float64 array after checking every entry.
 
@@ -58,6 +82,7 @@ def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
     Traceback (most recent call last):
     TypeError: positions must be real numbers (integer or floating dtype); got dtype complex128
     """
+    check_not_framework(positions, name)
     try:
         arr = np.asarray(positions)
     except Exception as exc:  # ragged lists etc.
@@ -125,6 +150,7 @@ def check_x(x: object, *, name: str = "x") -> np.ndarray:
     Traceback (most recent call last):
     TypeError: x must have dtype float64, float32, float16 or bfloat16; got int64 (convert it with x.astype(np.float32) or x.astype(np.float64))
     """
+    check_not_framework(x, name)
     arr = np.asarray(x)
     if arr.dtype not in FLOAT_DTYPES:
         raise TypeError(

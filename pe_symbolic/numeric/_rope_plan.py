@@ -96,7 +96,6 @@ def frequency_plan(
     attention_factor: float | None,
 ) -> FrequencyPlan:
     """Resolve the frequency keywords of the RoPE functions into one :class:`FrequencyPlan`."""
-    from ..encodings.family import mrope_axes
     from .config import RopeSpec, _check_seq_len, _seq_key, parse_rope_config
 
     if config is not None and inv_freq is not None:
@@ -149,6 +148,8 @@ def frequency_plan(
         attention = float(attention_factor)
     axes = None
     if section is not None:
+        from ..encodings.family import mrope_axes  # (imports SymPy: only for M-RoPE)
+
         axes = mrope_axes(section, interleaved=interleaved)
         if len(axes) != rd // 2:
             raise ValueError(

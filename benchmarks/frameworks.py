@@ -1,0 +1,217 @@
+"""Benchmarks of :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`, and of the first
+numeric call with the disk cache cold and warm.
+
+RoPE rows (one run, same machine, medians of warm calls; ratios against a copy of ``x``
+and against Hugging Face's formula in the same run):
+
+* ``copy``: ``x.clone()`` (torch) / a jitted ``x * 1`` (JAX): the memory floor of any
+  out-of-place RoPE;
+* ``HF``: Hugging Face's ``LlamaRotaryEmbedding.forward`` (float32 ``inv_freq @ position_ids``,
+  ``cat``, ``cos``/``sin``, cast) and ``apply_rotary_pos_emb`` (``q * cos + rotate_half(q) *
+  sin``), written inline; "apply" rows take the tables as given (computed once per
+  forward, as in a model), "full" rows compute them too;
+* ``pe_symbolic``: :func:`pe_symbolic.torch.apply_rope` with ``position_ids`` (full) and
+  with ``cos_sin=`` from :func:`pe_symbolic.torch.rope_cos_sin` (apply);
+* each eager and ``torch.compile``-d (``fullgraph=True``), or ``jax.jit``-ted.
+
+Targets (issue 22): compiled ``apply_rope`` <= 1.2x a copy on CPU for (4, 8, 4096, 128)
+float32 and bfloat16; eager within 1.5x HF eager.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+
+
+def _median(fn, repeat: int, sync=lambda r: r) -> float:
+    sync(fn())
+    sync(fn())
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        sync(fn())
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _hf_tables(torch, inv_freq, position_ids, dtype):
+    """HF LlamaRotaryEmbedding.forward (default rope type), inline."""
+    inv = inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+    pos = position_ids[:, None, :].float()
+    freqs = (inv.float() @ pos.float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def _rotate_half(torch, x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def _hf_apply(torch, q, cos, sin):
+    """HF apply_rotary_pos_emb (unsqueeze_dim=1), inline."""
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+    return (q * cos) + (_rotate_half(torch, q) * sin)
+
+
+def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
+    import pe_symbolic.torch as PT
+
+    B, H, S, D = shape
+    base = 500000.0
+    ids = torch.arange(S, device=device)[None].expand(B, S).contiguous()
+    inv = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.int64, device=device).float() / D))
+    sync = (lambda r: (torch.cuda.synchronize(), r)[1]) if device == "cuda" else (lambda r: r)
+    for dt in dtypes:
+        x = torch.randn(shape, device=device).to(dt)
+        hc, hs = _hf_tables(torch, inv, ids, dt)
+        pc, ps = PT.rope_cos_sin(ids, D, base=base, dtype=torch.float32 if dt != torch.float64 else dt)
+        fns = {
+            "copy": lambda: x.clone(),
+            "HF apply": lambda: _hf_apply(torch, x, hc, hs),
+            "HF full": lambda: _hf_apply(torch, x, *_hf_tables(torch, inv, ids, dt)),
+            "pe_symbolic apply": lambda: PT.apply_rope(x, cos_sin=(pc, ps)),
+            "pe_symbolic full": lambda: PT.apply_rope(x, ids, base=base),
+        }
+        compiled = {
+            "HF apply": torch.compile(lambda x, c, s: _hf_apply(torch, x, c, s), fullgraph=True),
+            "HF full": torch.compile(lambda x, i: _hf_apply(torch, x, *_hf_tables(torch, inv, i, dt)), fullgraph=True),
+            "pe_symbolic apply": torch.compile(lambda x, c, s: PT.apply_rope(x, cos_sin=(c, s)), fullgraph=True),
+            "pe_symbolic full": torch.compile(lambda x, i: PT.apply_rope(x, i, base=base), fullgraph=True),
+        }
+        args = {"HF apply": (x, hc, hs), "HF full": (x, ids), "pe_symbolic apply": (x, pc, ps),
+                "pe_symbolic full": (x, ids)}
+        t_compile = {}
+        for k, f in compiled.items():
+            t0 = time.perf_counter()
+            sync(f(*args[k]))
+            t_compile[k] = time.perf_counter() - t0
+        times = {f"{k} eager": _median(f, repeat, sync) for k, f in fns.items()}
+        for k, f in compiled.items():
+            times[f"{k} compiled"] = _median(lambda f=f, k=k: f(*args[k]), repeat, sync)
+        copy = times.pop("copy eager")
+        name = str(dt).removeprefix("torch.")
+        print(f"\n{device} {name} x{tuple(shape)} ({x.numel() * x.element_size() / 2**20:.0f} MiB), "
+              f"torch {torch.__version__}, {torch.get_num_threads()} threads; copy {copy * 1e3:.2f} ms")
+        print(f"{'row':<30} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}")
+        for k, v in times.items():
+            kind, mode = k.rsplit(" ", 1)
+            hf = times[f"HF {kind.split(' ', 1)[1]} {mode}"] if kind.startswith("pe_symbolic") else v
+            print(f"{k:<30} {v * 1e3:>8.2f}ms {v / copy:>7.2f}x {v / hf:>14.2f}x")
+        print("compile (first call): " + ", ".join(f"{k} {v:.1f} s" for k, v in t_compile.items()))
+
+
+def bench_torch(quick: bool) -> None:
+    print("\n## pe_symbolic.torch: RoPE against Hugging Face's formula and a copy")
+    try:
+        import torch
+    except ImportError:
+        print("torch not installed: section skipped (pip install 'pe_symbolic[torch]')")
+        return
+    shape = (1, 8, 1024, 128) if quick else (4, 8, 4096, 128)
+    repeat = 3 if quick else 7
+    _torch_rows(torch, "cpu", shape, (torch.float32, torch.bfloat16), repeat)
+    print("\n## GPU")
+    if torch.cuda.is_available():
+        print(f"CUDA device: {torch.cuda.get_device_name()}")
+        _torch_rows(torch, "cuda", shape, (torch.float32, torch.bfloat16), repeat)
+    else:
+        print("no CUDA here (torch.cuda.is_available() is False): GPU rows not measured")
+
+
+def bench_jax(quick: bool) -> None:
+    print("\n## pe_symbolic.jax: RoPE against Hugging Face's formula (jnp) and a copy")
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        print("JAX not installed: section skipped (pip install 'pe_symbolic[jax]')")
+        return
+    import pe_symbolic.jax as PJ
+
+    B, H, S, D = shape = (1, 8, 1024, 128) if quick else (4, 8, 4096, 128)
+    repeat = 3 if quick else 7
+    base = 500000.0
+    ids = jnp.asarray(np.broadcast_to(np.arange(S)[None], (B, S)).astype(np.int32))
+    inv = 1.0 / (base ** (jnp.arange(0, D, 2).astype(jnp.float32) / D))
+
+    def hf_tables(i, dt):
+        freqs = (i[:, :, None].astype(jnp.float32) * inv[None, None, :])
+        emb = jnp.concatenate((freqs, freqs), -1)
+        return jnp.cos(emb).astype(dt), jnp.sin(emb).astype(dt)
+
+    def hf_apply(q, c, s):
+        c, s = c[:, None], s[:, None]
+        rot = jnp.concatenate((-q[..., D // 2:], q[..., : D // 2]), -1)
+        return q * c + rot * s
+
+    def block(r):
+        return jax.block_until_ready(r)
+
+    print(f"jax {jax.__version__}, x64 {'on' if PJ.x64_enabled() else 'off (tables: NumPy core via pure_callback)'}")
+    for dt in (jnp.float32, jnp.bfloat16):
+        x = jnp.asarray(np.random.default_rng(0).standard_normal(shape, dtype=np.float32)).astype(dt)
+        hc, hs = hf_tables(ids, dt)
+        pc, ps = PJ.rope_cos_sin(ids, D, base=base, dtype=jnp.float32)
+        jf = {
+            "copy": (jax.jit(lambda x: x * 1), (x,)),
+            "HF apply": (jax.jit(hf_apply), (x, hc, hs)),
+            "HF full": (jax.jit(lambda x, i: hf_apply(x, *hf_tables(i, x.dtype))), (x, ids)),
+            "pe_symbolic apply": (jax.jit(lambda x, c, s: PJ.apply_rope(x, cos_sin=(c, s))), (x, pc, ps)),
+            "pe_symbolic full": (jax.jit(lambda x, i: PJ.apply_rope(x, i, base=base)), (x, ids)),
+        }
+        times = {k: _median(lambda f=f, a=a: f(*a), repeat, block) for k, (f, a) in jf.items()}
+        copy = times.pop("copy")
+        print(f"\ncpu {jnp.dtype(dt).name} x{shape}; copy (jit x*1) {copy * 1e3:.2f} ms")
+        print(f"{'row (jax.jit)':<30} {'median':>10} {'/ copy':>8} {'/ HF same':>10}")
+        for k, v in times.items():
+            hf = times["HF " + k.split(" ", 1)[1]] if k.startswith("pe_symbolic") else v
+            print(f"{k:<30} {v * 1e3:>8.2f}ms {v / copy:>7.2f}x {v / hf:>9.2f}x")
+
+
+FIRST = textwrap.dedent("""
+    import sys, time, json
+    t0 = time.perf_counter()
+    import pe_symbolic.numeric as N
+    t1 = time.perf_counter()
+    N.sinusoidal_table([0, 1, 2], 64)
+    t2 = time.perf_counter()
+    print(json.dumps({"import": t1 - t0, "first": t2 - t1, "sympy": "sympy" in sys.modules}))
+""")
+BASELINE = "import time; t0 = time.perf_counter(); import numpy; print(time.perf_counter() - t0)"
+
+
+def bench_first_call(quick: bool) -> None:
+    """``import pe_symbolic.numeric`` plus a first table, in fresh processes: the disk cache
+    empty (cold), then warm (median of several)."""
+    print("\n## First numeric call: disk cache cold and warm (fresh processes)")
+    runs = 3 if quick else 7
+
+    def run(cache: str) -> dict:
+        env = dict(os.environ, PE_SYMBOLIC_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", FIRST], capture_output=True, text=True, env=env, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cold = run(tmp)
+        warm = [run(tmp) for _ in range(runs)]
+    numpy_import = statistics.median(
+        float(subprocess.run([sys.executable, "-c", BASELINE], capture_output=True, text=True,
+                             check=True).stdout) for _ in range(runs))
+    wi = statistics.median(w["import"] for w in warm)
+    wf = statistics.median(w["first"] for w in warm)
+    print(f"cold: import pe_symbolic.numeric {cold['import'] * 1e3:.1f} ms + first table "
+          f"{cold['first'] * 1e3:.1f} ms (proofs, lambdify, stored); SymPy imported: {cold['sympy']}")
+    print(f"warm (median of {runs}): import {wi * 1e3:.1f} ms + first table {wf * 1e3:.1f} ms = "
+          f"{(wi + wf) * 1e3:.1f} ms; SymPy imported: {any(w['sympy'] for w in warm)}")
+    print(f"(of which `import numpy` alone, median of {runs} fresh processes: {numpy_import * 1e3:.1f} ms)")

@@ -1,0 +1,249 @@
+"""pe_symbolic.torch against the NumPy core and the mpmath oracle; gradients; torch.compile."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import ml_dtypes  # noqa: E402
+
+import pe_symbolic.numeric as N  # noqa: E402
+import pe_symbolic.torch as PT  # noqa: E402
+from pe_symbolic import reference  # noqa: E402
+from pe_symbolic.numeric import lower  # noqa: E402
+from pe_symbolic.numeric._checks import round_to  # noqa: E402
+
+LLAMA = N.model_config("llama-3.1-8b")
+DTYPES = {"float32": (torch.float32, np.float32), "bfloat16": (torch.bfloat16, ml_dtypes.bfloat16),
+          "float16": (torch.float16, np.float16), "float64": (torch.float64, np.float64)}
+
+
+def _x(shape, dtype=torch.float32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+def _np(t):
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy().astype(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+def _ids(batch, seq, start=0):
+    return (torch.arange(seq) + start)[None].expand(batch, seq).contiguous()
+
+
+# ----------------------------------------------------------------------------------------
+# against the NumPy core
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_split_layout_is_bit_identical_to_the_numpy_core(dtype):
+    """Same tables (float64 rounded once) and the same operations: the same bits."""
+    tdt, _ = DTYPES[dtype]
+    x = _x((2, 4, 96, 128), tdt)
+    ids = _ids(2, 96, start=4000)
+    got = PT.apply_rope(x, ids, config=LLAMA)
+    want = N.apply_rope(_np(x), position_ids=ids.numpy(), config=LLAMA)
+    assert got.dtype == tdt and got.shape == x.shape
+    np.testing.assert_array_equal(got.float().numpy(), want.astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_interleaved_layout_is_ulp_bounded(dtype):
+    """NumPy's interleaved kernel is a complex multiply (an FMA on some CPUs): not the same
+    operations, so within an ulp of the rotated pair's size, not bitwise."""
+    tdt, _ = DTYPES[dtype]
+    x = _x((1, 3, 80, 64), tdt, seed=1)
+    ids = _ids(1, 80, start=123)
+    got = PT.apply_rope(x, ids, base=500000.0, layout="interleaved").double().numpy()
+    want = N.apply_rope(_np(x), position_ids=ids.numpy(), base=500000.0, layout="interleaved").astype(np.float64)
+    xs = x.double().numpy().reshape(1, 3, 80, 32, 2)
+    mag = np.repeat(np.abs(xs).sum(-1), 2, axis=-1)
+    eps = {"float32": 2.0**-23, "float64": 2.0**-52, "bfloat16": 2.0**-7}[dtype]
+    # float64 shows the tables' difference too: angle error <= 2**-52 |angle| here (|angle| <= 203)
+    table = 2.0**-52 * 203 if dtype == "float64" else 0.0
+    assert (np.abs(got - want) <= (2 * eps + table) * mag + 1e-300).all()
+
+
+@pytest.mark.parametrize("name", sorted(N.model_configs()))
+def test_every_shipped_config_matches_the_numpy_core(name):
+    cfg = N.model_config(name)
+    try:
+        spec = N.parse_rope_config(cfg)
+        lt = None
+    except ValueError:  # per-layer-type configs (Gemma 3)
+        lt = "sliding_attention"
+        spec = N.parse_rope_config(cfg, layer_type=lt)
+    mrope = spec.mrope_section is not None
+    x = _x((2, 2, 24, spec.head_dim), torch.float64, seed=3)
+    ids = _ids(2, 24, start=5000)
+    if mrope:
+        ids = torch.stack([ids, ids // 2, ids % 7])
+    got = PT.apply_rope(x, ids, config=cfg, layer_type=lt).numpy()
+    want = N.apply_rope(x.numpy(), position_ids=ids.numpy(), config=cfg, layer_type=lt)
+    # float64: the angle is one float64 product here (error <= 2**-52 |angle|), angle addition there
+    tol = 2.0**-52 * 5100 * 4 + 1e-15
+    np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(x.numpy()).max() * 2)
+
+
+@pytest.mark.parametrize("scaling", [
+    {"rope_type": "linear", "factor": 4.0},
+    {"rope_type": "ntk", "factor": 2.0},
+    {"rope_type": "dynamic", "factor": 2.0},
+    {"rope_type": "proportional", "factor": 2.0},
+    {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024},
+])
+def test_every_rope_type_of_the_parser(scaling):
+    cfg = {"rope_theta": 10000.0, "head_dim": 32, "max_position_embeddings": 2048, "rope_scaling": scaling}
+    x = _x((1, 2, 40, 32), torch.float32, seed=4)
+    ids = _ids(1, 40, start=3000)  # past max_position_embeddings: dynamic rescales
+    got = PT.apply_rope(x, ids, config=cfg)
+    want = N.apply_rope(x.numpy(), position_ids=ids.numpy(), config=cfg)
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_rope_cos_sin_matches_the_numpy_core_and_rounds_16_bit_tables_once():
+    pos = torch.arange(0, 8192, 3)
+    for tdt, ndt in (DTYPES["float32"], DTYPES["bfloat16"], DTYPES["float16"]):
+        for layout in ("split", "interleaved"):
+            c, s = PT.rope_cos_sin(pos, config=LLAMA, dtype=tdt, layout=layout)
+            wc, ws = N.rope_cos_sin(pos.numpy(), config=LLAMA, dtype=ndt, layout=layout)
+            assert c.dtype == tdt and c.shape == (pos.numel(), 128)
+            for got, want in ((c, wc), (s, ws)):
+                got, want = got.double().numpy(), want.astype(np.float64)
+                ulp = np.spacing(np.abs(want).astype(ndt).astype(np.float64)) if ndt is np.float32 else \
+                    np.abs(want) * 2.0 ** -(7 if ndt is ml_dtypes.bfloat16 else 10) + 2.0**-24
+                assert (np.abs(got - want) <= ulp).all()
+                assert (got != want).mean() < 1e-3  # almost always the same bits
+
+
+def test_round_once_is_correct_rounding_where_torch_rounds_twice():
+    rng = np.random.default_rng(5)
+    # float64 values just off the 16-bit dtypes' ties, where float64 -> float32 -> 16 bit errs
+    base = rng.uniform(-1, 1, 4000)
+    for ndt, tdt, bits in ((ml_dtypes.bfloat16, torch.bfloat16, 8), (np.float16, torch.float16, 11)):
+        lo = base.astype(ndt).astype(np.float64)
+        tie = lo + np.spacing(lo.astype(ndt)).astype(np.float64) / 2  # exact ties ...
+        v = np.concatenate([base, tie + np.abs(tie) * 2.0**-40, tie - np.abs(tie) * 2.0**-40, tie])
+        got = PT._round_once(torch.from_numpy(v), tdt).float().numpy()
+        want = round_to(v, np.dtype(ndt)).astype(np.float32)
+        np.testing.assert_array_equal(got, want)
+        twice = torch.from_numpy(v).to(tdt).float().numpy()
+        assert (twice != want).any()  # the case it is for
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "split"])
+@pytest.mark.parametrize("order", ["sin_cos", "cos_sin"])
+def test_sinusoidal_table_matches_the_numpy_core(layout, order):
+    pos = torch.arange(0, 5000, 7)
+    got = PT.sinusoidal_table(pos, 64, layout=layout, order=order, dtype=torch.float32)
+    want = N.sinusoidal_table(pos.numpy(), 64, layout=layout, order=order, dtype=np.float32)
+    assert got.shape == (pos.numel(), 64)
+    assert (np.abs(got.numpy() - want) <= np.spacing(np.abs(want))).all()
+    got64 = PT.sinusoidal_table(pos, 64, layout=layout, order=order, dtype=torch.float64).numpy()
+    want64 = N.sinusoidal_table(pos.numpy(), 64, layout=layout, order=order)
+    assert np.abs(got64 - want64).max() <= 2.0**-52 * 5000 * 2
+
+
+def test_tables_at_a_million_positions_against_the_oracle():
+    """Angles in float64, never float32: within 2**-52 |angle| (+ an ulp) at 1M positions
+    (base 500000), where HF's float32 angles are off by 7.5e-2 rad."""
+    pos = np.array([131071.0, 999_999.0, 2.0**20 - 1])
+    c, s = PT.rope_cos_sin(torch.from_numpy(pos), 128, base=500000.0, dtype=torch.float64)
+    ref = reference.to_float(reference.sinusoidal_table(pos, 128, base=500000, layout="split",
+                                                        order="cos_sin", dps=40))
+    err = max(np.abs(c[:, :64].numpy() - ref[:, :64]).max(), np.abs(s[:, :64].numpy() - ref[:, 64:]).max())
+    assert err <= 2.0**-52 * 2.0**20 + 2.0**-52
+    assert err < 1e-9
+
+
+# ----------------------------------------------------------------------------------------
+# tensors in, tensors out
+
+
+def test_tuple_positions_cos_sin_and_partial_rotary_agree():
+    q, k = _x((2, 8, 16, 64)), _x((2, 2, 16, 64), seed=9)
+    ids = _ids(2, 16, start=10)
+    qr, kr = PT.apply_rope((q, k), ids, base=10000.0)
+    cs = PT.rope_cos_sin(ids, 64)
+    torch.testing.assert_close(PT.apply_rope(q, cos_sin=cs), qr, rtol=0, atol=0)
+    torch.testing.assert_close(PT.apply_rope(k, positions=ids[:, None, :]), kr, rtol=0, atol=0)
+    half = PT.apply_rope(q, ids, rotary_dim=32)
+    assert torch.equal(half[..., 32:], q[..., 32:])
+    want = N.apply_rope(q.numpy(), position_ids=ids.numpy(), rotary_dim=32)
+    np.testing.assert_array_equal(half.numpy(), want)
+
+
+def test_no_conversion_and_no_gradient_is_lost():
+    x = _x((1, 2, 8, 16), torch.float32).requires_grad_(True)
+    y = PT.apply_rope(x, _ids(1, 8))
+    assert isinstance(y, torch.Tensor) and y.requires_grad and y.dtype == torch.float32
+    (y ** 2).sum().backward()  # a rotation keeps norms: d/dx |Rx|^2 = 2x
+    torch.testing.assert_close(x.grad, 2 * x.detach(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("layout", ["split", "interleaved"])
+def test_gradcheck_float64(layout):
+    x = _x((1, 2, 5, 8), torch.float64, seed=11).requires_grad_(True)
+    ids = _ids(1, 5, start=100)
+    assert torch.autograd.gradcheck(lambda v: PT.apply_rope(v, ids, layout=layout, rotary_dim=6), (x,))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's own (inductor imports torch.jit)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_torch_compile_fullgraph_matches_eager():
+    x = _x((2, 4, 32, 128), torch.float32, seed=12)
+    ids = _ids(2, 32, start=70000)
+
+    def f(x, ids):
+        a = PT.apply_rope(x, ids, config=LLAMA)
+        b = PT.apply_rope(x, ids, base=500000.0, layout="interleaved")
+        c = PT.apply_rope(x.to(torch.bfloat16), ids, config=LLAMA, rotary_dim=None)
+        return a, b, PT.sinusoidal_table(ids, 16), c
+
+    cf = torch.compile(f, fullgraph=True)
+    got, want = cf(x, ids), f(x, ids)
+    for g, w in zip(got[:3], want[:3]):
+        # compiled kernels may contract a*b - c*d into an FMA: within an ulp, not bitwise
+        torch.testing.assert_close(g, w, rtol=2.0**-22, atol=2.0**-22)
+    assert got[3].dtype == torch.bfloat16  # rotated in float32, rounded once: within a bf16 ulp
+    torch.testing.assert_close(got[3].float(), want[3].float(), rtol=2.0**-7, atol=2.0**-7)
+
+
+def test_numpy_core_refuses_tensors_and_names_the_backend():
+    with pytest.raises(TypeError, match="pe_symbolic.torch"):
+        N.apply_rope(torch.ones(2, 4), [0, 1])
+    with pytest.raises(TypeError, match="pe_symbolic.torch"):
+        N.rope_cos_sin(torch.arange(3), 4)
+
+
+def test_bad_arguments_are_named():
+    x = _x((1, 2, 4, 8))
+    with pytest.raises(TypeError, match="torch.Tensor.*pe_symbolic.numeric.apply_rope"):
+        PT.apply_rope(x.numpy(), _ids(1, 4))
+    with pytest.raises(TypeError, match="x.dtype=torch.int64 is not allowed"):
+        PT.apply_rope(torch.ones(1, 2, 4, 8, dtype=torch.int64), _ids(1, 4))
+    with pytest.raises(ValueError, match="exactly one of position_ids"):
+        PT.apply_rope(x)
+    with pytest.raises(ValueError, match="position_ids must have shape \\(batch, seq\\)"):
+        PT.apply_rope(x, torch.arange(4))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        PT.apply_rope(x, _ids(1, 5))
+    with pytest.raises(ValueError, match="odd length d=7"):
+        PT.apply_rope(_x((1, 2, 4, 7)), _ids(1, 4))
+    with pytest.raises(ValueError, match="cos_sin= already holds the tables"):
+        PT.apply_rope(x, _ids(1, 4), cos_sin=PT.rope_cos_sin(_ids(1, 4), 8))
+    with pytest.raises(TypeError, match="dtype=torch.int32 is not allowed"):
+        PT.rope_cos_sin([0, 1], 8, dtype=torch.int32)
+    with pytest.raises(ValueError, match="finite"):
+        PT.rope_cos_sin([0, float("nan")], 8)
+
+
+def test_the_formulas_come_through_the_one_door():
+    pair = lower.rope_pair("torch")
+    assert pair.claim_id == "rope.efficient_form" and "modules='torch'" in pair.__doc__
+    assert lower.sinusoidal_pair("torch").claim_id == "translation.identity"
+    assert PT._formula("pair") is pair
