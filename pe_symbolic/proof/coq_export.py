@@ -37,7 +37,7 @@ from typing import Literal
 import sympy as sp
 
 from .claims import Claim
-from .coq import PREAMBLE, Env, OutsideFragment, hypotheses, lemma_statement, to_coq_ast
+from .coq import PREAMBLE, Env, OutsideFragment, hypotheses, lemma_statement, to_coq_ast, to_coq_derivative
 from .coq_tactics import script
 
 __all__ = ["CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus", "check", "coq_file",
@@ -46,7 +46,7 @@ __all__ = ["CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus", "chec
 CoqStatus = Literal["checked", "failed", "outside"]
 
 #: Seconds one lemma's script may run in Coq (``Timeout``) before it counts as failed.
-LEMMA_TIMEOUT = 20
+LEMMA_TIMEOUT = 10
 
 
 def lemma_name(claim_id: str, equation: int, entry: tuple[int, int] | None = None) -> str:
@@ -121,7 +121,9 @@ def export_claim(claim: Claim) -> CoqExport:
             name = lemma_name(claim.id, q, entry)
             env = Env()
             try:
-                L, R = to_coq_ast(sp.sympify(lhs), env), to_coq_ast(sp.sympify(rhs), env)
+                lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+                L = to_coq_derivative(lhs, env) if isinstance(lhs, sp.Derivative) else to_coq_ast(lhs, env)
+                R = to_coq_ast(rhs, env)
                 hyps, dropped = hypotheses(claim, env)
             except OutsideFragment as exc:
                 lemmas.append(CoqLemma(name, claim.id, q, entry, eq.label, outside=str(exc)))

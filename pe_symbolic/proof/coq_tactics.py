@@ -39,7 +39,7 @@ __all__ = ["script"]
 
 _TRIG = ("sin", "cos")
 _EXPAND = ("repeat (first [rewrite sin_plus | rewrite cos_plus | rewrite sin_neg | rewrite cos_neg "
-           "| rewrite sin_0 | rewrite cos_0])")
+           "| rewrite sin_0 | rewrite cos_0 | rewrite sin_PI | rewrite cos_PI])")
 _EXPAND_POW = ("repeat (first [rewrite Rpower_plus | rewrite Rpower_Ropp | rewrite exp_plus "
                "| rewrite exp_Ropp | rewrite exp_0])")
 
@@ -95,10 +95,28 @@ def _first(n: Node, kind: str) -> Node | None:
 # Structure: Piecewise, sums, deltas
 # --------------------------------------------------------------------------------------
 def _goal(L: Node, R: Node, depth: int) -> str:
+    if L[0] == "deriv":
+        x, f = L[1], L[2]
+        if R != ("num", 0, 1):
+            return "fail"
+        if ("var", x) not in _walk(f):
+            return "apply derivable_pt_lim_const"
+        # f is constant in x: f(x) = f(0) for every x (proved as an equation), so every
+        # difference quotient is 0
+        f0 = _map(f, lambda n: ("num", 0, 1) if n == ("var", x) else None)
+        return (f"assert (Hc : forall {x} : R, {coq_text(f)} = {coq_text(f0)}) by (clear dependent {x}; intros {x}; "
+                f"{_goal(f, f0, depth + 1)}); intros eps Heps; exists (mkposreal 1 Rlt_0_1); "
+                f"intros hh Hh Hlt; cbv beta; rewrite (Hc ({x} + hh)), (Hc {x}); "
+                "match goal with |- Rabs ?e < _ => replace e with 0 by (field; assumption) end; "
+                "rewrite Rabs_R0; assumption")
     if L == R:
         return "reflexivity"
     if depth > 8:
         return "fail"
+    for fn, cases in _CASES.items():
+        app = next((x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] == fn), None)
+        if app is not None:
+            return _branch(L, R, app, cases, depth)
     ite = _first(L, "ite") or _first(R, "ite")
     if ite is not None:
         return _ite(L, R, ite[1], depth)
@@ -108,6 +126,48 @@ def _goal(L: Node, R: Node, depth: int) -> str:
     if delta is not None and not any(x[0] in ("sum", "prod") for side in (L, R) for x in _walk(side)):
         return _cases(L, R, delta, depth)
     return _scalar(L, R)
+
+
+_ONE, _ZERO = ("num", 1, 1), ("num", 0, 1)
+#: Functions decided by the sign of their argument: (lemma, what the application becomes).
+_CASES: dict[str, tuple[tuple[str, Callable[[Node], Node]], ...]] = {
+    "sgn": (("pe_sgn_pos", lambda a: _ONE), ("pe_sgn_neg", lambda a: ("num", -1, 1)),
+            ("pe_sgn_zero", lambda a: _ZERO)),
+    "Rabs": (("Rabs_pos_eq", lambda a: a), ("Rabs_left1", lambda a: ("neg", a))),
+}
+
+
+def _branch(L: Node, R: Node, app: Node, cases: tuple[tuple[str, Callable[[Node], Node]], ...], depth: int) -> str:
+    arg = app[2][0]
+    out = []
+    sign = _numeric_sign(arg)
+    if sign is not None:  # a number: only the case it is in (the search may pick; Coq checks)
+        cases = tuple(c for c in cases if c[0] in _SIGN_LEMMAS[sign])
+    for lemma, value in cases:
+        new = value(arg)
+        L2, R2 = _replace(L, app, new), _replace(R, app, new)
+        out.append(f"(rewrite ({lemma} {coq_text(arg)}) by pe_sign; {_goal(L2, R2, depth + 1)})")
+    return "first [" + " | ".join(out) + "]"
+
+
+_SIGN_LEMMAS = {1: ("pe_sgn_pos", "Rabs_pos_eq"), -1: ("pe_sgn_neg", "Rabs_left1"),
+                0: ("pe_sgn_zero", "Rabs_pos_eq")}
+
+
+def _numeric_sign(n: Node) -> int | None:
+    """The sign of a closed term (no variables), by SymPy at 30 digits; None if not closed."""
+    try:
+        e, atoms = _to_sympy(n)
+        if e.free_symbols:
+            return None
+        v = sp.N(e, 30)
+        if not v.is_number or not v.is_real:
+            return None
+        if v == 0:
+            return 0 if sp.simplify(e) == 0 else None
+        return 1 if v > 0 else -1
+    except Exception:  # noqa: BLE001 - an untrusted search
+        return None
 
 
 def _ite(L: Node, R: Node, cond: Node, depth: int) -> str:
@@ -158,11 +218,11 @@ def _sums(L: Node, R: Node, depth: int) -> str:
         fn = f"(fun {j} : Z => {coq_text(body)})"
         cf = f"(fun _ : Z => {coq_text(const)})"
         inner = f"intros {j} H{j}; cbv beta; " + _goal(body, const, depth + 1)
+        ext = "" if body == const else f"rewrite ({pre}_ext {zcoq(lo)} {zcoq(hi)} {fn} {cf}) by ({inner}); "
         if kind == "sum":
-            return (f"rewrite ({pre}_ext {zcoq(lo)} {zcoq(hi)} {fn} {cf}) by ({inner}); "
-                    "rewrite pe_sumZ_const by lia; rewrite ?plus_IZR, ?minus_IZR, ?opp_IZR, ?mult_IZR; pe_close")
+            return ext + "rewrite pe_sumZ_const by lia; rewrite ?plus_IZR, ?minus_IZR, ?opp_IZR, ?mult_IZR; pe_close"
         if const == ("num", 1, 1):
-            return f"rewrite ({pre}_ext {zcoq(lo)} {zcoq(hi)} {fn} {cf}) by ({inner}); rewrite pe_prodZ_one; pe_close"
+            return ext + "rewrite pe_prodZ_one; pe_close"
     return "fail"
 
 
@@ -269,28 +329,59 @@ def _back(e: sp.Expr, atoms: _Atoms) -> Node:
     raise ValueError(f"cannot print {e}")
 
 
-def _units(args: list[sp.Expr]) -> dict[sp.Expr, sp.Rational]:
+def _units(args: list[sp.Expr], pi: sp.Symbol | None = None) -> dict[sp.Expr, sp.Rational]:
     """For each monomial of the arguments, the largest rational that divides all its
-    coefficients: every argument is then an integer combination of ``g * monomial``."""
-    g: dict[sp.Expr, sp.Rational] = {}
+    coefficients: every argument is then an integer combination of ``g * monomial``
+    (``PI`` itself, with integer coefficients, is its own unit: ``sin PI = 0``, ``cos PI = -1``).
+    A number, and a monomial that would need more than :data:`MAX_MULTIPLE` copies of its
+    unit, is left whole (no entry)."""
+    coeffs: dict[sp.Expr, list[sp.Rational]] = {}
     for a in args:
         for m, c in sp.expand(a).as_coefficients_dict().items():
-            c = sp.Rational(abs(c))
-            if m in g:
-                old = g[m]
-                g[m] = sp.Rational(sp.igcd(old.p * c.q, c.p * old.q), old.q * c.q)
-            else:
-                g[m] = c
+            if m != 1 and m != 0 and c != 0:
+                coeffs.setdefault(m, []).append(sp.Rational(abs(c)))
+    g: dict[sp.Expr, sp.Rational] = {}
+    for m, cs in coeffs.items():
+        if m == pi and all(c.is_Integer for c in cs):
+            unit = sp.Integer(1)
+        else:
+            unit = cs[0]
+            for c in cs[1:]:
+                unit = sp.Rational(sp.igcd(unit.p * c.q, c.p * unit.q), unit.q * c.q)
+        if all(c / unit <= MAX_MULTIPLE for c in cs):
+            g[m] = unit
     return g
+
+
+#: At most this many copies of one unit in an argument (sin(3x) is sin(x + x + x)).
+MAX_MULTIPLE = 8
 
 
 def _decompose(a: sp.Expr, g: dict[sp.Expr, sp.Rational]) -> list[tuple[int, sp.Expr]]:
     out = []
     for m, c in sorted(sp.expand(a).as_coefficients_dict().items(), key=lambda mc: sp.default_sort_key(mc[0])):
-        n = sp.Rational(c) / g[m]
+        c = sp.Rational(c)
+        if m == 0 or c == 0:
+            continue
+        if m not in g:
+            out.append((1 if c > 0 else -1, abs(c) * m))
+            continue
+        n = c / g[m]
         assert n.is_Integer
         out.extend([(1 if n > 0 else -1, g[m] * m)] * abs(int(n)))
     return out
+
+
+def _common_factor(args: list[sp.Expr]) -> sp.Expr:
+    """A factor common to every argument (``theta`` in ``m theta``, ``n theta``, ``(n - m) theta``),
+    so that units are ``m theta`` and ``n theta`` rather than the expanded monomials."""
+    g = sp.Integer(0)
+    for a in args:
+        if a != 0:
+            g = sp.gcd(g, sp.together(a)) if g != 0 else sp.together(a)
+    if g == 0 or g.is_number:
+        return sp.Integer(1)
+    return sp.factor(g.as_coeff_Mul()[1])
 
 
 def _sum_node(terms: list[tuple[int, Node]]) -> Node:
@@ -331,9 +422,11 @@ def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[
     terms_of: dict[Node, list[tuple[int, Node]]] = {}
     for xs in by_group.values():
         syms = [_arith(arg(x), atoms) for x in xs]
-        g = _units(syms)
+        common = _common_factor(syms)
+        syms = [sp.cancel(a / common) for a in syms]
+        g = _units(syms, atoms.sym.get("PI"))
         for x, s in zip(xs, syms):
-            terms = [(sg, _back(u, atoms)) for sg, u in _decompose(s, g)]
+            terms = [(sg, _back(u * common, atoms)) for sg, u in _decompose(s, g)]
             terms_of[x] = terms
             y = rebuild(x, _sum_node(terms))
             new[x] = y
@@ -349,7 +442,9 @@ def _trig_script(L: Node, R: Node, trig: list[Node]) -> str:
                                               lambda x, a: ("app", x[1], (a,)))
     units: dict[str, tuple[Node, sp.Symbol, sp.Symbol]] = {}
 
-    def sc(u: Node) -> tuple[sp.Symbol, sp.Symbol]:
+    def sc(u: Node) -> tuple[sp.Expr, sp.Expr]:
+        if u == ("pi",):
+            return sp.Integer(0), sp.Integer(-1)
         key = coq_text(u)
         if key not in units:
             s_, c_ = sp.Symbol(f"S{len(units)}"), sp.Symbol(f"C{len(units)}")
