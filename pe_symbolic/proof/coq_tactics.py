@@ -329,16 +329,17 @@ def _back(e: sp.Expr, atoms: _Atoms) -> Node:
     raise ValueError(f"cannot print {e}")
 
 
-def _units(args: list[sp.Expr], pi: sp.Symbol | None = None) -> dict[sp.Expr, sp.Rational]:
+def _units(args: list[sp.Expr], pi: sp.Symbol | None = None, numbers: bool = False) -> dict[sp.Expr, sp.Rational]:
     """For each monomial of the arguments, the largest rational that divides all its
     coefficients: every argument is then an integer combination of ``g * monomial``
     (``PI`` itself, with integer coefficients, is its own unit: ``sin PI = 0``, ``cos PI = -1``).
-    A number, and a monomial that would need more than :data:`MAX_MULTIPLE` copies of its
-    unit, is left whole (no entry)."""
+    A number (unless ``numbers``: the arguments were divided by a common factor), and a
+    monomial that would need more than :data:`MAX_MULTIPLE` copies of its unit, is left whole
+    (no entry)."""
     coeffs: dict[sp.Expr, list[sp.Rational]] = {}
     for a in args:
         for m, c in sp.expand(a).as_coefficients_dict().items():
-            if m != 1 and m != 0 and c != 0:
+            if (m != 1 or numbers) and m != 0 and c != 0:
                 coeffs.setdefault(m, []).append(sp.Rational(abs(c)))
     g: dict[sp.Expr, sp.Rational] = {}
     for m, cs in coeffs.items():
@@ -424,7 +425,7 @@ def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[
         syms = [_arith(arg(x), atoms) for x in xs]
         common = _common_factor(syms)
         syms = [sp.cancel(a / common) for a in syms]
-        g = _units(syms, atoms.sym.get("PI"))
+        g = _units(syms, atoms.sym.get("PI"), numbers=common != 1)
         for x, s in zip(xs, syms):
             terms = [(sg, _back(u * common, atoms)) for sg, u in _decompose(s, g)]
             terms_of[x] = terms
