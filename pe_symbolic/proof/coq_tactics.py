@@ -373,7 +373,7 @@ def _decompose(a: sp.Expr, g: dict[sp.Expr, sp.Rational]) -> list[tuple[int, sp.
     return out
 
 
-def _common_factor(args: list[sp.Expr]) -> sp.Expr:
+def _common_factor(args: list[sp.Expr], pi: sp.Symbol | None = None) -> sp.Expr:
     """A factor common to every argument (``theta`` in ``m theta``, ``n theta``, ``(n - m) theta``),
     so that units are ``m theta`` and ``n theta`` rather than the expanded monomials."""
     g = sp.Integer(0)
@@ -382,7 +382,9 @@ def _common_factor(args: list[sp.Expr]) -> sp.Expr:
             g = sp.gcd(g, sp.together(a)) if g != 0 else sp.together(a)
     if g == 0 or g.is_number:
         return sp.Integer(1)
-    return sp.factor(g.as_coeff_Mul()[1])
+    g = sp.factor(g.as_coeff_Mul()[1]).as_coeff_Mul()[1]  # no sign: sin (- u) would be rewritten
+    # PI stays in the units (sin PI = 0 and cos PI = -1 are rewritten by name)
+    return sp.Mul(*[f for f in sp.Mul.make_args(g) if f != pi])
 
 
 def _sum_node(terms: list[tuple[int, Node]]) -> Node:
@@ -402,7 +404,12 @@ def _scalar(L: Node, R: Node) -> str:
 def _scalar_script(L: Node, R: Node) -> str:
     trig = sorted({x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] in _TRIG}, key=coq_text)
     if trig:
-        return _trig_script(L, R, trig)
+        plain = _trig_script(L, R, trig, [])
+        top = sorted({x for side in (L, R) for x in _walk_outside_trig(side)
+                      if x[0] == "app" and x[1] in ("Rpower", "exp")}, key=coq_text)
+        if not top:
+            return plain
+        return f"first [({plain}) | ({_trig_script(L, R, trig, top)})]"
     pw = sorted({x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] in ("Rpower", "exp")},
                 key=coq_text)
     if pw:
@@ -410,11 +417,32 @@ def _scalar_script(L: Node, R: Node) -> str:
     return "pe_close"
 
 
+def _walk_outside_trig(n: Node) -> Iterator[Node]:
+    yield n
+    if n[0] == "app" and n[1] in _TRIG:
+        return
+    for a in n[1:]:
+        if isinstance(a, tuple) and a and isinstance(a[0], str):
+            yield from _walk_outside_trig(a)
+        elif isinstance(a, tuple):
+            for b in a:
+                if isinstance(b, tuple) and b and isinstance(b[0], str):
+                    yield from _walk_outside_trig(b)
+
+
+def _pow_group(x: Node) -> str:
+    return "exp" if x[1] == "exp" else "Rpower " + coq_text(x[2][0])
+
+
+def _pow_rebuild(x: Node, a: Node) -> Node:
+    return ("app", x[1], (*x[2][:-1], a))
+
+
 def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[[Node], Node],
-                  rebuild: Callable[[Node, Node], Node]) -> tuple[list[str], dict[Node, Node], _Atoms,
-                                                                  dict[Node, list[tuple[int, Node]]]]:
+                  rebuild: Callable[[Node, Node], Node], atoms: _Atoms | None = None
+                  ) -> tuple[list[str], dict[Node, Node], _Atoms, dict[Node, list[tuple[int, Node]]]]:
     """Rewrite each application's argument as an integer combination of units (per group)."""
-    atoms = _Atoms()
+    atoms = atoms or _Atoms()
     by_group: dict[str, list[Node]] = {}
     for x in apps:
         by_group.setdefault(group(x), []).append(x)
@@ -423,7 +451,7 @@ def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[
     terms_of: dict[Node, list[tuple[int, Node]]] = {}
     for xs in by_group.values():
         syms = [_arith(arg(x), atoms) for x in xs]
-        common = _common_factor(syms)
+        common = _common_factor(syms, atoms.sym.get("PI"))
         syms = [sp.cancel(a / common) for a in syms]
         g = _units(syms, atoms.sym.get("PI"), numbers=common != 1)
         for x, s in zip(xs, syms):
@@ -438,9 +466,10 @@ def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[
     return steps, new, atoms, terms_of
 
 
-def _trig_script(L: Node, R: Node, trig: list[Node]) -> str:
+def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     steps, _, atoms, terms_of = _replace_args(trig, lambda x: "trig", lambda x: x[2][0],
                                               lambda x, a: ("app", x[1], (a,)))
+    pw_steps, _, _, pw_terms = _replace_args(powers, _pow_group, lambda x: x[2][-1], _pow_rebuild, atoms)
     units: dict[str, tuple[Node, sp.Symbol, sp.Symbol]] = {}
 
     def sc(u: Node) -> tuple[sp.Expr, sp.Expr]:
@@ -463,12 +492,18 @@ def _trig_script(L: Node, R: Node, trig: list[Node]) -> str:
                 su = su if sg > 0 else -su
                 s, c = s * cu + c * su, c * cu - s * su
             return s if n[1] == "sin" else c
+        if n in pw_terms:  # Rpower b (u1 + u2 + - u3) = Rpower b u1 * Rpower b u2 * / Rpower b u3
+            out = sp.Integer(1)
+            for sg, u in pw_terms[n]:
+                a = atoms.of(_pow_rebuild(n, u))
+                out = out * (a if sg > 0 else 1 / a)
+            return out
         return None
 
     D = _arith(L, atoms, leaf) - _arith(R, atoms, leaf)
     num, den = sp.fraction(sp.together(D))
     num = sp.expand(num)
-    head = "; ".join([*steps, _EXPAND])
+    head = "; ".join([*steps, *pw_steps, _EXPAND] + ([_EXPAND_POW] if powers else []))
     if num == 0 or not units:
         return head + "; pe_close"
     gens = [u[2] for u in units.values()] + [u[1] for u in units.values()]
@@ -488,16 +523,7 @@ def _trig_script(L: Node, R: Node, trig: list[Node]) -> str:
 
 
 def _power_script(L: Node, R: Node, pw: list[Node]) -> str:
-    def group(x: Node) -> str:
-        return "exp" if x[1] == "exp" else "Rpower " + coq_text(x[2][0])
-
-    def arg(x: Node) -> Node:
-        return x[2][-1]
-
-    def rebuild(x: Node, a: Node) -> Node:
-        return ("app", x[1], (*x[2][:-1], a))
-
-    steps, _, _, _ = _replace_args(pw, group, arg, rebuild)
+    steps, _, _, _ = _replace_args(pw, _pow_group, lambda x: x[2][-1], _pow_rebuild)
     return "; ".join([*steps, _EXPAND_POW, "pe_close"])
 
 
