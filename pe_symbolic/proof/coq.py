@@ -8,8 +8,8 @@ the proof term at ``Qed``.
 
 **What is trusted.** Only this module's *printer*: :func:`to_coq_ast` (SymPy to a small term
 tree) and :func:`coq_text` (the tree to Coq syntax), and the short definitions of
-:data:`PREAMBLE` (``delta``, ``sumZ``, ``prodZ``: the Kronecker delta, and a sum and a product
-over an integer range, each one line). Everything else -- the tactic scripts, the lemmas of
+:data:`PREAMBLE` (``delta``, ``sumZ``, ``prodZ``, ``sgn``: the Kronecker delta, a sum and a
+product over an integer range, the sign). Everything else -- the tactic scripts, the lemmas of
 the preamble -- is checked by Coq, so a wrong script can only make a lemma *fail*, never pass.
 The printer is round-trip tested (``tests/test_coq.py``: printed, read back by a reader in
 the tests, compared with SymPy).
