@@ -344,3 +344,14 @@ def test_the_registry_in_coq() -> None:
     assert c["checked"] >= 0.9 * sum(c.values()), c
     negatives = {th.id for th in ths if th.expect == "refuted"}
     assert all(r.status != "checked" for tid in negatives for r in by[tid])
+
+
+@needs_coq
+def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
+    """A preamble that does not compile would make every lemma fail (never pass): caught here."""
+    from pe_symbolic.proof.coq import PREAMBLE
+
+    path = tmp_path / "preamble.v"
+    path.write_text(PREAMBLE)
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -181,14 +181,25 @@ Proof. intros x H; unfold sgn; destruct (Rlt_dec 0 x); [lra|]; destruct (Rlt_dec
 Lemma pe_sgn_zero : forall x, x = 0 -> sgn x = 0.
 Proof. intros x H; unfold sgn; destruct (Rlt_dec 0 x); [lra|]; destruct (Rlt_dec x 0); [lra | reflexivity]. Qed.
 
+Lemma pe_sin_PI2 : sin (1 / 2 * PI) = 1.
+Proof. replace (1 / 2 * PI) with (PI / 2) by field. apply sin_PI2. Qed.
+Lemma pe_cos_PI2 : cos (1 / 2 * PI) = 0.
+Proof. replace (1 / 2 * PI) with (PI / 2) by field. apply cos_PI2. Qed.
+
+(* The integer hypotheses as real ones (for lra and nra). *)
+Ltac pe_zr := repeat match goal with
+  | H : (_ <= _)%Z |- _ => apply IZR_le in H | H : (_ < _)%Z |- _ => apply IZR_lt in H end;
+  rewrite ?plus_IZR, ?minus_IZR, ?opp_IZR, ?mult_IZR in *.
+
 (* Nonzero side conditions of field. *)
 Ltac pe_nz1 := first [ assumption | apply pe_Rpower_nz | apply pe_exp_nz | (apply not_0_IZR; lia)
   | (apply Rgt_not_eq; lra) | (apply Rlt_not_eq; lra) | (apply pow_nonzero; pe_nz1)
   | (apply Rmult_integral_contrapositive_currified; pe_nz1) | (apply Rinv_neq_0_compat; pe_nz1)
-  | (apply Ropp_neq_0_compat; pe_nz1) | (apply Rgt_not_eq; nra) | (apply Rlt_not_eq; nra) ].
+  | (apply Ropp_neq_0_compat; pe_nz1) | (apply Rgt_not_eq; nra) | (apply Rlt_not_eq; nra)
+  | (pe_zr; first [(apply Rgt_not_eq; lra) | (apply Rlt_not_eq; lra)]) ].
 Ltac pe_nz := repeat match goal with |- _ /\ _ => split end; pe_nz1.
 Ltac pe_close := first [ ring | (field; pe_nz) | field ].
-Ltac pe_sign := first [ lra | nra | (field_simplify; first [lra | nra]) ].
+Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra]) ].
 """
 
 #: Words a variable may not be called in Coq (keywords, and the names the lemmas use).

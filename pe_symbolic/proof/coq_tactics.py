@@ -39,9 +39,10 @@ __all__ = ["script"]
 
 _TRIG = ("sin", "cos")
 _EXPAND = ("repeat (first [rewrite sin_plus | rewrite cos_plus | rewrite sin_neg | rewrite cos_neg "
-           "| rewrite sin_0 | rewrite cos_0 | rewrite sin_PI | rewrite cos_PI])")
+           "| rewrite sin_0 | rewrite cos_0 | rewrite sin_PI | rewrite cos_PI | rewrite pe_sin_PI2 "
+           "| rewrite pe_cos_PI2])")
 _EXPAND_POW = ("repeat (first [rewrite Rpower_plus | rewrite Rpower_Ropp | rewrite exp_plus "
-               "| rewrite exp_Ropp | rewrite exp_0])")
+               "| rewrite exp_Ropp | rewrite exp_0 | (rewrite Rpower_1 by pe_sign)])")
 
 
 def script(lhs: Node, rhs: Node) -> str:
@@ -97,10 +98,15 @@ def _first(n: Node, kind: str) -> Node | None:
 def _goal(L: Node, R: Node, depth: int) -> str:
     if L[0] == "deriv":
         x, f = L[1], L[2]
-        if R != ("num", 0, 1):
+        if R != ("num", 0, 1) and not _affine_with_slope(f, x, R):
             return "fail"
         if ("var", x) not in _walk(f):
             return "apply derivable_pt_lim_const"
+        if R != ("num", 0, 1) and _affine_with_slope(f, x, R):
+            # f(x + h) - f(x) = h * slope exactly: every difference quotient is the slope
+            return ("intros eps Heps; exists (mkposreal 1 Rlt_0_1); intros hh Hh Hlt; cbv beta; "
+                    "match goal with |- Rabs ?e < _ => replace e with 0 by (field; pe_nz) end; "
+                    "rewrite Rabs_R0; assumption")
         # f is constant in x: f(x) = f(0) for every x (proved as an equation), so every
         # difference quotient is 0
         f0 = _map(f, lambda n: ("num", 0, 1) if n == ("var", x) else None)
@@ -126,6 +132,16 @@ def _goal(L: Node, R: Node, depth: int) -> str:
     if delta is not None and not any(x[0] in ("sum", "prod") for side in (L, R) for x in _walk(side)):
         return _cases(L, R, delta, depth)
     return _scalar(L, R)
+
+
+def _affine_with_slope(f: Node, x: str, slope: Node) -> bool:
+    """Whether ``f`` is ``a + slope * x`` with ``a``, ``slope`` free of ``x`` (SymPy's opinion)."""
+    try:
+        e, atoms = _to_sympy(("add", (f, ("neg", ("mul", (slope, ("var", x)))))))
+        xs = atoms.sym.get(x)
+        return xs is not None and sp.simplify(sp.diff(e, xs)) == 0
+    except Exception:  # noqa: BLE001 - an untrusted search
+        return False
 
 
 _ONE, _ZERO = ("num", 1, 1), ("num", 0, 1)
@@ -475,6 +491,8 @@ def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     def sc(u: Node) -> tuple[sp.Expr, sp.Expr]:
         if u == ("pi",):
             return sp.Integer(0), sp.Integer(-1)
+        if u == ("mul", (("num", 1, 2), ("pi",))):
+            return sp.Integer(1), sp.Integer(0)
         key = coq_text(u)
         if key not in units:
             s_, c_ = sp.Symbol(f"S{len(units)}"), sp.Symbol(f"C{len(units)}")
