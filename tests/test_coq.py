@@ -355,3 +355,52 @@ def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
     path.write_text(PREAMBLE)
     done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------
+def test_cli_export_writes_one_file_per_theorem(tmp_path, capsys) -> None:
+    from pe_symbolic.cli.derive import main
+
+    assert main(["export", "--coq", "pair.dot", "rot2.det", "-o", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pair_dot.v", "rot2_det.v"]
+    assert "Lemma pe_pair_dot_e0" in (tmp_path / "pair_dot.v").read_text()
+    assert "outside the exported fragment: the symbol a is not declared real" in (tmp_path / "rot2_det.v").read_text()
+    assert "2 lemma(s) printed, 1 outside" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["export", "pair.dot"], "export needs --coq"),
+    (["check"], "check needs exactly one certificate FILE"),
+    (["check", "--coq", "--jobs", "0", "pair.dot"], "--jobs='0' must be a positive integer"),
+    (["check", "--coq", "no.such.theorem"], "no.such.theorem"),
+])
+def test_cli_usage_errors_exit_2(argv: list[str], msg: str, capsys, monkeypatch) -> None:
+    from pe_symbolic.cli.derive import main
+    from pe_symbolic.proof import coq_export
+
+    monkeypatch.setattr(coq_export, "coqtop_path", lambda: "/usr/bin/coqtop")
+    assert main(argv) == 2
+    assert msg in capsys.readouterr().err
+
+
+def test_cli_check_without_coq_exits_3(capsys, monkeypatch) -> None:
+    from pe_symbolic.cli.derive import main
+    from pe_symbolic.proof import coq_export
+
+    monkeypatch.setattr(coq_export, "coqtop_path", lambda: None)
+    assert main(["check", "--coq", "pair.dot"]) == 3
+    assert "Coq is not installed" in capsys.readouterr().err
+
+
+@needs_coq
+def test_cli_check_reports_per_claim_and_equation(capsys) -> None:
+    from pe_symbolic.cli.derive import main
+
+    assert main(["check", "--coq", "pair.dot", "rot2.det", "dynamic.mixed_bases"]) == 0
+    out = capsys.readouterr().out
+    assert "pair.dot: coq: checked (2 of 2)" in out
+    assert "equation 0 [pe_rot2_det_e0]: coq: outside the exported fragment (the symbol a is not declared real)" in out
+    assert "dynamic.mixed_bases: coq: not proved, as expected" in out
+    assert re.search(r"summary: 2 of 4 equations checked by Coq \(50\.0%\), 1 failed, 1 outside .*coqtop \d", out)

@@ -44,7 +44,7 @@ def _fmt(dtype: str, name: str) -> str:
 
 def angle_gamma(angle_dtype: str, inv_freq_dtype: str, t_max: int) -> float:
     """The audit's relative angle bound :math:`\\gamma` for a product recipe (as
-    :func:`pe_symbolic.audit.bounds.angle_bound` forms it): the position's rounding to the
+    ``pe_symbolic.audit.bounds.angle_bound`` forms it): the position's rounding to the
     angle dtype (only beyond its exact integers), the inverse frequency's rounding, the
     product's rounding.
 
