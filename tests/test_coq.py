@@ -230,6 +230,7 @@ OUTSIDE = [
     (sp.Piecewise((x, x > 0)), "otherwise"),
     (sp.Determinant(sp.ImmutableMatrix(3, 3, list(range(9)))), "2x2"),
     (sp.KroneckerDelta(x, y), "integer"),
+    (sp.Sum(j, (j, 0, i)), "may run backwards"),
 ]
 
 

@@ -410,6 +410,10 @@ def _sum(e: sp.Sum | sp.Product, env: Env) -> Node:
     j, lo, hi = e.limits[0]
     if not _is_int_symbol(j) or not _IDENT.match(j.name) or j.name in _RESERVED or j.name in env.free:
         raise OutsideFragment(f"the index {j} of {type(e).__name__} is not a fresh integer symbol")
+    if (hi - lo + 1).is_nonnegative is not True:
+        # sumZ/prodZ run over lo <= j <= hi (empty when hi < lo); SymPy reads a backward range
+        # by Karr's convention (minus, or one over, the sum the other way): not the same
+        raise OutsideFragment(f"the {type(e).__name__} over {j} from {lo} to {hi} may run backwards")
     zlo, zhi = to_coq_z(lo, env), to_coq_z(hi, env)
     was = j.name in env.bound
     env.bound.add(j.name)
