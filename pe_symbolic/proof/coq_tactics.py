@@ -542,7 +542,11 @@ def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
 
 def _power_script(L: Node, R: Node, pw: list[Node]) -> str:
     steps, _, _, _ = _replace_args(pw, _pow_group, lambda x: x[2][-1], _pow_rebuild)
-    return "; ".join([*steps, _EXPAND_POW, "pe_close"])
+    split = "; ".join([*steps, _EXPAND_POW, "pe_close"])
+    # or the other way: products of powers of one base joined, then the exponents compared
+    # (no denominator to clear: b^(i/c) b^(-(i+1)/c) = b^(-1/c) holds for c = 0 too)
+    join = "repeat rewrite <- Rpower_plus; repeat rewrite <- exp_plus; f_equal; pe_close"
+    return f"first [({split}) | ({join})]"
 
 
 @functools.lru_cache(maxsize=None)
