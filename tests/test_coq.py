@@ -316,7 +316,7 @@ def test_to_coq_compiles_with_coqc(tmp_path) -> None:
     proof = check_identity(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1)
     path = tmp_path / "identity.v"
     path.write_text(proof.to_coq())
-    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -325,7 +325,7 @@ def test_coqc_rejects_the_strict_file_of_a_false_claim(tmp_path) -> None:
     ex = export_claim(Claim("false.strict", "", (Equation(sp.sin(2 * x), 2 * sp.sin(x)),)))
     path = tmp_path / "false.v"
     path.write_text(coq_file([ex]))
-    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode != 0
 
 
@@ -354,7 +354,7 @@ def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
 
     path = tmp_path / "preamble.v"
     path.write_text(PREAMBLE)
-    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

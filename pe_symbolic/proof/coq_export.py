@@ -221,8 +221,9 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(PREAMBLE + "\n" + "".join(lem.text(tolerant=True) for lem in chunk))
             fin = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+            # run in the temporary folder: Coq's lia/nra write their caches to the working folder
             procs.append((subprocess.Popen([exe, "-q"], stdin=fin, stdout=subprocess.PIPE,
-                                           stderr=subprocess.STDOUT, text=True), fin))
+                                           stderr=subprocess.STDOUT, text=True, cwd=tmp), fin))
         deadline = t0 + timeout
         for p, fin in procs:
             try:
