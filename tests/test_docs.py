@@ -93,7 +93,7 @@ def test_stale_pages_are_removed(tmp_path):
     (tmp_path / "gone.theorem.md").write_text("old")
     gen.write_theory(tmp_path, [theorems.get("rope.relative")])
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == sorted([gen.SUMMARY, gen.TOC, "rope.relative.json", "rope.relative.md"])
+    assert names == sorted([gen.SUMMARY, gen.TOC, "rope.relative.json", "rope.relative.md", "rope.relative.v"])
     assert "generated/rope.relative" in (tmp_path / gen.TOC).read_text()
 
 

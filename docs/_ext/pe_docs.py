@@ -36,7 +36,7 @@ def claim_role(name, rawtext, text, lineno, inliner, options=None, content=()):
 
 def _generate(app: Sphinx) -> None:
     t0 = time.perf_counter()
-    theory = gen.write_theory()
+    theory = gen.write_theory(coq=True)
     for e in theory:
         if e.verdict != e.expect:
             logger.warning("theorem %s is %s in its generic form (expected %s)", e.id, e.verdict,

@@ -96,8 +96,10 @@ class TheoryEntry:
     expect: str = "proved"
 
 
-def theorem_page(theorem, proof) -> str:
-    """The MyST page of one theorem: heading, title, how to reproduce, then the proof."""
+def theorem_page(theorem, proof, coq: str = "") -> str:
+    """The MyST page of one theorem: heading, title, how to reproduce, then the proof
+    (``coq``: a line with the theorem's Coq status and its generated Coq text, see
+    :func:`coq_badges`)."""
     from pe_symbolic.proof import render
 
     body = render.myst(proof, heading="#")  # escapes free text; unnumbered theorems
@@ -127,6 +129,7 @@ def theorem_page(theorem, proof) -> str:
         "",
         how,
         f"Machine-readable certificate: {{download}}`{cert} <{cert}>`.",
+        *(["", coq] if coq else []),
         "",
         "",
     ]
@@ -152,11 +155,40 @@ def _summary(entries: Sequence[TheoryEntry]) -> str:
     return "\n".join(rows)
 
 
-def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None) -> list[TheoryEntry]:
+def coq_badges(ths: Sequence, outdir: Path, *, run: bool) -> dict[str, str]:
+    """Write each theorem's Coq export (``ID.v``) into ``outdir`` and return its badge line:
+    what Coq said (``run`` and Coq installed: ``pe-derive check --coq``), else how many
+    lemmas are printed. See the how-to :doc:`/howto/coq`."""
+    from pe_symbolic.proof.coq_export import check, coq_file, coqtop_path, export_claim
+
+    exports = [export_claim(th.claim()) for th in ths]
+    for e in exports:
+        _write_if_changed(outdir / f"{e.claim_id}.v", coq_file([e]))
+    report = check(exports) if run and coqtop_path() is not None else None
+    out = {}
+    for th, e in zip(ths, exports):
+        link = f"{{download}}`the Coq text <{e.claim_id}.v>`"
+        n = len(e.lemmas)
+        if report is None:
+            printed = sum(1 for lem in e.lemmas if not lem.outside)
+            status = f"{printed} of {n} equations printed as Coq lemmas (not run by Coq in this build)"
+        else:
+            c = {s: sum(r.status == s for r in report.by_claim()[e.claim_id]) for s in ("checked", "failed", "outside")}
+            status = (f"**checked**, {n} of {n} lemmas" if c["checked"] == n else
+                      ", ".join(f"{v} {k}" for k, v in c.items() if v) + f" of {n} lemmas")
+            if getattr(th, "expect", "proved") == "refuted":
+                status += " (a registered honest negative: Coq must not prove it)"
+        out[th.id] = f"Coq: {status}; {link} (`pe-derive check --coq {th.id}`)."
+    return out
+
+
+def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None, *, coq: bool = False
+                 ) -> list[TheoryEntry]:
     """Prove every registered theorem (generic form) and write its page into ``outdir``.
 
     Returns one :class:`TheoryEntry` per theorem, in registration order. Also writes the
-    JSON certificate next to each page, the summary table :data:`SUMMARY` and the
+    JSON certificate and the Coq export next to each page (``coq``: and runs Coq on them
+    where it is installed, :func:`coq_badges`), the summary table :data:`SUMMARY` and the
     toctree :data:`TOC` (registration order).
     """
     from pe_symbolic.proof import render
@@ -166,13 +198,14 @@ def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None) ->
     outdir.mkdir(parents=True, exist_ok=True)
     ths = list(registry.all() if theorems is None else theorems)
     entries, keep = [], {SUMMARY, TOC}
+    badges = coq_badges(ths, outdir, run=coq)
     for th in ths:
         proof = th.prove()
         name = page_name(th.id)
         path = outdir / f"{name}.md"
-        _write_if_changed(path, theorem_page(th, proof))
+        _write_if_changed(path, theorem_page(th, proof, badges[th.id]))
         _write_if_changed(outdir / f"{th.id}.json", render.json_text(proof) + "\n")
-        keep |= {path.name, f"{th.id}.json"}
+        keep |= {path.name, f"{th.id}.json", f"{th.id}.v"}
         entries.append(TheoryEntry(th.id, th.title, th.source, proof.verdict, proof.elapsed, path,
                                    getattr(th, "expect", "proved")))
     _write_if_changed(outdir / SUMMARY, _summary(entries))

@@ -18,6 +18,13 @@ Exit status:
   traceback.
 
 ``check`` exits 0 only when the certificate re-checks as ``proved``.
+
+``export --coq [ID ...] [-o DIR]`` writes the theorems as Coq lemmas;
+``check --coq [ID ...]`` runs Coq on them and prints, per claim and per equation, ``coq:
+checked``, ``coq: failed`` or ``coq: outside the exported fragment (why)``, with the counts
+and Coq's time (:mod:`pe_symbolic.proof.coq_export`). It exits 0 when every printed lemma
+came out as registered (a registered honest negative must *fail* in Coq), 1 when not, and 3
+when Coq is not installed.
 """
 
 from __future__ import annotations
@@ -57,12 +64,15 @@ examples:
                                                    a certificate, re-checked from its data alone
   pe-derive all --d 8 --d 16                       every theorem: generic, then d = 8 and 16
   pe-derive all --timeout 60                       at most 60 s a proof (else: undecided)
+  pe-derive export --coq rope.relative -o coq/     the claim as Coq lemmas, coq/rope_relative.v
+  pe-derive check --coq                            every theorem re-checked by Coq (needs coqtop)
 
 exit status:
   0  every requested claim came out as registered (proved; refuted for a registered negative)
   1  some claim did not (refuted or undecided where a proof was expected)
   2  bad usage (unknown id, invalid --d, --format or --timeout), or a malformed or
      tampered certificate (check): one line on stderr
+  3  check --coq: Coq (coqtop) is not installed; nothing was checked
 """
 
 
@@ -117,9 +127,22 @@ def _parser() -> argparse.ArgumentParser:
     common(pr)
     al = sub.add_parser("all", help="prove every theorem and print the proofs")
     common(al)
-    ck = sub.add_parser("check", help="re-check a JSON certificate (a file, or - for stdin)")
-    ck.add_argument("file", metavar="FILE", help="certificate written by `pe-derive prove ID --format json`")
-    ck.add_argument("--timeout", default=None, metavar="S", help="seconds the re-check may take (default 300)")
+    ck = sub.add_parser("check", help="re-check a JSON certificate (a file, or - for stdin); with --coq, "
+                        "check theorems with Coq")
+    ck.add_argument("file", nargs="*", metavar="FILE|ID",
+                    help="certificate written by `pe-derive prove ID --format json`; with --coq, theorem "
+                    "ids (default: all)")
+    ck.add_argument("--timeout", default=None, metavar="S", help="seconds the re-check may take (default 300; "
+                    "with --coq, the whole Coq run, default 600)")
+    ck.add_argument("--coq", action="store_true", help="print the theorems as Coq lemmas and run Coq on them")
+    ck.add_argument("--jobs", default=None, metavar="N", help="with --coq, Coq processes side by side "
+                    "(default: the CPUs, at most 4)")
+    ck.add_argument("-v", "--verbose", action="store_true", help="with --coq, a line for every lemma")
+    ex = sub.add_parser("export", help="write theorems as Coq lemmas (.v files)")
+    ex.add_argument("ids", nargs="*", metavar="ID", help="theorem ids (default: all)")
+    ex.add_argument("--coq", action="store_true", help="Coq (the one export format; required)")
+    ex.add_argument("-o", "--output", default=None, metavar="DIR",
+                    help="write one ID.v file per theorem into DIR (default: one file to standard output)")
     return p
 
 
@@ -253,8 +276,25 @@ def _certificates_in(data: bytes) -> list:
 def _run(args: argparse.Namespace) -> int:
     from .. import theorems
 
+    if args.command == "export":
+        if not args.coq:
+            raise _UsageError("export needs --coq (the one export format)")
+        from ._coq import export_coq
+
+        return export_coq(args.ids, args.output)
     if args.command == "check":
-        return _check(args.file, _timeout(args.timeout, theorems.registry.DEFAULT_THEOREM_TIMEOUT))
+        if args.coq:
+            from ._coq import check_coq
+
+            jobs = None
+            if args.jobs is not None:
+                if not args.jobs.isdigit() or int(args.jobs) < 1:
+                    raise _UsageError(f"--jobs={args.jobs!r} must be a positive integer")
+                jobs = int(args.jobs)
+            return check_coq(args.file, verbose=args.verbose, jobs=jobs, timeout=_timeout(args.timeout, 600.0))
+        if len(args.file) != 1:
+            raise _UsageError("check needs exactly one certificate FILE (or --coq with theorem ids)")
+        return _check(args.file[0], _timeout(args.timeout, theorems.registry.DEFAULT_THEOREM_TIMEOUT))
     if args.command == "list":
         if args.format not in _LIST_FORMATS:
             raise _UsageError(f"--format={args.format!r} is not allowed for `list`; use one of "

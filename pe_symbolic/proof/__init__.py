@@ -9,6 +9,9 @@ Modules, each importing only those above it in this list (an import-linter contr
 * :mod:`~pe_symbolic.proof.sampler`: points satisfying every assumption; refutation;
 * :mod:`~pe_symbolic.proof.srepr`: the whitelist parser of ``srepr`` text (certificates are data);
 * :mod:`~pe_symbolic.proof.render`: text, LaTeX, MyST and the JSON certificate;
+* :mod:`~pe_symbolic.proof.coq`, :mod:`~pe_symbolic.proof.coq_tactics`, :mod:`~pe_symbolic.proof.coq_export`:
+  the second kernel's door: claims printed as Coq lemmas (the trusted printer), their
+  generated scripts, and the per-lemma Coq check;
 * :mod:`~pe_symbolic.proof.result`: :class:`~pe_symbolic.proof.Proof`, :class:`~pe_symbolic.proof.PartProof`;
 * :mod:`~pe_symbolic.proof.certificates`: reading, binding and re-checking certificates;
 * :mod:`~pe_symbolic.proof.engine`: :func:`~pe_symbolic.proof.prove`, :func:`~pe_symbolic.check_identity` (search, check, refute).

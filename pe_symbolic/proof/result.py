@@ -114,6 +114,25 @@ class Proof:
         """LaTeX rendering (see :func:`pe_symbolic.proof.render.latex`)."""
         return render.latex(self, **kw)
 
+    def to_coq(self) -> str:
+        """The claim as Coq lemmas over the reals, with their generated proof scripts: ``.v`` text.
+
+        Each equation (each entry of a matrix equation) is one ``Lemma``; an equation outside
+        the printed fragment is a comment saying why (:mod:`pe_symbolic.proof.coq`). The text
+        is generated from the claim, not from this proof's SymPy chain: Coq proves the
+        statement on its own (``coqc`` on the text, or ``pe-derive check --coq``).
+
+        >>> import sympy as sp
+        >>> from pe_symbolic import check_identity
+        >>> x = sp.Symbol("x", real=True)
+        >>> text = check_identity(sp.sin(2 * x), 2 * sp.sin(x) * sp.cos(x)).to_coq()
+        >>> [line for line in text.splitlines() if line.startswith("Lemma pe_")][-1]
+        'Lemma pe_user_identity_e0 : forall (x : R), (sin (2 * x)) = (2 * (cos x) * (sin x)).'
+        """
+        from .coq_export import coq_file, export_claim
+
+        return coq_file([export_claim(self.claim)])
+
     def to_json(self) -> str:
         """The JSON certificate (see :func:`pe_symbolic.proof.render.certificate`)."""
         return render.json_text(self)

@@ -1,0 +1,407 @@
+"""The Coq export: the trusted printer round-trips, statements carry the right hypotheses,
+constructs outside the fragment say why, and Coq rejects false claims (where Coq is installed).
+
+The printer is the trusted part of the second kernel, so every construct it prints is read
+back here by a small reader of the printed (fully parenthesised) syntax, written
+independently of the printer, and compared with the SymPy expression it came from.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pe_symbolic import check_identity, theorems
+from pe_symbolic.proof import Claim, Equation
+from pe_symbolic.proof.coq import Env, OutsideFragment, coq_text, to_coq_ast
+from pe_symbolic.proof.coq_export import check, coq_file, export_claim
+
+HAS_COQ = shutil.which("coqtop") is not None and shutil.which("coqc") is not None
+needs_coq = pytest.mark.skipif(not HAS_COQ, reason="Coq (coqtop, coqc) is not installed")
+
+x, y = sp.symbols("x y", real=True)
+p = sp.Symbol("p", positive=True)
+i = sp.Symbol("i", integer=True)
+n = sp.Symbol("n", integer=True, nonnegative=True)
+j = sp.Symbol("j", integer=True, nonnegative=True)
+v = sp.IndexedBase("v", real=True)
+
+
+# --------------------------------------------------------------------------------------
+# A reader of the printed syntax (independent of the printer)
+# --------------------------------------------------------------------------------------
+_TOKEN = re.compile(r"\s*(%Z|=>|\(|\)|\+|\*|\^|-|/|:|[A-Za-z_][A-Za-z0-9_.']*|\d+)")
+
+
+def _tokens(text: str) -> list[str]:
+    out, pos = [], 0
+    while pos < len(text):
+        if text[pos:].strip() == "":
+            break
+        m = _TOKEN.match(text, pos)
+        assert m, f"unreadable at {text[pos:pos + 20]!r}"
+        out.append(m.group(1))
+        pos = m.end()
+    return out
+
+
+class Reader:
+    """Reads the printer's Coq syntax back into SymPy: every compound term is parenthesised."""
+
+    FUN = {"sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "ln": sp.log, "atan": sp.atan,
+           "Rabs": sp.Abs, "sgn": sp.sign, "sqrt": sp.sqrt, "Rmax": sp.Max, "Rmin": sp.Min}
+
+    def __init__(self, text: str, names: dict[str, sp.Basic]) -> None:
+        self.t, self.k, self.names, self.bound = _tokens(text), 0, dict(names), {}
+
+    def peek(self) -> str:
+        return self.t[self.k] if self.k < len(self.t) else ""
+
+    def take(self, want: str | None = None) -> str:
+        tok = self.t[self.k]
+        assert want is None or tok == want, f"expected {want!r}, got {tok!r} at {self.t[self.k:self.k + 8]}"
+        self.k += 1
+        return tok
+
+    def term(self) -> sp.Basic:
+        tok = self.take()
+        if tok.isdigit():
+            return sp.Integer(tok)
+        if tok == "PI":
+            return sp.pi
+        if tok != "(":
+            return self.bound.get(tok) or self.names[tok]
+        out = self.inner()
+        self.take(")")
+        if self.peek() == "%Z":
+            self.take()
+        return out
+
+    def inner(self) -> sp.Basic:
+        tok = self.peek()
+        if tok == "-":
+            self.take()
+            return -self.term()
+        if tok == "/":
+            self.take()
+            return 1 / self.term()
+        if tok == "if":
+            return self.ite()
+        if tok in self.FUN:
+            self.take()
+            args = [self.term()]
+            while self.peek() != ")":
+                args.append(self.term())
+            return self.FUN[tok](*args)
+        if tok in ("IZR", "Rpower", "powerRZ", "delta", "sumZ", "prodZ") or isinstance(self.names.get(tok), sp.IndexedBase):
+            self.take()
+            if tok == "IZR":
+                return self.term()
+            if tok in ("Rpower", "powerRZ"):
+                return self.term() ** self.term()
+            if tok == "delta":
+                return sp.KroneckerDelta(self.term(), self.term())
+            if tok in ("sumZ", "prodZ"):
+                lo, hi = self.term(), self.term()
+                self.take("(")
+                self.take("fun")
+                name = self.take()
+                self.take(":")
+                self.take("Z")
+                self.take("=>")
+                var = sp.Symbol(name, integer=True, nonnegative=True) if name == "j" else sp.Symbol(name, integer=True)
+                self.bound[name] = var
+                body = self.term()
+                self.take(")")
+                del self.bound[name]
+                return (sp.Sum if tok == "sumZ" else sp.Product)(body, (var, lo, hi))
+            return self.names[tok][self.term()]
+        first = self.term()
+        op = self.peek()
+        if op == ")":
+            return first
+        if op == "^":
+            self.take()
+            return first ** int(self.take())
+        if op == "mod":
+            self.take()
+            return sp.Mod(first, self.term())
+        if op == "/":  # a rational number p / q, or Z division
+            self.take()
+            return first / self.term() if not first.is_integer or first.is_Integer else sp.floor(first / self.term())
+        args = [first]
+        while self.peek() == op:
+            self.take()
+            args.append(self.term())
+        return sp.Add(*args) if op == "+" else sp.Mul(*args)
+
+    def ite(self) -> sp.Basic:
+        self.take("if")
+        dec = self.take()
+        a, b = self.term(), self.term()
+        cond = {"Z_le_dec": sp.Le, "Z_lt_dec": sp.Lt, "Z.eq_dec": sp.Eq, "Rle_dec": sp.Le, "Rlt_dec": sp.Lt,
+                "Req_EM_T": sp.Eq}[dec](a, b)
+        self.take("then")
+        then = self.term()
+        self.take("else")
+        other = self.term()
+        return sp.Piecewise((then, cond), (other, True))
+
+
+def read_back(e: sp.Basic) -> sp.Basic:
+    env = Env()
+    text = coq_text(to_coq_ast(e, env))
+    names = {name: sp.IndexedBase(s.name, real=True) if kind == "F" else s for name, (kind, s) in env.free.items()}
+    r = Reader(text, names)
+    out = r.term()
+    assert r.k == len(r.t), f"trailing tokens in {text!r}"
+    return out
+
+
+def same(a: sp.Basic, b: sp.Basic) -> bool:
+    return a == b or sp.simplify(a - b) == 0
+
+
+# --------------------------------------------------------------------------------------
+# Round trips
+# --------------------------------------------------------------------------------------
+CONSTRUCTS = [
+    x + y, x * y, x - 2 * y, sp.Rational(3, 7) * x, -x, x / y, x ** 3, y ** -2, sp.pi * x, sp.E,
+    sp.sin(x + y), sp.cos(2 * x), sp.tan(x), sp.exp(x * y), sp.atan(x), sp.Abs(x - y), sp.sign(x),
+    sp.log(p), p ** x, p ** sp.Rational(1, 3), sp.sqrt(p), sp.Max(x, y), sp.Min(x, y, 1),
+    i * x, n ** 2 + i, sp.KroneckerDelta(i, n), sp.KroneckerDelta(i, n + 1) * x,
+    sp.Sum(sp.cos(j * x), (j, 0, n)), sp.Product(1 + j * x, (j, 1, n)),
+    sp.Sum(sp.KroneckerDelta(i, j) * sp.KroneckerDelta(j, n) * v[2 * j + 1], (j, 0, n)),
+    v[i], v[2 * i + 1], v[i - n], (-1) ** i,
+    sp.Piecewise((x, sp.Le(i, n - 1)), (y, True)), sp.Piecewise((x, x < y), (y, True)),
+    sp.Piecewise((x, sp.Eq(sp.Mod(i, 2), 0)), (y, True)), v[sp.floor(i / 2)],
+]
+
+
+@pytest.mark.parametrize("e", CONSTRUCTS, ids=[sp.sstr(c)[:40] for c in CONSTRUCTS])
+def test_every_construct_round_trips(e: sp.Basic) -> None:
+    assert same(read_back(e), e)
+
+
+def test_determinant_prints_as_ad_minus_bc() -> None:
+    m = sp.ImmutableMatrix([[x, y], [sp.sin(x), 2]])
+    assert read_back(sp.Determinant(m)) == sp.expand(m.det())
+
+
+_ATOMS = st.sampled_from([x, y, p, i, n, sp.Integer(2), sp.Rational(-1, 3), sp.pi])
+
+
+def _grow(children: st.SearchStrategy) -> st.SearchStrategy:
+    return st.one_of(
+        st.tuples(children, children).map(lambda t: t[0] + t[1]),
+        st.tuples(children, children).map(lambda t: t[0] * t[1]),
+        st.tuples(children, st.integers(-3, 3)).map(lambda t: t[0] ** t[1] if t[0] != 0 else t[0]),
+        children.map(sp.sin), children.map(sp.cos), children.map(sp.exp), children.map(sp.Abs),
+        children.map(lambda c: p ** c),
+        st.tuples(children, children).map(lambda t: sp.Piecewise((t[0], sp.Le(i, n)), (t[1], True))),
+        children.map(lambda c: sp.KroneckerDelta(i, n) * c),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(_ATOMS, _grow, max_leaves=8))
+def test_random_expressions_round_trip(e: sp.Basic) -> None:
+    if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return
+    try:
+        back = read_back(e)
+    except OutsideFragment:
+        return
+    assert same(back, e)
+
+
+OUTSIDE = [
+    (sp.Derivative(sp.sin(x), x), "derivative"),
+    (sp.Limit(1 / x, x, sp.oo), "Limit"),
+    (sp.Symbol("z") + 1, "not declared real"),
+    (sp.log(x), "not known to be positive"),
+    (x ** sp.Rational(1, 3), "not known to be positive"),
+    (sp.Piecewise((x, x > 0)), "otherwise"),
+    (sp.Determinant(sp.ImmutableMatrix(3, 3, list(range(9)))), "2x2"),
+    (sp.KroneckerDelta(x, y), "integer"),
+    (sp.Sum(j, (j, 0, i)), "may run backwards"),
+]
+
+
+@pytest.mark.parametrize("e, why", OUTSIDE, ids=[w for _, w in OUTSIDE])
+def test_outside_the_fragment_says_why(e: sp.Basic, why: str) -> None:
+    with pytest.raises(OutsideFragment, match=why):
+        to_coq_ast(e, Env())
+
+
+def test_an_export_lists_what_is_outside_and_never_prints_it() -> None:
+    c = Claim("demo.mixed", "two", (Equation(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),
+                                    Equation(sp.Derivative(x ** 2, x, 2), 2)))
+    ex = export_claim(c)
+    assert ex.lemmas[0].statement and not ex.lemmas[0].outside
+    assert ex.lemmas[1].outside.startswith("Derivative(x**2, (x, 2)) is not a first derivative")
+    assert "outside the exported fragment" in coq_file([ex])
+
+
+def test_statements_carry_the_assumptions() -> None:
+    b = sp.Symbol("b", positive=True)
+    h = sp.Symbol("h", integer=True, positive=True)
+    c = Claim("demo.hyp", "", (Equation(b ** (n / h) * b ** (-n / h), 1),), (b > 1, sp.Le(n, h - 1), sp.Ne(x, 2)))
+    stmt = export_claim(c).lemmas[0].statement
+    assert "forall (b x : R) (h n : Z)," in stmt
+    for hyp in ("0 < b", "(0 < h)%Z", "(0 <= n)%Z", "1 < b", "(n <= ((-1) + h))%Z", "x <> 2"):
+        assert hyp in stmt, (hyp, stmt)
+
+
+def test_matrix_equations_give_one_lemma_per_entry() -> None:
+    ex = export_claim(theorems.get("rot2.orthogonal").claim())
+    assert [lem.entry for lem in ex.lemmas] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+def test_every_d_foundation_is_printed_with_sums_over_pairs() -> None:
+    ex = export_claim(theorems.get("translation.identity").claim())
+    assert all(not lem.outside for lem in ex.lemmas)
+    assert "sumZ 0 (((-1) + h))%Z (fun j : Z => ((delta i j) *" in ex.lemmas[0].statement
+    assert "pe_sumZ_delta" in ex.lemmas[0].script
+
+
+# --------------------------------------------------------------------------------------
+# Coq itself
+# --------------------------------------------------------------------------------------
+t, k, w = sp.Symbol("t", real=True), sp.Symbol("k", real=True), sp.Symbol("omega", positive=True)
+q0, q1, m_ = sp.symbols("q_0 q_1 m", real=True)
+
+FALSE_CLAIMS = [
+    ("sin(t + k) = sin t + sin k", sp.sin(t + k), sp.sin(t) + sp.sin(k)),
+    ("cos(2x) = 2 cos(x)^2", sp.cos(2 * x), 2 * sp.cos(x) ** 2),
+    ("RoPE with the wrong sign: first entry of R(m) q as q0 cos + q1 sin",
+     sp.cos(m_ * w) * q0 - sp.sin(m_ * w) * q1, sp.cos(m_ * w) * q0 + sp.sin(m_ * w) * q1),
+    ("a pair translated the wrong way: sin(w(t + k)) = sin(wt) cos(wk) - cos(wt) sin(wk)",
+     sp.sin(w * (t + k)), sp.sin(w * t) * sp.cos(w * k) - sp.cos(w * t) * sp.sin(w * k)),
+    ("b^x b^y = b^(x y)", p ** x * p ** y, p ** (x * y)),
+]
+
+
+@needs_coq
+def test_coq_rejects_false_claims() -> None:
+    exports = [export_claim(Claim(f"false.c{q}", what, (Equation(lhs, rhs),))) for q, (what, lhs, rhs) in
+               enumerate(FALSE_CLAIMS)]
+    report = check(exports)
+    assert [r.status for r in report.results] == ["failed"] * len(FALSE_CLAIMS)
+
+
+@needs_coq
+def test_coq_checks_true_claims_and_an_every_d_theorem() -> None:
+    exports = [export_claim(theorems.get(tid).claim()) for tid in ("pair.translation", "translation.identity")]
+    exports.append(export_claim(Claim("true.double", "", (Equation(sp.cos(2 * x), 2 * sp.cos(x) ** 2 - 1),))))
+    report = check(exports)
+    assert report.counts() == {"checked": 9, "failed": 0, "outside": 0}, [
+        (r.lemma.name, r.status) for r in report.results]
+
+
+@needs_coq
+def test_a_registered_honest_negative_fails_in_coq() -> None:
+    report = check([export_claim(theorems.get("dynamic.mixed_bases").claim())])
+    assert {r.status for r in report.results} == {"failed"}
+
+
+@needs_coq
+def test_to_coq_compiles_with_coqc(tmp_path) -> None:
+    proof = check_identity(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1)
+    path = tmp_path / "identity.v"
+    path.write_text(proof.to_coq())
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@needs_coq
+def test_coqc_rejects_the_strict_file_of_a_false_claim(tmp_path) -> None:
+    ex = export_claim(Claim("false.strict", "", (Equation(sp.sin(2 * x), 2 * sp.sin(x)),)))
+    path = tmp_path / "false.v"
+    path.write_text(coq_file([ex]))
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode != 0
+
+
+FOUNDATION = ("translation.identity", "translation.independent", "translation.group", "sinusoidal.dot",
+              "rope.relative", "rope.efficient_form", "layout.permutation", "schedule.geometric", "family.relative")
+
+
+@needs_coq
+@pytest.mark.slow
+def test_the_registry_in_coq() -> None:
+    ths = theorems.all()
+    report = check([export_claim(th.claim()) for th in ths])
+    by = report.by_claim()
+    for tid in FOUNDATION:
+        assert {r.status for r in by[tid]} == {"checked"}, tid
+    c = report.counts()
+    assert c["checked"] >= 0.9 * sum(c.values()), c
+    negatives = {th.id for th in ths if th.expect == "refuted"}
+    assert all(r.status != "checked" for tid in negatives for r in by[tid])
+
+
+@needs_coq
+def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
+    """A preamble that does not compile would make every lemma fail (never pass): caught here."""
+    from pe_symbolic.proof.coq import PREAMBLE
+
+    path = tmp_path / "preamble.v"
+    path.write_text(PREAMBLE)
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------
+def test_cli_export_writes_one_file_per_theorem(tmp_path, capsys) -> None:
+    from pe_symbolic.cli.derive import main
+
+    assert main(["export", "--coq", "pair.dot", "rot2.det", "-o", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pair_dot.v", "rot2_det.v"]
+    assert "Lemma pe_pair_dot_e0" in (tmp_path / "pair_dot.v").read_text()
+    assert "outside the exported fragment: the symbol a is not declared real" in (tmp_path / "rot2_det.v").read_text()
+    assert "2 lemma(s) printed, 1 outside" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["export", "pair.dot"], "export needs --coq"),
+    (["check"], "check needs exactly one certificate FILE"),
+    (["check", "--coq", "--jobs", "0", "pair.dot"], "--jobs='0' must be a positive integer"),
+    (["check", "--coq", "no.such.theorem"], "no.such.theorem"),
+])
+def test_cli_usage_errors_exit_2(argv: list[str], msg: str, capsys, monkeypatch) -> None:
+    from pe_symbolic.cli.derive import main
+    from pe_symbolic.proof import coq_export
+
+    monkeypatch.setattr(coq_export, "coqtop_path", lambda: "/usr/bin/coqtop")
+    assert main(argv) == 2
+    assert msg in capsys.readouterr().err
+
+
+def test_cli_check_without_coq_exits_3(capsys, monkeypatch) -> None:
+    from pe_symbolic.cli.derive import main
+    from pe_symbolic.proof import coq_export
+
+    monkeypatch.setattr(coq_export, "coqtop_path", lambda: None)
+    assert main(["check", "--coq", "pair.dot"]) == 3
+    assert "Coq is not installed" in capsys.readouterr().err
+
+
+@needs_coq
+def test_cli_check_reports_per_claim_and_equation(capsys) -> None:
+    from pe_symbolic.cli.derive import main
+
+    assert main(["check", "--coq", "pair.dot", "rot2.det", "dynamic.mixed_bases"]) == 0
+    out = capsys.readouterr().out
+    assert "pair.dot: coq: checked (2 of 2)" in out
+    assert "equation 0 [pe_rot2_det_e0]: coq: outside the exported fragment (the symbol a is not declared real)" in out
+    assert "dynamic.mixed_bases: coq: not proved, as expected" in out
+    assert re.search(r"summary: 2 of 4 equations checked by Coq \(50\.0%\), 1 failed, 1 outside .*coqtop \d", out)
