@@ -54,11 +54,12 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
-__all__ = ["audit", "check_identity", "__version__", *_SUBMODULES]
+__all__ = ["audit", "check_identity", "verify_rope", "__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .audit import audit  # noqa: F401
+    from .audit.verify import verify_rope  # noqa: F401
     from .proof import check_identity  # noqa: F401
 
 
@@ -67,6 +68,10 @@ def __getattr__(name: str) -> Any:
         from .proof import check_identity
 
         return check_identity
+    if name == "verify_rope":
+        from .audit.verify import verify_rope
+
+        return verify_rope
     if name == "audit":
         from .audit import audit
 
