@@ -97,24 +97,7 @@ def _first(n: Node, kind: str) -> Node | None:
 # --------------------------------------------------------------------------------------
 def _goal(L: Node, R: Node, depth: int) -> str:
     if L[0] == "deriv":
-        x, f = L[1], L[2]
-        if R != ("num", 0, 1) and not _affine_with_slope(f, x, R):
-            return "fail"
-        if ("var", x) not in _walk(f):
-            return "apply derivable_pt_lim_const"
-        if R != ("num", 0, 1) and _affine_with_slope(f, x, R):
-            # f(x + h) - f(x) = h * slope exactly: every difference quotient is the slope
-            return ("intros eps Heps; exists (mkposreal 1 Rlt_0_1); intros hh Hh Hlt; cbv beta; "
-                    "match goal with |- Rabs ?e < _ => replace e with 0 by (field; pe_nz) end; "
-                    "rewrite Rabs_R0; assumption")
-        # f is constant in x: f(x) = f(0) for every x (proved as an equation), so every
-        # difference quotient is 0
-        f0 = _map(f, lambda n: ("num", 0, 1) if n == ("var", x) else None)
-        return (f"assert (Hc : forall {x} : R, {coq_text(f)} = {coq_text(f0)}) by (clear dependent {x}; intros {x}; "
-                f"{_goal(f, f0, depth + 1)}); intros eps Heps; exists (mkposreal 1 Rlt_0_1); "
-                f"intros hh Hh Hlt; cbv beta; rewrite (Hc ({x} + hh)), (Hc {x}); "
-                "match goal with |- Rabs ?e < _ => replace e with 0 by (field; assumption) end; "
-                "rewrite Rabs_R0; assumption")
+        return _derivative(L[1], L[2], R, depth)
     if L == R:
         return "reflexivity"
     if depth > 8:
@@ -132,6 +115,24 @@ def _goal(L: Node, R: Node, depth: int) -> str:
     if delta is not None and not any(x[0] in ("sum", "prod") for side in (L, R) for x in _walk(side)):
         return _cases(L, R, delta, depth)
     return _scalar(L, R)
+
+
+def _derivative(x: str, f: Node, slope: Node, depth: int) -> str:
+    """``derivable_pt_lim (fun x => f) x slope`` for ``f`` constant or affine in ``x``: every
+    difference quotient ``(f(x + h) - f(x)) / h`` is then exactly the slope."""
+    zero = ("num", 0, 1)
+    if ("var", x) not in _walk(f):
+        return "apply derivable_pt_lim_const" if slope == zero else "fail"
+    quotient = "intros eps Heps; exists (mkposreal 1 Rlt_0_1); intros hh Hh Hlt; cbv beta; "
+    close = ("match goal with |- Rabs ?e < _ => replace e with 0 by (field; pe_nz) end; "
+             "rewrite Rabs_R0; assumption")
+    if slope != zero:
+        return quotient + close if _affine_with_slope(f, x, slope) else "fail"
+    # f depends on x only in form: f(x) = f(0) for every x, proved as an equation
+    f0 = _map(f, lambda n: zero if n == ("var", x) else None)
+    return (f"assert (Hc : forall {x} : R, {coq_text(f)} = {coq_text(f0)}) by (clear dependent {x}; "
+            f"intros {x}; {_goal(f, f0, depth + 1)}); " + quotient
+            + f"rewrite (Hc ({x} + hh)), (Hc {x}); " + close)
 
 
 def _affine_with_slope(f: Node, x: str, slope: Node) -> bool:
