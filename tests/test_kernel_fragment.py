@@ -357,3 +357,9 @@ def test_identical_sides_are_said_to_be_trivial_as_stated():
     proof = theorems.get("schedule.geometric").prove()
     assert any(p.note == TRIVIAL for p in proof.parts)
     assert check_identity(sp.nan, sp.nan).verdict == "undecided"
+
+
+def test_identical_sides_defined_nowhere_are_not_trivially_proved():
+    undefined = sp.Pow(0, -1, evaluate=False)
+    assert check_identity(undefined, undefined).verdict == "undecided"
+    assert check_identity(f(x), f(x)).verdict == "proved"  # an uninterpreted f is defined everywhere

@@ -38,11 +38,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from . import budget
 from .claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy, render_statement
 from .fragment import outside_fragment
-from .kernel import KERNEL_STRATEGIES, Context, check_chain, qualification, reduce_to_zero
+from .kernel import KERNEL_STRATEGIES, WHEREVER_DEFINED, Context, check_chain, qualification, reduce_to_zero
 from .result import PartProof, Proof
 from .rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .sampler import VACUOUS, contradiction, refute, spread_parts
@@ -79,6 +80,10 @@ TRIVIAL = ("trivial as stated: both sides are the same expression as stored (Sym
            "before any proof step)")
 
 
+def _atoms_of(e: Any, *types: type) -> set:
+    return set().union(*(x.atoms(*types) for x in e)) if isinstance(e, sp.MatrixBase) else e.atoms(*types)
+
+
 def prove_equation(
     eq: Equation,
     assumptions: Sequence[sp.Basic] = (),
@@ -106,9 +111,19 @@ def prove_equation(
         why = outside_fragment(eq.lhs)
         if why:
             return PartProof(eq, (), "undecided", None, None, why)
-        spot = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=spot_points).spot_check \
-            if spot_points else None
-        return PartProof(eq, (Step(eq.difference, DIFFERENCE),), "proved", None, spot, TRIVIAL)
+        # an uninterpreted f(...) is defined everywhere: any value stands for it in this check
+        side = eq.lhs
+        undef = sorted(_atoms_of(side, AppliedUndef), key=sp.default_sort_key)
+        fresh = {u: sp.Symbol(f"_f{q}", real=True) for q, u in enumerate(undef)}
+        if fresh:
+            side = side.xreplace(fresh) if not isinstance(side, sp.MatrixBase) else sp.ImmutableMatrix(side.xreplace(fresh))
+        r = refute(side, side, [*symbols, *fresh.values()], assumptions, seed=seed, points=max(spot_points, 1))
+        if r.spot_check.points == 0:  # "x = x" says nothing where x is defined nowhere
+            return PartProof(eq, (), "undecided", None, r.spot_check,
+                             "both sides are the same expression as stored, but no admissible point where it is "
+                             f"defined was found ({r.note or 'no enclosure'})")
+        note = TRIVIAL if not qualification(eq, ()) else f"{TRIVIAL}; {WHEREVER_DEFINED}"
+        return PartProof(eq, (Step(eq.difference, DIFFERENCE),), "proved", None, r.spot_check, note)
     outside = outside_fragment(eq.lhs) or outside_fragment(eq.rhs)
     if outside:  # never proved; a certified counterexample may still refute it
         r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=8)
