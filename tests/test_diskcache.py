@@ -58,7 +58,10 @@ def test_an_unwritable_or_corrupt_cache_is_no_error(tmp_path):
     again = _run(str(tmp_path / "c"))
     assert again["sympy"] and again["sum"] == good["sum"]
     for p in (tmp_path / "c").rglob("*.json"):  # valid JSON, wrong checksum
-        entry = json.loads(p.read_text())
+        try:
+            entry = json.loads(p.read_text())
+        except json.JSONDecodeError:  # an entry the last run did not need, still truncated
+            continue
         if "source" in entry["body"]:
             entry["body"]["source"] = entry["body"]["source"].replace("return", "return -1 *")
             p.write_text(json.dumps(entry))

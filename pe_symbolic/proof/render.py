@@ -355,7 +355,7 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
               │cos(a)  -sin(a)│
               │               │ - 1
               │sin(a)  cos(a) │
-          [2] doit
+          [2] evaluate
                  2         2
               sin (a) + cos (a) - 1
           [3] sin(u)**2 -> 1 - cos(u)**2
