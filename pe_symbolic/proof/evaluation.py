@@ -77,6 +77,13 @@ def _bound(e: sp.Basic) -> set[sp.Symbol]:
     return out
 
 
+def _captures(f: sp.Basic, value: sp.Basic) -> bool:
+    """Whether substituting ``value`` into ``f`` would put one of its free symbols under a
+    binder of ``f`` that binds the same symbol (``Sum(x*j, (j, 0, n))`` with ``x -> j``):
+    ``xreplace`` does not rename bound variables, so the substitution would change the value."""
+    return bool(getattr(value, "free_symbols", set()) & _bound(f))
+
+
 def evaluate(e: sp.Basic) -> sp.Basic:
     """Apply the rules of the module notes bottom-up, once; return the rewritten expression."""
     if isinstance(e, sp.MatrixBase):
@@ -161,7 +168,8 @@ def _sum(node: sp.Sum) -> sp.Basic:
     count = b - a + 1
     if j not in f.free_symbols:  # constant sum
         return f * count
-    if isinstance(count, sp.Integer) and 0 <= count <= MAX_TERMS and j not in _bound(f):  # finite sum
+    if (isinstance(count, sp.Integer) and 0 <= count <= MAX_TERMS and j not in _bound(f)
+            and not _captures(f, a)):  # finite sum
         return sp.Add(*[f.xreplace({j: a + t}) for t in range(int(count))])
     delta = _delta_sum(f, j, a, b)
     if delta is not None:
@@ -195,7 +203,7 @@ def _delta_sum(f: sp.Expr, j: sp.Symbol, a: sp.Expr, b: sp.Expr) -> sp.Basic | N
         if coeff not in (1, -1) or j in (diff - coeff * j).free_symbols:
             continue
         c = sp.expand(-(diff - coeff * j) / coeff)
-        if c.is_integer is not True or j in _bound(f):
+        if c.is_integer is not True or j in _bound(f) or _captures(f, c):
             continue
         rest = sp.Mul(*(factors[:q] + factors[q + 1:]))
         value = rest.xreplace({j: c})
@@ -221,7 +229,8 @@ def _product(node: sp.Product) -> sp.Basic:
     count = b - a + 1
     if j not in f.free_symbols:
         return f**count
-    if isinstance(count, sp.Integer) and 0 <= count <= MAX_TERMS and j not in _bound(f):
+    if (isinstance(count, sp.Integer) and 0 <= count <= MAX_TERMS and j not in _bound(f)
+            and not _captures(f, a)):
         return sp.Mul(*[f.xreplace({j: a + t}) for t in range(int(count))])
     return node
 
@@ -277,7 +286,7 @@ def _derivative(node: sp.Derivative) -> sp.Basic:
 def _subs(node: sp.Subs) -> sp.Basic:
     f = node.expr
     variables = set(node.variables)
-    if variables & _bound(f):
+    if variables & _bound(f) or any(_captures(f, p) for p in node.point):
         return node
     return f.xreplace(dict(zip(node.variables, node.point)))
 
