@@ -60,3 +60,34 @@ def test_a_substitution_never_captures_a_bound_variable(name, lhs, rhs):
 def test_evaluate_refuses_a_capturing_substitution(expr):
     # each of these would need a bound variable renamed first: evaluate leaves it alone
     assert evaluate(expr) == expr
+
+
+# --------------------------------------------------------------------------------------
+# 2. contradictory assumptions between several symbols, strict ones included
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("assumptions", [
+    [x > y, y > x],
+    [x > y + 5, x < y - 5],
+    [x < y, y < x + sp.Rational(-1, 3) + sp.Rational(1, 3)],
+    [x + y > 2, x + y < 2],
+], ids=["x>y>x", "apart", "x<y<x", "sum-both-ways"])
+def test_strictly_contradictory_linear_assumptions_are_vacuous(assumptions):
+    from pe_symbolic.proof.claims import DIFFERENCE, Step
+    from pe_symbolic.proof.kernel import ASSUMPTION
+
+    lhs = sp.Piecewise((1, assumptions[0]), (0, True))
+    rhs = sp.Piecewise((1, assumptions[1]), (2, True))
+    chain = [Step(lhs - rhs, DIFFERENCE), Step(sp.Integer(0), ASSUMPTION)]
+    proof = _verdict(lhs, rhs, assumptions, steps=chain)
+    assert proof.verdict != "proved", proof.to_text()
+    assert "vacuous" in " ".join(proof.notes)
+
+
+def test_satisfiable_strict_assumptions_are_not_vacuous():
+    from pe_symbolic.proof.claims import DIFFERENCE, Step
+    from pe_symbolic.proof.kernel import ASSUMPTION
+
+    lhs = sp.Piecewise((1, x > y), (0, True))
+    chain = [Step(lhs - 1, DIFFERENCE), Step(sp.Integer(0), ASSUMPTION)]
+    proof = _verdict(lhs, 1, [x > y, y > 0], steps=chain)
+    assert proof.verdict == "proved", proof.to_text()
