@@ -91,3 +91,40 @@ def test_satisfiable_strict_assumptions_are_not_vacuous():
     chain = [Step(lhs - 1, DIFFERENCE), Step(sp.Integer(0), ASSUMPTION)]
     proof = _verdict(lhs, 1, [x > y, y > 0], steps=chain)
     assert proof.verdict == "proved", proof.to_text()
+
+
+# --------------------------------------------------------------------------------------
+# 3. the delta rule's side conditions: an integer lower limit, a forward range
+# --------------------------------------------------------------------------------------
+H = sp.Rational(1, 2)
+i_nn = sp.Symbol("i", integer=True, nonnegative=True)
+c_int = sp.Symbol("c", integer=True)
+m_int = sp.Symbol("m", integer=True)
+a_sym = sp.Symbol("a")
+j_plain = sp.Symbol("j")
+j_real = sp.Symbol("jr", real=True)
+DELTA_FALSE = [
+    # from 1/2 the index runs over half-integers and never meets the integer i: the sum is 0
+    ("half-integer range", sp.Sum(sp.KroneckerDelta(j_plain, i_nn), (j_plain, H, n + H)),
+     sp.Piecewise((1, (H <= i_nn) & (i_nn <= n + H)), (0, True))),
+    ("half-integer range, real index", sp.Sum(sp.KroneckerDelta(j_real, i_nn), (j_real, H, n + H)),
+     sp.Piecewise((1, (H <= i_nn) & (i_nn <= n + H)), (0, True))),
+    ("half-integer range, f", sp.Sum(f(j_plain) * sp.KroneckerDelta(j_plain, i_nn), (j_plain, H, n + H)),
+     sp.Piecewise((f(i_nn), (H <= i_nn) & (i_nn <= n + H)), (0, True))),
+    ("symbolic lower limit", sp.Sum(sp.KroneckerDelta(j_plain, c_int), (j_plain, a_sym, a_sym + n)),
+     sp.Piecewise((1, (a_sym <= c_int) & (c_int <= a_sym + n)), (0, True))),
+    # m = -3: SymPy's Sum from 0 to -3 is minus the sum from -2 to -1 (Karr), -1 at c = -1
+    ("backward range", sp.Sum(sp.KroneckerDelta(j_plain, c_int), (j_plain, 0, m_int)),
+     sp.Piecewise((1, (0 <= c_int) & (c_int <= m_int)), (0, True))),
+]
+
+
+@pytest.mark.parametrize("name,lhs,rhs", DELTA_FALSE, ids=[c[0] for c in DELTA_FALSE])
+def test_the_delta_rule_needs_an_integer_forward_range(name, lhs, rhs):
+    proof = _verdict(lhs, rhs)
+    assert proof.verdict != "proved", proof.to_text()
+
+
+def test_the_delta_rule_still_sums_a_forward_integer_range():
+    lhs = sp.Sum(f(j_plain) * sp.KroneckerDelta(j_plain, c_int), (j_plain, 0, n))
+    assert evaluate(lhs) == sp.Piecewise((f(c_int), (0 <= c_int) & (c_int <= n)), (0, True))

@@ -13,7 +13,8 @@ rewrites, bottom-up, only these objects, each by a rule whose side condition is 
     ``f`` free of ``j``: ``f * (b - a + 1)`` and ``f**(b - a + 1)``.
 ``delta sum``
     ``Sum(g(j) * KroneckerDelta(j, c), (j, a, b))`` where the delta's arguments differ by
-    ``+-(j - c)`` with ``c`` free of ``j`` and known to be an integer:
+    ``+-(j - c)`` with ``c`` free of ``j`` and known to be an integer, the lower limit ``a``
+    known to be an integer and the range known to run forward (``b - a + 1 >= 0``):
     ``Piecewise((g(c), (a <= c) & (c <= b)), (0, True))``. (Only ``j = c`` contributes, and
     it is a term exactly when the integer ``c`` is in the range.)
 ``geometric sum``
@@ -192,6 +193,11 @@ def _sum(node: sp.Sum) -> sp.Basic:
 
 
 def _delta_sum(f: sp.Expr, j: sp.Symbol, a: sp.Expr, b: sp.Expr) -> sp.Basic | None:
+    # j runs over the integers a, a + 1, ..., b only when a is an integer (from a = 1/2 it
+    # never meets the integer c) and the range runs forward (SymPy reads b < a - 1 as minus
+    # the sum from b + 1 to a - 1, which the Piecewise below does not say)
+    if a.is_integer is not True or (b - a + 1).is_nonnegative is not True:
+        return None
     factors = sp.Mul.make_args(f)
     for q, d in enumerate(factors):
         if not isinstance(d, sp.KroneckerDelta):
