@@ -128,3 +128,25 @@ def test_the_delta_rule_needs_an_integer_forward_range(name, lhs, rhs):
 def test_the_delta_rule_still_sums_a_forward_integer_range():
     lhs = sp.Sum(f(j_plain) * sp.KroneckerDelta(j_plain, c_int), (j_plain, 0, n))
     assert evaluate(lhs) == sp.Piecewise((f(c_int), (0 <= c_int) & (c_int <= n)), (0, True))
+
+
+# --------------------------------------------------------------------------------------
+# 4. 0 to a power that may be negative: proved only "wherever both sides are defined"
+# --------------------------------------------------------------------------------------
+a_r = sp.Symbol("a", real=True)
+b_r = sp.Symbol("b", real=True)
+
+
+@pytest.mark.parametrize("lhs,rhs", [
+    # at z = 0, a = -1, b = 1: nan (zoo * 0) on the left, 0**0 = 1 on the right
+    (sp.Mul(sp.Pow(z, a_r), sp.Pow(z, b_r), evaluate=False), z ** (a_r + b_r)),
+    (sp.Mul(sp.Pow(x, j - 1), x, evaluate=False), x**j),
+    (sp.Mul(sp.Pow(x, y), x, evaluate=False), x ** (y + 1)),
+], ids=["z^a z^b", "x^(j-1) x", "x^y x"])
+def test_a_power_that_may_be_undefined_is_proved_only_where_defined(lhs, rhs):
+    from pe_symbolic.proof.kernel import WHEREVER_DEFINED
+
+    proof = _verdict(lhs, rhs)
+    assert proof.verdict != "refuted", proof.to_text()
+    if proof.verdict == "proved":
+        assert WHEREVER_DEFINED in " ".join(proof.notes), proof.to_text()
