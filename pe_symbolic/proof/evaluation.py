@@ -13,7 +13,8 @@ rewrites, bottom-up, only these objects, each by a rule whose side condition is 
     ``f`` free of ``j``: ``f * (b - a + 1)`` and ``f**(b - a + 1)``.
 ``delta sum``
     ``Sum(g(j) * KroneckerDelta(j, c), (j, a, b))`` where the delta's arguments differ by
-    ``+-(j - c)`` with ``c`` free of ``j`` and known to be an integer:
+    ``+-(j - c)`` with ``c`` free of ``j`` and known to be an integer, the lower limit ``a``
+    known to be an integer and the range known to run forward (``b - a + 1 >= 0``):
     ``Piecewise((g(c), (a <= c) & (c <= b)), (0, True))``. (Only ``j = c`` contributes, and
     it is a term exactly when the integer ``c`` is in the range.)
 ``geometric sum``
@@ -75,6 +76,13 @@ def _bound(e: sp.Basic) -> set[sp.Symbol]:
         elif isinstance(node, sp.Limit):
             out.add(node.args[1])
     return out
+
+
+def _captures(f: sp.Basic, value: sp.Basic) -> bool:
+    """Whether substituting ``value`` into ``f`` would put one of its free symbols under a
+    binder of ``f`` that binds the same symbol (``Sum(x*j, (j, 0, n))`` with ``x -> j``):
+    ``xreplace`` does not rename bound variables, so the substitution would change the value."""
+    return bool(getattr(value, "free_symbols", set()) & _bound(f))
 
 
 def evaluate(e: sp.Basic) -> sp.Basic:
@@ -161,7 +169,8 @@ def _sum(node: sp.Sum) -> sp.Basic:
     count = b - a + 1
     if j not in f.free_symbols:  # constant sum
         return f * count
-    if isinstance(count, sp.Integer) and 0 <= count <= MAX_TERMS and j not in _bound(f):  # finite sum
+    if (isinstance(count, sp.Integer) and 0 <= count <= MAX_TERMS and j not in _bound(f)
+            and not _captures(f, a)):  # finite sum
         return sp.Add(*[f.xreplace({j: a + t}) for t in range(int(count))])
     delta = _delta_sum(f, j, a, b)
     if delta is not None:
@@ -184,6 +193,11 @@ def _sum(node: sp.Sum) -> sp.Basic:
 
 
 def _delta_sum(f: sp.Expr, j: sp.Symbol, a: sp.Expr, b: sp.Expr) -> sp.Basic | None:
+    # j runs over the integers a, a + 1, ..., b only when a is an integer (from a = 1/2 it
+    # never meets the integer c) and the range runs forward (SymPy reads b < a - 1 as minus
+    # the sum from b + 1 to a - 1, which the Piecewise below does not say)
+    if a.is_integer is not True or (b - a + 1).is_nonnegative is not True:
+        return None
     factors = sp.Mul.make_args(f)
     for q, d in enumerate(factors):
         if not isinstance(d, sp.KroneckerDelta):
@@ -195,7 +209,7 @@ def _delta_sum(f: sp.Expr, j: sp.Symbol, a: sp.Expr, b: sp.Expr) -> sp.Basic | N
         if coeff not in (1, -1) or j in (diff - coeff * j).free_symbols:
             continue
         c = sp.expand(-(diff - coeff * j) / coeff)
-        if c.is_integer is not True or j in _bound(f):
+        if c.is_integer is not True or j in _bound(f) or _captures(f, c):
             continue
         rest = sp.Mul(*(factors[:q] + factors[q + 1:]))
         value = rest.xreplace({j: c})
@@ -221,7 +235,8 @@ def _product(node: sp.Product) -> sp.Basic:
     count = b - a + 1
     if j not in f.free_symbols:
         return f**count
-    if isinstance(count, sp.Integer) and 0 <= count <= MAX_TERMS and j not in _bound(f):
+    if (isinstance(count, sp.Integer) and 0 <= count <= MAX_TERMS and j not in _bound(f)
+            and not _captures(f, a)):
         return sp.Mul(*[f.xreplace({j: a + t}) for t in range(int(count))])
     return node
 
@@ -277,7 +292,7 @@ def _derivative(node: sp.Derivative) -> sp.Basic:
 def _subs(node: sp.Subs) -> sp.Basic:
     f = node.expr
     variables = set(node.variables)
-    if variables & _bound(f):
+    if variables & _bound(f) or any(_captures(f, p) for p in node.point):
         return node
     return f.xreplace(dict(zip(node.variables, node.point)))
 

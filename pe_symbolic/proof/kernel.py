@@ -513,7 +513,9 @@ def _may_be_undefined(e: Expr) -> bool:
 @functools.lru_cache(maxsize=16384)
 def _entry_may_be_undefined(x: sp.Basic) -> bool:
     for p in x.atoms(sp.Pow):
-        if p.exp.is_negative and p.base.is_zero is not False and p.base.free_symbols:
+        # 0**e is undefined for e < 0 (and for a non-real e): flag any exponent not known to
+        # be nonnegative, x**(a + b) = x**a * x**b holds only where x**a and x**b are defined
+        if p.exp.is_nonnegative is not True and p.base.is_zero is not False and p.base.free_symbols:
             return True
     return any(f.free_symbols for f in x.atoms(sp.tan, sp.cot, sp.sec, sp.csc, sp.log))
 

@@ -526,26 +526,67 @@ def contradiction(symbols: Sequence[sp.Symbol], assumptions: Sequence[sp.Basic])
             continue
     linear = [a for a in rels if isinstance(a, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan,
                                                 sp.GreaterThan, sp.Equality))
-              and all(v.is_extended_real for v in a.free_symbols)
+              and all(v.is_real for v in a.free_symbols)
               and _is_linear(a.lhs - a.rhs)]
-    if len(linear) >= 2:
-        from sympy.solvers.simplex import InfeasibleLPError, lpmin
+    if linear:
+        why = _linear_contradiction(linear, symbols)
+        if why:
+            return why
+    return ""
 
-        relaxed = []
-        for a in linear:
-            if isinstance(a, sp.Equality):
-                relaxed.append(a)
-            elif isinstance(a, (sp.StrictLessThan, sp.LessThan)):
-                relaxed.append(sp.LessThan(a.lhs, a.rhs))
-            else:
-                relaxed.append(sp.GreaterThan(a.lhs, a.rhs))
-        try:
-            budget.check()
-            lpmin(0, relaxed)
-        except InfeasibleLPError:
-            return f"the linear relations {', '.join(sp.sstr(a) for a in linear)} have no common solution"
-        except (NotImplementedError, TypeError, ValueError, AttributeError):
-            pass
+
+_STRICT = (sp.StrictLessThan, sp.StrictGreaterThan)
+
+
+def _linear_contradiction(linear: Sequence[sp.Basic], symbols: Sequence[sp.Symbol]) -> str:
+    """Whether the linear relations (with the symbols' declared signs) have no common real
+    solution, strict inequalities counted as strict: with one slack ``t <= 1`` subtracted from
+    every strict one (``a > b`` as ``a - b >= t``), they are satisfiable exactly when the
+    largest feasible ``t`` is positive (``w > v`` and ``v > w`` only allow ``t = 0``)."""
+    from sympy.solvers.simplex import InfeasibleLPError, lpmax
+
+    t = sp.Dummy("t", real=True)
+    cons: list[sp.Basic] = [sp.LessThan(t, 1)]
+    strict = False
+    involved = set().union(*(a.free_symbols for a in linear))
+    # (d, op, strict): d op 0 with op ">=" (or "==")
+    rows: list[tuple[sp.Expr, str, bool]] = []
+    for s in sorted(involved, key=lambda v: v.name):  # the declared signs, as relations
+        if s.is_positive:
+            rows.append((s, ">=", True))
+        elif s.is_nonnegative:
+            rows.append((s, ">=", False))
+        elif s.is_negative:
+            rows.append((-s, ">=", True))
+        elif s.is_nonpositive:
+            rows.append((-s, ">=", False))
+    signs = bool(rows)
+    for a in linear:
+        d = a.lhs - a.rhs
+        if isinstance(a, sp.Equality):
+            rows.append((d, "==", False))
+        elif isinstance(a, (sp.StrictGreaterThan, sp.GreaterThan)):
+            rows.append((d, ">=", isinstance(a, _STRICT)))
+        else:
+            rows.append((-d, ">=", isinstance(a, _STRICT)))
+    for d, op, is_strict in rows:
+        if op == "==":
+            cons.append(sp.Eq(d, 0, evaluate=False))
+        else:
+            cons.append(sp.GreaterThan(d - (t if is_strict else 0), 0, evaluate=False))
+        strict = strict or is_strict
+    if len(linear) < 2 and not signs:
+        return ""
+    try:
+        budget.check()
+        best, _ = lpmax(t, cons)
+    except InfeasibleLPError:
+        return f"the linear relations {', '.join(sp.sstr(a) for a in linear)} have no common solution"
+    except (NotImplementedError, TypeError, ValueError, AttributeError):
+        return ""
+    if strict and best <= 0:
+        return (f"the linear relations {', '.join(sp.sstr(a) for a in linear)} have no common solution "
+                "(the strict ones cannot hold together)")
     return ""
 
 

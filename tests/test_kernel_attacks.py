@@ -1,0 +1,152 @@
+"""Red team, round four: attacks on the rebuilt trusted kernel, head by head, rule by rule.
+
+Each case is an attack a hostile user could run through the public API; the assertion is the
+soundness target it must meet: a false claim is never ``proved``, a true claim is never
+``refuted``, a tampered certificate never re-checks. Written before the fixes they drove.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from pe_symbolic.proof import check_identity
+from pe_symbolic.proof.evaluation import evaluate
+
+x = sp.Symbol("x", real=True)
+y = sp.Symbol("y", real=True)
+z = sp.Symbol("z")
+xi = sp.Symbol("x", integer=True, nonnegative=True)
+j = sp.Symbol("j", integer=True, nonnegative=True)
+k = sp.Symbol("k", integer=True, nonnegative=True)
+n = sp.Symbol("n", integer=True, nonnegative=True)
+f = sp.Function("f")
+
+
+def _verdict(lhs, rhs, assumptions=(), **kw):
+    return check_identity(lhs, rhs, assumptions, timeout=kw.pop("timeout", 20), **kw)
+
+
+# --------------------------------------------------------------------------------------
+# 1. variable capture: a substitution whose value mentions a variable bound inside
+# --------------------------------------------------------------------------------------
+# Subs(Sum(x*j, (j, 0, n)), x, j) is j*n*(n+1)/2 (the outer j); substituting with xreplace
+# gives Sum(j**2, (j, 0, n)), the inner j captured.
+CAPTURE_FALSE = [
+    ("subs into a sum", sp.Subs(sp.Sum(xi * j, (j, 0, n)), xi, j), sp.Sum(j**2, (j, 0, n))),
+    ("subs into a sum, f", sp.Subs(sp.Sum(f(xi + j), (j, 0, n)), xi, j), sp.Sum(f(2 * j), (j, 0, n))),
+    ("subs into a product", sp.Subs(sp.Product(f(xi + j), (j, 0, n)), xi, j), sp.Product(f(2 * j), (j, 0, n))),
+    ("delta sum, point captured", sp.Sum(sp.KroneckerDelta(j, k) * sp.Product(f(j + k), (k, 0, n)), (j, 0, n + 7)),
+     sp.Piecewise((sp.Product(f(2 * k), (k, 0, n)), k <= n + 7), (0, True))),
+    ("finite sum, lower limit captured", sp.Sum(sp.Product(f(j + k), (k, 0, n)), (j, k, k + 1)),
+     sp.Product(f(2 * k), (k, 0, n)) + sp.Product(f(2 * k + 1), (k, 0, n))),
+]
+
+
+@pytest.mark.parametrize("name,lhs,rhs", CAPTURE_FALSE, ids=[c[0] for c in CAPTURE_FALSE])
+def test_a_substitution_never_captures_a_bound_variable(name, lhs, rhs):
+    proof = _verdict(lhs, rhs)
+    assert proof.verdict != "proved", proof.to_text()
+
+
+@pytest.mark.parametrize("expr", [
+    sp.Subs(sp.Sum(f(xi + j), (j, 0, n)), xi, j),
+    # finite sum written out with a lower limit that an inner binder captures
+    sp.Sum(sp.Product(f(j + k), (k, 0, n)), (j, k, k + 1)),
+    sp.Product(sp.Sum(f(j + k), (k, 0, n)), (j, k, k + 1)),
+    # delta sum whose point is captured by a binder in the summand
+    sp.Sum(sp.KroneckerDelta(j, k) * sp.Product(f(j + k), (k, 0, n)), (j, 0, n + 7)),
+], ids=["subs", "finite-sum", "finite-product", "delta-sum"])
+def test_evaluate_refuses_a_capturing_substitution(expr):
+    # each of these would need a bound variable renamed first: evaluate leaves it alone
+    assert evaluate(expr) == expr
+
+
+# --------------------------------------------------------------------------------------
+# 2. contradictory assumptions between several symbols, strict ones included
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("assumptions", [
+    [x > y, y > x],
+    [x > y + 5, x < y - 5],
+    [x < y, y < x + sp.Rational(-1, 3) + sp.Rational(1, 3)],
+    [x + y > 2, x + y < 2],
+], ids=["x>y>x", "apart", "x<y<x", "sum-both-ways"])
+def test_strictly_contradictory_linear_assumptions_are_vacuous(assumptions):
+    from pe_symbolic.proof.claims import DIFFERENCE, Step
+    from pe_symbolic.proof.kernel import ASSUMPTION
+
+    lhs = sp.Piecewise((1, assumptions[0]), (0, True))
+    rhs = sp.Piecewise((1, assumptions[1]), (2, True))
+    chain = [Step(lhs - rhs, DIFFERENCE), Step(sp.Integer(0), ASSUMPTION)]
+    proof = _verdict(lhs, rhs, assumptions, steps=chain)
+    assert proof.verdict != "proved", proof.to_text()
+    assert "vacuous" in " ".join(proof.notes)
+
+
+def test_satisfiable_strict_assumptions_are_not_vacuous():
+    from pe_symbolic.proof.claims import DIFFERENCE, Step
+    from pe_symbolic.proof.kernel import ASSUMPTION
+
+    lhs = sp.Piecewise((1, x > y), (0, True))
+    chain = [Step(lhs - 1, DIFFERENCE), Step(sp.Integer(0), ASSUMPTION)]
+    proof = _verdict(lhs, 1, [x > y, y > 0], steps=chain)
+    assert proof.verdict == "proved", proof.to_text()
+
+
+# --------------------------------------------------------------------------------------
+# 3. the delta rule's side conditions: an integer lower limit, a forward range
+# --------------------------------------------------------------------------------------
+H = sp.Rational(1, 2)
+i_nn = sp.Symbol("i", integer=True, nonnegative=True)
+c_int = sp.Symbol("c", integer=True)
+m_int = sp.Symbol("m", integer=True)
+a_sym = sp.Symbol("a")
+j_plain = sp.Symbol("j")
+j_real = sp.Symbol("jr", real=True)
+DELTA_FALSE = [
+    # from 1/2 the index runs over half-integers and never meets the integer i: the sum is 0
+    ("half-integer range", sp.Sum(sp.KroneckerDelta(j_plain, i_nn), (j_plain, H, n + H)),
+     sp.Piecewise((1, (H <= i_nn) & (i_nn <= n + H)), (0, True))),
+    ("half-integer range, real index", sp.Sum(sp.KroneckerDelta(j_real, i_nn), (j_real, H, n + H)),
+     sp.Piecewise((1, (H <= i_nn) & (i_nn <= n + H)), (0, True))),
+    ("half-integer range, f", sp.Sum(f(j_plain) * sp.KroneckerDelta(j_plain, i_nn), (j_plain, H, n + H)),
+     sp.Piecewise((f(i_nn), (H <= i_nn) & (i_nn <= n + H)), (0, True))),
+    ("symbolic lower limit", sp.Sum(sp.KroneckerDelta(j_plain, c_int), (j_plain, a_sym, a_sym + n)),
+     sp.Piecewise((1, (a_sym <= c_int) & (c_int <= a_sym + n)), (0, True))),
+    # m = -3: SymPy's Sum from 0 to -3 is minus the sum from -2 to -1 (Karr), -1 at c = -1
+    ("backward range", sp.Sum(sp.KroneckerDelta(j_plain, c_int), (j_plain, 0, m_int)),
+     sp.Piecewise((1, (0 <= c_int) & (c_int <= m_int)), (0, True))),
+]
+
+
+@pytest.mark.parametrize("name,lhs,rhs", DELTA_FALSE, ids=[c[0] for c in DELTA_FALSE])
+def test_the_delta_rule_needs_an_integer_forward_range(name, lhs, rhs):
+    proof = _verdict(lhs, rhs)
+    assert proof.verdict != "proved", proof.to_text()
+
+
+def test_the_delta_rule_still_sums_a_forward_integer_range():
+    lhs = sp.Sum(f(j_plain) * sp.KroneckerDelta(j_plain, c_int), (j_plain, 0, n))
+    assert evaluate(lhs) == sp.Piecewise((f(c_int), (0 <= c_int) & (c_int <= n)), (0, True))
+
+
+# --------------------------------------------------------------------------------------
+# 4. 0 to a power that may be negative: proved only "wherever both sides are defined"
+# --------------------------------------------------------------------------------------
+a_r = sp.Symbol("a", real=True)
+b_r = sp.Symbol("b", real=True)
+
+
+@pytest.mark.parametrize("lhs,rhs", [
+    # at z = 0, a = -1, b = 1: nan (zoo * 0) on the left, 0**0 = 1 on the right
+    (sp.Mul(sp.Pow(z, a_r), sp.Pow(z, b_r), evaluate=False), z ** (a_r + b_r)),
+    (sp.Mul(sp.Pow(x, j - 1), x, evaluate=False), x**j),
+    (sp.Mul(sp.Pow(x, y), x, evaluate=False), x ** (y + 1)),
+], ids=["z^a z^b", "x^(j-1) x", "x^y x"])
+def test_a_power_that_may_be_undefined_is_proved_only_where_defined(lhs, rhs):
+    from pe_symbolic.proof.kernel import WHEREVER_DEFINED
+
+    proof = _verdict(lhs, rhs)
+    assert proof.verdict != "refuted", proof.to_text()
+    if proof.verdict == "proved":
+        assert WHEREVER_DEFINED in " ".join(proof.notes), proof.to_text()
