@@ -237,3 +237,13 @@ def test_known_configs_stay_silent():
         warnings.simplefilter("error")
         for name in ("llama-3.1-8b", "deepseek-v3", "qwen2-vl-7b", "phi-3.5-mini", "gpt-neox-20b"):
             numeric.parse_rope_config(numeric.model_config(name))
+
+
+def test_pe_audit_strict_refuses_an_unknown_key(tmp_path, capsys):
+    from pe_symbolic.cli.audit import main
+
+    path = tmp_path / "config.json"
+    path.write_text('{"head_dim": 64, "rope_theta": 10000.0, "max_position_embeddings": 4096, '
+                    '"rope_scaling": {"rope_type": "linear", "factor": 2.0, "scale": 3}}')
+    assert main([str(path), "--strict", "--context", "64"]) == 2
+    assert "['scale']=3 is not understood for rope_type 'linear'" in capsys.readouterr().err
