@@ -325,7 +325,7 @@ def mrope_axes(sections, *, interleaved: bool = False) -> tuple[int, ...]:
 # The RoPE family from a model config, HF transformers' conventions (written again here).
 
 _TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional", "axial")
-_OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn"}
+_OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "xdrope": "dynamic"}
 
 
 def _cfg_rope(config, layer_type):

@@ -247,3 +247,27 @@ def test_pe_audit_strict_refuses_an_unknown_key(tmp_path, capsys):
                     '"rope_scaling": {"rope_type": "linear", "factor": 2.0, "scale": 3}}')
     assert main([str(path), "--strict", "--context", "64"]) == 2
     assert "['scale']=3 is not understood for rope_type 'linear'" in capsys.readouterr().err
+
+
+HUNYUAN_VL = {"head_dim": 128, "hidden_size": 1024, "num_attention_heads": 16, "rope_theta": 10000.0,
+              "max_position_embeddings": 32768,
+              "rope_scaling": {"alpha": 1000.0, "beta_fast": 32, "beta_slow": 1, "factor": 1.0, "mscale": 1.0,
+                               "mscale_all_dim": 1.0, "type": "xdrope", "xdrope_section": [16, 16, 16, 16]}}
+
+
+def test_xdrope_is_ntk_alpha_with_four_axes():
+    """HunYuanVLTextConfig: 'xdrope' is read as dynamic + alpha (ntk_alpha), xdrope_section as mrope_section."""
+    spec = numeric.parse_rope_config(HUNYUAN_VL, strict=True)
+    assert spec.rope_type == "dynamic" and spec.alpha == 1000.0 and spec.xdrope_section == (16, 16, 16, 16)
+    got = _agree(HUNYUAN_VL)
+    assert np.array_equal(got.inv_freq, numeric.rope_frequencies(HUNYUAN).inv_freq)
+    bad = {**HUNYUAN_VL, "rope_scaling": {**HUNYUAN_VL["rope_scaling"], "xdrope_section": [16, 16, 16, 8]}}
+    with pytest.raises(ValueError, match=r"sums to 56; it must sum to rotary_dim/2 = 64"):
+        numeric.parse_rope_config(bad)
+    with pytest.raises(ValueError, match="4-axis M-RoPE"):
+        numeric.apply_rope(np.ones((2, 128)), np.arange(2.0), config=HUNYUAN_VL)
+
+
+def test_axial_config_is_refused_by_the_rotation():
+    with pytest.raises(ValueError, match="2-D vision RoPE"):
+        numeric.apply_rope(np.ones((2, 64)), np.arange(2.0), config=numeric.model_config("pixtral-12b-vision"))

@@ -75,7 +75,11 @@ ROPE_TYPES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "l
 #: (first Phi-3 releases) is ``longrope``, ``"mrope"`` (Qwen2-VL) is ``default`` with
 #: ``mrope_section``, ``"deepseek_yarn"`` (vLLM's and SGLang's name for DeepSeek's YaRN,
 #: the same inverse frequencies and ``mscale``/``mscale_all_dim`` attention factor) is ``yarn``.
-ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn"}
+ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn",
+                                     "xdrope": "dynamic"}
+#: HunyuanVL's ``"xdrope"``: HF's ``HunYuanVLTextConfig`` reads it as ``dynamic`` with a fixed
+#: ``alpha`` (``ntk_alpha``) and a 4-axis M-RoPE section (``xdrope_section``, alias of
+#: ``mrope_section``).
 #: Lengths YaRN's correction range may use (``yarn_length=``).
 YARN_LENGTHS: tuple[str, ...] = ("original", "max")
 #: HF model types whose config class sets ``default_rope_type = "axial"`` (HF 5.23): a
@@ -115,7 +119,7 @@ _TYPE_KEYS: dict[str, frozenset[str]] = {
     "axial": frozenset(),
     "linear": frozenset({"factor"}),
     "ntk": frozenset({"factor"}),
-    "dynamic": frozenset({"factor", "alpha"}),
+    "dynamic": frozenset({"factor", "alpha", "xdrope_section"}),
     "yarn": frozenset({"factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow",
                        "mscale", "mscale_all_dim", "truncate"}),
     "longrope": frozenset({"short_factor", "long_factor", "factor", "original_max_position_embeddings",
@@ -195,6 +199,7 @@ class RopeSpec:
     llama_4_scaling_beta: float | None = None
     freq_dim: int | None = None
     ignored: tuple[str, ...] = ()
+    xdrope_section: tuple[int, ...] | None = None
 
     @property
     def pairs(self) -> int:
@@ -638,6 +643,21 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
             )
         kw["low_freq_factor"], kw["high_freq_factor"] = lo, hi
     section = p.get("mrope_section")
+    xd = p.get("xdrope_section")
+    if xd is not None or (raw_rt == "xdrope" and section is not None):
+        # HunyuanVL: 4 axes; xdrope_section is HF's legacy alias of mrope_section
+        if xd is not None and section is not None and [float(v) for v in xd] != [float(v) for v in section]:
+            raise ValueError(f"{where} has xdrope_section={xd!r} and mrope_section={section!r}; they must agree")
+        sec = xd if xd is not None else section
+        key = "xdrope_section" if xd is not None else "mrope_section"
+        if isinstance(sec, (str, bytes)) or not isinstance(sec, Sequence) or len(sec) < 2:
+            raise ValueError(f"{where}[{key!r}]={sec!r} must be a list of pair counts, one per axis")
+        vals = tuple(_int(where, key, v, minimum=0, index=q) for q, v in enumerate(sec))
+        if sum(vals) != rotary_dim // 2:
+            raise ValueError(f"{where}[{key!r}]={list(sec)!r} sums to {sum(vals)}; it must sum to rotary_dim/2 = "
+                             f"{rotary_dim // 2}")
+        kw["xdrope_section"] = vals
+        section = None
     if section is not None and rope_type == "axial":
         raise ValueError(f"{where} has rope_type 'axial' (HF's 2-D vision RoPE) and an 'mrope_section'; "
                          "an M-RoPE text config uses rope_type 'default'")

@@ -117,6 +117,8 @@ def _factors(s: RopeSpec) -> str:
             parts.append(f"short_mscale={s.short_mscale:.6g}, long_mscale={s.long_mscale:.6g}")
     if t in ("llama3", "yarn", "longrope") and s.original_max_position_embeddings is not None:
         parts.append(f"L={s.original_max_position_embeddings}")
+    if s.xdrope_section is not None:
+        parts.append(f"xdrope_section={list(s.xdrope_section)} ({len(s.xdrope_section)}-axis M-RoPE)")
     if s.mrope_section is not None:
         parts.append(f"mrope_section={list(s.mrope_section)}" + (" interleaved" if s.mrope_interleaved else ""))
     if s.llama_4_scaling_beta is not None:
