@@ -271,3 +271,40 @@ def test_xdrope_is_ntk_alpha_with_four_axes():
 def test_axial_config_is_refused_by_the_rotation():
     with pytest.raises(ValueError, match="2-D vision RoPE"):
         numeric.apply_rope(np.ones((2, 64)), np.arange(2.0), config=numeric.model_config("pixtral-12b-vision"))
+
+
+# ----------------------------------------------------------------------------------------
+# describe: what the parser understood, per layer
+
+
+def test_describe_nope_layers():
+    smol = {"model_type": "smollm3", "head_dim": 128, "num_hidden_layers": 8, "rope_theta": 5e6,
+            "no_rope_layers": [1, 1, 1, 0, 1, 1, 1, 0]}
+    assert numeric.describe(smol, quiet=True).nope_layers == (3, 7)
+    cohere = {"model_type": "cohere2", "head_dim": 128, "num_hidden_layers": 4, "rope_theta": 50000.0,
+              "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]}
+    d = numeric.describe(cohere, quiet=True)
+    assert d.nope_layers == (3,) and "Cohere2" in str(d)
+    nulls = {"head_dim": 64, "num_hidden_layers": 3, "layer_types": ["sliding_attention", "full_attention",
+                                                                     "sliding_attention"],
+             "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+                                 "full_attention": None}}
+    d = numeric.describe(nulls, quiet=True)
+    assert d.nope_layers == (1,) and d.layer_types_with_rope() == ["sliding_attention"]
+    assert "none (NoPE)" in str(d)
+
+
+def test_describe_reports_what_was_read():
+    with pytest.warns(UserWarning, match="no blended band"):
+        d = numeric.describe(numeric.model_config("llama-4-scout"), quiet=True)
+    assert d.nope_layers == tuple(range(3, 48, 4)) and "interleaved" in d.layout
+    d = numeric.describe(numeric.model_config("deepseek-v3"), quiet=True)
+    assert d.layout.startswith("interleaved in, split out")
+    d = numeric.describe(numeric.model_config("hunyuan-mt2-1.8b"), quiet=True)
+    (e,) = d.layers
+    assert e.spec.alpha == 1000.0 and e.effective_base == pytest.approx(10000 * 1000 ** (128 / 126), rel=1e-15)
+    assert "ignored as HF does: factor, mscale" in str(d)
+    with pytest.warns(UnknownConfigKeyWarning):
+        numeric.describe(TYPO, quiet=True)
+    with pytest.raises(UnknownConfigKeyError):
+        numeric.describe(TYPO, quiet=True, strict=True)
