@@ -324,8 +324,8 @@ def mrope_axes(sections, *, interleaved: bool = False) -> tuple[int, ...]:
 # ----------------------------------------------------------------------------------------
 # The RoPE family from a model config, HF transformers' conventions (written again here).
 
-_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional")
-_OLD_NAMES = {"su": "longrope", "mrope": "default"}
+_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional", "axial")
+_OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "xdrope": "dynamic"}
 
 
 def _cfg_rope(config, layer_type):
@@ -341,8 +341,10 @@ def _cfg_rope(config, layer_type):
         full.setdefault("rope_theta", cfg.get("rope_theta", 10000.0))
         rope = {"full_attention": full,
                 "sliding_attention": {"rope_type": "default", "rope_theta": cfg["rope_local_base_freq"]}}
-    if rope and all(isinstance(v, dict) for v in rope.values()):
-        if layer_type not in rope:
+    # a dict of dicts is per layer type; a null entry (HF 5.x) is a layer type without RoPE
+    if rope and all(isinstance(v, dict) or v is None for v in rope.values()) and any(
+            isinstance(v, dict) for v in rope.values()):
+        if layer_type not in rope or rope[layer_type] is None:
             raise ValueError(f"layer_type={layer_type!r} must be one of {sorted(rope)}")
         rope = rope[layer_type]
     elif layer_type is not None:
@@ -388,6 +390,10 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     cfg, rope = _cfg_rope(config, layer_type)
     kind = rope.get("rope_type", rope.get("type", "default")) or "default"
     kind = _OLD_NAMES.get(kind, kind)
+    if kind == "default" and "mrope_section" not in rope and (
+            cfg.get("model_type") == "pixtral" or str(cfg.get("model_type", "")).endswith(
+                ("_vision", "_vision_encoder", "_vision_model", "sam2_video", "sam3_tracker_video", "edgetam_video"))):
+        kind = "axial"  # HF 5.23: these vision configs set default_rope_type = "axial"
     if kind not in _TYPES:
         raise ValueError(f"rope_type={kind!r} is not one of {_TYPES}")
     with mpmath.workdps(dps + 20):
@@ -408,7 +414,10 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             head = int(cfg["head_dim"])
         else:
             head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
-        dim = int(head * frac)
+        # GPT-J's rotary_dim; else HF's int(head_dim * partial_rotary_factor), whose
+        # torch.arange(0, dim, 2) has ceil(dim/2) entries when dim is odd
+        dim = int(cfg["rotary_dim"]) if cfg.get("rotary_dim") is not None else int(head * frac)
+        pairs = (dim + 1) // 2
         max_pos = cfg.get("max_position_embeddings")
         orig = next((v for v in (cfg.get("original_max_position_embeddings"),
                                  rope.get("original_max_position_embeddings"), max_pos) if v is not None), None)
@@ -419,9 +428,21 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             return [one / b ** (mpf(2 * j) / width) for j in range(count)]
 
         if kind == "default":
-            inv = ladder(base, dim, dim // 2)
+            inv = ladder(base, dim, pairs)
+        elif kind == "axial" and cfg.get("model_type") == "pixtral":
+            # PixtralVisionRotaryEmbedding: cat(inv_freq[0::2], inv_freq[1::2]) over head_dim
+            full = ladder(base, head, head // 2)
+            inv = full[0::2] + full[1::2]
+        elif kind == "axial":
+            # Qwen2-VL / GLM-4V / Gemma 4 vision: base ** -(arange(0, spatial, 2) / spatial), spatial = head_dim // 2
+            spatial = head // 2
+            inv = ladder(base, spatial, (spatial + 1) // 2)
+        elif kind == "dynamic" and rope.get("alpha"):
+            # Hunyuan DynamicNTKAlphaRotary: base * alpha ** (dim / (dim - 2)), dim = head_dim
+            alpha = num(rope["alpha"])
+            inv = ladder(base * alpha ** (mpf(head) / (head - 2)), head, head // 2)
         elif kind == "linear":
-            inv = [v / num(rope["factor"]) for v in ladder(base, dim, dim // 2)]
+            inv = [v / num(rope["factor"]) for v in ladder(base, dim, pairs)]
         elif kind == "ntk":
             factor = num(rope["factor"])
             inv = ladder(base * factor ** (mpf(dim) / (dim - 2)), dim, dim // 2)
@@ -445,7 +466,7 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             if lo == hi:
                 hi = hi + mpf("0.001")
             inv = []
-            for j, extrap in enumerate(ladder(base, dim, dim // 2)):
+            for j, extrap in enumerate(ladder(base, dim, pairs)):
                 ramp = min(max((j - lo) / (hi - lo), mpf(0)), one)  # 1: interpolate
                 inv.append(extrap / factor * ramp + extrap * (1 - ramp))
 
@@ -461,9 +482,12 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
         elif kind == "longrope":
             use_long = seq_len is not None and seq_len > int(orig)
             ext = rope["long_factor"] if use_long else rope["short_factor"]
-            inv = [v / num(e) for v, e in zip(ladder(base, dim, dim // 2), ext)]
+            inv = [v / num(e) for v, e in zip(ladder(base, dim, pairs), ext)]
             factor = num(rope["factor"]) if rope.get("factor") is not None else mpf(int(max_pos)) / int(orig)
-            if rope.get("attention_factor") is not None:
+            if rope.get("short_mscale") is not None:
+                # PhimoeRotaryEmbedding.forward: cos/sin times long_mscale if seq_len > original, else short
+                attention = num(rope["long_mscale"] if use_long else rope["short_mscale"])
+            elif rope.get("attention_factor") is not None:
                 attention = num(rope["attention_factor"])
             elif factor > 1:
                 attention = mpmath.sqrt(1 + mpmath.log(factor) / mpmath.log(int(orig)))
@@ -472,12 +496,14 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             low, high = num(rope["low_freq_factor"]), num(rope["high_freq_factor"])
             old = int(orig)
             inv = []
-            for v in ladder(base, dim, dim // 2):
+            for v in ladder(base, dim, pairs):
                 wavelen = 2 * mpmath.pi / v
                 if wavelen < old / high:
                     inv.append(v)
                 elif wavelen > old / low:
                     inv.append(v / factor)
+                elif high == low:
+                    raise ValueError("llama3 with low_freq_factor == high_freq_factor: smooth factor 0/0")
                 else:
                     smooth = (old / wavelen - low) / (high - low)
                     inv.append((1 - smooth) * v / factor + smooth * v)

@@ -34,11 +34,24 @@ def llama():
 # recipes and the emulation's rounding
 
 
+def test_divide_recipe_refuses_a_scaled_config(llama):
+    with pytest.raises(ValueError, match="inv_freq='divide'.*plain ladder only"):
+        Emulation(llama, recipes.PRESETS["maxtext"], "bfloat16")
+
+
+def test_tf32_rounds_positions_above_2048():
+    from pe_symbolic.audit.emulate import rnd
+
+    assert rnd(np.arange(2045, 2054, dtype=np.float64), "tf32").tolist() == [
+        2045, 2046, 2047, 2048, 2048, 2050, 2052, 2052, 2052]
+
+
 def test_every_preset_has_a_source_note_and_the_issue_names():
     assert set(recipes.preset_names()) == {
         "hf", "hf-autocast", "gpt-neox", "vllm", "torchtune", "flash-attn", "liger", "llama.cpp", "mlx",
         "rotary-embedding-torch", "t2t", "fairseq", "distilbert", "pe_symbolic",
-        "pe_symbolic-torch", "pe_symbolic-jax"}
+        "pe_symbolic-torch", "pe_symbolic-jax",
+        "hf-tf32", "vllm-fp32", "sglang", "flashinfer", "tensorrt-llm", "maxtext"}
     for r in recipes.PRESETS.values():
         assert len(r.source) > 40
 
@@ -80,7 +93,10 @@ def test_emulated_inverse_frequencies_match_torchs_float32_formula(llama):
 @pytest.mark.parametrize("name", ROPE_PRESETS)
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "float64"])
 def test_every_rope_preset_is_within_its_bounds_and_the_oracle_agrees(llama, name, dtype):
-    em = Emulation(llama, recipes.PRESETS[name], dtype)
+    target = llama
+    if recipes.PRESETS[name].inv_freq == "divide":  # MaxText: plain ladders only
+        target = rope_target(pe.numeric.model_config("mistral-7b"), "mistral-7b")
+    em = Emulation(target, recipes.PRESETS[name], dtype)
     res = measure(em, 20000, oracle_points=1)
     for band in res.bands:
         for m, v in band.measured.items():

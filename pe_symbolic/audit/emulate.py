@@ -36,12 +36,12 @@ from .recipes import Recipe
 __all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "overflow_limit", "rnd"]
 
 #: Significant bits of each dtype (int64 positions are exact below 2**63).
-PRECISION: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8, "int64": 63}
+PRECISION: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8, "tf32": 11, "int64": 63}
 #: Unit roundoff ``2**-p`` of each dtype.
 UNIT_ROUNDOFF: dict[str, float] = {k: 2.0 ** -v for k, v in PRECISION.items()}
 UNIT_ROUNDOFF["int64"] = 0.0
 #: Largest binary exponent of each floating dtype (its largest finite value is below ``2**(emax+1)``).
-EMAX: dict[str, int] = {"float64": 1023, "float32": 127, "float16": 15, "bfloat16": 127}
+EMAX: dict[str, int] = {"float64": 1023, "float32": 127, "float16": 15, "bfloat16": 127, "tf32": 127}
 #: What :attr:`Chunk.score` holds where a score is not evaluated (``m + offset`` beyond the
 #: context); every evaluated error is ``>= 0`` or non-finite, never this.
 NOT_EVALUATED = -1.0
@@ -60,6 +60,18 @@ def _bf16_from_f32(x: np.ndarray) -> np.ndarray:
     return r.view(np.float32)
 
 
+def _tf32_from_f32(x: np.ndarray) -> np.ndarray:
+    """float32 -> nearest-even TF32 (10 explicit significand bits, float32's exponent), kept in
+    float32: what a TF32 tensor-core matmul does to its float32 inputs."""
+    b = np.array(x, dtype=np.float32, copy=True).view(np.uint32)
+    r = b >> np.uint32(13)
+    r &= np.uint32(1)
+    r += np.uint32(0x0FFF)
+    r += b
+    r &= np.uint32(0xFFFFE000)
+    return r.view(np.float32)
+
+
 def rnd(x: Any, dt: str) -> np.ndarray:
     """Round ``x`` to dtype ``dt`` (a name of :data:`PRECISION`); float32 array for dtypes up to
     float32, float64 for float64 (int64: unchanged, float64).
@@ -68,6 +80,8 @@ def rnd(x: Any, dt: str) -> np.ndarray:
     array([1.0078125], dtype=float32)
     >>> rnd(np.array([257.0]), "bfloat16")
     array([256.], dtype=float32)
+    >>> rnd(np.array([2049.0, 2051.0, 4097.0]), "tf32")  # TF32 keeps 11 significant bits
+    array([2048., 2052., 4096.], dtype=float32)
     """
     a = np.asarray(x)
     if dt in ("float64", "int64"):
@@ -80,6 +94,8 @@ def rnd(x: Any, dt: str) -> np.ndarray:
         if a.dtype == np.float64:
             return round_to(a, _BF16).astype(np.float32)
         return _bf16_from_f32(a.astype(np.float32, copy=False))
+    if dt == "tf32":
+        return _tf32_from_f32(a.astype(np.float32))
     raise ValueError(f"dtype {dt!r} is not one of {', '.join(PRECISION)}")
 
 
@@ -311,6 +327,9 @@ class Emulation:
             frac = div(rnd(np.arange(h, dtype=np.float64), D), rnd(np.array(float(h)), D), D)
             inv = _fn(np.exp2, mul(-frac, rnd(np.array(math.log2(b)), D), D), D)
         elif r.inv_freq == "divide":
+            if any(q != 1 for q in self.ratio):
+                raise ValueError(f"recipe {r.name!r}: inv_freq='divide' (t / b**(2i/d)) is emulated for the "
+                                 "plain ladder only; this config scales its frequencies (use another recipe)")
             e = div(2.0 * (np.arange(h, dtype=np.float64)), np.float64(d), "float64")
             self.divisor = rnd(np.power(np.float64(b), e), D)
             with mpmath.workdps(40):

@@ -7,9 +7,10 @@ runs. The presets (:data:`PRESETS`) emulate the code real frameworks ship, each 
 one-line note on where that code is; ``Recipe(...)`` (or :meth:`Recipe.replace`) writes
 your own.
 
-Dtype names: ``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``; positions may also
-be ``"int64"`` (exact); and ``"act"`` stands for the activation dtype the audit runs in
-(``--dtype``).
+Dtype names: ``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``, ``"tf32"`` (a
+float32 value rounded to TF32's 11 significant bits, as a TF32 tensor-core matmul rounds its
+inputs: positions above 2048 lose their last bits); positions may also be ``"int64"``
+(exact); and ``"act"`` stands for the activation dtype the audit runs in (``--dtype``).
 
 Inverse frequencies (``inv_freq``), with :math:`h = d/2` pairs and base :math:`b`:
 
@@ -18,7 +19,8 @@ Inverse frequencies (``inv_freq``), with :math:`h = d/2` pairs and base :math:`b
 ``pow``          ``b ** (-arange(0, d, 2) / d)``
 ``exp``          ``exp(arange(h) * -(ln b / (h - 1)))`` (tensor2tensor, fairseq schedule)
 ``exp2``         ``exp2(-(i / h) * log2 b)`` (MLX ``fast.rope``)
-``divide``       the angle is ``t / b ** (2i / d)``, a division (DistilBERT)
+``divide``       the angle is ``t / b ** (2i / d)``, a division (DistilBERT; MaxText's RoPE
+                 divides positions by timescales; plain ladders only)
 ``running``      the angle of pair ``i`` is ``t * s * s * ... * s`` (``i`` float products,
                  ``s = b ** (-2 / d)``), llama.cpp's ``theta *= theta_scale``
 ``exact``        the 40-digit frequencies, angles as double-doubles (pe_symbolic)
@@ -54,7 +56,7 @@ __all__ = [
 ]
 
 #: Dtypes a recipe's fields may name (``"act"``: the audit's activation dtype).
-DTYPES: tuple[str, ...] = ("float64", "float32", "float16", "bfloat16", "act")
+DTYPES: tuple[str, ...] = ("float64", "float32", "float16", "bfloat16", "tf32", "act")
 #: Dtypes positions may be held in.
 POSITION_DTYPES: tuple[str, ...] = ("int64", *DTYPES)
 #: Activation dtypes an audit runs in.
@@ -170,9 +172,6 @@ class Recipe:
         if self.inv_freq == "running" and self.inv_freq_dtype not in ("float32", "float64"):
             raise ValueError(f"{where}: inv_freq='running' is emulated in float32 or float64; got "
                              f"inv_freq_dtype={self.inv_freq_dtype!r}")
-        if self.inv_freq == "divide" and self.kind == "rope":
-            raise ValueError(f"{where}: inv_freq='divide' (t / b**(2i/d)) is DistilBERT's sinusoidal "
-                             "table; use it with kind='sinusoidal'")
         if self.kind == "sinusoidal" and self.inv_freq == "running":
             raise ValueError(f"{where}: inv_freq='running' is llama.cpp's RoPE; no sinusoidal table "
                              "is built that way")
@@ -219,9 +218,19 @@ PRESETS: dict[str, Recipe] = {
     for r in (
         Recipe(
             "hf",
-            f"{_HF} (current): inv_freq 1/b**(arange/d) float32; position_ids.float() @ inv_freq with "
-            "autocast disabled (PR 29285); cos/sin float32 times attention_scaling, .to(x.dtype); "
-            "q*cos + rotate_half(q)*sin in x's dtype",
+            f"{_HF} (current, 5.x): inv_freq 1/b**(arange/d) float32; position_ids[..., None].float() * "
+            "inv_freq, an elementwise float32 product (4.x: a matmul, one product per entry, the same "
+            "rounding unless TF32 is on: see 'hf-tf32'), autocast disabled (PR 29285); cos/sin float32 "
+            "times attention_scaling, .to(x.dtype); q*cos + rotate_half(q)*sin in x's dtype",
+        ),
+        Recipe(
+            "hf-tf32",
+            f"{_HF} 4.x: inv_freq_expanded.float() @ position_ids_expanded.float(), a float32 matmul; with "
+            "TF32 enabled (torch.backends.cuda.matmul.allow_tf32 or set_float32_matmul_precision('high'), "
+            "Ampere and later) the tensor cores round both inputs to TF32 (11 significant bits): positions "
+            "above 2048 are rounded (2049 -> 2048), the product accumulates in float32; the rest as 'hf' "
+            "(a B200 bug report on position ids above 2048)",
+            inv_freq_storage="tf32", position_dtype="tf32",
         ),
         Recipe(
             "hf-autocast",
@@ -241,9 +250,51 @@ PRESETS: dict[str, Recipe] = {
         ),
         Recipe(
             "vllm",
-            "vllm model_executor/layers/rotary_embedding RotaryEmbedding._compute_cos_sin_cache: "
-            "inv_freq and t float32, einsum, cos/sin float32, cache.to(model dtype); the CUDA kernel "
-            "rotates in the model dtype (x*cos - y*sin)",
+            "vllm model_executor/layers/rotary_embedding RotaryEmbedding._compute_cos_sin_cache, the "
+            "earlier kernel: inv_freq and t float32, einsum, cos/sin float32, cache.to(model dtype); "
+            "csrc/pos_encoding_kernels.cu rotated in the model dtype (scalar_t x*cos - y*sin). Current "
+            "vLLM keeps the cache in float32 and rotates in float32: audit that as 'vllm-fp32'",
+        ),
+        Recipe(
+            "vllm-fp32",
+            "vllm (v0.20) csrc/libtorch_stable/pos_encoding_kernels.cu apply_token_rotary_embedding: the "
+            "cos_sin_cache is float32 (const float* cos_ptr), x and y are upcast to float, x_f*cos_f - "
+            "y_f*sin_f in float32, stored once in scalar_t; the cache built as in 'vllm' (inv_freq, t, "
+            "einsum, cos/sin in float32)",
+            table_dtype="float32", rotation_dtype="float32",
+        ),
+        Recipe(
+            "sglang",
+            "sglang srt/layers/rotary_embedding.py RotaryEmbedding (vLLM's cache: inv_freq, t, cos/sin in "
+            "float32) with forward_cuda calling sgl_kernel apply_rope_with_cos_sin_cache_inplace (FlashInfer's "
+            "kernel: the float32 cos_sin_cache, q and k upcast to float32, rotated, stored in q's dtype)",
+            table_dtype="float32", rotation_dtype="float32",
+        ),
+        Recipe(
+            "flashinfer",
+            "flashinfer include/flashinfer/pos_enc.cuh, the on-the-fly path (apply_rope_pos_ids): freq = "
+            "__powf(rope_rcp_theta, 2i/rotary_dim) in float32 (emulated as b**(-2i/d) rounded to float32: "
+            "the reciprocal theta's own rounding is not), embed = float(pos) * freq, __sincosf in float32 "
+            "(emulated with IEEE float32 sin/cos: the fast intrinsic's error is not), rotation in float32, "
+            "stored in x's dtype",
+            inv_freq="pow", table_dtype="float32", rotation_dtype="float32",
+        ),
+        Recipe(
+            "tensorrt-llm",
+            "tensorrt_llm layers/functional.py RopeEmbeddingUtils.create_sinusoidal_positions: inv_freq = "
+            "1/(theta ** (np.arange(0, dim, 2)/dim)) in float64 NumPy, .astype(float32); positions "
+            "np.arange(num_pos, dtype=float32), einsum in float32, cos/sin float32 table; the fused "
+            "attention kernel rotates in float32 and writes x's dtype",
+            inv_freq_dtype="float64", inv_freq_storage="float32", table_dtype="float32", rotation_dtype="float32",
+        ),
+        Recipe(
+            "maxtext",
+            "MaxText layers/embeddings.py RotaryEmbedding: fraction = 2*arange(half)/dims, timescale = "
+            "min_timescale * (max_timescale/min_timescale) ** fraction in float32 (emulated as the float64 "
+            "power rounded once to float32: jnp's float32 pow may differ by an ulp), sinusoid_inp = "
+            "position / timescale (a division, float32), sin/cos float32, rotation in float32, cast to "
+            "the activation dtype; plain ladders only",
+            inv_freq="divide", table_dtype="float32", rotation_dtype="float32",
         ),
         Recipe(
             "torchtune",
@@ -339,7 +390,7 @@ def preset_names() -> tuple[str, ...]:
     """The preset names, in the order ``pe-audit --list`` prints them.
 
     >>> preset_names()[:3]
-    ('hf', 'hf-autocast', 'gpt-neox')
+    ('hf', 'hf-tf32', 'hf-autocast')
     """
     return tuple(PRESETS)
 
@@ -351,7 +402,7 @@ def get_recipe(recipe: str | Recipe | Mapping[str, Any]) -> Recipe:
     'vllm'
     >>> get_recipe("hugginface")
     Traceback (most recent call last):
-    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-autocast', 'gpt-neox', 'vllm', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic', 'pe_symbolic-torch', 'pe_symbolic-jax'
+    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-tf32', 'hf-autocast', 'gpt-neox', 'vllm', 'vllm-fp32', 'sglang', 'flashinfer', 'tensorrt-llm', 'maxtext', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic', 'pe_symbolic-torch', 'pe_symbolic-jax'
     """
     if isinstance(recipe, Recipe):
         return recipe

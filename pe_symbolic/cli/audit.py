@@ -16,6 +16,7 @@ import argparse
 import importlib.util
 import shutil
 import sys
+import warnings
 from collections.abc import Sequence
 
 __all__ = ["main"]
@@ -66,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="numpy (emulation, default) or torch (the torch presets' real operations)")
     p.add_argument("--device", default="cpu", metavar="DEV", help="torch device for --backend torch (cpu, cuda)")
     p.add_argument("--layer-type", default=None, metavar="T", help="per-layer-type configs (Gemma 3)")
+    p.add_argument("--strict", action="store_true",
+                   help="fail on a config key the RoPE parser does not understand (default: warn and go on)")
     p.add_argument("--no-fix", action="store_true", help="do not search a fix for a broken --tol")
     p.add_argument("--progress", action="store_true", help="a progress bar on stderr (default: when stderr is a terminal)")
     p.add_argument("--list", action="store_true", help="print the presets with their source notes and exit")
@@ -156,11 +159,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     show = _progress_printer() if (args.progress or sys.stderr.isatty()) else None
+    from ..numeric import UnknownConfigKeyWarning
+
     try:
-        report = audit(args.config, recipe=args.recipe or ["hf"], dtype=args.dtype or ["bfloat16"],
-                       context=context, tol=tol, metric=args.metric, backend=args.backend,
-                       device=args.device, fix=not args.no_fix, layer_type=args.layer_type,
-                       progress=show)
+        with warnings.catch_warnings():
+            if args.strict:  # the parser's strict=True: an unknown key stops the audit, named
+                warnings.simplefilter("error", UnknownConfigKeyWarning)
+            report = audit(args.config, recipe=args.recipe or ["hf"], dtype=args.dtype or ["bfloat16"],
+                           context=context, tol=tol, metric=args.metric, backend=args.backend,
+                           device=args.device, fix=not args.no_fix, layer_type=args.layer_type,
+                           progress=show)
+    except UnknownConfigKeyWarning as exc:
+        return _fail(f"{exc} (--strict)")
     except ImportError as exc:
         return _fail(str(exc))
     except (ValueError, TypeError) as exc:

@@ -55,15 +55,32 @@ slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
 from __future__ import annotations
 
 from ._core import frequencies
-from .config import RopeFrequencies, RopeSpec, model_config, model_configs, parse_rope_config, rope_frequencies
+from .config import (
+    RopeFrequencies,
+    RopeSpec,
+    UnknownConfigKeyError,
+    UnknownConfigKeyWarning,
+    llama4_query_scale,
+    model_config,
+    model_configs,
+    parse_rope_config,
+    rope_frequencies,
+)
+from .describe import ConfigDescription, LayerRope, describe
 from .rope import apply_rope, rope_cos_sin
 from .tables import sinusoidal_table, translation_matrix
 
 __all__ = [
+    "ConfigDescription",
+    "LayerRope",
     "RopeFrequencies",
     "RopeSpec",
+    "UnknownConfigKeyError",
+    "UnknownConfigKeyWarning",
     "apply_rope",
+    "describe",
     "frequencies",
+    "llama4_query_scale",
     "model_config",
     "model_configs",
     "parse_rope_config",

@@ -52,6 +52,14 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
 
     from .config import DPS, _exact_frequencies
 
+    if spec.rope_type == "axial" or spec.xdrope_section is not None:
+        if spec.rope_type == "axial":
+            raise ValueError("rope_type 'axial' is HF's 2-D vision RoPE: its frequencies turn (row, col) "
+                             "positions, which config= does not take; rotate with inv_freq= (the frequencies "
+                             "of rope_frequencies(config), once per axis) and mrope_section=")
+        raise ValueError(f"HunyuanVL's {len(spec.xdrope_section)}-axis M-RoPE (xdrope_section "
+                         f"{list(spec.xdrope_section)}) is not supported by the rotation (3 axes at most); "
+                         "rope_frequencies(config) gives its frequencies")
     values, attn = _exact_frequencies(spec, seq_key, yarn_length)
     with mpmath.workdps(DPS):
         hi = np.array([float(v) for v in values], dtype=np.float64)

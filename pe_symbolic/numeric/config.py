@@ -57,6 +57,9 @@ __all__ = [
     "ROPE_TYPES",
     "RopeFrequencies",
     "RopeSpec",
+    "UnknownConfigKeyError",
+    "UnknownConfigKeyWarning",
+    "llama4_query_scale",
     "model_config",
     "model_configs",
     "parse_rope_config",
@@ -66,11 +69,33 @@ __all__ = [
 #: The rope types :func:`rope_frequencies` knows: HF's ``ROPE_INIT_FUNCTIONS`` keys, plus
 #: ``"default"`` and the static NTK-aware ``"ntk"`` (rotary-embedding-torch's
 #: ``theta_rescale_factor``; not an HF type).
-ROPE_TYPES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional")
-#: Older names found in published configs, and what they mean today.
-ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default"}
+ROPE_TYPES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional",
+                               "axial")
+#: Older or engine names found in published configs, and what they mean today: ``"su"``
+#: (first Phi-3 releases) is ``longrope``, ``"mrope"`` (Qwen2-VL) is ``default`` with
+#: ``mrope_section``, ``"deepseek_yarn"`` (vLLM's and SGLang's name for DeepSeek's YaRN,
+#: the same inverse frequencies and ``mscale``/``mscale_all_dim`` attention factor) is ``yarn``.
+ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn",
+                                     "xdrope": "dynamic"}
+#: HunyuanVL's ``"xdrope"``: HF's ``HunYuanVLTextConfig`` reads it as ``dynamic`` with a fixed
+#: ``alpha`` (``ntk_alpha``) and a 4-axis M-RoPE section (``xdrope_section``, alias of
+#: ``mrope_section``).
 #: Lengths YaRN's correction range may use (``yarn_length=``).
 YARN_LENGTHS: tuple[str, ...] = ("original", "max")
+#: HF model types whose config class sets ``default_rope_type = "axial"`` (HF 5.23): a
+#: ``default`` (or absent) rope type there is read as ``axial``, as HF's
+#: ``standardize_rope_params`` does. All but ``pixtral`` compute HF's axial frequencies over
+#: the spatial dim ``head_dim // 2`` (``base ** -(arange(0, head_dim/2, 2) / (head_dim/2))``,
+#: shared by the height and the width pairs); ``pixtral`` takes the ``head_dim`` ladder and
+#: reorders it (even pairs for height, odd for width).
+AXIAL_MODEL_TYPES: frozenset[str] = frozenset({
+    "cohere_compass_vision", "dots3_note_vision_encoder", "edgetam_video", "ernie4_5_vl_moe_vision",
+    "exaone4_5_vision", "gemma4_vision", "glm4v_moe_vision", "glm4v_vision", "glm5_next_vision",
+    "glm_image_vision", "glm_ocr_vision", "inkling2_vision", "kimi_k25_vision", "lfm3_vl_vision",
+    "mlcd_vision_model", "muse_glimmer_vision", "muse_spark_vision", "paddleocr_vl_vision", "pixtral",
+    "qwen2_5_omni_vision_encoder", "qwen2_5_vl_vision", "qwen2_vl_vision", "qwen3_5_moe_vision", "qwen3_5_vision",
+    "qwen3_omni_moe_vision_encoder", "qwen3_vl_moe_vision", "qwen3_vl_vision", "qwen4_exp_vision", "sam2_video",
+    "sam3_tracker_video", "sam3_vit_model", "step3p5_vision", "video_llama_3_vision"})
 #: Digits at which the lowered formulas are evaluated before the one rounding to float64.
 DPS = 40
 
@@ -82,6 +107,37 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "longrope": ("short_factor", "long_factor"),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
 }
+#: The keys of a rope dict each type reads (besides ``rope_type``/``type``, ``rope_theta``,
+#: ``partial_rotary_factor``, ``mrope_section``, ``mrope_interleaved`` and
+#: ``llama_4_scaling_beta``, which every type reads). HF 5.23's ``_validate_*_rope_parameters``
+#: plus the model-specific keys real configs carry (Hunyuan's ``alpha``, PhiMoE's
+#: ``short_mscale``/``long_mscale``).
+_COMMON_KEYS = frozenset({"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
+                          "mrope_interleaved", "llama_4_scaling_beta"})
+_TYPE_KEYS: dict[str, frozenset[str]] = {
+    "default": frozenset(),
+    "axial": frozenset(),
+    "linear": frozenset({"factor"}),
+    "ntk": frozenset({"factor"}),
+    "dynamic": frozenset({"factor", "alpha", "xdrope_section"}),
+    "yarn": frozenset({"factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow",
+                       "mscale", "mscale_all_dim", "truncate"}),
+    "longrope": frozenset({"short_factor", "long_factor", "factor", "original_max_position_embeddings",
+                           "attention_factor", "short_mscale", "long_mscale"}),
+    "llama3": frozenset({"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}),
+    "proportional": frozenset({"factor"}),
+}
+#: Keys HF reads nowhere for the given case and that real configs carry anyway: accepted
+#: without a warning because HF ignores them too (and :func:`describe` lists them as
+#: ignored). Hunyuan's ``dynamic`` with ``alpha`` (HF's ``ntk_alpha``) carries YaRN leftovers.
+_IGNORED_LIKE_HF: dict[str, frozenset[str]] = {
+    "ntk_alpha": frozenset({"factor", "mscale", "mscale_all_dim", "beta_fast", "beta_slow"}),
+}
+#: Top-level keys whose name says RoPE (contains ``rope`` or ``rotary``) that the parser or
+#: :func:`describe` reads; any other such key warns (:class:`UnknownConfigKeyWarning`).
+_TOP_KEYS_READ = frozenset({"rope_theta", "rope_parameters", "rope_scaling", "rotary_emb_base", "rotary_pct",
+                            "partial_rotary_factor", "rope_local_base_freq", "qk_rope_head_dim", "rotary_dim",
+                            "no_rope_layers", "no_rope_layer_interval", "rope_interleave"})
 _ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size",
               "num_attention_heads", "rotary_emb_base", "rotary_pct", "partial_rotary_factor")
 
@@ -137,11 +193,42 @@ class RopeSpec:
     mrope_section: tuple[int, int, int] | None = None
     mrope_interleaved: bool = False
     layer_type: str | None = None
+    alpha: float | None = None
+    short_mscale: float | None = None
+    long_mscale: float | None = None
+    llama_4_scaling_beta: float | None = None
+    freq_dim: int | None = None
+    ignored: tuple[str, ...] = ()
+    xdrope_section: tuple[int, ...] | None = None
 
     @property
     def pairs(self) -> int:
         """Number of inverse frequencies (``rotary_dim // 2``)."""
         return self.rotary_dim // 2
+
+    @property
+    def exponent_dim(self) -> int:
+        """The :math:`d` of the exponents :math:`-2i/d`: ``rotary_dim``, except for an odd
+        ``int(head_dim * partial_rotary_factor)``, which HF keeps in the exponent while it
+        rotates one more channel (``torch.arange(0, dim, 2)`` has ``ceil(dim/2)`` entries)."""
+        return self.freq_dim if self.freq_dim is not None else self.rotary_dim
+
+
+class UnknownConfigKeyWarning(UserWarning):
+    """A config key the parser does not understand (and so does not use), named with its rope type.
+
+    Raised as :class:`UnknownConfigKeyError` instead under ``strict=True``.
+    """
+
+
+class UnknownConfigKeyError(ValueError):
+    """A config key the parser does not understand, under ``strict=True``."""
+
+
+def _unknown(message: str, strict: bool) -> None:
+    if strict:
+        raise UnknownConfigKeyError(message)
+    warnings.warn(message, UnknownConfigKeyWarning, stacklevel=_user_stacklevel())
 
 
 # ----------------------------------------------------------------------------------------
@@ -224,7 +311,41 @@ def _rope_dicts(cfg: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
 
 
 def _per_layer(params: Mapping[str, Any]) -> bool:
-    return bool(params) and all(isinstance(v, Mapping) for v in params.values())
+    """A dict of dicts (one per layer type); a ``null`` entry is a layer type without RoPE
+    (HF 5.x skips it: NoPE)."""
+    return (bool(params) and all(isinstance(v, Mapping) or v is None for v in params.values())
+            and any(isinstance(v, Mapping) for v in params.values()))
+
+
+def _check_top_keys(cfg: Mapping[str, Any], strict: bool) -> None:
+    """Warn (or raise under ``strict``) on every top-level key naming RoPE that nothing reads."""
+    for key in cfg:
+        if not isinstance(key, str) or key in _TOP_KEYS_READ:
+            continue
+        low = key.lower()
+        if "rope" in low or "rotary" in low:
+            _unknown(f"config[{key!r}]={cfg[key]!r} is not understood by the RoPE config parser and is not used "
+                     f"(the top-level RoPE keys it reads: {', '.join(sorted(_TOP_KEYS_READ))})", strict)
+
+
+def _check_rope_keys(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], rope_type: str, raw_type: object,
+                     case: str, strict: bool) -> tuple[str, ...]:
+    """Warn (or raise) on the rope dict's keys this ``rope_type`` does not read; return the
+    keys accepted only because HF ignores them too (``case``: ``rope_type`` or ``ntk_alpha``)."""
+    known = _COMMON_KEYS | _TYPE_KEYS[rope_type]
+    like_hf = _IGNORED_LIKE_HF.get(case, frozenset())
+    ignored = []
+    for key in p:
+        if key in like_hf:
+            ignored.append(key)
+        elif key == "max_position_embeddings" and p[key] == cfg.get("max_position_embeddings"):
+            ignored.append(key)  # a copy of the top-level value (Ministral 3); HF reads the top level
+        elif key not in known:
+            shown = f"{raw_type!r}" + (f" (read as {rope_type!r})" if raw_type != rope_type else "")
+            allowed = ", ".join(sorted(known - {"type"}))
+            _unknown(f"{where}[{key!r}]={p[key]!r} is not understood for rope_type {shown} and is not used; "
+                     f"the keys this type reads: {allowed}", strict)
+    return tuple(ignored)
 
 
 def _gemma_layers(cfg: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -241,7 +362,8 @@ def _gemma_layers(cfg: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str
 # parsing
 
 
-def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = None) -> RopeSpec:
+def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = None,
+                      strict: bool = False) -> RopeSpec:
     r"""Read and check the rope fields of a model config (HF ``config.json`` as a dict).
 
     Parameters
@@ -252,6 +374,11 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         For per-layer-type configs (Gemma 3: ``"full_attention"``, ``"sliding_attention"``):
         which entry to read. Required there, not allowed elsewhere. ``"full_attention"``
         also makes a ``global_head_dim`` in the config the head dim (Gemma 4).
+    strict : bool, default False
+        What to do with a key the parser does not understand (in the rope dict, for its
+        ``rope_type``; or at the top level, a key naming ``rope``/``rotary`` that nothing
+        reads): warn with :class:`UnknownConfigKeyWarning` (default) or raise
+        :class:`UnknownConfigKeyError`. Either way the key is named with its rope type.
 
     Returns
     -------
@@ -267,11 +394,18 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         num_attention_heads``, whichever gave it), a ``partial_rotary_factor`` giving an odd
         or zero rotary dim, non-finite values (integer fields included).
 
+    UnknownConfigKeyError
+        Under ``strict=True``, a key not understood (a subclass of :class:`ValueError`).
+
     Warns
     -----
+    UnknownConfigKeyWarning
+        A key not understood (see ``strict``); the result does not use it.
     UserWarning
         A YaRN ``beta_slow`` greater than ``beta_fast`` (the ramp runs backwards; HF logs a
-        warning and computes on, and so does this).
+        warning and computes on, and so does this); a ``llama3`` ``low_freq_factor ==
+        high_freq_factor`` (no blended band: HF warns and computes the two-band step, and so
+        does this).
 
     Examples
     --------
@@ -283,7 +417,11 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     ('llama3', 128, 8.0)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "yarnn", "factor": 4}})
     Traceback (most recent call last):
-    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional' (did you mean 'yarn'?)
+    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial' (did you mean 'yarn'?)
+    >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2,
+    ...                    "low_freq_factor": 1}}, strict=True)
+    Traceback (most recent call last):
+    pe_symbolic.numeric.config.UnknownConfigKeyError: config['rope_scaling']['low_freq_factor']=1 is not understood for rope_type 'linear' and is not used; the keys this type reads: factor, llama_4_scaling_beta, mrope_interleaved, mrope_section, partial_rotary_factor, rope_theta, rope_type
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
@@ -291,6 +429,9 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     tc = cfg.get("text_config")
     if isinstance(tc, Mapping) and not any(k in cfg for k in _ROPE_KEYS):
         cfg = tc
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict={strict!r} must be True or False")
+    _check_top_keys(cfg, strict)
     where, params = _rope_dicts(cfg)
     if "rope_local_base_freq" in cfg and not _per_layer(params):
         params = _gemma_layers(cfg, params)
@@ -303,22 +444,36 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
             raise ValueError(f"layer_type={layer_type!r} is not in {where}; the config's layer types are {types}")
         where = f"{where}[{layer_type!r}]"
         params = params[layer_type]
+        if params is None:
+            raise ValueError(
+                f"{where} is null: layers of type {layer_type!r} have no RoPE (NoPE), so there are no "
+                "frequencies to compute"
+            )
     elif layer_type is not None:
         raise ValueError(
             f"layer_type={layer_type!r} was given, but {where} is one dict for every layer "
             "(no per-layer-type entries); omit layer_type"
         )
-    return _parse_params(cfg, where, params, layer_type)
+    return _parse_params(cfg, where, params, layer_type, strict)
 
 
-def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None) -> RopeSpec:
-    rt = p.get("rope_type", p.get("type", "default"))
+def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None,
+                  strict: bool = False) -> RopeSpec:
+    raw_rt = rt = p.get("rope_type", p.get("type", "default"))
     if "rope_type" in p and "type" in p and p["type"] != p["rope_type"]:
         raise ValueError(f"{where} has rope_type={p['rope_type']!r} and type={p['type']!r}; they must agree")
     if rt is None:
         rt = "default"
     rt = ROPE_TYPE_ALIASES.get(rt, rt) if isinstance(rt, str) else rt
     rope_type = check_choice(f"{where}['rope_type']", rt, ROPE_TYPES)
+    model_type = cfg.get("model_type")
+    if rope_type == "default" and model_type in AXIAL_MODEL_TYPES and p.get("mrope_section") is None:
+        rope_type = "axial"  # HF's default_rope_type for these vision configs
+    if rope_type == "axial" and model_type == "minimax_m3_vl_vision":
+        raise ValueError(f"rope_type 'axial' for model_type {model_type!r} is computed by neither of HF's two axial "
+                         "conventions; not supported")
+    ntk_alpha = rope_type == "dynamic" and bool(p.get("alpha"))
+    ignored = _check_rope_keys(cfg, where, p, rope_type, raw_rt, "ntk_alpha" if ntk_alpha else rope_type, strict)
 
     def pick(key: str, *top: str, default: Any = None) -> tuple[str, str, Any]:
         """(where, key, value): the rope dict's value, else the first top-level one, else default."""
@@ -345,16 +500,36 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
     head_dim, head_src = _head_dim(cfg, layer_type)
     if head_dim < 2 or head_dim % 2:
         raise ValueError(f"{head_src} must be a positive even number (RoPE turns pairs of channels)")
-    if rope_type == "proportional":
+    freq_dim: int | None = None
+    top_rd = cfg.get("rotary_dim")
+    if top_rd is not None and prf_raw != 1.0:
+        raise ValueError(
+            f"config['rotary_dim']={top_rd!r} and {prf_where}[{prf_key!r}]={prf_raw!r} both set the rotary "
+            "dim; keep one"
+        )
+    if rope_type in ("proportional", "axial"):
         rotary_dim = head_dim
+        if rope_type == "axial" and model_type != "pixtral":
+            freq_dim = head_dim // 2  # HF's spatial_dim: the ladder is shared by height and width
+        if top_rd is not None:
+            raise ValueError(f"config['rotary_dim']={top_rd!r} is not allowed with rope_type {rope_type!r}")
+    elif top_rd is not None:
+        # GPT-J: the first rotary_dim channels rotate, with exponents -2i/rotary_dim
+        rotary_dim = _int("config", "rotary_dim", top_rd, minimum=2)
+        if rotary_dim % 2 or rotary_dim > head_dim:
+            raise ValueError(f"config['rotary_dim']={top_rd!r} must be an even number <= head_dim = {head_dim}")
     else:
         # head_dim is even, so only a partial_rotary_factor < 1 the config gives can land here
         rotary_dim = int(head_dim * prf)
-        if rotary_dim <= 0 or rotary_dim % 2:
+        if rotary_dim <= 0:
             raise ValueError(
                 f"{prf_where}[{prf_key!r}]={prf_raw!r} gives rotary dim int({head_dim} * {prf_raw!r}) = "
-                f"{rotary_dim}; it must be a positive even number (choose a factor that makes it so)"
+                f"{rotary_dim}; it must be positive"
             )
+        if rotary_dim % 2:
+            # HF: inv_freq = base ** -(arange(0, dim, 2) / dim) has ceil(dim/2) entries, so the
+            # odd dim stays in the exponent and one more channel rotates (rounded up)
+            freq_dim, rotary_dim = rotary_dim, rotary_dim + 1
     from ._checks import MAX_D
 
     if head_dim > MAX_D:
@@ -364,15 +539,34 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
         max_pos = _int("config", "max_position_embeddings", max_pos)
 
     for key in _REQUIRED.get(rope_type, ()):
+        if ntk_alpha and key == "factor":
+            continue
         if p.get(key) is None:
             raise ValueError(f"{where} is missing the key {key!r}, which rope_type {rope_type!r} requires")
 
-    kw: dict[str, Any] = {}
-    if rope_type in ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional") and p.get("factor") is not None:
+    kw: dict[str, Any] = {"ignored": ignored}
+    if freq_dim is not None:
+        kw["freq_dim"] = freq_dim
+    if ntk_alpha:
+        # Hunyuan (HF's ntk_alpha): a fixed alpha stretches the base, b * alpha**(d/(d-2));
+        # factor (1.0 in the shipped configs) and the YaRN leftovers are not read, as in HF
+        kw["alpha"] = _real(where, "alpha", p["alpha"], minimum=0.0, strict=True, what=" (Hunyuan's NTK alpha, > 0)")
+        if freq_dim is not None or rotary_dim != head_dim:
+            raise ValueError(f"{where}['alpha'] (Hunyuan's NTK alpha) is only defined for a full rotary dim "
+                             f"(HF uses config.head_dim = {head_dim}); got rotary dim {rotary_dim}")
+    if p.get("llama_4_scaling_beta") is not None:
+        kw["llama_4_scaling_beta"] = _real(where, "llama_4_scaling_beta", p["llama_4_scaling_beta"], minimum=0.0,
+                                           what=" (the query scale 1 + beta*log(1 + floor(pos/L)))")
+        if p.get("original_max_position_embeddings") is None:
+            raise ValueError(f"{where} has 'llama_4_scaling_beta' but no 'original_max_position_embeddings' "
+                             "(the L of the query scale 1 + beta*log(1 + floor(pos/L)), which HF reads from there)")
+        kw["original_max_position_embeddings"] = _int(where, "original_max_position_embeddings",
+                                                      p["original_max_position_embeddings"])
+    if rope_type in ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional") and p.get("factor") is not None and not ntk_alpha:
         kw["factor"] = _real(where, "factor", p["factor"], minimum=1.0, what=" (a context-extension factor, >= 1)")
     if rope_type in ("ntk", "dynamic") and rotary_dim < 4:
         raise ValueError(f"rope_type {rope_type!r} needs a rotary dim >= 4 (the exponent is d/(d-2)); got {rotary_dim}")
-    if rope_type == "dynamic" and max_pos is None:
+    if rope_type == "dynamic" and max_pos is None and not ntk_alpha:
         raise ValueError("config is missing the key 'max_position_embeddings', which rope_type 'dynamic' requires")
     if rope_type in ("llama3", "yarn", "longrope"):
         # a top-level value wins (Phi-3), then the rope dict's, then max_position_embeddings
@@ -422,16 +616,51 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
             if max_pos is None:
                 raise ValueError(f"{where} has no 'factor' and config no 'max_position_embeddings' to derive it from (rope_type 'longrope')")
             kw["factor"] = max_pos / kw["original_max_position_embeddings"]
+        ms = [p.get(k) is not None for k in ("short_mscale", "long_mscale")]
+        if any(ms):
+            if not all(ms):
+                raise ValueError(f"{where} has only one of 'short_mscale' and 'long_mscale' (PhiMoE); give both")
+            # PhiMoE: the cos/sin tables are multiplied by short_mscale, or long_mscale past
+            # original_max_position_embeddings, in place of the longrope attention factor
+            for key in ("short_mscale", "long_mscale"):
+                kw[key] = _real(where, key, p[key], minimum=0.0, strict=True, what=" (PhiMoE's attention factor)")
     if rope_type == "llama3":
         lo = _real(where, "low_freq_factor", p["low_freq_factor"], minimum=0.0, strict=True)
         hi = _real(where, "high_freq_factor", p["high_freq_factor"], minimum=0.0, strict=True)
-        if not hi > lo:
+        if hi < lo:
             raise ValueError(
                 f"{where}['high_freq_factor']={p['high_freq_factor']!r} must be greater than "
                 f"{where}['low_freq_factor']={p['low_freq_factor']!r} (rope_type 'llama3')"
             )
+        if hi == lo:
+            warnings.warn(
+                f"{where}['high_freq_factor']={p['high_freq_factor']!r} equals {where}['low_freq_factor']="
+                f"{p['low_freq_factor']!r} (rope_type 'llama3'): there is no blended band; pairs whose wavelength "
+                "exceeds original_max_position_embeddings / low_freq_factor are divided by factor, the others kept "
+                "(Llama 4 Scout ships this; HF warns and computes the same step)",
+                UserWarning,
+                stacklevel=_user_stacklevel(),
+            )
         kw["low_freq_factor"], kw["high_freq_factor"] = lo, hi
     section = p.get("mrope_section")
+    xd = p.get("xdrope_section")
+    if xd is not None or (raw_rt == "xdrope" and section is not None):
+        # HunyuanVL: 4 axes; xdrope_section is HF's legacy alias of mrope_section
+        if xd is not None and section is not None and [float(v) for v in xd] != [float(v) for v in section]:
+            raise ValueError(f"{where} has xdrope_section={xd!r} and mrope_section={section!r}; they must agree")
+        sec = xd if xd is not None else section
+        key = "xdrope_section" if xd is not None else "mrope_section"
+        if isinstance(sec, (str, bytes)) or not isinstance(sec, Sequence) or len(sec) < 2:
+            raise ValueError(f"{where}[{key!r}]={sec!r} must be a list of pair counts, one per axis")
+        vals = tuple(_int(where, key, v, minimum=0, index=q) for q, v in enumerate(sec))
+        if sum(vals) != rotary_dim // 2:
+            raise ValueError(f"{where}[{key!r}]={list(sec)!r} sums to {sum(vals)}; it must sum to rotary_dim/2 = "
+                             f"{rotary_dim // 2}")
+        kw["xdrope_section"] = vals
+        section = None
+    if section is not None and rope_type == "axial":
+        raise ValueError(f"{where} has rope_type 'axial' (HF's 2-D vision RoPE) and an 'mrope_section'; "
+                         "an M-RoPE text config uses rope_type 'default'")
     if section is not None:
         kw["mrope_section"] = _mrope_section(where, section, rotary_dim)
         inter = p.get("mrope_interleaved", False)
@@ -516,6 +745,7 @@ def rope_frequencies(
     seq_len: int | None = None,
     layer_type: str | None = None,
     yarn_length: str = "original",
+    strict: bool = False,
 ) -> RopeFrequencies:
     r"""Inverse frequencies and attention factor of a model's RoPE, from its config.
 
@@ -540,6 +770,10 @@ def rope_frequencies(
         ``original_max_position_embeddings`` (current HF, the YaRN paper, default) or
         ``max_position_embeddings`` (some earlier HF releases, which computed the range from
         the extended length).
+    strict : bool, default False
+        Raise :class:`UnknownConfigKeyError` on a key the parser does not understand,
+        instead of warning with :class:`UnknownConfigKeyWarning` (see
+        :func:`parse_rope_config`).
 
     Returns
     -------
@@ -571,6 +805,12 @@ def rope_frequencies(
     ``dynamic``               ladder of :math:`b' = b (s n/L' - (s-1))^{d/(d-2)}`,
                               :math:`n = \max(` ``seq_len``, :math:`L')`,
                               :math:`L'` = ``max_position_embeddings``; 1
+    ``dynamic`` + ``alpha``   ladder of :math:`b' = b \alpha^{d/(d-2)}` (Hunyuan, HF's
+                              ``ntk_alpha``: static, ``factor`` not read); 1
+    ``axial``                 HF's 2-D vision RoPE: the ladder over :math:`D/2`
+                              (``head_dim/4`` entries, each for a height and a width
+                              pair); for Pixtral :math:`\theta_0, \theta_2, \dots` then
+                              :math:`\theta_1, \theta_3, \dots` over :math:`D`; 1
     ``yarn``                  :math:`(\theta_i/s)\gamma_i + \theta_i(1-\gamma_i)`,
                               :math:`\gamma_i = \mathrm{clamp}((i-lo)/(hi-lo), 0, 1)`,
                               :math:`lo = \max(\lfloor j(\beta_{fast})\rfloor, 0)`,
@@ -578,10 +818,12 @@ def rope_frequencies(
                               floor/ceil when ``truncate`` is false); :math:`0.1\ln s + 1`,
                               or the ``mscale`` ratio, or ``attention_factor``
     ``longrope``              :math:`\theta_i/\lambda_i`;
-                              :math:`\sqrt{1 + \ln s/\ln L}` or ``attention_factor``
+                              :math:`\sqrt{1 + \ln s/\ln L}` or ``attention_factor``,
+                              or PhiMoE's ``short_mscale`` (``long_mscale`` with the
+                              long factors)
     ``llama3``                by wavelength :math:`2\pi/\theta_i`: kept below
                               :math:`L/high`, :math:`/s` above :math:`L/low`, blended
-                              between; 1
+                              between (no blend when ``low == high``: Llama 4); 1
     ``proportional``          :math:`b^{-2i/D}/s` for the first
                               ``int(partial_rotary_factor * D // 2)`` pairs, 0 after
                               (:math:`D` = head_dim, Gemma 4's
@@ -597,7 +839,11 @@ def rope_frequencies(
     ``head_dim`` for its full-attention layers (HF's ``Gemma4TextConfig`` would default it
     to 512), and a saved ``per_layer_config`` is not read. DeepSeek's extra logit scale
     (``get_mscale(factor, mscale_all_dim)**2`` on the softmax scale) is not part of the
-    attention factor: it belongs to the attention layer.
+    attention factor: it belongs to the attention layer, and so does Ministral 3 / Mistral
+    4's ``llama_4_scaling_beta`` (queries multiplied by :func:`llama4_query_scale`; the
+    parser reads it into :attr:`RopeSpec.llama_4_scaling_beta` and :func:`describe` shows
+    it). An odd ``int(head_dim * partial_rotary_factor)`` keeps the odd :math:`d` in the
+    exponents and rotates one more channel, as HF does (:attr:`RopeSpec.exponent_dim`).
 
     Examples
     --------
@@ -610,7 +856,8 @@ def rope_frequencies(
     1.1386294361119...
     """
     yarn_length = check_choice("yarn_length", yarn_length, YARN_LENGTHS)
-    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
+    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type,
+                                                                         strict=strict)
     n = _check_seq_len(seq_len)
     values, attn = _exact_frequencies(spec, _seq_key(spec, n), yarn_length)
     inv = np.array([float(v) for v in values], dtype=np.float64)
@@ -619,7 +866,7 @@ def rope_frequencies(
 
 def _seq_key(spec: RopeSpec, n: int | None) -> int | bool | None:
     """The part of ``seq_len`` a type depends on (so caching ignores the rest)."""
-    if spec.rope_type == "dynamic":
+    if spec.rope_type == "dynamic" and spec.alpha is None:
         assert spec.max_position_embeddings is not None
         return max(n or 0, spec.max_position_embeddings)
     if spec.rope_type == "longrope":
@@ -643,7 +890,7 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
     t = spec.rope_type
     with mpmath.workdps(DPS):
         mp = mpmath.mpf
-        b, d = mp(spec.rope_theta), spec.rotary_dim
+        b, d = mp(spec.rope_theta), spec.exponent_dim
         idx = [mp(q) for q in range(spec.pairs)]
         dm = mp(d)
         one = mp(1)
@@ -651,6 +898,21 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
         if t == "default":
             f = family_formula("default")
             vals = [f(q, dm, b) for q in idx]
+        elif t == "axial" and spec.freq_dim is not None:
+            # HF's compute_axial_rope_parameters (all but Pixtral): the ladder over the spatial
+            # dim head_dim/2, ceil(head_dim/4) entries, each turning a height and a width pair
+            f = family_formula("default")
+            vals = [f(mp(q), dm, b) for q in range((spec.freq_dim + 1) // 2)]
+        elif t == "axial":
+            # Pixtral's compute_axial_rope_parameters: the head_dim ladder, even pairs (height)
+            # first, then odd pairs (width)
+            f = family_formula("default")
+            ladder = [f(q, dm, b) for q in idx]
+            vals = ladder[0::2] + ladder[1::2]
+        elif t == "dynamic" and spec.alpha is not None:
+            # Hunyuan's fixed-alpha NTK (HF's ntk_alpha): the static NTK ladder with s = alpha
+            f = family_formula("ntk")
+            vals = [f(q, dm, b, mp(spec.alpha)) for q in idx]
         elif t == "linear":
             f = family_formula("linear")
             vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
@@ -668,10 +930,24 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
             lam = spec.long_factor if seq_key else spec.short_factor
             assert lam is not None
             vals = [f(q, dm, b, mp(x)) for q, x in zip(idx, lam)]
-            if spec.attention_factor is not None:
+            if spec.short_mscale is not None:
+                attn = mp(spec.long_mscale if seq_key else spec.short_mscale)
+            elif spec.attention_factor is not None:
                 attn = mp(spec.attention_factor)
             else:
                 attn = family_formula("longrope_attention")(mp(spec.factor), mp(spec.original_max_position_embeddings))
+        elif t == "llama3" and spec.low_freq_factor == spec.high_freq_factor:
+            # no blended band (Llama 4 Scout): divided by factor above L/low, kept below
+            f = family_formula("default")
+            s = mp(spec.factor)
+            edge = 2 * mpmath.pi * mp(spec.low_freq_factor) / mp(spec.original_max_position_embeddings)
+            vals = []
+            for q in idx:
+                v = f(q, dm, b)
+                if v == edge:  # wavelength exactly L/low: HF's smooth factor is 0/0
+                    raise ValueError("llama3 with low_freq_factor == high_freq_factor: a pair's wavelength equals "
+                                     "original_max_position_embeddings / low_freq_factor exactly (HF gives NaN)")
+                vals.append(v / s if v < edge else v)
         elif t == "llama3":
             f = family_formula("llama3")
             args = (mp(spec.factor), mp(spec.original_max_position_embeddings),
@@ -714,6 +990,53 @@ def _yarn(spec: RopeSpec, idx: list, dm: Any, b: Any, yarn_length: str) -> tuple
     else:
         attn = family_formula("yarn_mscale")(s, mp(1))
     return vals, attn
+
+
+def llama4_query_scale(config: Mapping[str, Any] | RopeSpec, positions: Any, *,
+                       layer_type: str | None = None) -> np.ndarray:
+    r"""The per-position query scale of ``llama_4_scaling_beta`` (Ministral 3, Mistral 4).
+
+    HF's ``get_llama_4_attn_scale`` multiplies the rotated queries by
+    :math:`1 + \beta \ln(1 + \lfloor m / L \rfloor)`, with :math:`\beta` =
+    ``llama_4_scaling_beta`` and :math:`L` = the rope dict's
+    ``original_max_position_embeddings``. It is not part of :func:`rope_frequencies`'s
+    attention factor (which multiplies cos and sin, hence queries *and* keys).
+
+    Parameters
+    ----------
+    config : Mapping or RopeSpec
+        A config with ``llama_4_scaling_beta`` in its rope dict.
+    positions : array_like of int
+        Non-negative positions :math:`m`.
+    layer_type : str, optional
+        As in :func:`rope_frequencies`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 scales, the shape of ``positions``.
+
+    Raises
+    ------
+    ValueError
+        The config has no ``llama_4_scaling_beta``, or a position is negative.
+
+    Examples
+    --------
+    >>> cfg = {"head_dim": 128, "max_position_embeddings": 262144, "rope_parameters": {
+    ...     "rope_type": "yarn", "rope_theta": 1e6, "factor": 16.0, "original_max_position_embeddings": 16384,
+    ...     "llama_4_scaling_beta": 0.1}}
+    >>> llama4_query_scale(cfg, [0, 16383, 16384, 32768]).round(6).tolist()
+    [1.0, 1.0, 1.069315, 1.109861]
+    """
+    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
+    if spec.llama_4_scaling_beta is None:
+        raise ValueError("the config has no 'llama_4_scaling_beta' in its rope dict: there is no query scale")
+    pos = np.asarray(positions)
+    if pos.dtype.kind not in "iu" or (pos.size and pos.min() < 0):
+        raise ValueError(f"positions must be non-negative integers; got dtype {pos.dtype}")
+    assert spec.original_max_position_embeddings is not None
+    return 1.0 + spec.llama_4_scaling_beta * np.log1p(pos // spec.original_max_position_embeddings).astype(np.float64)
 
 
 # ----------------------------------------------------------------------------------------

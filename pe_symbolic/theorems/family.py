@@ -75,6 +75,8 @@ IDS = (
     "axial.homomorphism",
     "xpos.relative",
     "roformer.abel",
+    "ntk_alpha.base",
+    "axial.spatial_ladder",
 )
 
 m, n = S.m, S.n
@@ -958,3 +960,54 @@ def roformer_decay(d: int = 128, max_distance: int = 4096, *, base: float = 1000
         method=f"float64 partial sums for every distance; selected values at {dps} digits with mpmath",
     )
 
+
+
+# ----------------------------------------------------------------------------------------
+# variants real configs ship (issue 23): Hunyuan's fixed alpha, HF's axial vision ladders
+
+SRC_HUNYUAN = ("HF transformers hunyuan_v1_dense / hunyuan_v1_moe / hunyuan_vl modeling: "
+               "compute_ntk_alpha_rope_parameters (DynamicNTKAlphaRotary)")
+SRC_HF_AXIAL = ("HF transformers 5.23 compute_axial_rope_parameters: Qwen2-VL / GLM-4V / Gemma 4 vision "
+                "(ladder over head_dim // 2) and Pixtral (head_dim ladder, cat(inv_freq[0::2], inv_freq[1::2]))")
+
+
+@theorem("ntk_alpha.base",
+         "Hunyuan's fixed alpha: b' = b alpha^(d/(d-2)) is the NTK base of factor alpha (pair 0 kept, lowest / alpha)",
+         SRC_HUNYUAN, concrete=False)
+def _ntk_alpha(d: int | None) -> Claim:
+    k = sp.Symbol("k", integer=True, positive=True)
+    dd = 2 * k + 2
+    alpha = sp.Symbol("alpha", positive=True)
+    b_new = b * alpha ** (dd / (dd - 2))  # HF: rope_theta * alpha ** (dim / (dim - 2))
+    return Claim(
+        "ntk_alpha.base",
+        "Hunyuan's checkpoints label a fixed-alpha RoPE 'dynamic'; HF computes the base "
+        "b' = b alpha^(d/(d-2)), static in the sequence length. With d = 2k + 2 it is the NTK-aware base "
+        "of factor alpha (ntk.derive): pair 0 keeps frequency 1 and the lowest pair's frequency is divided "
+        "by alpha exactly, so the parser reads it as the ntk ladder with s = alpha.",
+        (
+            Equation(b_new, F.ntk_base(b, alpha, dd), "b alpha^(d/(d-2)) is the NTK base with s = alpha"),
+            Equation(F.default_theta(0, dd, base=b_new), 1, "the highest frequency is unchanged (pair 0)"),
+            Equation(F.default_theta(k, dd, base=b_new), F.default_theta(k, dd, base=b) / alpha,
+                     "the lowest frequency is divided by alpha"),
+        ),
+        (S.BASE_GT_1,), SRC_HUNYUAN,
+    )
+
+
+@theorem("axial.spatial_ladder",
+         "HF's axial ladder over D/2 is the even pairs of the D ladder: b^(-2j/(D/2)) = b^(-2(2j)/D)",
+         SRC_HF_AXIAL, concrete=False)
+def _axial_spatial(d: int | None) -> Claim:
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    return Claim(
+        "axial.spatial_ladder",
+        "HF's axial vision RoPE (Qwen2-VL, GLM-4V, Gemma 4 ...) takes the ladder over the spatial dim D/2, "
+        "b^(-2j/(D/2)), for both the height and the width pairs. Its j-th frequency is the (2j)-th of the "
+        "head_dim ladder, so it equals the height half of Pixtral's axial frequencies, "
+        "cat(ladder[0::2], ladder[1::2]); Pixtral's width half (the odd pairs) differs, which is why the "
+        "parser keys the convention on model_type.",
+        (Equation(F.default_theta(j, S.d / 2), F.default_theta(2 * j, S.d),
+                  "theta_j over D/2 = theta_(2j) over D"),),
+        (S.BASE_GT_1,), SRC_HF_AXIAL,
+    )

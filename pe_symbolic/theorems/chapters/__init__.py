@@ -13,6 +13,7 @@ module                 article
 :mod:`.denk`           Denk's derivation, Kazemnejad's criteria, tensor2tensor (seed 002)
 :mod:`.notes`          positional-embedding notes: Shaw, RoPE, learned tables (seed 003)
 :mod:`.sphere`         the "thinking out loud" sphere post, and ALiBi (seed 004)
+:mod:`.literature`     what the literature claims: Men, Liu, Barbero, ComRoPE vs LieRE
 =====================  ====================================================================
 
 Claims that only numbers can check (such as "no two positions below N share an encoding")
@@ -30,8 +31,10 @@ from . import video
 from . import denk
 from . import notes
 from . import sphere
+from . import literature
 
-__all__ = ["CHAPTER_IDS", "certificates", "denk", "kernes", "notes", "sphere", "video"]
+__all__ = ["CHAPTER_IDS", "LITERATURE_IDS", "certificates", "denk", "kernes", "literature", "notes", "sphere",
+           "video"]
 
 #: The theorem ids each chapter registers, in the order the article meets them.
 CHAPTER_IDS: dict[str, tuple[str, ...]] = {
@@ -41,3 +44,8 @@ CHAPTER_IDS: dict[str, tuple[str, ...]] = {
     "notes": notes.IDS,
     "sphere": sphere.IDS,
 }
+
+#: The "What the literature claims" chapter (``derivations/literature.py``): kept apart from
+#: :data:`CHAPTER_IDS` because two of its claims are honest negatives (registered
+#: ``expect="refuted"``), which the seed chapters never have.
+LITERATURE_IDS: tuple[str, ...] = literature.IDS

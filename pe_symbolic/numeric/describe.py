@@ -1,0 +1,269 @@
+r"""What the config parser understood, per layer: :func:`describe`.
+
+After the ``rope_scaling`` -> ``rope_parameters`` migration (HF transformers 5.x) a config
+can say less, or something else, than its author meant. :func:`describe` prints, for each
+layer type of a config, what :func:`~pe_symbolic.numeric.rope_frequencies` reads from it:
+the rope type, the effective base, the factors, the attention factor, the rotary dims, the
+channel layout HF applies, the NoPE layers, and the keys it accepted only because HF
+ignores them too. Keys it does not understand warn (or raise under ``strict=True``) exactly
+as in :func:`~pe_symbolic.numeric.parse_rope_config`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import (
+    RopeSpec,
+    _per_layer,
+    _rope_dicts,
+    _ROPE_KEYS,
+    parse_rope_config,
+    rope_frequencies,
+)
+
+__all__ = ["ConfigDescription", "LayerRope", "describe"]
+
+#: HF model types whose attention applies ``apply_rotary_pos_emb_interleave`` by default
+#: (their config class defaults ``rope_interleave`` to true): channels come in interleaved
+#: pairs ``(x0, x1), (x2, x3), ...`` and the output is in the split (``rotate_half``) layout.
+INTERLEAVE_IN_SPLIT_OUT: frozenset[str] = frozenset({"deepseek_v3", "axk1", "glm4_moe_lite", "mistral4", "youtu"})
+#: HF model types that rotate interleaved pairs in and out (``rotate_every_two``).
+INTERLEAVED: frozenset[str] = frozenset({"gptj", "codegen", "llama4_text", "llama4"})
+
+
+@dataclass(frozen=True)
+class LayerRope:
+    """What the parser understood for one layer type (``spec is None``: no RoPE there)."""
+
+    layer_type: str | None
+    spec: RopeSpec | None
+    effective_base: float | None = None
+    factors: str = ""
+    attention_factor: float | None = None
+
+    @property
+    def rotary(self) -> str:
+        """``"64 of 128"`` (rotated channels of the head), with the exponent's d when it differs."""
+        if self.spec is None:
+            return "-"
+        s = self.spec
+        out = f"{s.rotary_dim} of {s.head_dim}"
+        if s.exponent_dim != s.rotary_dim:
+            out += f" (exponent d={s.exponent_dim}, HF rounds up)"
+        return out
+
+
+@dataclass(frozen=True)
+class ConfigDescription:
+    """The structured result of :func:`describe`; ``str()`` gives the text table."""
+
+    layers: tuple[LayerRope, ...]
+    layout: str
+    nope_layers: tuple[int, ...] | None
+    num_hidden_layers: int | None
+    notes: tuple[str, ...] = field(default=())
+
+    def layer_types_with_rope(self) -> list[str | None]:
+        """The ``layer_type=`` values :func:`rope_frequencies` accepts for this config."""
+        return [e.layer_type for e in self.layers if e.spec is not None]
+
+    def __str__(self) -> str:
+        head = ("layer type", "rope type", "base (effective)", "factors", "attn factor", "rotary dims")
+        rows = []
+        for e in self.layers:
+            if e.spec is None:
+                rows.append((str(e.layer_type), "none (NoPE)", "-", "-", "-", "-"))
+                continue
+            base = f"{e.spec.rope_theta:.6g}"
+            if e.effective_base is not None and e.effective_base != e.spec.rope_theta:
+                base += f" ({e.effective_base:.6g})"
+            rows.append((e.layer_type or "all", e.spec.rope_type, base, e.factors or "-",
+                         f"{e.attention_factor:.6g}", e.rotary))
+        widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+        lines.append(f"layout: {self.layout}")
+        if self.nope_layers is not None:
+            n = f" of {self.num_hidden_layers}" if self.num_hidden_layers is not None else ""
+            shown = ", ".join(map(str, self.nope_layers)) if self.nope_layers else "none"
+            lines.append(f"NoPE layers ({len(self.nope_layers)}{n}): {shown}")
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _factors(s: RopeSpec) -> str:
+    t, parts = s.rope_type, []
+    if s.alpha is not None:
+        parts.append(f"alpha={s.alpha:g}")
+    elif s.factor is not None and t != "default":
+        parts.append(f"factor={s.factor:g}")
+    if t == "yarn":
+        parts.append(f"beta_fast={s.beta_fast:g}, beta_slow={s.beta_slow:g}")
+        if s.mscale is not None or s.mscale_all_dim is not None:
+            parts.append(f"mscale={s.mscale}, mscale_all_dim={s.mscale_all_dim}")
+        if not s.truncate:
+            parts.append("truncate=false")
+    if t == "llama3":
+        parts.append(f"low={s.low_freq_factor:g}, high={s.high_freq_factor:g}")
+    if t == "longrope":
+        assert s.short_factor is not None and s.long_factor is not None
+        parts.append(f"short {min(s.short_factor):.4g}..{max(s.short_factor):.4g}, "
+                     f"long {min(s.long_factor):.4g}..{max(s.long_factor):.4g}")
+        if s.short_mscale is not None:
+            parts.append(f"short_mscale={s.short_mscale:.6g}, long_mscale={s.long_mscale:.6g}")
+    if t in ("llama3", "yarn", "longrope") and s.original_max_position_embeddings is not None:
+        parts.append(f"L={s.original_max_position_embeddings}")
+    if s.xdrope_section is not None:
+        parts.append(f"xdrope_section={list(s.xdrope_section)} ({len(s.xdrope_section)}-axis M-RoPE)")
+    if s.mrope_section is not None:
+        parts.append(f"mrope_section={list(s.mrope_section)}" + (" interleaved" if s.mrope_interleaved else ""))
+    if s.llama_4_scaling_beta is not None:
+        parts.append(f"llama_4_scaling_beta={s.llama_4_scaling_beta:g} (query scale, "
+                     f"L={s.original_max_position_embeddings})")
+    if s.ignored:
+        parts.append("ignored as HF does: " + ", ".join(s.ignored))
+    return "; ".join(parts)
+
+
+def _effective_base(s: RopeSpec) -> float:
+    d = s.exponent_dim
+    if s.alpha is not None:
+        return s.rope_theta * s.alpha ** (d / (d - 2))
+    if s.rope_type == "ntk":
+        assert s.factor is not None
+        return s.rope_theta * s.factor ** (d / (d - 2))
+    return s.rope_theta
+
+
+def _text(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    tc = config.get("text_config")
+    if isinstance(tc, Mapping) and not any(k in config for k in _ROPE_KEYS):
+        return tc
+    return config
+
+
+def _layer_types(cfg: Mapping[str, Any]) -> list[str | None]:
+    _, params = _rope_dicts(cfg)
+    if "rope_local_base_freq" in cfg and not _per_layer(params):
+        return ["full_attention", "sliding_attention"]
+    if _per_layer(params):
+        return list(params)
+    return [None]
+
+
+def _layout(cfg: Mapping[str, Any]) -> str:
+    mt = cfg.get("model_type")
+    inter = cfg.get("rope_interleave")
+    if inter is True or (inter is None and mt in INTERLEAVE_IN_SPLIT_OUT):
+        why = "config['rope_interleave']" if inter is not None else f"HF's default for model_type {mt!r}"
+        return f"interleaved in, split out (HF apply_rotary_pos_emb_interleave; {why})"
+    if mt in INTERLEAVED:
+        return f"interleaved pairs (model_type {mt!r}: rotate_every_two / complex multiply)"
+    return "split halves (rotate_half)"
+
+
+def _nope(cfg: Mapping[str, Any], layers: list[LayerRope]) -> tuple[tuple[int, ...] | None, list[str]]:
+    n = cfg.get("num_hidden_layers")
+    n = n if isinstance(n, int) and not isinstance(n, bool) else None
+    notes: list[str] = []
+    mt = cfg.get("model_type")
+    flags = cfg.get("no_rope_layers")
+    if flags:  # Llama 4, SmolLM3: use_rope = no_rope_layers[i] (1 rotates, 0 is NoPE)
+        return tuple(i for i, f in enumerate(flags) if not f), ["no_rope_layers[i] = 0 marks NoPE (HF: use_rope = "
+                                                                 "no_rope_layers[i])"]
+    if "no_rope_layers" in cfg or "no_rope_layer_interval" in cfg or (isinstance(mt, str) and mt.startswith("llama4")):
+        k = cfg.get("no_rope_layer_interval", 4)
+        if n is None:
+            return None, [f"a NoPE layer every {k} layers (num_hidden_layers not given)"]
+        return tuple(i for i in range(n) if (i + 1) % k == 0), [
+            f"no_rope_layers empty: HF's Llama 4 default, a NoPE layer every no_rope_layer_interval={k} layers"]
+    types = cfg.get("layer_types")
+    if mt == "cohere2" and isinstance(types, list):
+        notes.append("Cohere2 rotates only its sliding-window layers: full_attention layers are NoPE")
+        return tuple(i for i, t in enumerate(types) if t == "full_attention"), notes
+    nope_types = {e.layer_type for e in layers if e.spec is None}
+    if nope_types and isinstance(types, list):
+        return tuple(i for i, t in enumerate(types) if t in nope_types), notes
+    return (() if n is not None else None), notes
+
+
+def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: bool = False,
+             file: Any = None, quiet: bool = False) -> ConfigDescription:
+    r"""Print (and return) what the RoPE config parser understood, per layer type.
+
+    Parameters
+    ----------
+    config : Mapping
+        A model's ``config.json`` as a dict.
+    seq_len : int, optional
+        Passed to :func:`~pe_symbolic.numeric.rope_frequencies` (``dynamic``,
+        ``longrope``).
+    strict : bool, default False
+        Raise on a key the parser does not understand instead of warning.
+    file : file-like, optional
+        Where to print (default ``sys.stdout``).
+    quiet : bool, default False
+        Return the description without printing it.
+
+    Returns
+    -------
+    ConfigDescription
+        ``layers`` (one :class:`LayerRope` per layer type: the parsed
+        :class:`~pe_symbolic.numeric.RopeSpec`, effective base, factors, attention factor),
+        ``layout``, ``nope_layers`` (layer indices, ``None`` when the config does not say
+        how many layers it has), ``notes``; ``str()`` is the printed table.
+
+    Warns
+    -----
+    UnknownConfigKeyWarning
+        A key not understood (see :func:`~pe_symbolic.numeric.parse_rope_config`).
+
+    Examples
+    --------
+    >>> from pe_symbolic.numeric import model_config
+    >>> d = describe(model_config("llama-3.1-8b"))
+    layer type  rope type  base (effective)  factors                          attn factor  rotary dims
+    all         llama3     500000            factor=8; low=1, high=4; L=8192  1            128 of 128
+    layout: split halves (rotate_half)
+    >>> d.layers[0].spec.rope_type, d.layers[0].attention_factor
+    ('llama3', 1.0)
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
+    cfg = _text(config)
+    entries = []
+    for lt in _layer_types(cfg):
+        _, params = _rope_dicts(cfg)
+        if lt is not None and _per_layer(params) and params.get(lt) is None:
+            entries.append(LayerRope(lt, None))
+            continue
+        spec = parse_rope_config(config, layer_type=lt, strict=strict)
+        fr = rope_frequencies(spec, seq_len=seq_len)
+        entries.append(LayerRope(lt, spec, _effective_base(spec), _factors(spec), fr.attention_factor))
+    nope, notes = _nope(cfg, entries)
+    for e in entries:
+        if e.spec is not None and e.spec.rope_type == "axial" and e.spec.freq_dim is None:
+            notes.append("axial (Pixtral): inv_freq is HF's cat(ladder[0::2], ladder[1::2]) over head_dim "
+                         "(height pairs, then width)")
+        elif e.spec is not None and e.spec.rope_type == "axial":
+            notes.append(f"axial: {(e.spec.freq_dim + 1) // 2} frequencies of the ladder over head_dim/2 = "
+                         f"{e.spec.freq_dim}, each turning a height and a width pair")
+        if e.spec is not None and e.spec.rope_type == "dynamic" and e.spec.alpha is None:
+            notes.append("dynamic: the base grows once seq_len exceeds max_position_embeddings (shown at "
+                         f"seq_len={seq_len})")
+        if cfg.get("qk_rope_head_dim") is not None and e.spec is not None and e.spec.rope_type == "yarn" \
+                and e.spec.mscale_all_dim:
+            assert e.spec.factor is not None
+            m = 0.1 * e.spec.mscale_all_dim * math.log(e.spec.factor) + 1 if e.spec.factor > 1 else 1.0
+            notes.append(f"DeepSeek MLA: the softmax scale is also multiplied by mscale(factor, mscale_all_dim)**2 = "
+                         f"{m * m:.6g} (not part of the attention factor)")
+    out = ConfigDescription(tuple(entries), _layout(cfg), nope,
+                            cfg.get("num_hidden_layers") if isinstance(cfg.get("num_hidden_layers"), int) else None,
+                            tuple(dict.fromkeys(notes)))
+    if not quiet:
+        print(out, file=file)
+    return out

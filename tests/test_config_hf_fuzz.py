@@ -1,0 +1,133 @@
+"""Fuzz :func:`pe_symbolic.numeric.rope_frequencies` against HF transformers' own RoPE init functions.
+
+Skipped unless ``transformers`` and ``torch`` are installed. HF computes in float32
+(``dtype=torch.float``); to compare formulas rather than float32 rounding, each HF function
+runs with the module's ``torch.float``/``torch.float32`` mapped to ``torch.float64`` (a proxy
+module patched into ``transformers.modeling_rope_utils``), float64 as torch's default dtype
+and ``Tensor.float()`` (LongRoPE's exponent) casting to float64, all restored afterwards.
+
+HF's float64 pipeline rounds several times (``base ** (arange/dim)``, ``1/x``, the blend),
+so it is not correctly rounded: a *mismatch* is a relative difference above ``1e-12``
+(thousands of ulps: a different formula or a different band decision, not rounding), and
+the largest difference in ulps is reported. Target: 0 mismatches.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+mru = pytest.importorskip("transformers.modeling_rope_utils")
+
+from pe_symbolic import numeric  # noqa: E402
+
+REL = 1e-12
+CASES_PER_TYPE = 60
+
+
+class _Cfg:
+    """The attributes HF's init functions read (the rope dict already standardised)."""
+
+    def __init__(self, head_dim, max_pos, rope):
+        self.head_dim, self.max_position_embeddings, self.rope_parameters = head_dim, max_pos, rope
+        self.hidden_size, self.num_attention_heads = head_dim * 8, 8
+
+    def standardize_rope_params(self):
+        pass
+
+
+def _torch64():
+    proxy = types.ModuleType("torch64")
+    proxy.__dict__.update({k: getattr(torch, k) for k in dir(torch) if not k.startswith("__")})
+    proxy.float = proxy.float32 = torch.float64
+    return proxy
+
+
+def _hf(kind, head_dim, max_pos, rope, seq_len=None):
+    fn = mru.ROPE_INIT_FUNCTIONS[kind]
+    saved, saved_dtype, saved_float = mru.torch, torch.get_default_dtype(), torch.Tensor.float
+    mru.torch = _torch64()
+    torch.set_default_dtype(torch.float64)  # dynamic's int seq_len tensor / int divides in the default dtype
+    torch.Tensor.float = lambda self, *a, **k: self.to(torch.float64)  # longrope's arange(...).float()
+    try:
+        inv, af = fn(_Cfg(head_dim, max_pos, dict(rope)), "cpu", seq_len)
+    finally:
+        mru.torch = saved
+        torch.set_default_dtype(saved_dtype)
+        torch.Tensor.float = saved_float
+    return inv.to(torch.float64).numpy(), float(af)
+
+
+def _draw(rng, kind):
+    head = int(rng.choice([32, 48, 64, 80, 96, 128, 256]))
+    base = float(rng.choice([10000.0, 500000.0, 1e6, float(rng.integers(1000, 10 ** 7))]))
+    factor = float(rng.choice([2.0, 4.0, 8.0, 16.0, 40.0, round(float(rng.uniform(1.0, 64.0)), 3)]))
+    orig = int(rng.choice([2048, 4096, 8192, 32768]))
+    rope = {"rope_type": kind, "rope_theta": base}
+    if kind in ("linear", "dynamic", "yarn", "llama3"):
+        rope["factor"] = factor
+    if kind in ("yarn", "llama3", "longrope"):
+        rope["original_max_position_embeddings"] = orig
+    if kind == "yarn":
+        if rng.random() < 0.5:
+            rope["beta_fast"], rope["beta_slow"] = float(rng.choice([16, 32, 64])), float(rng.choice([1, 2]))
+        if rng.random() < 0.3:
+            rope["mscale"], rope["mscale_all_dim"] = float(rng.choice([0.707, 1.0])), float(rng.choice([0.707, 1.0]))
+        if rng.random() < 0.2:
+            rope["truncate"] = False
+    if kind == "llama3":
+        lo = float(rng.choice([1.0, 2.0]))
+        rope["low_freq_factor"], rope["high_freq_factor"] = lo, lo + float(rng.choice([1.0, 3.0]))
+    if kind == "longrope":
+        rope["short_factor"] = [round(float(x), 4) for x in rng.uniform(1.0, 3.0, head // 2)]
+        rope["long_factor"] = [round(float(x), 4) for x in rng.uniform(1.0, 60.0, head // 2)]
+        if rng.random() < 0.5:
+            rope["factor"] = factor
+    if kind == "proportional":
+        rope["partial_rotary_factor"] = float(rng.choice([0.25, 0.5, 1.0]))
+        if rng.random() < 0.5:
+            rope["factor"] = factor
+    max_pos = orig * int(max(2, math.ceil(factor)))
+    return head, max_pos, rope
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_fuzz_against_hf_init_functions(capsys):
+    rng = np.random.default_rng(20231)
+    kinds = sorted(mru.ROPE_INIT_FUNCTIONS)
+    mismatches, worst_ulps, cases = [], 0.0, 0
+    for kind in kinds:
+        for _ in range(CASES_PER_TYPE):
+            head, max_pos, rope = _draw(rng, kind)
+            seqs = [None]
+            if kind == "dynamic":
+                seqs = [max_pos // 2, max_pos * 3]
+            if kind == "longrope":
+                seqs = [rope["original_max_position_embeddings"], rope["original_max_position_embeddings"] + 1]
+            for seq in seqs:
+                cfg = {"head_dim": head, "max_position_embeddings": max_pos, "rope_parameters": rope}
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    hf_inv, hf_af = _hf(kind, head, max_pos, rope,
+                                        None if seq is None else torch.tensor(seq))
+                    ours = numeric.rope_frequencies(cfg, seq_len=seq)
+                cases += 1
+                inv = ours.inv_freq
+                if inv.shape != hf_inv.shape:
+                    mismatches.append((kind, head, rope, seq, "shape", inv.shape, hf_inv.shape))
+                    continue
+                nz = hf_inv != 0
+                rel = np.abs(inv[nz] - hf_inv[nz]) / np.abs(hf_inv[nz])
+                ulps = np.abs(inv[nz] - hf_inv[nz]) / np.spacing(np.abs(inv[nz]))
+                worst_ulps = max(worst_ulps, float(ulps.max(initial=0.0)))
+                if (inv[~nz] != 0).any() or (rel > REL).any() or abs(ours.attention_factor - hf_af) > REL * abs(hf_af):
+                    mismatches.append((kind, head, rope, seq, float(rel.max(initial=0.0)), ours.attention_factor, hf_af))
+    with capsys.disabled():
+        print(f"\nHF fuzz: {cases} configs over {kinds}; mismatches {len(mismatches)}; "
+              f"largest difference from HF's float64 pipeline {worst_ulps:.1f} ulp")
+    assert not mismatches, mismatches[:3]
