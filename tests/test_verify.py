@@ -150,3 +150,21 @@ def test_a_torch_implementation_is_verified_too():
 
     report = pe.verify_rope(torch_rope, CFG, framework="torch")
     assert report.verdict == "verified", report.to_text()
+
+
+def test_pe_audit_verifies_a_users_function(tmp_path, capsys):
+    from pe_symbolic.cli.audit import main
+
+    src = tmp_path / "myrope.py"
+    src.write_text(
+        "import numpy as np\n"
+        "def rope(x, position_ids):\n"
+        "    inv = 500000.0 ** (-np.arange(0, 128, 2) / 128)\n"
+        "    ang = position_ids[..., None] * inv\n"
+        "    emb = np.concatenate([ang, ang], -1)\n"
+        "    x1, x2 = x[..., :64], x[..., 64:]\n"
+        "    return (x * np.cos(emb)[:, None] + np.concatenate([-x2, x1], -1) * np.sin(emb)[:, None]).astype(x.dtype)\n")
+    assert main(["llama-3.1-8b", "--recipe", f"{src}:rope", "--context", "4096"]) == 1
+    out = capsys.readouterr().out
+    assert "the scaling (rope_type 'llama3') is ignored" in out
+    assert main(["llama-3.1-8b", "--recipe", f"{src}:nope"]) == 2

@@ -305,15 +305,18 @@ def _diagnose(got: np.ndarray, config: Mapping[str, Any], spec: Any, want: np.nd
     r = spec.rotary_dim
     i = np.arange(len(got))
     candidates: list[tuple[str, np.ndarray]] = [
-        (f"the plain ladder of rope_theta = {spec.rope_theta:g}: the scaling (rope_type {spec.rope_type!r}) "
-         "is ignored", spec.rope_theta ** (-2.0 * i / r)),
-        ("rope_theta fell back to 10000 (a config migration that lost it?)", 10000.0 ** (-2.0 * i / r)),
-        (f"the partial-rotary exponent uses head_dim = {spec.head_dim} instead of rotary_dim = {r}",
-         spec.rope_theta ** (-2.0 * i / spec.head_dim)),
+        (f"its frequencies are the plain ladder of rope_theta = {spec.rope_theta:g}: the scaling (rope_type "
+         f"{spec.rope_type!r}) is ignored", spec.rope_theta ** (-2.0 * i / r)),
+        ("its frequencies are the ladder of base 10000: rope_theta fell back to 10000 (a config migration "
+         "that lost it?)", 10000.0 ** (-2.0 * i / r)),
     ]
+    if spec.head_dim != r:
+        candidates.append((f"the partial-rotary exponent uses head_dim = {spec.head_dim} instead of rotary_dim = {r}",
+                           spec.rope_theta ** (-2.0 * i / spec.head_dim)))
     if spec.factor:
-        candidates += [(f"the factor {spec.factor:g} applied the wrong way (multiplied, not divided)", want * spec.factor**2),
-                       (f"the factor {spec.factor:g} applied twice", want / spec.factor)]
+        candidates += [(f"the factor {spec.factor:g} is applied the wrong way (multiplied, not divided)",
+                        want * spec.factor**2),
+                       (f"the factor {spec.factor:g} is applied twice", want / spec.factor)]
     out = []
     if np.all(np.abs(got + want) <= tol * np.abs(want) + 1e-300):
         return ["the rotation turns the wrong way (every sin has the opposite sign): the minus of rotate_half "
@@ -326,7 +329,7 @@ def _diagnose(got: np.ndarray, config: Mapping[str, Any], spec: Any, want: np.nd
                     "tables once"]
     for why, cand in candidates:
         if len(cand) == len(got) and np.all(np.abs(got - cand) <= tol * np.maximum(np.abs(cand), 1e-300) + 1e-300):
-            out.append(f"its frequencies are {why}")
+            out.append(why)
     if not out and len(got) > 1 and got[0] > 0 and got[1] > 0:
         base = (got[0] / got[1]) ** (r / 2.0)
         out.append(f"its effective base is {base:.6g} where the config's frequencies start at ratio "

@@ -29,6 +29,7 @@ examples:
   pe-audit path/to/config.json --recipe torchtune --metric output --tol 5e-3 --format json
   pe-audit ~/models/Llama-3.1-8B --recipe hf --context 262144   a model folder (its config.json)
   pe-audit sinusoidal:512 --recipe fairseq --recipe t2t --dtype float16 --context 8192
+  pe-audit llama-3.1-8b --recipe my_model/rope.py:apply_rope --dtype float32   your own RoPE, verified
   pe-audit llama-3.1-8b --recipe hf --backend torch --device cuda     (pip install pe_symbolic[torch])
   pe-audit --list                                   the presets and their source notes
 
@@ -158,6 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _warn_beyond_max_positions(args.config, context)
     except ValueError as exc:
         return _fail(str(exc))
+    user = [r for r in (args.recipe or []) if ":" in r]
+    if user:  # MODULE:FUNCTION -- the user's own implementation, verified (pe.verify_rope)
+        if len(user) != len(args.recipe):
+            return _fail("--recipe MODULE:FUNCTION (your implementation) cannot be mixed with preset recipes")
+        return _verify(args, user, context)
     show = _progress_printer() if (args.progress or sys.stderr.isatty()) else None
     from ..numeric import UnknownConfigKeyWarning
 
@@ -187,6 +193,64 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ImportError as exc:
             return _fail(str(exc))
     return report.exit_code
+
+
+def _load_callable(spec: str) -> object:
+    """``pkg.module:function`` or ``path/to/file.py:function`` -> the function (the user's own
+    code, imported as they asked)."""
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    target, _, name = spec.rpartition(":")
+    if not target or not name.isidentifier():
+        raise ValueError(f"--recipe {spec!r}: expected MODULE:FUNCTION or FILE.py:FUNCTION")
+    if target.endswith(".py"):
+        path = Path(target)
+        if not path.is_file():
+            raise ValueError(f"--recipe {spec!r}: no file {target}")
+        mod_spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(mod_spec)
+        mod_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(target)
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise ValueError(f"--recipe {spec!r}: {target} has no function {name!r}")
+    return fn
+
+
+def _config_dict(arg: str) -> dict:
+    import json
+    from pathlib import Path
+
+    from ..numeric import model_config
+
+    path = Path(arg)
+    if path.is_dir():
+        path = path / "config.json"
+    if path.is_file():
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    return model_config(arg)
+
+
+def _verify(args: argparse.Namespace, specs: Sequence[str], context: int) -> int:
+    from ..audit.verify import verify_rope
+
+    status = 0
+    for spec in specs:
+        try:
+            fn = _load_callable(spec)
+            config = _config_dict(args.config)
+            report = verify_rope(fn, config, dtype=(args.dtype or ["float32"])[0], context=context,
+                                 layer_type=args.layer_type)
+        except (ImportError, OSError, ValueError, TypeError) as exc:
+            return _fail(str(exc))
+        print(f"== {spec} ==")
+        print(report.to_json() if args.format == "json" else report.to_text())
+        status = max(status, 0 if report.verdict == "verified" else 1)
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover
