@@ -168,3 +168,23 @@ def test_pe_audit_verifies_a_users_function(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "the scaling (rope_type 'llama3') is ignored" in out
     assert main(["llama-3.1-8b", "--recipe", f"{src}:nope"]) == 2
+
+
+def test_hf_llama_rotary_classes_verify_when_transformers_is_installed():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    cfg = pe.numeric.model_config("llama-3.1-8b")
+    emb = LlamaRotaryEmbedding(LlamaConfig(**{k: v for k, v in cfg.items() if k != "architectures"}))
+    report = pe.verify_rope((emb, apply_rotary_pos_emb), cfg, framework="torch", context=8192)
+    # the right rotation and frequencies; its float32 angles are what the precision section judges
+    assert report.structure["verdict"] == "proved" and "why" not in report.frequencies, report.to_text()
+    assert report.verdict in ("verified", "out of bound")
+
+    def minus_on_the_wrong_half(q, k, cos, sin):
+        h = q.shape[-1] // 2
+        return q * cos + torch.cat((q[..., h:], -q[..., :h]), -1) * sin, k
+
+    assert pe.verify_rope((emb, minus_on_the_wrong_half), cfg, framework="torch", context=8192).verdict == "differs"

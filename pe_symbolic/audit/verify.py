@@ -322,7 +322,7 @@ def _diagnose(got: np.ndarray, config: Mapping[str, Any], spec: Any, want: np.nd
         return ["the rotation turns the wrong way (every sin has the opposite sign): the minus of rotate_half "
                 "is on the wrong half, or sin is negated"]
     rel = np.abs(got - want) / np.maximum(np.abs(want), 1e-300)
-    for name, eps in (("float16", 2.0**-11), ("bfloat16", 2.0**-8)):
+    for name, eps in (("float32", 2.0**-24), ("float16", 2.0**-11), ("bfloat16", 2.0**-8)):
         if rel.max() <= 4 * eps and rel.max() > tol:
             return [f"its frequencies are the config's to {name} precision (relative error {rel.max():.2g}): the "
                     f"angles or the inverse frequencies are formed in {name}; form them in float64 and round the "
