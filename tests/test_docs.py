@@ -246,3 +246,13 @@ def test_full_sphinx_build_is_clean(tmp_path):
         assert "All as expected." in page and f"{script.stem}.ipynb" in page
     kernes = (tmp_path / "html" / "auto_examples" / "kernes.html").read_text(encoding="utf-8")
     assert "refuted by a numeric certificate, as expected" in kernes and "sphx_glr_kernes_001.png" in kernes
+    # as a reader's browser shows it: no MathJax error, no leftover markup, nothing wider
+    # than its column (docs/_ext/check_html.py, as `make docs` runs it; needs chromium)
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import check_html
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    if check_html.chromium() is not None:
+        site = tmp_path / "html"
+        assert check_html.problems(check_html.check_pages(site, check_html.site_pages(site))) == []

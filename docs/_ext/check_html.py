@@ -149,16 +149,20 @@ def problems(findings: list[dict]) -> list[str]:
     return lines
 
 
+def site_pages(site: Path) -> list[str]:
+    """The reader's pages of a built site, relative to it (not the index, search or assets)."""
+    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
+                  if not p.name.startswith(("_pe_check_", "genindex", "search", "py-modindex"))
+                  and "_static" not in p.parts and "_sources" not in p.parts and "_modules" not in p.parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args:
         print(__doc__)
         return 2
     site = Path(args[0])
-    pages = args[1:] or sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
-                               if not p.name.startswith(("_pe_check_", "genindex", "search", "py-modindex"))
-                               and "_static" not in p.parts and "_sources" not in p.parts
-                               and "_modules" not in p.parts)
+    pages = args[1:] or site_pages(site)
     if chromium() is None:
         print("check_html: chromium is not installed; the rendered pages were not checked")
         return 2

@@ -3,7 +3,10 @@ certificates.
 
 Commands: ``list`` (ids, titles; ``--format json`` adds sources, ``concrete``, ``expect``
 and ``scope``), ``prove ID [ID ...]``, ``all`` and ``check FILE.json`` (``-`` for standard
-input); ``--timeout S`` bounds each proof; ``--version``; ``--help`` shows examples.
+input); ``--timeout S`` bounds each proof; ``--version``; ``--help`` shows examples. Text wraps
+long expressions to the terminal's width (``COLUMNS``) and cuts nothing; a proof with many
+parts (a large ``--d``) shows them all in a file or a pipe, and in a terminal the first few,
+every part not proved and the last unless ``--full`` is given.
 Theorem ids are case-insensitive; an unknown id is answered with the nearest registered ids
 (every ``rope.*`` id for ``rope``; see :func:`pe_symbolic.theorems.registry.nearest`).
 
@@ -249,7 +252,7 @@ def _check(path: str, timeout: float) -> int:
         where = "registered theorem" if proof.extra.get("registered") else "user claim"
         d = proof.extra.get("d")
         print(f"== re-checked {proof.claim.id} ({where}{'' if d is None else f', d = {d}'}) ==")
-        print(render(proof, "text"))
+        print(render(proof, "text", full=not sys.stdout.isatty()))
         print(f"\nverdict: {proof.verdict}")
     if len(proofs) > 1:
         n_ok = sum(p.verdict == "proved" for p in proofs)
