@@ -69,6 +69,7 @@ def test_interleaved_layout_is_ulp_bounded(dtype):
 
 
 @pytest.mark.parametrize("name", sorted(N.model_configs()))
+@pytest.mark.filterwarnings("ignore:.*equals config.*:UserWarning")  # Llama-4-Scout: low == high, as HF warns
 def test_every_shipped_config_matches_the_numpy_core(name):
     cfg = N.model_config(name)
     try:
@@ -77,6 +78,13 @@ def test_every_shipped_config_matches_the_numpy_core(name):
     except ValueError:  # per-layer-type configs (Gemma 3)
         lt = "sliding_attention"
         spec = N.parse_rope_config(cfg, layer_type=lt)
+    if spec.rope_type == "axial":  # 2-D (row, col) positions: config= refuses it in both cores
+        with pytest.raises(ValueError, match="axial"):
+            N.apply_rope(np.zeros((1, 1, 2, spec.head_dim)), position_ids=np.arange(2)[None], config=cfg)
+        with pytest.raises(ValueError, match="axial"):
+            PT.apply_rope(torch.zeros((1, 1, 2, spec.head_dim), dtype=torch.float64), torch.arange(2)[None],
+                          config=cfg)
+        return
     mrope = spec.mrope_section is not None
     x = _x((2, 2, 24, spec.head_dim), torch.float64, seed=3)
     ids = _ids(2, 24, start=5000)

@@ -980,7 +980,7 @@ def certificate(proof: Proof) -> dict[str, Any]:
                 "verdict": p.verdict,
                 "note": p.note,
                 "counterexample": dict(p.counterexample) if p.counterexample else None,
-                "point": (None if not p.point else
+                "point": (None if p.point is None else
                           {s.name: sp.srepr(v) for s, v in sorted(p.point.items(), key=lambda kv: kv[0].name)}),
                 "entries": (None if not p.entries else
                             [[sp.srepr(a), sp.srepr(v)] for a, v in sorted(p.entries.items(), key=lambda kv: sp.srepr(kv[0]))]),
