@@ -150,3 +150,41 @@ def test_a_power_that_may_be_undefined_is_proved_only_where_defined(lhs, rhs):
     assert proof.verdict != "refuted", proof.to_text()
     if proof.verdict == "proved":
         assert WHEREVER_DEFINED in " ".join(proof.notes), proof.to_text()
+
+
+# --------------------------------------------------------------------------------------
+# 5. the certificate reader: numbers whose conversion is one long uninterruptible call
+# --------------------------------------------------------------------------------------
+def _true_certificate() -> dict:
+    import json
+
+    return json.loads(check_identity(sp.cos(x) ** 2 + sp.sin(x) ** 2, 1).to_json())
+
+
+@pytest.mark.parametrize("text", [
+    "Float('1e100000000')",
+    "Float('1e-100000000')",
+    "Pow(Float('1e1000000', precision=20000), Integer(2))",
+    "Add(Symbol('x', real=True), Float('-7.5E+99999999'))",
+], ids=["1e1e8", "1e-1e8", "1e1e6-pow", "in-a-sum"])
+def test_a_float_with_a_huge_exponent_is_refused_before_it_is_built(text):
+    import time
+
+    from pe_symbolic.proof.srepr import CertificateError
+
+    cert = _true_certificate()
+    cert["parts"][0]["steps"][-1]["expr"] = text
+    start = time.perf_counter()
+    with pytest.raises(CertificateError, match="exponent"):
+        from pe_symbolic.proof.certificates import recheck
+
+        recheck(cert, timeout=2)
+    assert time.perf_counter() - start < 2
+
+
+def test_a_json_integer_beyond_the_conversion_limit_is_a_certificate_error():
+    from pe_symbolic.proof.certificates import recheck
+    from pe_symbolic.proof.srepr import CertificateError
+
+    with pytest.raises(CertificateError):
+        recheck('{"format": ' + "9" * 5000 + "}", timeout=2)
