@@ -188,3 +188,16 @@ def test_a_json_integer_beyond_the_conversion_limit_is_a_certificate_error():
 
     with pytest.raises(CertificateError):
         recheck('{"format": ' + "9" * 5000 + "}", timeout=2)
+
+
+# --------------------------------------------------------------------------------------
+# 6. a hand-written chain that compares two conditions under a binder: no crash, no proof
+# --------------------------------------------------------------------------------------
+def test_congruence_of_different_conditions_is_refused_not_a_crash():
+    from pe_symbolic.proof.claims import LHS, Step
+
+    s = sp.Sum(x**j, (j, 0, n))
+    lhs = sp.Piecewise((s, x > 0), (0, True))
+    rhs = sp.Piecewise((s, x > 1), (0, True))
+    proof = _verdict(lhs, rhs, steps=[Step(lhs, LHS), Step(rhs, "the conditions agree")])
+    assert proof.verdict != "proved", proof.to_text()

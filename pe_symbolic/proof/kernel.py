@@ -198,7 +198,10 @@ def congruent(a: Expr, b: Expr) -> bool:
     if not (isinstance(a, sp.Basic) and isinstance(b, sp.Basic)):
         return False
     if not (a.has(*_BINDERS) or b.has(*_BINDERS)):
-        return reduce_to_zero(a - b)[0]
+        try:
+            return reduce_to_zero(a - b)[0]
+        except TypeError:  # booleans and relations have no difference
+            return False
     if a.func == b.func and len(a.args) == len(b.args) and not a.is_Atom:
         if isinstance(a, _BINDERS):
             return a.limits == b.limits and congruent(a.function, b.function)
