@@ -201,3 +201,18 @@ def test_congruence_of_different_conditions_is_refused_not_a_crash():
     rhs = sp.Piecewise((s, x > 1), (0, True))
     proof = _verdict(lhs, rhs, steps=[Step(lhs, LHS), Step(rhs, "the conditions agree")])
     assert proof.verdict != "proved", proof.to_text()
+
+
+# --------------------------------------------------------------------------------------
+# 7. a lemma's sequence instance that binds the lemma's own summation variable
+# --------------------------------------------------------------------------------------
+def test_a_sequence_instance_may_not_capture_the_lemmas_index():
+    from pe_symbolic import theorems
+    from pe_symbolic.proof.kernel import LemmaError, lemma_instance
+
+    claim = theorems.lemma("family.relative")
+    v = sp.Symbol("v", integer=True, nonnegative=True)
+    # theta[j] -> Sum(j*j, (j, 0, 2)) = 5 by xreplace, where the sequence v -> 3v was meant
+    with pytest.raises(LemmaError, match="captured"):
+        lemma_instance(claim, (("theta", sp.Lambda(v, sp.Sum(v * j, (j, 0, 2)))),))
+    lemma_instance(claim, (("theta", sp.Lambda(v, v + 1)),))  # a plain sequence is fine
