@@ -216,3 +216,15 @@ def test_a_sequence_instance_may_not_capture_the_lemmas_index():
     with pytest.raises(LemmaError, match="captured"):
         lemma_instance(claim, (("theta", sp.Lambda(v, sp.Sum(v * j, (j, 0, 2)))),))
     lemma_instance(claim, (("theta", sp.Lambda(v, v + 1)),))  # a plain sequence is fine
+
+
+def test_the_enclosure_sums_a_half_integer_range_as_sympy_reads_it():
+    from fractions import Fraction
+
+    from pe_symbolic.proof.enclosure import Undecidable, enclose
+
+    assert enclose(sp.Sum(j_plain, (j_plain, H, 5 * H)), {}) == Fraction(9, 2)  # 1/2 + 3/2 + 5/2
+    lhs = sp.Sum(sp.KroneckerDelta(j_plain, i_nn), (j_plain, H, n + H))
+    assert enclose(lhs, {i_nn: 2, n: 3}) == 0  # the index never meets an integer
+    with pytest.raises(Undecidable):
+        enclose(sp.Sum(j_plain, (j_plain, H, 2)), {})  # 1/2, 3/2, ... never reaches 2
