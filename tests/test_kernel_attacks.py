@@ -150,3 +150,81 @@ def test_a_power_that_may_be_undefined_is_proved_only_where_defined(lhs, rhs):
     assert proof.verdict != "refuted", proof.to_text()
     if proof.verdict == "proved":
         assert WHEREVER_DEFINED in " ".join(proof.notes), proof.to_text()
+
+
+# --------------------------------------------------------------------------------------
+# 5. the certificate reader: numbers whose conversion is one long uninterruptible call
+# --------------------------------------------------------------------------------------
+def _true_certificate() -> dict:
+    import json
+
+    return json.loads(check_identity(sp.cos(x) ** 2 + sp.sin(x) ** 2, 1).to_json())
+
+
+@pytest.mark.parametrize("text", [
+    "Float('1e100000000')",
+    "Float('1e-100000000')",
+    "Pow(Float('1e1000000', precision=20000), Integer(2))",
+    "Add(Symbol('x', real=True), Float('-7.5E+99999999'))",
+], ids=["1e1e8", "1e-1e8", "1e1e6-pow", "in-a-sum"])
+def test_a_float_with_a_huge_exponent_is_refused_before_it_is_built(text):
+    import time
+
+    from pe_symbolic.proof.srepr import CertificateError
+
+    cert = _true_certificate()
+    cert["parts"][0]["steps"][-1]["expr"] = text
+    start = time.perf_counter()
+    with pytest.raises(CertificateError, match="exponent"):
+        from pe_symbolic.proof.certificates import recheck
+
+        recheck(cert, timeout=2)
+    assert time.perf_counter() - start < 2
+
+
+def test_a_json_integer_beyond_the_conversion_limit_is_a_certificate_error():
+    from pe_symbolic.proof.certificates import recheck
+    from pe_symbolic.proof.srepr import CertificateError
+
+    with pytest.raises(CertificateError):
+        recheck('{"format": ' + "9" * 5000 + "}", timeout=2)
+
+
+# --------------------------------------------------------------------------------------
+# 6. a hand-written chain that compares two conditions under a binder: no crash, no proof
+# --------------------------------------------------------------------------------------
+def test_congruence_of_different_conditions_is_refused_not_a_crash():
+    from pe_symbolic.proof.claims import LHS, Step
+
+    s = sp.Sum(x**j, (j, 0, n))
+    lhs = sp.Piecewise((s, x > 0), (0, True))
+    rhs = sp.Piecewise((s, x > 1), (0, True))
+    proof = _verdict(lhs, rhs, steps=[Step(lhs, LHS), Step(rhs, "the conditions agree")])
+    assert proof.verdict != "proved", proof.to_text()
+
+
+# --------------------------------------------------------------------------------------
+# 7. a lemma's sequence instance that binds the lemma's own summation variable
+# --------------------------------------------------------------------------------------
+def test_a_sequence_instance_may_not_capture_the_lemmas_index():
+    from pe_symbolic import theorems
+    from pe_symbolic.proof.kernel import LemmaError, lemma_instance
+
+    claim = theorems.lemma("family.relative")
+    v = sp.Symbol("v", integer=True, nonnegative=True)
+    # theta[j] -> Sum(j*j, (j, 0, 2)) = 5 by xreplace, where the sequence v -> 3v was meant
+    with pytest.raises(LemmaError, match="captured"):
+        lemma_instance(claim, (("theta", sp.Lambda(v, sp.Sum(v * j, (j, 0, 2)))),))
+    lemma_instance(claim, (("theta", sp.Lambda(v, v + 1)),))  # a plain sequence is fine
+
+
+def test_the_enclosure_sums_a_half_integer_range_as_sympy_reads_it():
+    from fractions import Fraction
+
+    from pe_symbolic.proof.enclosure import Undecidable, enclose
+
+    assert enclose(sp.Sum(j_plain, (j_plain, H, 5 * H)), {}) == Fraction(9, 2)  # 1/2 + 3/2 + 5/2
+    lhs = sp.Sum(sp.KroneckerDelta(j_plain, i_nn), (j_plain, H, n + H))
+    assert enclose(lhs, {i_nn: 2, n: 3}) == 0  # the index never meets an integer
+    with pytest.raises(Undecidable):
+        enclose(sp.Sum(j_plain, (j_plain, H, 2)), {})  # 1/2, 3/2, ... never reaches 2

@@ -119,6 +119,8 @@ def load(data: Mapping[str, Any] | str | bytes, *, max_bytes: int = MAX_BYTES) -
         obj = json.loads(data)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise CertificateError(f"certificate: malformed JSON ({exc})") from None
+    except ValueError as exc:  # an integer literal beyond Python's digit limit for conversions
+        raise CertificateError(f"certificate: a JSON value that cannot be read ({exc})") from None
     if not isinstance(obj, dict):
         raise CertificateError(f"certificate: the top level must be a JSON object; got {type(obj).__name__}")
     if _json_depth(obj) > MAX_JSON_DEPTH:

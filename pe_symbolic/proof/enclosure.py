@@ -495,16 +495,19 @@ def _sum_product(ev: _Evaluator, e: sp.Basic) -> Value:
     if len(e.limits) != 1 or len(e.limits[0]) != 3:
         raise Undecidable("a sum without one explicit range")
     j, lo, hi = e.limits[0]
-    a, b = ev._integer(ev.ev(lo)), ev._integer(ev.ev(hi))
-    if b - a + 1 > MAX_TERMS:
+    lo_v, hi_v = ev.ev(lo), ev.ev(hi)
+    if not (isinstance(lo_v, Fraction) and isinstance(hi_v, Fraction)):
+        raise Undecidable("a bound that is not an exact number")
+    count = hi_v - lo_v + 1  # the terms are at lo, lo + 1, ..., hi (SymPy's reading, lo = 1/2 too)
+    if count.denominator != 1:
+        raise Undecidable("a range whose number of terms is not an integer")
+    if count > MAX_TERMS:
         raise Undecidable(f"a sum of more than {MAX_TERMS} terms")
     out: Value = Fraction(0 if is_sum else 1)
-    if b < a:  # SymPy's convention for a backward range (Karr) is not what is written; refuse
-        if b == a - 1:
-            return out
+    if count < 0:  # SymPy's convention for a backward range (Karr) is not what is written; refuse
         raise Undecidable("a sum over a backward range")
-    for v in range(a, b + 1):
-        old = ev.bind(j, Fraction(v))
+    for t in range(int(count)):
+        old = ev.bind(j, _exact_ok(lo_v + t))
         try:
             term = ev.ev(e.function)
         finally:

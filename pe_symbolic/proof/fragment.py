@@ -84,7 +84,8 @@ FRAGMENT: tuple[Head, ...] = (
     Head("Max", sp.Max, "function", "real arguments; decided only where the order is known"),
     Head("Min", sp.Min, "function", "real arguments; decided only where the order is known"),
     Head("KroneckerDelta", sp.KroneckerDelta, "function",
-         "1 if the arguments are equal, else 0; summed by the delta rule (index with coefficient +-1)"),
+         "1 if the arguments are equal, else 0; summed by the delta rule (index with coefficient +-1, "
+         "integer lower limit, range known to run forward)"),
     Head("Piecewise", (sp.Piecewise, ExprCondPair), "function",
          "the first branch whose condition holds; a condition is replaced only by an assumption of the claim"),
     Head("uninterpreted function", AppliedUndef, "function",

@@ -198,7 +198,10 @@ def congruent(a: Expr, b: Expr) -> bool:
     if not (isinstance(a, sp.Basic) and isinstance(b, sp.Basic)):
         return False
     if not (a.has(*_BINDERS) or b.has(*_BINDERS)):
-        return reduce_to_zero(a - b)[0]
+        try:
+            return reduce_to_zero(a - b)[0]
+        except TypeError:  # booleans and relations have no difference
+            return False
     if a.func == b.func and len(a.args) == len(b.args) and not a.is_Atom:
         if isinstance(a, _BINDERS):
             return a.limits == b.limits and congruent(a.function, b.function)
@@ -254,6 +257,13 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
             why = ill_formed(value.expr) or outside_fragment(value.expr)
             if why:
                 raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not well-formed: {why}")
+            # theta[j] becomes f(j) by xreplace, which renames nothing: a variable bound inside
+            # f that is also the lemma's (theta[j] under the lemma's sum over j) would capture it
+            inner = bound_variables(value.expr) - {v}
+            if inner & captured:
+                raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} binds "
+                                 f"{', '.join(sorted(map(str, inner & captured)))}, a variable the lemma "
+                                 "binds too (it would be captured); rename it")
             if value.expr.is_finite is not True:
                 raise LemmaError(f"{name}[{v}] = {sp.sstr(value.expr)} is not known to be finite")
             why = fits(value.expr, labels[name])

@@ -62,6 +62,8 @@ MAX_MATRIX_ENTRIES = 65_536
 MAX_MATRIX_DIM = 256
 #: Largest Float precision (bits).
 MAX_PRECISION = 20_000
+#: Largest |decimal exponent| of a Float literal.
+MAX_FLOAT_EXPONENT = 10_000
 
 
 class CertificateError(ValueError):
@@ -220,6 +222,11 @@ class _Reader:
         elif name == "Float":
             if len(args) != 1 or not isinstance(args[0], str) or not _FLOAT.match(args[0]):
                 raise self.fail("Float takes one finite decimal string", node)
+            exponent = _FLOAT.match(args[0]).group(2)
+            # the decimal-to-binary conversion of 1e1000000 is one long call the budget's timer
+            # cannot interrupt: the exponent is bounded before anything is built
+            if exponent is not None and abs(int(exponent[1:])) > MAX_FLOAT_EXPONENT:
+                raise self.fail(f"a Float with a decimal exponent beyond {MAX_FLOAT_EXPONENT}", node)
         else:
             for a in args:
                 if isinstance(a, (str, bool)) and name not in ("MatrixSymbol", "IndexedBase"):
