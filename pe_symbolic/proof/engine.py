@@ -321,5 +321,10 @@ def check_identity(
     """
     eq = Equation(lhs, rhs, "")
     conds = tuple(as_sympy(c, "assumption") for c in (assumptions or ()))
-    claim = Claim(id, render_statement([eq], conds), (eq,), conds, "user")
+    try:
+        statement = render_statement([eq], conds)
+    except ValueError as exc:  # Python refuses to print integers of more than ~4300 digits
+        raise ValueError(f"the claim cannot be stated: {exc} (an integer too large to print); write it "
+                         "with powers, e.g. sp.Pow(3, 12000, evaluate=False)") from None
+    claim = Claim(id, statement, (eq,), conds, "user")
     return prove(claim, chains={0: steps} if steps is not None else None, timeout=timeout)
