@@ -131,3 +131,23 @@ def test_fuzz_against_hf_init_functions(capsys):
         print(f"\nHF fuzz: {cases} configs over {kinds}; mismatches {len(mismatches)}; "
               f"largest difference from HF's float64 pipeline {worst_ulps:.1f} ulp")
     assert not mismatches, mismatches[:3]
+
+
+def test_deepseek_interleave_in_split_out_matches_hf():
+    """HF's apply_rotary_pos_emb_interleave = interleaved RoPE with the output de-interleaved
+    (claim deepseek.interleave_in_split_out), here against HF's own function in float64."""
+    ds = pytest.importorskip("transformers.models.deepseek_v3.modeling_deepseek_v3")
+    rng = np.random.default_rng(7)
+    d, seq = 64, 5
+    cfg = numeric.model_config("deepseek-v3")
+    q = rng.standard_normal((1, 2, seq, d))
+    inv, af = numeric.rope_frequencies(cfg)
+    pos = np.arange(seq, dtype=np.float64) * 997
+    freqs = pos[:, None] * inv[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = torch.from_numpy(np.cos(emb) * af)[None], torch.from_numpy(np.sin(emb) * af)[None]
+    qt = torch.from_numpy(q)
+    hf_q, _ = ds.apply_rotary_pos_emb_interleave(qt, qt.clone(), cos, sin)
+    ours = numeric.apply_rope(q, pos, config=cfg, layout="interleaved")
+    perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # slot 2i -> i, 2i+1 -> i + d/2
+    assert np.allclose(ours[..., perm], hf_q.numpy(), rtol=1e-12, atol=1e-12)
