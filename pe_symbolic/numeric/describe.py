@@ -245,6 +245,11 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
         fr = rope_frequencies(spec, seq_len=seq_len)
         entries.append(LayerRope(lt, spec, _effective_base(spec), _factors(spec), fr.attention_factor))
     nope, notes = _nope(cfg, entries)
+    if cfg.get("attn_temperature_tuning"):
+        notes.append(f"attn_temperature_tuning: HF's Llama 4 scales the queries of NoPE layers by "
+                     f"log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (floor_scale="
+                     f"{cfg.get('floor_scale', 8192)}, attn_scale={cfg.get('attn_scale', 0.1)}); not part of RoPE, "
+                     "not computed here")
     for e in entries:
         if e.spec is not None and e.spec.rope_type == "axial" and e.spec.freq_dim is None:
             notes.append("axial (Pixtral): inv_freq is HF's cat(ladder[0::2], ladder[1::2]) over head_dim "
