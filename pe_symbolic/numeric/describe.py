@@ -31,6 +31,10 @@ __all__ = ["ConfigDescription", "LayerRope", "describe"]
 #: (their config class defaults ``rope_interleave`` to true): channels come in interleaved
 #: pairs ``(x0, x1), (x2, x3), ...`` and the output is in the split (``rotate_half``) layout.
 INTERLEAVE_IN_SPLIT_OUT: frozenset[str] = frozenset({"deepseek_v3", "axk1", "glm4_moe_lite", "mistral4", "youtu"})
+#: HF model types that call ``apply_rotary_pos_emb_interleave`` unconditionally (HF 5.24).
+ALWAYS_INTERLEAVE_IN_SPLIT_OUT: frozenset[str] = frozenset({
+    "axk2", "bailing_hybrid", "deepseek_v32", "dots3_note_text", "glm_moe_dsa", "longcat_flash",
+    "mistral_large4", "mistral_large4_text"})
 #: HF model types that rotate interleaved pairs in and out (``rotate_every_two``).
 INTERLEAVED: frozenset[str] = frozenset({"gptj", "codegen", "llama4_text", "llama4"})
 
@@ -158,6 +162,8 @@ def _layer_types(cfg: Mapping[str, Any]) -> list[str | None]:
 def _layout(cfg: Mapping[str, Any]) -> str:
     mt = cfg.get("model_type")
     inter = cfg.get("rope_interleave")
+    if mt in ALWAYS_INTERLEAVE_IN_SPLIT_OUT:
+        return f"interleaved in, split out (HF apply_rotary_pos_emb_interleave, always for model_type {mt!r})"
     if inter is True or (inter is None and mt in INTERLEAVE_IN_SPLIT_OUT):
         why = "config['rope_interleave']" if inter is not None else f"HF's default for model_type {mt!r}"
         return f"interleaved in, split out (HF apply_rotary_pos_emb_interleave; {why})"
