@@ -353,7 +353,7 @@ def _cfg_rope(config, layer_type):
 
 
 def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str = "original",
-                     dps: int = 50):
+                     dps: int = 50, layer=None):
     r"""Inverse frequencies and attention factor of a model config, at ``dps`` digits.
 
     Follows the published conventions of Hugging Face transformers' ``ROPE_INIT_FUNCTIONS``
@@ -375,6 +375,9 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     yarn_length : {"original", "max"}
         The length YaRN's correction range uses.
     dps : int, default 50
+    layer : int, optional
+        Layer index into a ``layer_rope_theta`` list (Granite SWA: that layer's base; 0 is
+        NoPE, refused; MuseSpark / MuseGlimmer keep the global base).
 
     Returns
     -------
@@ -403,6 +406,12 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             return mpf(v) if isinstance(v, int) else mpf(float(v))
 
         base = num(rope.get("rope_theta", cfg.get("rope_theta", cfg.get("rotary_emb_base", 10000.0))))
+        if layer is not None:
+            per_layer = cfg["layer_rope_theta"][layer]
+            if not per_layer:
+                raise ValueError(f"layer {layer} is NoPE (layer_rope_theta 0)")
+            if not str(cfg.get("model_type", "")).startswith(("muse_spark", "muse_glimmer")):
+                base = num(per_layer)  # GraniteSWAModel: rope_parameters with rope_theta = layer_rope_theta[i]
         frac = float(rope.get("partial_rotary_factor", cfg.get("partial_rotary_factor", cfg.get("rotary_pct", 1.0))))
         if layer_type == "full_attention" and cfg.get("global_head_dim") is not None:
             # Gemma 4 (HF Gemma4TextConfig): full-attention layers are wider; their head dim

@@ -308,3 +308,24 @@ def test_describe_reports_what_was_read():
         numeric.describe(TYPO, quiet=True)
     with pytest.raises(UnknownConfigKeyError):
         numeric.describe(TYPO, quiet=True, strict=True)
+
+
+GRANITE_SWA = {"model_type": "granite_swa", "head_dim": 64, "rope_theta": 1e4, "num_hidden_layers": 5,
+               "layer_rope_theta": [1e4, 0, 5e5, 1e4, 1e4]}
+
+
+def test_layer_rope_theta_per_layer_bases_and_nope():
+    """GraniteSWAModel: one rotary embedding per non-zero theta, layer_rope_theta[i] == 0 is NoPE."""
+    assert np.array_equal(_agree(GRANITE_SWA, layer=2).inv_freq,
+                          numeric.rope_frequencies({"head_dim": 64, "rope_theta": 5e5}).inv_freq)
+    _agree(GRANITE_SWA, layer=0)
+    with pytest.raises(ValueError, match=r"different bases \[10000.0, 500000.0\].*pass layer="):
+        numeric.rope_frequencies(GRANITE_SWA)
+    with pytest.raises(ValueError, match=r"layer 1 has no RoPE \(NoPE\)"):
+        numeric.rope_frequencies(GRANITE_SWA, layer=1)
+    d = numeric.describe(GRANITE_SWA, quiet=True)
+    assert d.nope_layers == (1,) and [e.layers for e in d.layers] == [(0, 3, 4), (2,)]
+    # MuseSpark: the entries only mark NoPE layers; every RoPE layer uses the global base
+    muse = {"model_type": "muse_spark_text", "head_dim": 64, "rope_theta": 5e5, "layer_rope_theta": [5e5, 0, 1e4]}
+    assert numeric.rope_frequencies(muse, layer=2).inv_freq[1] == numeric.rope_frequencies(muse).inv_freq[1]
+    assert numeric.describe(muse, quiet=True).nope_layers == (1,)

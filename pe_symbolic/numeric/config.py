@@ -38,6 +38,7 @@ accepts with a logged warning, gives a :class:`UserWarning`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -137,7 +138,12 @@ _IGNORED_LIKE_HF: dict[str, frozenset[str]] = {
 #: :func:`describe` reads; any other such key warns (:class:`UnknownConfigKeyWarning`).
 _TOP_KEYS_READ = frozenset({"rope_theta", "rope_parameters", "rope_scaling", "rotary_emb_base", "rotary_pct",
                             "partial_rotary_factor", "rope_local_base_freq", "qk_rope_head_dim", "rotary_dim",
-                            "no_rope_layers", "no_rope_layer_interval", "rope_interleave"})
+                            "no_rope_layers", "no_rope_layer_interval", "rope_interleave", "layer_rope_theta"})
+#: Model types whose ``layer_rope_theta`` only marks NoPE layers (0): every RoPE layer uses the
+#: global ``rope_theta`` (HF's MuseSpark / MuseGlimmer build one rotary embedding). Elsewhere
+#: (Granite SWA, GraniteMoE SWA) a non-zero entry is that layer's base.
+LAYER_THETA_MARKS_ONLY: frozenset[str] = frozenset({"muse_spark", "muse_spark_text", "muse_glimmer",
+                                                    "muse_glimmer_text"})
 _ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size",
               "num_attention_heads", "rotary_emb_base", "rotary_pct", "partial_rotary_factor")
 
@@ -363,7 +369,7 @@ def _gemma_layers(cfg: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str
 
 
 def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = None,
-                      strict: bool = False) -> RopeSpec:
+                      strict: bool = False, layer: int | None = None) -> RopeSpec:
     r"""Read and check the rope fields of a model config (HF ``config.json`` as a dict).
 
     Parameters
@@ -379,6 +385,9 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         ``rope_type``; or at the top level, a key naming ``rope``/``rotary`` that nothing
         reads): warn with :class:`UnknownConfigKeyWarning` (default) or raise
         :class:`UnknownConfigKeyError`. Either way the key is named with its rope type.
+    layer : int, optional
+        For configs with a per-layer ``layer_rope_theta`` (Granite SWA: each layer's base,
+        0 for NoPE): which layer. Needed only when the non-zero bases differ.
 
     Returns
     -------
@@ -454,7 +463,39 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
             f"layer_type={layer_type!r} was given, but {where} is one dict for every layer "
             "(no per-layer-type entries); omit layer_type"
         )
-    return _parse_params(cfg, where, params, layer_type, strict)
+    spec = _parse_params(cfg, where, params, layer_type, strict)
+    return _layer_theta(cfg, spec, layer)
+
+
+def _layer_theta(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> RopeSpec:
+    """Apply ``layer_rope_theta`` (HF's Granite SWA / MuseSpark: one base per layer, 0 = NoPE)."""
+    lrt = cfg.get("layer_rope_theta")
+    if lrt is None:
+        if layer is not None:
+            raise ValueError(f"layer={layer!r} was given, but the config has no 'layer_rope_theta'; omit layer")
+        return spec
+    if isinstance(lrt, (str, bytes)) or not isinstance(lrt, Sequence) or not lrt:
+        raise TypeError(f"config['layer_rope_theta']={lrt!r} must be a non-empty list of bases (0 for NoPE)")
+    thetas = [_real("config", "layer_rope_theta", v, minimum=0.0, index=q) for q, v in enumerate(lrt)]
+    marks_only = cfg.get("model_type") in LAYER_THETA_MARKS_ONLY
+    if layer is not None:
+        if isinstance(layer, bool) or not isinstance(layer, numbers.Integral) or not 0 <= layer < len(thetas):
+            raise ValueError(f"layer={layer!r} must be an integer in [0, {len(thetas)}) "
+                             "(an index into config['layer_rope_theta'])")
+        th = thetas[int(layer)]
+        if th == 0:
+            raise ValueError(f"config['layer_rope_theta'][{layer}] = 0: layer {layer} has no RoPE (NoPE), so there "
+                             "are no frequencies to compute")
+        if marks_only or th == spec.rope_theta:
+            return spec
+        if th <= 1:
+            raise ValueError(f"config['layer_rope_theta'][{layer}]={lrt[layer]!r} must be 0 (NoPE) or > 1")
+        return dataclasses.replace(spec, rope_theta=th)
+    bases = sorted({t for t in thetas if t})
+    if not marks_only and bases and bases != [spec.rope_theta]:
+        raise ValueError(f"config['layer_rope_theta'] gives the layers different bases {bases} (0 = NoPE): "
+                         "pass layer= (the layer index) to say which")
+    return spec
 
 
 def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None,
@@ -746,6 +787,7 @@ def rope_frequencies(
     layer_type: str | None = None,
     yarn_length: str = "original",
     strict: bool = False,
+    layer: int | None = None,
 ) -> RopeFrequencies:
     r"""Inverse frequencies and attention factor of a model's RoPE, from its config.
 
@@ -773,6 +815,9 @@ def rope_frequencies(
     strict : bool, default False
         Raise :class:`UnknownConfigKeyError` on a key the parser does not understand,
         instead of warning with :class:`UnknownConfigKeyWarning` (see
+        :func:`parse_rope_config`).
+    layer : int, optional
+        The layer index, for a per-layer ``layer_rope_theta`` whose bases differ (see
         :func:`parse_rope_config`).
 
     Returns
@@ -857,7 +902,7 @@ def rope_frequencies(
     """
     yarn_length = check_choice("yarn_length", yarn_length, YARN_LENGTHS)
     spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type,
-                                                                         strict=strict)
+                                                                         strict=strict, layer=layer)
     n = _check_seq_len(seq_len)
     values, attn = _exact_frequencies(spec, _seq_key(spec, n), yarn_length)
     inv = np.array([float(v) for v in values], dtype=np.float64)
