@@ -538,11 +538,18 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                 what=" (the fraction of each head that rotates, in (0, 1])")
     if prf > 1:
         raise ValueError(f"{prf_where}[{prf_key!r}]={prf_raw!r} is not allowed: it must be in (0, 1]")
-    head_dim, head_src = _head_dim(cfg, layer_type)
+    prf_given = any(x is not None for x in (p.get("partial_rotary_factor"), cfg.get("partial_rotary_factor"),
+                                            cfg.get("rotary_pct")))
+    head_dim, head_src = _head_dim(cfg, layer_type, prf_given=prf_given, strict=strict)
     if head_dim < 2 or head_dim % 2:
         raise ValueError(f"{head_src} must be a positive even number (RoPE turns pairs of channels)")
     freq_dim: int | None = None
     top_rd = cfg.get("rotary_dim")
+    if top_rd is not None and cfg.get("model_type") in ROTARY_DIM_IGNORED_BY_HF:
+        _unknown(f"config['rotary_dim']={top_rd!r} is not read by HF's rotary embedding for model_type "
+                 f"{cfg.get('model_type')!r} (it rotates int(head_dim * partial_rotary_factor) channels); the parser "
+                 "follows HF and does not use it", strict)
+        top_rd = None
     if top_rd is not None and prf_raw != 1.0:
         raise ValueError(
             f"config['rotary_dim']={top_rd!r} and {prf_where}[{prf_key!r}]={prf_raw!r} both set the rotary "
@@ -719,9 +726,36 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
 GLOBAL_HEAD_DIM_LAYER = "full_attention"
 
 
-def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None) -> tuple[int, str]:
+#: HF config classes that set ``head_dim = qk_rope_head_dim`` (DeepSeek-style MLA, HF 5.24):
+#: there ``qk_rope_head_dim`` wins over a ``head_dim`` key. Elsewhere (Mistral 4, DeepSeek-V4,
+#: LongCat-Flash) HF keeps ``head_dim`` and a ``partial_rotary_factor`` picks the rotated part.
+QK_ROPE_IS_HEAD_DIM: frozenset[str] = frozenset({
+    "axk1", "axk2", "bailing_hybrid", "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm5_next", "glm_moe_dsa",
+    "hy_v4", "hy_v4_vl", "kimi_linear", "minicpm3", "mistral_large4", "mistral_large4_text", "sarvam_mla", "youtu"})
+#: Model types whose HF rotary embedding ignores a ``rotary_dim`` their config carries
+#: (HF 5.24 MiniMax-M3-VL text: ``compute_default_rope_parameters`` reads only
+#: ``partial_rotary_factor``); elsewhere ``rotary_dim`` is the rotated width (GPT-J, CodeGen,
+#: MiniMax-M2's legacy field, read as ``partial_rotary_factor = rotary_dim / head_dim``).
+ROTARY_DIM_IGNORED_BY_HF: frozenset[str] = frozenset({"minimax_m3_vl_text", "minimax_m3_vl"})
+#: Model types whose HF config maps ``head_dim`` to another key (``attribute_map``).
+HEAD_DIM_ALIASES: dict[str, str] = {"jetmoe": "kv_channels", "zamba": "attention_head_dim",
+                                    "zamba2": "attention_head_dim"}
+#: Keys some configs use for the head dim: when one is present, ``head_dim`` is not, and its
+#: value differs from ``hidden_size // num_attention_heads``, the parser warns (it cannot know).
+_HEAD_DIM_LOOKALIKES = ("kv_channels", "attention_head_dim", "head_size", "hidden_size_per_head", "d_head",
+                        "dim_head")
+
+
+def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None, *, prf_given: bool = False,
+              strict: bool = False) -> tuple[int, str]:
     """The head dim and where it comes from (``"config['head_dim']=64"``), for error messages."""
-    keys = ("qk_rope_head_dim", "head_dim")
+    mt = cfg.get("model_type")
+    keys: tuple[str, ...] = ("qk_rope_head_dim", "head_dim")
+    if (mt not in QK_ROPE_IS_HEAD_DIM and prf_given and cfg.get("head_dim") is not None
+            and cfg.get("qk_rope_head_dim") is not None):
+        keys = ("head_dim",)  # Mistral 4, DeepSeek-V4: head_dim * partial_rotary_factor, as HF
+    if mt in HEAD_DIM_ALIASES and cfg.get("head_dim") is None:
+        keys = keys + (HEAD_DIM_ALIASES[mt],)
     if layer_type == GLOBAL_HEAD_DIM_LAYER:
         keys = ("global_head_dim",) + keys
     for key in keys:
@@ -738,6 +772,12 @@ def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None) -> tuple[in
             "from 'head_dim' or hidden_size // num_attention_heads"
         )
     h, n = _int("config", "hidden_size", hidden), _int("config", "num_attention_heads", heads)
+    for key in _HEAD_DIM_LOOKALIKES:
+        v = cfg.get(key)
+        if _is_number(v) and v != h // n:
+            _unknown(f"config[{key!r}]={v!r} may be the head dim, but the parser does not read it (model_type "
+                     f"{mt!r}); it uses hidden_size // num_attention_heads = {h // n}: give 'head_dim' to say which",
+                     strict)
     return h // n, f"head_dim = config['hidden_size'] // config['num_attention_heads'] = {h} // {n} = {h // n}"
 
 
