@@ -325,6 +325,9 @@ def mrope_axes(sections, *, interleaved: bool = False) -> tuple[int, ...]:
 # The RoPE family from a model config, HF transformers' conventions (written again here).
 
 _TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional", "axial")
+# Model types whose HF config keeps head_dim beside qk_rope_head_dim and rotates
+# int(head_dim * partial_rotary_factor) (Mistral4Config, DeepseekV4Config, LongcatFlashConfig)
+_KEEP_HEAD_DIM = ("mistral4", "deepseek_v4", "longcat_flash")
 _OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "xdrope": "dynamic"}
 
 
@@ -417,10 +420,14 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             # Gemma 4 (HF Gemma4TextConfig): full-attention layers are wider; their head dim
             # overrides head_dim for every rope type of that layer type
             head = int(cfg["global_head_dim"])
-        elif cfg.get("qk_rope_head_dim") is not None:
-            head = int(cfg["qk_rope_head_dim"])
+        elif cfg.get("qk_rope_head_dim") is not None and not (
+                cfg.get("head_dim") is not None and cfg.get("model_type") in _KEEP_HEAD_DIM
+                and any(x is not None for x in (rope.get("partial_rotary_factor"), cfg.get("partial_rotary_factor")))):
+            head = int(cfg["qk_rope_head_dim"])  # DeepseekV3Config & co.: self.head_dim = self.qk_rope_head_dim
         elif cfg.get("head_dim") is not None:
             head = int(cfg["head_dim"])
+        elif cfg.get("model_type") == "jetmoe" and cfg.get("kv_channels") is not None:
+            head = int(cfg["kv_channels"])  # JetMoeConfig.attribute_map: head_dim -> kv_channels
         else:
             head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
         # GPT-J's rotary_dim; else HF's int(head_dim * partial_rotary_factor), whose

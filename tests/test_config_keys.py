@@ -339,7 +339,7 @@ def test_head_dim_as_hf_reads_it():
                                     "original_max_position_embeddings": 8192, "partial_rotary_factor": 0.5,
                                     "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1}}
     assert numeric.parse_rope_config(mistral4, strict=True).rotary_dim == 64
-    _agree({**mistral4, "qk_rope_head_dim": None})  # the oracle reads head_dim * partial_rotary_factor
+    _agree(mistral4)
     # DeepSeek-V3: HF sets head_dim = qk_rope_head_dim, whatever head_dim says
     ds = {"model_type": "deepseek_v3", "head_dim": 128, "qk_rope_head_dim": 64, "rope_theta": 1e4,
           "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 1.0}}
@@ -348,6 +348,7 @@ def test_head_dim_as_hf_reads_it():
     jet = {"model_type": "jetmoe", "hidden_size": 2048, "num_attention_heads": 32, "kv_channels": 128,
            "rope_parameters": {"rope_type": "default", "rope_theta": 1e4}}
     assert numeric.parse_rope_config(jet, strict=True).head_dim == 128
+    _agree(jet)
     with pytest.warns(UnknownConfigKeyWarning, match=r"\['kv_channels'\]=128 may be the head dim"):
         numeric.parse_rope_config({**jet, "model_type": "other"})
     # MiniMax-M3-VL text: HF's rotary ignores rotary_dim and rotates the whole head

@@ -737,6 +737,9 @@ QK_ROPE_IS_HEAD_DIM: frozenset[str] = frozenset({
 #: ``partial_rotary_factor``); elsewhere ``rotary_dim`` is the rotated width (GPT-J, CodeGen,
 #: MiniMax-M2's legacy field, read as ``partial_rotary_factor = rotary_dim / head_dim``).
 ROTARY_DIM_IGNORED_BY_HF: frozenset[str] = frozenset({"minimax_m3_vl_text", "minimax_m3_vl"})
+#: Model types whose HF config keeps ``head_dim`` beside ``qk_rope_head_dim`` and rotates
+#: ``int(head_dim * partial_rotary_factor)`` channels.
+KEEP_HEAD_DIM: frozenset[str] = frozenset({"mistral4", "deepseek_v4", "longcat_flash"})
 #: Model types whose HF config maps ``head_dim`` to another key (``attribute_map``).
 HEAD_DIM_ALIASES: dict[str, str] = {"jetmoe": "kv_channels", "zamba": "attention_head_dim",
                                     "zamba2": "attention_head_dim"}
@@ -751,9 +754,14 @@ def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None, *, prf_give
     """The head dim and where it comes from (``"config['head_dim']=64"``), for error messages."""
     mt = cfg.get("model_type")
     keys: tuple[str, ...] = ("qk_rope_head_dim", "head_dim")
-    if (mt not in QK_ROPE_IS_HEAD_DIM and prf_given and cfg.get("head_dim") is not None
-            and cfg.get("qk_rope_head_dim") is not None):
+    both = cfg.get("head_dim") is not None and cfg.get("qk_rope_head_dim") is not None
+    if both and prf_given and mt in KEEP_HEAD_DIM:
         keys = ("head_dim",)  # Mistral 4, DeepSeek-V4: head_dim * partial_rotary_factor, as HF
+    elif both and prf_given and mt not in QK_ROPE_IS_HEAD_DIM and cfg["head_dim"] != cfg["qk_rope_head_dim"]:
+        _unknown(f"config has head_dim={cfg['head_dim']!r}, qk_rope_head_dim={cfg['qk_rope_head_dim']!r} and a "
+                 f"partial_rotary_factor, and model_type {mt!r} is not one whose HF class the parser knows: it "
+                 "takes qk_rope_head_dim as the head dim (DeepSeek's rule); Mistral 4 / DeepSeek-V4 take head_dim",
+                 strict)
     if mt in HEAD_DIM_ALIASES and cfg.get("head_dim") is None:
         keys = keys + (HEAD_DIM_ALIASES[mt],)
     if layer_type == GLOBAL_HEAD_DIM_LAYER:
