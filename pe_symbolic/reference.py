@@ -325,6 +325,9 @@ def mrope_axes(sections, *, interleaved: bool = False) -> tuple[int, ...]:
 # The RoPE family from a model config, HF transformers' conventions (written again here).
 
 _TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional", "axial")
+# Model types whose HF config keeps head_dim beside qk_rope_head_dim and rotates
+# int(head_dim * partial_rotary_factor) (Mistral4Config, DeepseekV4Config, LongcatFlashConfig)
+_KEEP_HEAD_DIM = ("mistral4", "deepseek_v4", "longcat_flash")
 _OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "xdrope": "dynamic"}
 
 
@@ -353,7 +356,7 @@ def _cfg_rope(config, layer_type):
 
 
 def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str = "original",
-                     dps: int = 50):
+                     dps: int = 50, layer=None):
     r"""Inverse frequencies and attention factor of a model config, at ``dps`` digits.
 
     Follows the published conventions of Hugging Face transformers' ``ROPE_INIT_FUNCTIONS``
@@ -375,6 +378,9 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     yarn_length : {"original", "max"}
         The length YaRN's correction range uses.
     dps : int, default 50
+    layer : int, optional
+        Layer index into a ``layer_rope_theta`` list (Granite SWA: that layer's base; 0 is
+        NoPE, refused; MuseSpark / MuseGlimmer keep the global base).
 
     Returns
     -------
@@ -403,15 +409,25 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             return mpf(v) if isinstance(v, int) else mpf(float(v))
 
         base = num(rope.get("rope_theta", cfg.get("rope_theta", cfg.get("rotary_emb_base", 10000.0))))
+        if layer is not None:
+            per_layer = cfg["layer_rope_theta"][layer]
+            if not per_layer:
+                raise ValueError(f"layer {layer} is NoPE (layer_rope_theta 0)")
+            if not str(cfg.get("model_type", "")).startswith(("muse_spark", "muse_glimmer")):
+                base = num(per_layer)  # GraniteSWAModel: rope_parameters with rope_theta = layer_rope_theta[i]
         frac = float(rope.get("partial_rotary_factor", cfg.get("partial_rotary_factor", cfg.get("rotary_pct", 1.0))))
         if layer_type == "full_attention" and cfg.get("global_head_dim") is not None:
             # Gemma 4 (HF Gemma4TextConfig): full-attention layers are wider; their head dim
             # overrides head_dim for every rope type of that layer type
             head = int(cfg["global_head_dim"])
-        elif cfg.get("qk_rope_head_dim") is not None:
-            head = int(cfg["qk_rope_head_dim"])
+        elif cfg.get("qk_rope_head_dim") is not None and not (
+                cfg.get("head_dim") is not None and cfg.get("model_type") in _KEEP_HEAD_DIM
+                and any(x is not None for x in (rope.get("partial_rotary_factor"), cfg.get("partial_rotary_factor")))):
+            head = int(cfg["qk_rope_head_dim"])  # DeepseekV3Config & co.: self.head_dim = self.qk_rope_head_dim
         elif cfg.get("head_dim") is not None:
             head = int(cfg["head_dim"])
+        elif cfg.get("model_type") == "jetmoe" and cfg.get("kv_channels") is not None:
+            head = int(cfg["kv_channels"])  # JetMoeConfig.attribute_map: head_dim -> kv_channels
         else:
             head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
         # GPT-J's rotary_dim; else HF's int(head_dim * partial_rotary_factor), whose

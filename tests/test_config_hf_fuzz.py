@@ -131,3 +131,82 @@ def test_fuzz_against_hf_init_functions(capsys):
         print(f"\nHF fuzz: {cases} configs over {kinds}; mismatches {len(mismatches)}; "
               f"largest difference from HF's float64 pipeline {worst_ulps:.1f} ulp")
     assert not mismatches, mismatches[:3]
+
+
+def test_deepseek_interleave_in_split_out_matches_hf():
+    """HF's apply_rotary_pos_emb_interleave = interleaved RoPE with the output de-interleaved
+    (claim deepseek.interleave_in_split_out), here against HF's own function in float64."""
+    ds = pytest.importorskip("transformers.models.deepseek_v3.modeling_deepseek_v3")
+    rng = np.random.default_rng(7)
+    d, seq = 64, 5
+    cfg = numeric.model_config("deepseek-v3")
+    q = rng.standard_normal((1, 2, seq, d))
+    inv, af = numeric.rope_frequencies(cfg)
+    pos = np.arange(seq, dtype=np.float64) * 997
+    freqs = pos[:, None] * inv[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = torch.from_numpy(np.cos(emb) * af)[None], torch.from_numpy(np.sin(emb) * af)[None]
+    qt = torch.from_numpy(q)
+    hf_q, _ = ds.apply_rotary_pos_emb_interleave(qt, qt.clone(), cos, sin)
+    ours = numeric.apply_rope(q, pos, config=cfg, layout="interleaved")
+    perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # slot 2i -> i, 2i+1 -> i + d/2
+    assert np.allclose(ours[..., perm], hf_q.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_every_hf_config_class_at_its_defaults():
+    """Every configuration class of the installed transformers, at its defaults, whose rope type
+    HF computes generically (default or ROPE_INIT_FUNCTIONS): the parser agrees with HF's
+    formula on the object HF builds (head_dim as HF resolves it), or refuses / warns by name."""
+    import importlib
+    import pkgutil
+
+    import transformers.models as tm
+    from transformers import PretrainedConfig
+
+    agree, refused, bad = 0, 0, []
+    for info in pkgutil.iter_modules(tm.__path__):
+        try:
+            mod = importlib.import_module(f"transformers.models.{info.name}.configuration_{info.name}")
+        except Exception:  # a model whose config needs an optional dependency
+            continue
+        for name in dir(mod):
+            cls = getattr(mod, name)
+            if not (isinstance(cls, type) and issubclass(cls, PretrainedConfig)) or cls.__module__ != mod.__name__ \
+                    or cls.__name__ != name:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    c = cls()
+                    cfg = c.to_dict()
+            except Exception:
+                continue
+            rp = getattr(c, "rope_parameters", None)
+            if (not isinstance(rp, dict) or not rp or any(isinstance(v, dict) for v in rp.values())
+                    or "text_config" in cfg):
+                continue
+            kind = rp.get("rope_type", "default")
+            if kind != "default" and kind not in mru.ROPE_INIT_FUNCTIONS:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    ours = numeric.rope_frequencies(cfg)
+                except (ValueError, TypeError):
+                    refused += 1
+                    continue
+                if kind == "default":
+                    hd = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
+                    dim = int(hd * rp.get("partial_rotary_factor", 1.0))
+                    inv = 1.0 / (rp["rope_theta"] ** (np.arange(0, dim, 2) / dim))
+                    af = 1.0
+                else:
+                    inv, af = mru.ROPE_INIT_FUNCTIONS[kind](c, "cpu")
+                    inv = inv.double().numpy()
+            if inv.shape != ours.inv_freq.shape or np.max(np.abs(inv - ours.inv_freq) / ours.inv_freq) > 1e-5 \
+                    or abs(float(af) - ours.attention_factor) > 1e-6:
+                bad.append(cls.__name__)
+            else:
+                agree += 1
+    print(f"\nHF config classes at their defaults: {agree} agree, {refused} refused by name, {len(bad)} differ")
+    assert agree > 100 and not bad, bad

@@ -308,3 +308,50 @@ def test_describe_reports_what_was_read():
         numeric.describe(TYPO, quiet=True)
     with pytest.raises(UnknownConfigKeyError):
         numeric.describe(TYPO, quiet=True, strict=True)
+
+
+GRANITE_SWA = {"model_type": "granite_swa", "head_dim": 64, "rope_theta": 1e4, "num_hidden_layers": 5,
+               "layer_rope_theta": [1e4, 0, 5e5, 1e4, 1e4]}
+
+
+def test_layer_rope_theta_per_layer_bases_and_nope():
+    """GraniteSWAModel: one rotary embedding per non-zero theta, layer_rope_theta[i] == 0 is NoPE."""
+    assert np.array_equal(_agree(GRANITE_SWA, layer=2).inv_freq,
+                          numeric.rope_frequencies({"head_dim": 64, "rope_theta": 5e5}).inv_freq)
+    _agree(GRANITE_SWA, layer=0)
+    with pytest.raises(ValueError, match=r"different bases \[10000.0, 500000.0\].*pass layer="):
+        numeric.rope_frequencies(GRANITE_SWA)
+    with pytest.raises(ValueError, match=r"layer 1 has no RoPE \(NoPE\)"):
+        numeric.rope_frequencies(GRANITE_SWA, layer=1)
+    d = numeric.describe(GRANITE_SWA, quiet=True)
+    assert d.nope_layers == (1,) and [e.layers for e in d.layers] == [(0, 3, 4), (2,)]
+    # MuseSpark: the entries only mark NoPE layers; every RoPE layer uses the global base
+    muse = {"model_type": "muse_spark_text", "head_dim": 64, "rope_theta": 5e5, "layer_rope_theta": [5e5, 0, 1e4]}
+    assert numeric.rope_frequencies(muse, layer=2).inv_freq[1] == numeric.rope_frequencies(muse).inv_freq[1]
+    assert numeric.describe(muse, quiet=True).nope_layers == (1,)
+
+
+def test_head_dim_as_hf_reads_it():
+    # Mistral 4: HF keeps head_dim = nope + rope = 128 and rotates head_dim * partial_rotary_factor
+    mistral4 = {"model_type": "mistral4", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+                "qk_rope_head_dim": 64, "qk_nope_head_dim": 64, "max_position_embeddings": 1048576,
+                "rope_parameters": {"type": "yarn", "rope_theta": 10000.0, "factor": 128.0,
+                                    "original_max_position_embeddings": 8192, "partial_rotary_factor": 0.5,
+                                    "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1}}
+    assert numeric.parse_rope_config(mistral4, strict=True).rotary_dim == 64
+    _agree(mistral4)
+    # DeepSeek-V3: HF sets head_dim = qk_rope_head_dim, whatever head_dim says
+    ds = {"model_type": "deepseek_v3", "head_dim": 128, "qk_rope_head_dim": 64, "rope_theta": 1e4,
+          "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 1.0}}
+    assert numeric.parse_rope_config(ds).rotary_dim == 64
+    # JetMoE: HF's attribute_map reads head_dim from kv_channels
+    jet = {"model_type": "jetmoe", "hidden_size": 2048, "num_attention_heads": 32, "kv_channels": 128,
+           "rope_parameters": {"rope_type": "default", "rope_theta": 1e4}}
+    assert numeric.parse_rope_config(jet, strict=True).head_dim == 128
+    _agree(jet)
+    with pytest.warns(UnknownConfigKeyWarning, match=r"\['kv_channels'\]=128 may be the head dim"):
+        numeric.parse_rope_config({**jet, "model_type": "other"})
+    # MiniMax-M3-VL text: HF's rotary ignores rotary_dim and rotates the whole head
+    mm = {"model_type": "minimax_m3_vl_text", "head_dim": 128, "rotary_dim": 64, "rope_theta": 5e6}
+    with pytest.warns(UnknownConfigKeyWarning, match=r"\['rotary_dim'\]=64 is not read by HF"):
+        assert numeric.parse_rope_config(mm).rotary_dim == 128

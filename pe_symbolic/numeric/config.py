@@ -38,6 +38,7 @@ accepts with a logged warning, gives a :class:`UserWarning`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -137,7 +138,12 @@ _IGNORED_LIKE_HF: dict[str, frozenset[str]] = {
 #: :func:`describe` reads; any other such key warns (:class:`UnknownConfigKeyWarning`).
 _TOP_KEYS_READ = frozenset({"rope_theta", "rope_parameters", "rope_scaling", "rotary_emb_base", "rotary_pct",
                             "partial_rotary_factor", "rope_local_base_freq", "qk_rope_head_dim", "rotary_dim",
-                            "no_rope_layers", "no_rope_layer_interval", "rope_interleave"})
+                            "no_rope_layers", "no_rope_layer_interval", "rope_interleave", "layer_rope_theta"})
+#: Model types whose ``layer_rope_theta`` only marks NoPE layers (0): every RoPE layer uses the
+#: global ``rope_theta`` (HF's MuseSpark / MuseGlimmer build one rotary embedding). Elsewhere
+#: (Granite SWA, GraniteMoE SWA) a non-zero entry is that layer's base.
+LAYER_THETA_MARKS_ONLY: frozenset[str] = frozenset({"muse_spark", "muse_spark_text", "muse_glimmer",
+                                                    "muse_glimmer_text"})
 _ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size",
               "num_attention_heads", "rotary_emb_base", "rotary_pct", "partial_rotary_factor")
 
@@ -363,7 +369,7 @@ def _gemma_layers(cfg: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str
 
 
 def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = None,
-                      strict: bool = False) -> RopeSpec:
+                      strict: bool = False, layer: int | None = None) -> RopeSpec:
     r"""Read and check the rope fields of a model config (HF ``config.json`` as a dict).
 
     Parameters
@@ -379,6 +385,9 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         ``rope_type``; or at the top level, a key naming ``rope``/``rotary`` that nothing
         reads): warn with :class:`UnknownConfigKeyWarning` (default) or raise
         :class:`UnknownConfigKeyError`. Either way the key is named with its rope type.
+    layer : int, optional
+        For configs with a per-layer ``layer_rope_theta`` (Granite SWA: each layer's base,
+        0 for NoPE): which layer. Needed only when the non-zero bases differ.
 
     Returns
     -------
@@ -454,7 +463,39 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
             f"layer_type={layer_type!r} was given, but {where} is one dict for every layer "
             "(no per-layer-type entries); omit layer_type"
         )
-    return _parse_params(cfg, where, params, layer_type, strict)
+    spec = _parse_params(cfg, where, params, layer_type, strict)
+    return _layer_theta(cfg, spec, layer)
+
+
+def _layer_theta(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> RopeSpec:
+    """Apply ``layer_rope_theta`` (HF's Granite SWA / MuseSpark: one base per layer, 0 = NoPE)."""
+    lrt = cfg.get("layer_rope_theta")
+    if lrt is None:
+        if layer is not None:
+            raise ValueError(f"layer={layer!r} was given, but the config has no 'layer_rope_theta'; omit layer")
+        return spec
+    if isinstance(lrt, (str, bytes)) or not isinstance(lrt, Sequence) or not lrt:
+        raise TypeError(f"config['layer_rope_theta']={lrt!r} must be a non-empty list of bases (0 for NoPE)")
+    thetas = [_real("config", "layer_rope_theta", v, minimum=0.0, index=q) for q, v in enumerate(lrt)]
+    marks_only = cfg.get("model_type") in LAYER_THETA_MARKS_ONLY
+    if layer is not None:
+        if isinstance(layer, bool) or not isinstance(layer, numbers.Integral) or not 0 <= layer < len(thetas):
+            raise ValueError(f"layer={layer!r} must be an integer in [0, {len(thetas)}) "
+                             "(an index into config['layer_rope_theta'])")
+        th = thetas[int(layer)]
+        if th == 0:
+            raise ValueError(f"config['layer_rope_theta'][{layer}] = 0: layer {layer} has no RoPE (NoPE), so there "
+                             "are no frequencies to compute")
+        if marks_only or th == spec.rope_theta:
+            return spec
+        if th <= 1:
+            raise ValueError(f"config['layer_rope_theta'][{layer}]={lrt[layer]!r} must be 0 (NoPE) or > 1")
+        return dataclasses.replace(spec, rope_theta=th)
+    bases = sorted({t for t in thetas if t})
+    if not marks_only and bases and bases != [spec.rope_theta]:
+        raise ValueError(f"config['layer_rope_theta'] gives the layers different bases {bases} (0 = NoPE): "
+                         "pass layer= (the layer index) to say which")
+    return spec
 
 
 def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None,
@@ -497,11 +538,18 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                 what=" (the fraction of each head that rotates, in (0, 1])")
     if prf > 1:
         raise ValueError(f"{prf_where}[{prf_key!r}]={prf_raw!r} is not allowed: it must be in (0, 1]")
-    head_dim, head_src = _head_dim(cfg, layer_type)
+    prf_given = any(x is not None for x in (p.get("partial_rotary_factor"), cfg.get("partial_rotary_factor"),
+                                            cfg.get("rotary_pct")))
+    head_dim, head_src = _head_dim(cfg, layer_type, prf_given=prf_given, strict=strict)
     if head_dim < 2 or head_dim % 2:
         raise ValueError(f"{head_src} must be a positive even number (RoPE turns pairs of channels)")
     freq_dim: int | None = None
     top_rd = cfg.get("rotary_dim")
+    if top_rd is not None and cfg.get("model_type") in ROTARY_DIM_IGNORED_BY_HF:
+        _unknown(f"config['rotary_dim']={top_rd!r} is not read by HF's rotary embedding for model_type "
+                 f"{cfg.get('model_type')!r} (it rotates int(head_dim * partial_rotary_factor) channels); the parser "
+                 "follows HF and does not use it", strict)
+        top_rd = None
     if top_rd is not None and prf_raw != 1.0:
         raise ValueError(
             f"config['rotary_dim']={top_rd!r} and {prf_where}[{prf_key!r}]={prf_raw!r} both set the rotary "
@@ -678,9 +726,44 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
 GLOBAL_HEAD_DIM_LAYER = "full_attention"
 
 
-def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None) -> tuple[int, str]:
+#: HF config classes that set ``head_dim = qk_rope_head_dim`` (DeepSeek-style MLA, HF 5.24):
+#: there ``qk_rope_head_dim`` wins over a ``head_dim`` key. Elsewhere (Mistral 4, DeepSeek-V4,
+#: LongCat-Flash) HF keeps ``head_dim`` and a ``partial_rotary_factor`` picks the rotated part.
+QK_ROPE_IS_HEAD_DIM: frozenset[str] = frozenset({
+    "axk1", "axk2", "bailing_hybrid", "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm5_next", "glm_moe_dsa",
+    "hy_v4", "hy_v4_vl", "kimi_linear", "minicpm3", "mistral_large4", "mistral_large4_text", "sarvam_mla", "youtu"})
+#: Model types whose HF rotary embedding ignores a ``rotary_dim`` their config carries
+#: (HF 5.24 MiniMax-M3-VL text: ``compute_default_rope_parameters`` reads only
+#: ``partial_rotary_factor``); elsewhere ``rotary_dim`` is the rotated width (GPT-J, CodeGen,
+#: MiniMax-M2's legacy field, read as ``partial_rotary_factor = rotary_dim / head_dim``).
+ROTARY_DIM_IGNORED_BY_HF: frozenset[str] = frozenset({"minimax_m3_vl_text", "minimax_m3_vl"})
+#: Model types whose HF config keeps ``head_dim`` beside ``qk_rope_head_dim`` and rotates
+#: ``int(head_dim * partial_rotary_factor)`` channels.
+KEEP_HEAD_DIM: frozenset[str] = frozenset({"mistral4", "deepseek_v4", "longcat_flash"})
+#: Model types whose HF config maps ``head_dim`` to another key (``attribute_map``).
+HEAD_DIM_ALIASES: dict[str, str] = {"jetmoe": "kv_channels", "zamba": "attention_head_dim",
+                                    "zamba2": "attention_head_dim"}
+#: Keys some configs use for the head dim: when one is present, ``head_dim`` is not, and its
+#: value differs from ``hidden_size // num_attention_heads``, the parser warns (it cannot know).
+_HEAD_DIM_LOOKALIKES = ("kv_channels", "attention_head_dim", "head_size", "hidden_size_per_head", "d_head",
+                        "dim_head")
+
+
+def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None, *, prf_given: bool = False,
+              strict: bool = False) -> tuple[int, str]:
     """The head dim and where it comes from (``"config['head_dim']=64"``), for error messages."""
-    keys = ("qk_rope_head_dim", "head_dim")
+    mt = cfg.get("model_type")
+    keys: tuple[str, ...] = ("qk_rope_head_dim", "head_dim")
+    both = cfg.get("head_dim") is not None and cfg.get("qk_rope_head_dim") is not None
+    if both and prf_given and mt in KEEP_HEAD_DIM:
+        keys = ("head_dim",)  # Mistral 4, DeepSeek-V4: head_dim * partial_rotary_factor, as HF
+    elif both and prf_given and mt not in QK_ROPE_IS_HEAD_DIM and cfg["head_dim"] != cfg["qk_rope_head_dim"]:
+        _unknown(f"config has head_dim={cfg['head_dim']!r}, qk_rope_head_dim={cfg['qk_rope_head_dim']!r} and a "
+                 f"partial_rotary_factor, and model_type {mt!r} is not one whose HF class the parser knows: it "
+                 "takes qk_rope_head_dim as the head dim (DeepSeek's rule); Mistral 4 / DeepSeek-V4 take head_dim",
+                 strict)
+    if mt in HEAD_DIM_ALIASES and cfg.get("head_dim") is None:
+        keys = keys + (HEAD_DIM_ALIASES[mt],)
     if layer_type == GLOBAL_HEAD_DIM_LAYER:
         keys = ("global_head_dim",) + keys
     for key in keys:
@@ -697,6 +780,12 @@ def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None) -> tuple[in
             "from 'head_dim' or hidden_size // num_attention_heads"
         )
     h, n = _int("config", "hidden_size", hidden), _int("config", "num_attention_heads", heads)
+    for key in _HEAD_DIM_LOOKALIKES:
+        v = cfg.get(key)
+        if _is_number(v) and v != h // n:
+            _unknown(f"config[{key!r}]={v!r} may be the head dim, but the parser does not read it (model_type "
+                     f"{mt!r}); it uses hidden_size // num_attention_heads = {h // n}: give 'head_dim' to say which",
+                     strict)
     return h // n, f"head_dim = config['hidden_size'] // config['num_attention_heads'] = {h} // {n} = {h // n}"
 
 
@@ -746,6 +835,7 @@ def rope_frequencies(
     layer_type: str | None = None,
     yarn_length: str = "original",
     strict: bool = False,
+    layer: int | None = None,
 ) -> RopeFrequencies:
     r"""Inverse frequencies and attention factor of a model's RoPE, from its config.
 
@@ -773,6 +863,9 @@ def rope_frequencies(
     strict : bool, default False
         Raise :class:`UnknownConfigKeyError` on a key the parser does not understand,
         instead of warning with :class:`UnknownConfigKeyWarning` (see
+        :func:`parse_rope_config`).
+    layer : int, optional
+        The layer index, for a per-layer ``layer_rope_theta`` whose bases differ (see
         :func:`parse_rope_config`).
 
     Returns
@@ -857,7 +950,7 @@ def rope_frequencies(
     """
     yarn_length = check_choice("yarn_length", yarn_length, YARN_LENGTHS)
     spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type,
-                                                                         strict=strict)
+                                                                         strict=strict, layer=layer)
     n = _check_seq_len(seq_len)
     values, attn = _exact_frequencies(spec, _seq_key(spec, n), yarn_length)
     inv = np.array([float(v) for v in values], dtype=np.float64)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .config import (
+    LAYER_THETA_MARKS_ONLY,
     RopeSpec,
     _per_layer,
     _rope_dicts,
@@ -31,6 +32,10 @@ __all__ = ["ConfigDescription", "LayerRope", "describe"]
 #: (their config class defaults ``rope_interleave`` to true): channels come in interleaved
 #: pairs ``(x0, x1), (x2, x3), ...`` and the output is in the split (``rotate_half``) layout.
 INTERLEAVE_IN_SPLIT_OUT: frozenset[str] = frozenset({"deepseek_v3", "axk1", "glm4_moe_lite", "mistral4", "youtu"})
+#: HF model types that call ``apply_rotary_pos_emb_interleave`` unconditionally (HF 5.24).
+ALWAYS_INTERLEAVE_IN_SPLIT_OUT: frozenset[str] = frozenset({
+    "axk2", "bailing_hybrid", "deepseek_v32", "dots3_note_text", "glm_moe_dsa", "longcat_flash",
+    "mistral_large4", "mistral_large4_text"})
 #: HF model types that rotate interleaved pairs in and out (``rotate_every_two``).
 INTERLEAVED: frozenset[str] = frozenset({"gptj", "codegen", "llama4_text", "llama4"})
 
@@ -44,6 +49,17 @@ class LayerRope:
     effective_base: float | None = None
     factors: str = ""
     attention_factor: float | None = None
+    layers: tuple[int, ...] | None = None
+    """The layer indices this row covers, when ``layer_rope_theta`` gives layers different
+    bases (``rope_frequencies(config, layer=layers[0])`` computes it)."""
+
+    @property
+    def label(self) -> str:
+        """The row's name: the layer type (``"all"``), with its layers when they are listed."""
+        name = self.layer_type or "all"
+        if self.layers is not None:
+            name = ("" if self.layer_type is None else f"{self.layer_type} ") + "layers " + _ranges(self.layers)
+        return name
 
     @property
     def rotary(self) -> str:
@@ -55,6 +71,18 @@ class LayerRope:
         if s.exponent_dim != s.rotary_dim:
             out += f" (exponent d={s.exponent_dim}, HF rounds up)"
         return out
+
+
+def _ranges(idx: tuple[int, ...]) -> str:
+    """``(0, 2, 3, 4)`` -> ``"0,2-4"``."""
+    out, start = [], None
+    for q, v in enumerate(idx):
+        if start is None:
+            start = v
+        if q + 1 == len(idx) or idx[q + 1] != v + 1:
+            out.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ",".join(out)
 
 
 @dataclass(frozen=True)
@@ -81,7 +109,7 @@ class ConfigDescription:
             base = f"{e.spec.rope_theta:.6g}"
             if e.effective_base is not None and e.effective_base != e.spec.rope_theta:
                 base += f" ({e.effective_base:.6g})"
-            rows.append((e.layer_type or "all", e.spec.rope_type, base, e.factors or "-",
+            rows.append((e.label, e.spec.rope_type, base, e.factors or "-",
                          f"{e.attention_factor:.6g}", e.rotary))
         widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
@@ -155,9 +183,26 @@ def _layer_types(cfg: Mapping[str, Any]) -> list[str | None]:
     return [None]
 
 
+def _theta_groups(cfg: Mapping[str, Any]) -> list[tuple[int, ...] | None]:
+    """``[None]``, or the layers of each distinct non-zero base of a ``layer_rope_theta``
+    whose bases differ (Granite SWA)."""
+    lrt = cfg.get("layer_rope_theta")
+    if not isinstance(lrt, list) or cfg.get("model_type") in LAYER_THETA_MARKS_ONLY:
+        return [None]
+    groups: dict[float, list[int]] = {}
+    for i, t in enumerate(lrt):
+        if isinstance(t, (int, float)) and t:
+            groups.setdefault(float(t), []).append(i)
+    if len(groups) <= 1:
+        return [None]
+    return [tuple(v) for _, v in sorted(groups.items())]
+
+
 def _layout(cfg: Mapping[str, Any]) -> str:
     mt = cfg.get("model_type")
     inter = cfg.get("rope_interleave")
+    if mt in ALWAYS_INTERLEAVE_IN_SPLIT_OUT:
+        return f"interleaved in, split out (HF apply_rotary_pos_emb_interleave, always for model_type {mt!r})"
     if inter is True or (inter is None and mt in INTERLEAVE_IN_SPLIT_OUT):
         why = "config['rope_interleave']" if inter is not None else f"HF's default for model_type {mt!r}"
         return f"interleaved in, split out (HF apply_rotary_pos_emb_interleave; {why})"
@@ -171,6 +216,12 @@ def _nope(cfg: Mapping[str, Any], layers: list[LayerRope]) -> tuple[tuple[int, .
     n = n if isinstance(n, int) and not isinstance(n, bool) else None
     notes: list[str] = []
     mt = cfg.get("model_type")
+    lrt = cfg.get("layer_rope_theta")
+    if isinstance(lrt, list) and lrt:  # Granite SWA, MuseSpark: 0 = NoPE
+        bases = sorted({float(t) for t in lrt if t})
+        return tuple(i for i, t in enumerate(lrt) if not t), [
+            f"layer_rope_theta: 0 marks NoPE; RoPE layers' bases {bases}"
+            + (" (rope_frequencies(..., layer=i) for each)" if len(bases) > 1 else "")]
     flags = cfg.get("no_rope_layers")
     if flags:  # Llama 4, SmolLM3: use_rope = no_rope_layers[i] (1 rotates, 0 is NoPE)
         return tuple(i for i, f in enumerate(flags) if not f), ["no_rope_layers[i] = 0 marks NoPE (HF: use_rope = "
@@ -241,10 +292,17 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
         if lt is not None and _per_layer(params) and params.get(lt) is None:
             entries.append(LayerRope(lt, None))
             continue
-        spec = parse_rope_config(config, layer_type=lt, strict=strict)
-        fr = rope_frequencies(spec, seq_len=seq_len)
-        entries.append(LayerRope(lt, spec, _effective_base(spec), _factors(spec), fr.attention_factor))
+        for layers in _theta_groups(cfg):
+            spec = parse_rope_config(config, layer_type=lt, strict=strict,
+                                     layer=None if layers is None else layers[0])
+            fr = rope_frequencies(spec, seq_len=seq_len)
+            entries.append(LayerRope(lt, spec, _effective_base(spec), _factors(spec), fr.attention_factor, layers))
     nope, notes = _nope(cfg, entries)
+    if cfg.get("attn_temperature_tuning"):
+        notes.append(f"attn_temperature_tuning: HF's Llama 4 scales the queries of NoPE layers by "
+                     f"log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (floor_scale="
+                     f"{cfg.get('floor_scale', 8192)}, attn_scale={cfg.get('attn_scale', 0.1)}); not part of RoPE, "
+                     "not computed here")
     for e in entries:
         if e.spec is not None and e.spec.rope_type == "axial" and e.spec.freq_dim is None:
             notes.append("axial (Pixtral): inv_freq is HF's cat(ladder[0::2], ladder[1::2]) over head_dim "

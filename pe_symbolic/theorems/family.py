@@ -77,6 +77,7 @@ IDS = (
     "roformer.abel",
     "ntk_alpha.base",
     "axial.spatial_ladder",
+    "deepseek.interleave_in_split_out",
 )
 
 m, n = S.m, S.n
@@ -1010,4 +1011,42 @@ def _axial_spatial(d: int | None) -> Claim:
         (Equation(F.default_theta(j, S.d / 2), F.default_theta(2 * j, S.d),
                   "theta_j over D/2 = theta_(2j) over D"),),
         (S.BASE_GT_1,), SRC_HF_AXIAL,
+    )
+
+
+@theorem("deepseek.interleave_in_split_out",
+         "DeepSeek-V3 (apply_rotary_pos_emb_interleave): R_split(m) P = P R_interleaved(m); scores as interleaved RoPE",
+         "HF transformers deepseek_v3 modeling apply_rotary_pos_emb_interleave (rope_interleave=True; "
+         "12 HF families)")
+def _interleave_in_split_out(d: int | None) -> Claim:
+    if d is None:
+        head = 4
+        th: tuple[sp.Expr, ...] = _theta_symbols(2)
+        ass: tuple = ()
+    else:
+        head = d
+        th = _ladder(d)
+        ass = (S.BASE_GT_1,)
+    Pm = F.partial_layout_permutation(head, head)
+    q, kv = S.vector("q", head), S.vector("k", head)
+
+    def Rs(x):
+        return F.rope_matrix(x, th, layout="split")
+
+    def Ri(x):
+        return F.rope_matrix(x, th, layout="interleaved")
+
+    return Claim(
+        "deepseek.interleave_in_split_out",
+        "HF's apply_rotary_pos_emb_interleave (DeepSeek-V3 and the families whose config sets "
+        "rope_interleave) reads q and k as interleaved pairs (x0, x1), (x2, x3), ..., de-interleaves them "
+        "(P: slot 2i -> i, 2i+1 -> i + d/2) and rotates with rotate_half: the output is R_split(m) P q. "
+        "That equals P R_interleaved(m) q: interleaved RoPE whose output is left in the split layout. "
+        "Scores are those of interleaved RoPE, so relative.",
+        (
+            Equation(Rs(m) * Pm, Pm * Ri(m), f"R_split(m) P = P R_interleaved(m) (d={head})"),
+            Equation(_dot(Rs(m) * Pm * q, Rs(n) * Pm * kv), _dot(Ri(m) * q, Ri(n) * kv),
+                     "scores: <R_split(m) P q, R_split(n) P k> = <R_int(m) q, R_int(n) k>"),
+        ),
+        ass, "HF transformers deepseek_v3 apply_rotary_pos_emb_interleave",
     )
