@@ -13,9 +13,14 @@ gets its expected verdict, 1 otherwise, 2 for a bad option or a missing package.
 """
 
 # %%
-# ``_common`` is imported first: from a checkout it puts the package next to it on the path,
-# or says in one line what to install.
-from _common import Report, heading, parse_args, say, show
+# The tutorial helpers come from the package (:mod:`pe_symbolic.tutorial`). From a checkout,
+# ``derivations/_common.py`` first puts that checkout's package on the path (or says in one
+# line what to install); a downloaded copy of this script uses the installed package.
+try:
+    import _common  # noqa: F401
+except ModuleNotFoundError:
+    pass
+from pe_symbolic.tutorial import Report, heading, parse_args, say, show
 
 import sympy as sp
 
