@@ -934,7 +934,7 @@ def rope_frequencies(
     (``get_mscale(factor, mscale_all_dim)**2`` on the softmax scale) is not part of the
     attention factor: it belongs to the attention layer, and so does Ministral 3 / Mistral
     4's ``llama_4_scaling_beta`` (queries multiplied by :func:`llama4_query_scale`; the
-    parser reads it into :attr:`RopeSpec.llama_4_scaling_beta` and :func:`describe` shows
+    parser reads it into ``RopeSpec.llama_4_scaling_beta`` and :func:`describe` shows
     it). An odd ``int(head_dim * partial_rotary_factor)`` keeps the odd :math:`d` in the
     exponents and rotates one more channel, as HF does (:attr:`RopeSpec.exponent_dim`).
 
