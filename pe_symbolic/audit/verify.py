@@ -64,7 +64,7 @@ LAYOUTS = ("split", "interleaved")
 
 @dataclass
 class VerifyReport:
-    """What :func:`verify_rope` found. ``verdict`` is ``"verified"``, ``"differs"`` or
+    """What :func:`pe_symbolic.verify_rope` found. ``verdict`` is ``"verified"``, ``"differs"`` or
     ``"out of bound"``; each section holds its findings and a one-line ``summary``."""
 
     verdict: str
