@@ -124,3 +124,13 @@ def test_only_allowed_globals_are_stored_and_loaded(tmp_path, monkeypatch):
     assert D.build(body) is None  # a module outside the list is refused
     body["globals"] = {"np": ["numpy"]}
     assert D.build(body)(np.float64(1.0)) == 2.0
+
+
+def test_an_entry_others_may_write_is_never_executed(tmp_path):
+    if not hasattr(os, "getuid"):
+        pytest.skip("POSIX ownership only")
+    good = _run(str(tmp_path / "c"))
+    for d in [p for p in (tmp_path / "c").rglob("*") if p.is_dir()]:
+        d.chmod(0o777)  # a folder anyone may write: its entries are not trusted
+    again = _run(str(tmp_path / "c"))
+    assert again["sympy"] and again["sum"] == good["sum"]  # recomputed in-process, not loaded

@@ -34,9 +34,10 @@ the formula is proved and lowered in-process as if there were no cache (and, whe
 possible, the entry rewritten).
 
 **Trust.** The stored source is executed on load, exactly as Python executes the bytecode
-in ``__pycache__``: the cache directory must be as trusted as your site-packages. The
-SHA-256 in each entry catches corruption, not tampering; the globals it may name are
-limited to the modules in ``ALLOWED_MODULES``.
+in ``__pycache__``: the cache directory must be as trusted as your site-packages. An entry
+is read only when the file and its folder belong to the current user and neither is
+writable by group or others (POSIX); the SHA-256 in each entry catches corruption, not
+tampering; the globals it may name are limited to the modules in ``ALLOWED_MODULES``.
 """
 
 from __future__ import annotations
@@ -155,18 +156,38 @@ def _checksum(body: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def load_value(name: str, args: tuple) -> Any:
-    """A stored JSON value (e.g. a verdict), or ``None``."""
+def _read_body(name: str, args: tuple) -> dict[str, Any] | None:
+    """The body of the stored entry ``name(*args)`` when its checksum and name match, and its
+    file and folder belong to this user and no one else may write them; else ``None``."""
     path = _entry_path(name, args)
     if path is None:
         return None
     try:
+        if not (_private(path) and _private(path.parent)):
+            return None
         entry = json.loads(path.read_text())
         body = entry["body"]
         if entry.get("sha256") != _checksum(body) or body.get("name") != name:
             return None
-        return body["value"]
+        return body
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _private(path: pathlib.Path) -> bool:
+    """Owned by this user and not writable by group or others (always true without POSIX ids)."""
+    if not hasattr(os, "getuid"):
+        return True
+    st = path.stat()
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def load_value(name: str, args: tuple) -> Any:
+    """A stored JSON value (e.g. a verdict), or ``None``."""
+    body = _read_body(name, args)
+    try:
+        return None if body is None else body["value"]
+    except (KeyError, TypeError):
         return None
 
 
@@ -251,17 +272,8 @@ def build(body: dict[str, Any]) -> Callable[..., Any] | None:
 
 def load(name: str, args: tuple) -> Callable[..., Any] | None:
     """The stored lowered function ``name(*args)``, or ``None`` (a miss, for any reason)."""
-    path = _entry_path(name, args)
-    if path is None:
-        return None
-    try:
-        entry = json.loads(path.read_text())
-        body = entry["body"]
-        if entry.get("sha256") != _checksum(body) or body.get("name") != name:
-            return None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return build(body)
+    body = _read_body(name, args)
+    return None if body is None else build(body)
 
 
 def entry_of(name: str, args: tuple, fn: Callable[..., Any]) -> dict[str, Any] | None:

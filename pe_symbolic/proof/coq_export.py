@@ -121,7 +121,8 @@ def export_claim(claim: Claim) -> CoqExport:
             name = lemma_name(claim.id, q, entry)
             env = Env()
             try:
-                lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+                if not (isinstance(lhs, sp.Basic) and isinstance(rhs, sp.Basic)):  # a Claim holds SymPy
+                    raise OutsideFragment("a side that is not a SymPy expression")  # objects only; no text
                 L = to_coq_derivative(lhs, env) if isinstance(lhs, sp.Derivative) else to_coq_ast(lhs, env)
                 R = to_coq_ast(rhs, env)
                 hyps, dropped = hypotheses(claim, env)
