@@ -490,7 +490,7 @@ def verify_rope(
         positions = _adversarial(context)
         rng = np.random.default_rng(1)
         x = rng.standard_normal((len(positions), d))
-        x = run_cast(x, dtype)
+        x = _cast(x, dtype)
         out = run(x[None, None], positions[None, :])[0, 0]
         exact = _oracle(x, positions, pairs, inv_exact, factor_exact)
         err = np.abs(out - exact).max(axis=1)
@@ -515,7 +515,7 @@ def verify_rope(
     return report
 
 
-def run_cast(x: np.ndarray, dtype: str) -> np.ndarray:
+def _cast(x: np.ndarray, dtype: str) -> np.ndarray:
     """``x`` rounded to ``dtype`` (kept as float64 values), so the oracle sees the input ``fn`` sees."""
     if dtype == "bfloat16":
         import ml_dtypes

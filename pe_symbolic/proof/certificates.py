@@ -47,7 +47,7 @@ from .render import CERTIFICATE_FORMAT
 from .result import PartProof, Proof
 from .rules import RULES
 from .fragment import outside_fragment
-from .sampler import _entries_admissible, admissible, certify, refute, spread_parts
+from .sampler import _atoms, _entries_admissible, admissible, certify, refute, spread_parts
 from .srepr import CertificateError, parse_srepr
 
 __all__ = ["MAX_BYTES", "CertificateError", "load", "read", "recheck", "recheck_certificate"]
@@ -357,9 +357,6 @@ def _check_point(claim: Claim, eq: Equation, point: Mapping[sp.Symbol, Any],
     out.update({sp.sstr(a): sp.sstr(v) for a, v in entries.items()})
     return out, enclosures
 
-
-def _atoms(e: Any, *types: type) -> set:
-    return set().union(*(x.atoms(*types) for x in e)) if isinstance(e, sp.MatrixBase) else e.atoms(*types)
 
 
 def _bind_to_registry(claim: Claim, meta: Mapping[str, Any], resolve: Resolver | None) -> None:

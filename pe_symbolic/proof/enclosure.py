@@ -289,9 +289,6 @@ class _Evaluator:
         handler = _FUNCTIONS.get(type(e))
         if handler is not None:
             return handler(self, e)
-        for cls, fn in _BY_BASE:
-            if isinstance(e, cls):
-                return fn(self, e)
         raise Undecidable(f"no enclosure for {type(e).__name__}")
 
     def _integer(self, v: Value) -> int:
@@ -580,7 +577,6 @@ _FUNCTIONS: dict[type, Callable[[_Evaluator, Any], Value]] = {
     sp.Sum: _sum_product, sp.Product: _sum_product, sp.Subs: _subs, sp.Derivative: _derivative,
     sp.Determinant: _determinant,
 }
-_BY_BASE: tuple[tuple[type, Callable[[_Evaluator, Any], Value]], ...] = ()
 
 
 def _raise(why: str) -> Value:

@@ -46,7 +46,7 @@ from .fragment import outside_fragment
 from .kernel import KERNEL_STRATEGIES, WHEREVER_DEFINED, Context, check_chain, qualification, reduce_to_zero
 from .result import PartProof, Proof
 from .rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
-from .sampler import VACUOUS, contradiction, refute, spread_parts
+from .sampler import VACUOUS, _atoms, contradiction, refute, spread_parts
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -80,10 +80,6 @@ TRIVIAL = ("trivial as stated: both sides are the same expression as stored (Sym
            "before any proof step)")
 
 
-def _atoms_of(e: Any, *types: type) -> set:
-    return set().union(*(x.atoms(*types) for x in e)) if isinstance(e, sp.MatrixBase) else e.atoms(*types)
-
-
 def prove_equation(
     eq: Equation,
     assumptions: Sequence[sp.Basic] = (),
@@ -113,7 +109,7 @@ def prove_equation(
             return PartProof(eq, (), "undecided", None, None, why)
         # an uninterpreted f(...) is defined everywhere: any value stands for it in this check
         side = eq.lhs
-        undef = sorted(_atoms_of(side, AppliedUndef), key=sp.default_sort_key)
+        undef = sorted(_atoms(side, AppliedUndef), key=sp.default_sort_key)
         fresh = {u: sp.Symbol(f"_f{q}", real=True) for q, u in enumerate(undef)}
         if fresh:
             side = side.xreplace(fresh) if not isinstance(side, sp.MatrixBase) else sp.ImmutableMatrix(side.xreplace(fresh))
