@@ -103,6 +103,10 @@ class _Str(StrPrinter):
         vs = "".join(f"∂{self._print(v)}" + (f"^{n}" if n != 1 else "") for v, n in expr.variable_count)
         return f"∂/{vs}({self._print(expr.expr)})"
 
+    def _print_Subs(self, expr: Any) -> str:
+        at = ", ".join(f"{self._print(v)}={self._print(p)}" for v, p in zip(expr.variables, expr.point))
+        return f"({self._print(expr.expr)} at {at})"
+
     def _print_MatrixBase(self, expr: Any) -> str:
         return "[" + ", ".join("[" + ", ".join(self._print(x) for x in expr.row(r)) + "]"
                                for r in range(expr.rows)) + "]"

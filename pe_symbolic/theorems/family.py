@@ -35,7 +35,7 @@ from ..encodings import rope as R
 from ..encodings import symbols as S
 from ..proof import Claim, Equation
 from ..proof.kernel import instantiate
-from ._derive import Derivation, instance_of
+from ._derive import Derivation, at, instance_of
 from .chapters.certificates import Certificate
 from .registry import Built, get, theorem
 
@@ -293,7 +293,7 @@ def _ntk_derive(d: int | None) -> Claim:
         "b'^(-2k/d) = b^(-2k/d) / s. In logarithms this is linear in y = log b'; its unique "
         "solution is log b' = log b + (d/(d-2)) log s, i.e. b' = b s^(d/(d-2)).",
         (
-            Equation(F.default_theta(0, dd, base=b_new), 1, "the highest frequency is unchanged (pair 0)"),
+            Equation(at(F.default_theta(S.i, dd, base=b_new), {S.i: 0}), 1, "the highest frequency is unchanged (pair 0)"),
             Equation(log_b_new, sp.log(b) + dd / (dd - 2) * sp.log(s),
                      "the solution of the (linear) requirement in y = log b'"),
             Equation(sp.exp(log_b_new), b_new, "exponentiated: b' = b s^(d/(d-2))"),
@@ -317,9 +317,9 @@ def _dynamic_continuity(d: int | None) -> Claim:
         "s_eff = s n/L' - (s-1), which starts at 1 (n = L') and grows linearly with n. (Even "
         "factor = 1 scales: then b'(n) = b (n/L')^(d/(d-2)).)",
         (
-            Equation(F.dynamic_base(b, s, L, L, S.d), b, "b'(L') = b"),
+            Equation(at(F.dynamic_base(b, s, n, L, S.d), {n: L}), b, "b'(L') = b"),
             Equation(F.dynamic_base(b, s, n, L, S.d), F.ntk_base(b, s_eff, S.d), "b'(n) = NTK base of s_eff"),
-            Equation(s_eff.subs(n, L), 1, "s_eff(L') = 1"),
+            Equation(at(s_eff, {n: L}), 1, "s_eff(L') = 1"),
             Equation(sp.Derivative(s_eff, n), s / L, "s_eff grows linearly with n, slope s/L'"),
         ),
         (S.BASE_GT_1,), f"{SRC_HF} _compute_dynamic_ntk_parameters; {SRC_NTK}",
@@ -400,10 +400,10 @@ def _yarn_blend(d: int | None) -> Claim:
         "(interpolated, low frequencies). So theta'_i is a continuous function of i "
         "(with low < high; HF adds 0.001 to high when low == high).",
         (
-            Equation(middle.subs(x, lo), 0, "middle piece at i = low equals the left piece 0"),
-            Equation(middle.subs(x, hi), 1, "middle piece at i = high equals the right piece 1"),
-            Equation(blend.subs(g, 0), th, "gamma = 0: theta' = theta"),
-            Equation(blend.subs(g, 1), th / s, "gamma = 1: theta' = theta/s"),
+            Equation(at(middle, {x: lo}), 0, "middle piece at i = low equals the left piece 0"),
+            Equation(at(middle, {x: hi}), 1, "middle piece at i = high equals the right piece 1"),
+            Equation(at(blend, {g: 0}), th, "gamma = 0: theta' = theta"),
+            Equation(at(blend, {g: 1}), th / s, "gamma = 1: theta' = theta/s"),
             Equation(sp.Derivative(blend, g), th / s - th, "theta' is affine in gamma (constant slope)"),
         ),
         (), f"{SRC_YARN}; {SRC_HF} linear_ramp_factor",
@@ -437,7 +437,7 @@ def _yarn_attention(d: int | None) -> Claim:
                      f"<a R(m)q, a R(n)k> = a^2 <q, R(n-m)k> (d={size}, YaRN theta')"),
             Equation(F.yarn_attention_factor(1 + s), sp.Rational(1, 10) * sp.log(1 + s) + 1,
                      "default: a = 0.1 ln s + 1 for s > 1 (s written 1 + s')"),
-            Equation(F.yarn_attention_factor(1 + s, mu, mu), 1, "mscale = mscale_all_dim: a = 1"),
+            Equation(at(F.yarn_attention_factor(1 + s, mu, mu2), {mu2: mu}), 1, "mscale = mscale_all_dim: a = 1"),
             Equation(F.yarn_attention_factor(1 + s, mu, mu2),
                      (sp.Rational(1, 10) * mu * sp.log(1 + s) + 1) / (sp.Rational(1, 10) * mu2 * sp.log(1 + s) + 1),
                      "the ratio form"),
@@ -490,12 +490,12 @@ def _llama3_continuity(d: int | None) -> Claim:
         "sigma = (L/lambda - low)/(high - low). At both band edges the middle formula meets the "
         "outer one (high = low + w, w > 0), so theta' is continuous in theta.",
         (
-            Equation(F.wavelength(at_high), L / hi, "theta = 2 pi high/L is the edge lambda = L/high"),
-            Equation(sigma.subs(th, at_high), 1, "sigma = 1 at lambda = L/high"),
-            Equation(middle.subs(th, at_high), at_high, "the middle formula gives theta there"),
-            Equation(F.wavelength(at_low), L / lo_f, "theta = 2 pi low/L is the edge lambda = L/low"),
-            Equation(sigma.subs(th, at_low), 0, "sigma = 0 at lambda = L/low"),
-            Equation(middle.subs(th, at_low), at_low / s, "the middle formula gives theta/s there"),
+            Equation(at(F.wavelength(th), {th: at_high}), L / hi, "theta = 2 pi high/L is the edge lambda = L/high"),
+            Equation(at(sigma, {th: at_high}), 1, "sigma = 1 at lambda = L/high"),
+            Equation(at(middle, {th: at_high}), at_high, "the middle formula gives theta there"),
+            Equation(at(F.wavelength(th), {th: at_low}), L / lo_f, "theta = 2 pi low/L is the edge lambda = L/low"),
+            Equation(at(sigma, {th: at_low}), 0, "sigma = 0 at lambda = L/low"),
+            Equation(at(middle, {th: at_low}), at_low / s, "the middle formula gives theta/s there"),
         ),
         (), f"{SRC_LLAMA3}; {SRC_HF} _compute_llama3_parameters",
     )
@@ -524,7 +524,7 @@ def _llama3_monotone(d: int | None) -> Claim:
         (
             Equation(sp.Derivative(middle, th), slope.subs(sig, sigma),
                      "d theta'/d theta on the band, in terms of sigma(theta)"),
-            Equation(sp.sign(slope), 1, "that slope is positive for 0 <= sigma"),
+            Equation(sp.sign(slope, evaluate=False), 1, "that slope is positive for 0 <= sigma"),
             Equation(sp.sign(sp.Derivative(th / s1, th)), 1, "below the band: slope 1/s > 0"),
             Equation(sp.sign(sp.Derivative(th, th)), 1, "above the band: slope 1 > 0"),
             Equation(sp.sign(sp.log(ratio)), -1, "theta_(i+1)/theta_i = b^(-2/d) < 1"),
@@ -560,11 +560,11 @@ def _llama3_bands(d: int | None) -> Claim:
         "pairs 35..63 are divided by 8. Signs of exact constants, decided by SymPy with "
         "certified precision.",
         (
-            Equation(sp.sign(sp.log(lam(1) / lam(0))), 1, "lambda_(i+1)/lambda_i = 500000^(1/64) > 1"),
-            Equation(sp.sign(lam(28) - edge_high), -1, "lambda_28 < L/high = 2048: pair 28 is kept"),
-            Equation(sp.sign(lam(29) - edge_high), 1, "lambda_29 > 2048: pair 29 is in the band"),
-            Equation(sp.sign(lam(34) - edge_low), -1, "lambda_34 < L/low = 8192: pair 34 is in the band"),
-            Equation(sp.sign(lam(35) - edge_low), 1, "lambda_35 > 8192: pair 35 is divided by s"),
+            Equation(sp.sign(sp.log(lam(1) / lam(0)), evaluate=False), 1, "lambda_(i+1)/lambda_i = 500000^(1/64) > 1"),
+            Equation(sp.sign(lam(28) - edge_high, evaluate=False), -1, "lambda_28 < L/high = 2048: pair 28 is kept"),
+            Equation(sp.sign(lam(29) - edge_high, evaluate=False), 1, "lambda_29 > 2048: pair 29 is in the band"),
+            Equation(sp.sign(lam(34) - edge_low, evaluate=False), -1, "lambda_34 < L/low = 8192: pair 34 is in the band"),
+            Equation(sp.sign(lam(35) - edge_low, evaluate=False), 1, "lambda_35 > 8192: pair 35 is divided by s"),
         ),
         (), f"{SRC_LLAMA3}; meta-llama/Llama-3.1-8B config.json",
     )
@@ -584,7 +584,7 @@ def _longrope_relative(d: int | None) -> Built:
                  "original context L, short_factor up to it). For ONE choice of factors this is a "
                  "frequency vector, so the relative property holds (an instance of family.relative); "
                  "the attention factor sqrt(1 + ln s/ln L) is 1 at s = 1.")
-    factor_one = Equation(F.longrope_attention_factor(1, L), 1, "attention factor 1 without scaling")
+    factor_one = Equation(at(F.longrope_attention_factor(s, L), {s: 1}), 1, "attention factor 1 without scaling")
     if d is None:
         lam = sp.IndexedBase("lambda", positive=True)
         eqs, chains = _family_instance(lambda v: F.longrope_theta(Q.omega(v), lam[v]), "theta_j / lambda_j")
@@ -743,7 +743,7 @@ def _homomorphism_parts(R, zero, size: int, label: str) -> list[Equation]:
     pu = tuple(x + y for x, y in zip(p, u))
     up = tuple(y - x for x, y in zip(p, u))
     return [
-        Equation(R(zero), sp.eye(size), f"R(0) = I ({label})"),
+        Equation(at(R(p), dict(zip(p, zero))), sp.eye(size), f"R(0) = I ({label})"),
         Equation(R(p) * R(u), R(pu), f"R(p) R(p') = R(p + p') ({label})"),
         Equation(R(p).T * R(u), R(up), f"R(p)^T R(p') = R(p' - p) ({label})"),
         Equation(_dot(R(p) * q, R(u) * kv), _dot(q, R(up) * kv), f"<R(p)q, R(p')k> = <q, R(p'-p)k> ({label})"),
@@ -988,7 +988,7 @@ def _ntk_alpha(d: int | None) -> Claim:
         "by alpha exactly, so the parser reads it as the ntk ladder with s = alpha.",
         (
             Equation(b_new, F.ntk_base(b, alpha, dd), "b alpha^(d/(d-2)) is the NTK base with s = alpha"),
-            Equation(F.default_theta(0, dd, base=b_new), 1, "the highest frequency is unchanged (pair 0)"),
+            Equation(at(F.default_theta(S.i, dd, base=b_new), {S.i: 0}), 1, "the highest frequency is unchanged (pair 0)"),
             Equation(F.default_theta(k, dd, base=b_new), F.default_theta(k, dd, base=b) / alpha,
                      "the lowest frequency is divided by alpha"),
         ),

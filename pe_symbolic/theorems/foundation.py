@@ -23,7 +23,7 @@ from ..encodings import sinusoidal as P
 from ..encodings import symbols as S
 from ..proof import DIFFERENCE, Claim, Equation, Step
 from ..proof.rules import PYTHAGORAS, is_zero
-from ._derive import Derivation, instance_of
+from ._derive import Derivation, at, instance_of
 from .registry import Built, theorem
 
 #: Up to this d, a concrete instantiation also checks the assembled d x d identities directly
@@ -43,6 +43,8 @@ SRC_ROFORMER = "Su et al. (2021), RoFormer, section 3.4 (seed 003)"
 
 w = S.omega
 t, k, m, n = S.t, S.k, S.m, S.n
+_x = sp.Symbol("x", real=True)
+"""A real argument, for statements written "f(x) at x = ..." (left unevaluated, see :func:`at`)."""
 
 
 def _dot(u: sp.MatrixBase, v: sp.MatrixBase) -> sp.Expr:
@@ -96,7 +98,7 @@ def _translation_derive(d: int | None) -> Built:
     generic = [
         Equation(det**2, 1, "the linear system's determinant is +-1, not 0: exactly one M"),
         Equation(sol, P.translation_block(k, w), "the solution is Denk's block"),
-        Equation(sol, sp.ImmutableMatrix(R.rope_block(-k, w)), "it is the rotation rot2(-omega k)"),
+        Equation(sol, at(R.rope_block(_x, w), {_x: -k}), "it is the rotation rot2(-omega k)"),
         Equation(_d_dt(sol), sp.zeros(2, 2), "it contains no t"),
         Equation(sol * P.pair(t, w), P.pair(t + k, w), "and it does translate"),
     ]
@@ -224,7 +226,7 @@ def _translation_group(d: int | None) -> Built:
         orth = Q.multiply_blocks(lambda idx: B(k)(idx).T, B(k), i, l)
         det = sp.Product(sp.Determinant(B(k)(j)), (j, 0, Q.h - 1))
         eqs = (
-            Equation(Q.block(B(sp.S.Zero), i, l), sp.KroneckerDelta(i, l) * sp.eye(2),
+            Equation(at(Q.block(B(_x), i, l), {_x: 0}), sp.KroneckerDelta(i, l) * sp.eye(2),
                      "block (i, l) of T(0) is delta_il I"),
             Equation(prod, Q.block(B(a + c), i, l),
                      "block (i, l) of T(a) T(c) = sum_j delta_ij delta_jl T_j(a) T_j(c) is that of T(a + c)"),
@@ -233,7 +235,7 @@ def _translation_group(d: int | None) -> Built:
             Equation(det, 1, "prod_j det T_j(k) = 1, which is det T(k) for the block-diagonal T(k) (a "
                              "determinant of a block-diagonal matrix is the product of its blocks': taken "
                              "as known for a symbolic number of blocks, checked for each concrete d <= 64)"),
-            Equation(Q.block(B(-k), i, l), Q.block(lambda idx: B(k)(idx).T, i, l),
+            Equation(at(Q.block(B(_x), i, l), {_x: -k}), Q.block(lambda idx: B(k)(idx).T, i, l),
                      "block (i, l) of T(-k) is that of T(k)^T, delta_il T_i(k)^T"),
         )
         chains = {
@@ -257,11 +259,11 @@ def _translation_group(d: int | None) -> Built:
         Tq = lambda x, om=om: P.translation_block(x, om)  # noqa: E731
         sfx = f" (d={d}, block {q})"
         eqs += [
-            Equation(Tq(sp.S.Zero), sp.eye(2), "T_q(0) = I" + sfx),
+            Equation(at(Tq(_x), {_x: 0}), sp.eye(2), "T_q(0) = I" + sfx),
             Equation(Tq(a) * Tq(c), Tq(a + c), "T_q(a) T_q(c) = T_q(a + c)" + sfx),
             Equation(Tq(k).T * Tq(k), sp.eye(2), "T_q(k)^T T_q(k) = I" + sfx),
             Equation(sp.Determinant(Tq(k)), 1, "det T_q(k) = 1" + sfx),
-            Equation(Tq(-k), Tq(k).T, "T_q(-k) = T_q(k)^T" + sfx),
+            Equation(at(Tq(_x), {_x: -k}), Tq(k).T, "T_q(-k) = T_q(k)^T" + sfx),
         ]
         chains[len(eqs) - 4] = (Derivation(eqs[-4].lhs).lemma("rot2.compose", sfx.strip(" ()"), a=-om * a, c=-om * c)
                                 .to(eqs[-4].rhs, "-w a - w c = -w (a + c)").steps)
@@ -361,12 +363,12 @@ def _sine_only(d: int | None) -> Built:
     j = S.j
     need = lam * sp.sin(w * t) - sp.sin(w * (t + k))  # must vanish for all t
     generic = [
-        Equation(need.subs(t, 0), -sp.sin(w * k),
+        Equation(at(need, {t: 0}), -sp.sin(w * k),
                  "at t = 0 the requirement reads 0 = sin(w k): so w k must be in pi Z"),
-        Equation(need.subs(t, sp.pi / (2 * w)), lam - sp.cos(w * k), "at w t = pi/2 it forces lambda = cos(w k)"),
+        Equation(at(need, {t: sp.pi / (2 * w)}), lam - sp.cos(w * k), "at w t = pi/2 it forces lambda = cos(w k)"),
         Equation(sp.sin(w * (t + k)) - sp.cos(w * k) * sp.sin(w * t), sp.cos(w * t) * sp.sin(w * k),
                  "with that lambda the residual is cos(w t) sin(w k), zero for all t iff sin(w k) = 0"),
-        Equation((-1) ** j * sp.sin(w * t), sp.sin(w * t + sp.pi * j),
+        Equation((-1) ** j * sp.sin(w * t), sp.sin(w * t + sp.pi * j, evaluate=False),
                  "conversely, if w k = pi j (j integer), lambda = (-1)^j translates"),
     ]
     if d is None:
@@ -619,7 +621,7 @@ def _schedule_geometric(d: int | None) -> Claim:
         for schedule, ratio in (("vaswani", S.b ** (-2 / dd)), ("tensor2tensor", S.b ** (-1 / (dd / 2 - 1)))):
             w_i = P.frequency(i, dd, schedule=schedule)
             eqs += [
-                Equation(w_i.subs(i, 0), 1, f"{schedule}: w_0 = 1"),
+                Equation(at(w_i, {i: 0}), 1, f"{schedule}: w_0 = 1"),
                 Equation(P.frequency(i + 1, dd, schedule=schedule) / w_i, ratio,
                          f"{schedule}: w_(i+1) / w_i = {sp.sstr(ratio)}, the same for every i (d > 2 for tensor2tensor)"),
             ]
@@ -629,7 +631,7 @@ def _schedule_geometric(d: int | None) -> Claim:
             ws = P.frequencies(d, schedule=schedule)
             half = d // 2
             ratio = S.b ** sp.Rational(-2, d) if schedule == "vaswani" else S.b ** sp.Rational(-1, max(half - 1, 1))
-            eqs.append(Equation(ws[0], 1, f"{schedule}: w_0 = 1 (d={d})"))
+            eqs.append(Equation(at(P.frequency(i, d, schedule=schedule), {i: 0}), 1, f"{schedule}: w_0 = 1 (d={d})"))
             eqs += [Equation(ws[q + 1] / ws[q], ratio, f"{schedule}: w_{q + 1} / w_{q} (d={d})")
                     for q in range(half - 1)]
     return Claim(

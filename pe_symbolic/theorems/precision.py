@@ -30,6 +30,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..proof import Claim, Equation
+from ._derive import at
 from .registry import theorem
 
 __all__ = ["IDS"]
@@ -147,7 +148,7 @@ def _running(d: int | None) -> Claim:
         "first-order coefficient of u_s (and of u) is i (4): the error grows linearly with the "
         "pair index, where a direct power has one rounding.",
         (
-            Equation(G.subs(i, 0), up, "(1) base: G_0 = u_p"),
+            Equation(at(G, {i: 0}), up, "(1) base: G_0 = u_p"),
             Equation((1 + G) * (1 + us) * (1 + u) - 1, G_next, "(2) step: (1+G_i)(1+u_s)(1+u) - 1 = G_(i+1)"),
             _nonneg(G_step - D_step, "(3a) one step of precision.compose: (1+A)(1+B) - 1 - D >= 0"),
             _nonneg(G_step + D_step, "(3b) and (1+A)(1+B) - 1 + D >= 0"),

@@ -30,6 +30,7 @@ from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
+from .._derive import at, call
 from ..registry import theorem
 from ._common import SRC_DENK, SRC_KAZEMNEJAD, SRC_T2T, dot, sgn
 
@@ -120,7 +121,7 @@ def _wavelengths(d: int | None) -> Claim:
             Equation(lam_i(i + 1) / lam_i(i), base ** (2 / dd), "lambda_(i+1)/lambda_i = b^(2/d): geometric"),
             Equation(sgn(sp.log(base ** (2 / dd))), 1,
                      "log b^(2/d) = 2 log(b)/d > 0: the ratio exceeds 1, so the wavelengths grow with i"),
-            Equation(lam_i(0), 2 * sp.pi, "the first pair (i = 0) has wavelength 2 pi"),
+            Equation(call(lam_i, 0), 2 * sp.pi, "the first pair (i = 0) has wavelength 2 pi"),
             Equation(last, 2 * sp.pi * base ** ((dd - 2) / dd), "the last pair (i = d/2 - 1): 2 pi b^((d-2)/d)"),
             Equation(sgn(sp.log(last / (2 * sp.pi * base))), -1,
                      "log(lambda_last / (2 pi b)) = -2 log(b)/d < 0: the last wavelength is below 2 pi b"),
@@ -261,8 +262,8 @@ def _t2t(d: int | None) -> Claim:
             Equation(e_t / e_v, dd / (dd - 2),
                      "exponents: tensor2tensor's i/(d/2 - 1) is d/(d-2) times Vaswani's 2i/d (d >= 4)"),
             mapped,
-            Equation(e_t.subs(i, dd / 2 - 1), 1, "the last pair's exponent is 1 (wavelength 2 pi b) ..."),
-            Equation(e_v.subs(i, dd / 2 - 1), (dd - 2) / dd, "... Vaswani's is (d-2)/d"),
+            Equation(at(e_t, {i: dd / 2 - 1}), 1, "the last pair's exponent is 1 (wavelength 2 pi b) ..."),
+            Equation(at(e_v, {i: dd / 2 - 1}), (dd - 2) / dd, "... Vaswani's is (d-2)/d"),
             Equation(wavelength(dd / 2 - 1, dd, schedule="tensor2tensor"), 2 * sp.pi * S.b,
                      "so tensor2tensor's last wavelength is exactly 2 pi b"),
             Equation(timing_signal_1d(t, 4, min_timescale=mts, max_timescale=Mts),

@@ -28,6 +28,7 @@ from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
+from .._derive import call
 from ..registry import theorem
 from ._common import SRC_KERNES, sgn
 
@@ -88,9 +89,9 @@ def _normalized(d: int | None) -> Claim:
         "the value of position n of a length-L one, and the value of a fixed position n > 0 "
         "changes with L (dPE/dL = -n/L^2 < 0).",
         (
-            Equation(pe(4, 5), sp.Rational(4, 5), "PE(4; 5) = 4/5 = 0.8"),
-            Equation(pe(16, 20), sp.Rational(4, 5), "PE(16; 20) = 4/5 = 0.8 as well"),
-            Equation(pe(c * pos, c * L), pe(pos, L), "PE(c n; c L) = PE(n; L) for every scale c"),
+            Equation(call(pe, 4, 5), sp.Rational(4, 5), "PE(4; 5) = 4/5 = 0.8"),
+            Equation(call(pe, 16, 20), sp.Rational(4, 5), "PE(16; 20) = 4/5 = 0.8 as well"),
+            Equation(call(pe, c * pos, c * L), pe(pos, L), "PE(c n; c L) = PE(n; L) for every scale c"),
             Equation(sgn(-sp.Subs(sp.Derivative(pe(pos + 1, x_len), x_len), x_len, L)), 1,
                      "dPE(n+1; x)/dx < 0 at x = L: a fixed position's value depends on the length"),
         ),
@@ -201,8 +202,8 @@ def _slowed(d: int | None) -> Claim:
         eqs = (
             Equation(sgn(sp.Derivative(w(s), s)), -1,
                      "d omega_s/ds = -log(b)/d omega_s < 0 (b = 1 + beta > 1): strictly decreasing"),
-            Equation(w(0), 1, "j = 0 gives the largest frequency, 1"),
-            Equation(w(S.d), 1 / base, "j = d gives the smallest, omega_min = 1/b"),
+            Equation(call(w, 0), 1, "j = 0 gives the largest frequency, 1"),
+            Equation(call(w, S.d), 1 / base, "j = d gives the smallest, omega_min = 1/b"),
         )
         assumptions: tuple[sp.Basic, ...] = ()
     else:
@@ -243,14 +244,14 @@ def _bonus(d: int | None) -> Claim:
     half_sq = sp.ImmutableMatrix([(sp.sin(w * k) ** 2 + (sp.cos(w * k) - 1) ** 2) / 2 for w in ws])
     what = "generic pair" if d is None else f"d={d}"
     eqs = (
-        Equation(f(0), half, f"f(0) = sum_i cos 0 = d/2 ({what})"),
+        Equation(call(f, 0), half, f"f(0) = sum_i cos 0 = d/2 ({what})"),
         Equation(sp.ImmutableMatrix([1 - sp.cos(w * k) for w in ws]), half_sq,
                  "f(0) - f(k) = sum_i (1 - cos(omega_i k)); each term is (sin^2 + (cos - 1)^2)/2 = |p_i(k) - p_i(0)|^2 / 2"),
         Equation(half_sq.applyfunc(lambda e: sp.Abs(e, evaluate=False)), half_sq,
                  "a sum of squares is >= 0: f(k) <= f(0)"),
         Equation(1 - sp.cos(kk), 2 * sp.sin(kk / 2) ** 2, "the pair with omega_0 = 1 at an integer offset k_int: 1 - cos k_int = 2 sin^2(k_int/2)"),
         Equation(sgn(2 * sp.sin(kk / 2) ** 2), 1, "> 0 for integer k_int != 0 (pi is irrational): f(k_int) < f(0)"),
-        Equation(f(-k), f(k), "f(-k) = f(k): symmetric"),
+        Equation(call(f, -k), f(k), "f(-k) = f(k): symmetric"),
     )
     return Claim(
         "kernes.bonus_dot",

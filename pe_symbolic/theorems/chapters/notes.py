@@ -27,7 +27,11 @@ from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
+from .._derive import at
 from ..registry import theorem
+
+_offset = sp.Symbol("o", integer=True)
+"""An offset j - i, for statements written clip(o) at o = ... (left unevaluated)."""
 from ._common import SRC_NOTES, SRC_ROFORMER, SRC_SHAW, dot
 
 __all__ = ["IDS", "LEARNED_TABLE", "clip", "notes_rope_matrix", "shaw_bias"]
@@ -70,10 +74,10 @@ def _shaw(d: int | None) -> Claim:
         "position and every sequence length. Offsets beyond +-K share w_(+-K), so only 2K + 1 "
         "embeddings exist (K = 3: offsets -8..8 use the 7 embeddings w_-3 .. w_3).",
         (
-            Equation(shaw_bias(qi + sh, kj + sh), shaw_bias(qi, kj), "a_(i+s)(j+s) = a_ij"),
+            Equation(at(shaw_bias(qi, kj), {qi: qi + sh, kj: kj + sh}), shaw_bias(qi, kj), "a_(i+s)(j+s) = a_ij"),
             Equation(sp.Derivative(shaw_bias(qi + sh_real, kj + sh_real), sh_real), 0,
                      "d a_(i+sigma)(j+sigma)/d sigma = 0 for a real shift sigma"),
-            Equation(sp.ImmutableMatrix(clipped),
+            Equation(sp.ImmutableMatrix([at(clip(_offset, k_max), {_offset: v}) for v in offsets]),
                      sp.ImmutableMatrix([-3] * 5 + list(range(-3, 4)) + [3] * 5),
                      "K = 3: offsets -8..8 clip to -3 .. 3"),
             Equation(sp.Integer(len(set(clipped))), 2 * k_max + 1, "2K + 1 = 7 distinct embeddings"),

@@ -35,6 +35,11 @@ import sympy as sp
 from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...proof import Claim, Equation
+from .._derive import at, call
+_k = sp.Symbol("k", integer=True, nonnegative=True)
+"""The post's embedding index k (one per dimension)."""
+_sq = sp.Symbol("x", positive=True)
+"""A squared length, for "sqrt(x) at x = d/2" (left unevaluated)."""
 from ..registry import theorem
 from ._common import SRC_ALIBI, SRC_SPHERE, dot, sgn
 
@@ -197,7 +202,7 @@ def _radius(d: int | None) -> Claim:
         eqs: tuple[Equation, ...] = (
             Equation(dot(pair, pair), 1, "each even-odd pair: sin^2 + cos^2 = 1"),
             Equation(sp.Sum(1, (q, 0, S.d / 2 - 1)), S.d / 2, "d/2 pairs: |p_i|^2 = d/2"),
-            Equation(sp.sqrt(S.d / 2), sp.sqrt(S.d) / sp.sqrt(2), "radius sqrt(d/2)"),
+            Equation(at(sp.sqrt(_sq), {_sq: S.d / 2}), sp.sqrt(S.d) / sp.sqrt(2), "radius sqrt(d/2)"),
         )
     else:
         p = post_encoding(t, d)
@@ -221,8 +226,8 @@ def _exponent(d: int | None) -> Claim:
     i, dd, t = S.i, S.d, S.t
     if d is None:
         eqs: tuple[Equation, ...] = (
-            Equation((2 * i) / dd, 2 * i / dd, "k = 2i even: k/n_embed = 2i/d"),
-            Equation(((2 * i + 1) - 1) / dd, 2 * i / dd, "k = 2i+1 odd: (k-1)/n_embed = 2i/d"),
+            Equation(at(_k / dd, {_k: 2 * i}), 2 * i / dd, "k = 2i even: k/n_embed = 2i/d"),
+            Equation(at((_k - 1) / dd, {_k: 2 * i + 1}), 2 * i / dd, "k = 2i+1 odd: (k-1)/n_embed = 2i/d"),
             Equation(2 * sp.floor((2 * i) / sp.Integer(2)) / dd, 2 * i / dd, "the code: ((2i >> 1) << 1)/n = 2i/d"),
             Equation(2 * sp.floor((2 * i + 1) / sp.Integer(2)) / dd, 2 * i / dd,
                      "the code: ((2i+1 >> 1) << 1)/n = 2i/d"),
@@ -316,8 +321,8 @@ def _alibi_offset(d: int | None) -> Claim:
         "both positions by s leaves every biased score unchanged, and it falls linearly with "
         "distance.",
         (
-            Equation(bias(i + s, j + s), bias(i, j), "m((j+s) - (i+s)) = m(j - i)"),
-            Equation(qk(i, j) + bias(i + s, j + s) - (qk(i, j) + bias(i, j)), 0,
+            Equation(call(bias, i + s, j + s), bias(i, j), "m((j+s) - (i+s)) = m(j - i)"),
+            Equation(qk(i, j) + call(bias, i + s, j + s) - (qk(i, j) + bias(i, j)), 0,
                      "the biased score q_i.k_j + m(j-i) does not see the shift"),
             Equation(sgn(bias(i, j) - bias(i, j - 1)), 1,
                      "one step further back (j -> j - 1) lowers the bias by m > 0"),
@@ -340,8 +345,8 @@ def _alibi_slopes(d: int | None) -> Claim:
         "1/256; for 8 heads: 1/2, 1/4, ..., 1/256; for 16 heads it starts at 1/sqrt(2).",
         (
             Equation(slope(h + 1) / slope(h), sp.Integer(2) ** (-8 / nh), "m_(h+1)/m_h = 2^(-8/n)"),
-            Equation(slope(1), sp.Integer(2) ** (-8 / nh), "m_1 = 2^(-8/n)"),
-            Equation(slope(nh), sp.Rational(1, 256), "m_n = 2^(-8) = 1/256"),
+            Equation(call(slope, 1), sp.Integer(2) ** (-8 / nh), "m_1 = 2^(-8/n)"),
+            Equation(call(slope, nh), sp.Rational(1, 256), "m_n = 2^(-8) = 1/256"),
             Equation(sp.ImmutableMatrix(alibi_slopes(8)), sp.ImmutableMatrix([sp.Rational(1, 2**q) for q in range(1, 9)]),
                      "8 heads: 1/2, 1/4, ..., 1/256"),
             Equation(sp.ImmutableMatrix(alibi_slopes(16))[0], 1 / sp.sqrt(2), "16 heads: m_1 = 1/sqrt(2)"),
