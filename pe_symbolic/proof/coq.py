@@ -198,7 +198,8 @@ Ltac pe_nz1 := first [ assumption | apply pe_Rpower_nz | apply pe_exp_nz | (appl
   | (apply Ropp_neq_0_compat; pe_nz1) | (apply Rgt_not_eq; nra) | (apply Rlt_not_eq; nra)
   | (pe_zr; first [(apply Rgt_not_eq; lra) | (apply Rlt_not_eq; lra)]) ].
 Ltac pe_nz := repeat match goal with |- _ /\ _ => split end; pe_nz1.
-Ltac pe_close := first [ ring | (field; pe_nz) | field ].
+Ltac pe_close := first [ ring | (field; pe_nz) | field
+                       | (try unfold Rmax; try unfold Rmin; repeat destruct (Rle_dec _ _); lra) ].
 Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra]) ].
 """
 
