@@ -81,6 +81,12 @@ IDS = (
 )
 
 m, n = S.m, S.n
+# Placeholders for statements written "f(x) at x = ..." (left unevaluated, see _derive.at)
+_x = sp.Symbol("x", real=True)
+_freq = sp.Symbol("theta_x", positive=True)
+_factor = sp.Symbol("s_x", positive=True)
+_dim = sp.Symbol("D", positive=True)
+_z = sp.Symbol("z")  # no properties: any point may be put in for it
 b = S.b
 s = F.s
 L = F.L
@@ -251,7 +257,7 @@ def _linear(d: int | None) -> Built:
     source = f"{SRC_PI}; {SRC_HF} _compute_linear_scaling_rope_parameters"
     if d is None:
         th = sp.Symbol("theta", positive=True)
-        pair = Equation(R.rope_block(m, F.linear(th, s)), R.rope_block(m / s, th),
+        pair = Equation(at(R.rope_block(m, _freq), {_freq: F.linear(th, s)}), at(R.rope_block(_x, th), {_x: m / s}),
                         "one pair: R_(theta/s)(m) = R_theta(m/s)")
         eqs, chains = _family_instance(lambda v: F.linear(Q.omega(v), s), "theta_j / s")
         chains = {q + 1: c for q, c in chains.items()}
@@ -318,7 +324,8 @@ def _dynamic_continuity(d: int | None) -> Claim:
         "factor = 1 scales: then b'(n) = b (n/L')^(d/(d-2)).)",
         (
             Equation(at(F.dynamic_base(b, s, n, L, S.d), {n: L}), b, "b'(L') = b"),
-            Equation(F.dynamic_base(b, s, n, L, S.d), F.ntk_base(b, s_eff, S.d), "b'(n) = NTK base of s_eff"),
+            Equation(F.dynamic_base(b, s, n, L, S.d), at(F.ntk_base(b, _z, S.d), {_z: s_eff}),
+                     "b'(n) = NTK base of s_eff"),
             Equation(at(s_eff, {n: L}), 1, "s_eff(L') = 1"),
             Equation(sp.Derivative(s_eff, n), s / L, "s_eff grows linearly with n, slope s/L'"),
         ),
@@ -375,7 +382,8 @@ def _yarn_correction(d: int | None) -> Claim:
         "low = floor(j(beta_fast)), high = ceil(j(beta_slow)) (when truncate), clamped to [0, d-1].",
         (
             Equation(sol[0], jr, "the solution of 'wavelength of pair j = L/r'"),
-            Equation(F.wavelength(F.default_theta(jr, dd, base=b)), L / r_rot, "check: pair j(r) has wavelength L/r"),
+            Equation(at(F.wavelength(F.default_theta(_z, dd, base=b)), {_z: jr}), L / r_rot,
+                     "check: pair j(r) has wavelength L/r"),
         ),
         (S.BASE_GT_1,), f"{SRC_YARN}; {SRC_HF} find_correction_dim",
     )
@@ -987,7 +995,7 @@ def _ntk_alpha(d: int | None) -> Claim:
         "of factor alpha (ntk.derive): pair 0 keeps frequency 1 and the lowest pair's frequency is divided "
         "by alpha exactly, so the parser reads it as the ntk ladder with s = alpha.",
         (
-            Equation(b_new, F.ntk_base(b, alpha, dd), "b alpha^(d/(d-2)) is the NTK base with s = alpha"),
+            Equation(b_new, at(F.ntk_base(b, _factor, dd), {_factor: alpha}), "b alpha^(d/(d-2)) is the NTK base with s = alpha"),
             Equation(at(F.default_theta(S.i, dd, base=b_new), {S.i: 0}), 1, "the highest frequency is unchanged (pair 0)"),
             Equation(F.default_theta(k, dd, base=b_new), F.default_theta(k, dd, base=b) / alpha,
                      "the lowest frequency is divided by alpha"),
@@ -1008,7 +1016,7 @@ def _axial_spatial(d: int | None) -> Claim:
         "head_dim ladder, so it equals the height half of Pixtral's axial frequencies, "
         "cat(ladder[0::2], ladder[1::2]); Pixtral's width half (the odd pairs) differs, which is why the "
         "parser keys the convention on model_type.",
-        (Equation(F.default_theta(j, S.d / 2), F.default_theta(2 * j, S.d),
+        (Equation(at(F.default_theta(j, _dim), {_dim: S.d / 2}), at(F.default_theta(_x, S.d), {_x: 2 * j}),
                   "theta_j over D/2 = theta_(2j) over D"),),
         (S.BASE_GT_1,), SRC_HF_AXIAL,
     )

@@ -31,6 +31,9 @@ from ...encodings import symbols as S
 from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
 from .._derive import at, call
+
+_base = sp.Symbol("b_x", positive=True)
+"""A base, for "b_x^(-2i/d) at b_x = b^(d/(d-2))" (left unevaluated)."""
 from ..registry import theorem
 from ._common import SRC_DENK, SRC_KAZEMNEJAD, SRC_T2T, dot, sgn
 
@@ -254,7 +257,7 @@ def _t2t(d: int | None) -> Claim:
         # cannot say d >= 4, so write d = 2h + 2 with h = d/2 - 1 a positive integer.
         h = sp.Symbol("h", integer=True, positive=True)
         d_h = 2 * h + 2
-        mapped = Equation(S.b ** (-e_t.subs(dd, d_h)), (S.b ** (d_h / (d_h - 2))) ** (-e_v.subs(dd, d_h)),
+        mapped = Equation(S.b ** (-e_t.subs(dd, d_h)), at(_base ** (-e_v.subs(dd, d_h)), {_base: S.b ** (d_h / (d_h - 2))}),
                           "so b^(-i/(d/2-1)) is Vaswani's frequency with base b^(d/(d-2)) "
                           "(written with d = 2h + 2, h = d/2 - 1 >= 1, so that d/(d-2) is real)")
         mts, Mts = sp.Symbol("m_ts", positive=True), sp.Symbol("M_ts", positive=True)

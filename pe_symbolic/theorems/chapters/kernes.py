@@ -28,7 +28,10 @@ from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
-from .._derive import call
+from .._derive import at, call
+
+_dial = sp.Symbol("j", integer=True, positive=True)
+"""A dial index, for "the dial at j = 1" (left unevaluated)."""
 from ..registry import theorem
 from ._common import SRC_KERNES, sgn
 
@@ -184,7 +187,7 @@ def _dials_collide(d: int | None) -> Claim:
             Equation(sp.ImmutableMatrix([sp.sin(w * (x + 16)) for w in figure]),
                      sp.ImmutableMatrix([sp.sin(w * x) for w in figure]),
                      "frequencies pi/2, pi/4, pi/8: position x + 16 collides with x"),
-            Equation(dial(ii, 1), 0, "the dial j = 1 is sin(pi i) = 0 at every integer position"),
+            Equation(at(dial(ii, _dial), {_dial: 1}), 0, "the dial j = 1 is sin(pi i) = 0 at every integer position"),
         ),
         (),
         SRC_KERNES,

@@ -24,8 +24,12 @@ import sympy as sp
 from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...proof import Claim, Equation
+from .._derive import at
 from ..registry import theorem
 from ._common import SRC_VIDEO, dot, half_angle, quarter_angle, sgn
+
+_sq = sp.Symbol("x", nonnegative=True)
+"""A squared length, for "sqrt(x) at x = ..." (left unevaluated)."""
 
 __all__ = ["IDS", "monotone_range_length"]
 
@@ -81,7 +85,7 @@ def _resolution(d: int | None) -> Claim:
     ang, _ = half_angle()
     eqs = [
         Equation(dot(diff, diff), step2(w), "|p(t+1) - p(t)|^2 = 4 sin^2(omega/2): no t in it"),
-        Equation(sp.sqrt(step2(w)), 2 * sp.Abs(sp.sin(w / 2)), "so |p(t+1) - p(t)| = 2|sin(omega/2)|"),
+        Equation(at(sp.sqrt(_sq), {_sq: step2(w)}), 2 * sp.Abs(sp.sin(w / 2)), "so |p(t+1) - p(t)| = 2|sin(omega/2)|"),
         Equation(sgn(sp.Subs(sp.Derivative(step2(w), w), w, ang)), 1,
                  "d/domega 4 sin^2(omega/2) = 2 sin(omega) > 0 for 0 < omega = 2 atan(u) < pi"),
     ]
