@@ -352,6 +352,8 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
     >>> print(text(theorems.get("rot2.det").prove(), width=60))  # doctest: +ELLIPSIS
     rot2.det: PROVED in ... s
       Every rotation has determinant 1.
+      in LaTeX: \\det \\operatorname{rot2}(a) = \\cos^2 a + \\sin^2
+        a = 1
       source: angle addition (Ptolemy); the rotation group SO(2)
       assumptions: a complex
       (1) det rot2(a) = cos^2 a + sin^2 a = 1: proved
