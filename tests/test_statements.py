@@ -70,7 +70,7 @@ def test_the_claim_and_its_proofs_carry_the_statement():
     assert proof.claim.latex == theorems.get("rot2.det").latex
     assert render.statement_latex(proof.claim) == render.display_lines(proof.claim.latex)
     for out in (proof.to_latex(), render.myst(proof), proof._repr_html_(), proof._repr_markdown_()):
-        assert r"\det \operatorname{rot2}(a)" in out
+        assert r"\det \mathop{\mathrm{rot2}}(a)" in out
 
 
 def test_a_theorem_rejects_a_statement_that_is_not_text():

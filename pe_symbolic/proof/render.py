@@ -40,8 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .result import Proof
 
 __all__ = ["CERTIFICATE_FORMAT", "DOCS_WIDTH", "FORMATS", "LATEX_WIDTH", "MAX_PARTS", "certificate", "html",
-           "display_lines", "json_text", "latex", "markdown", "myst", "prose_math", "render", "statement_latex", "step_kind",
-           "text", "wrap_math"]
+           "display_lines", "json_text", "latex", "markdown", "myst", "prose_math", "render", "statement_latex",
+           "step_kind", "text", "wrap_math"]
 
 #: Format tag of the JSON certificates this version writes and reads.
 CERTIFICATE_FORMAT = "pe_symbolic.certificate/2"
@@ -352,7 +352,7 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
     >>> print(text(theorems.get("rot2.det").prove(), width=60))  # doctest: +ELLIPSIS
     rot2.det: PROVED in ... s
       Every rotation has determinant 1.
-      in LaTeX: \\det \\operatorname{rot2}(a) = \\cos^2 a + \\sin^2
+      in LaTeX: \\det \\mathop{\\mathrm{rot2}}(a) = \\cos^2 a + \\sin^2
         a = 1
       source: angle addition (Ptolemy); the rotation group SO(2)
       assumptions: a complex

@@ -216,7 +216,7 @@ def _shift_invariance(Rq, Rk, size: int, label: str) -> Equation:
          f"{SRC_ROFORMER}; every rope_type of {SRC_HF}", scope="every even d",
          latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
                 r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
-                r" R(m) = \bigoplus_{j=0}^{d/2-1} \operatorname{rot2}(m\theta_j) \ \text{ for any } \theta \in"
+                r" R(m) = \bigoplus_{j=0}^{d/2-1} \mathop{\mathrm{rot2}}(m\theta_j) \ \text{ for any } \theta \in"
                 r" \mathbb{R}^{d/2} \qquad (\text{interleaved or split layout})"))
 def _family_relative(d: int | None) -> Built:
     if d is None:
@@ -681,7 +681,7 @@ def _longrope_switch(d: int | None) -> Claim:
          "GPT-NeoX (rotary_pct), GPT-J (rotary_dim), Phi-2, GLM; HF partial_rotary_factor",
          latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
                 r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
-                r" R(m) = \operatorname{rot2}(m\theta) \oplus I_2, \qquad \frac{\partial}{\partial m}\,"
+                r" R(m) = \mathop{\mathrm{rot2}}(m\theta) \oplus I_2, \qquad \frac{\partial}{\partial m}\,"
                 r" \bigl(\text{pass-through rows of } R(m)\bigr) = 0 \qquad (d = 4,\ \text{rotary dim } 2)"))
 def _partial_relative(d: int | None) -> Claim:
     if d is None:
@@ -719,7 +719,7 @@ def _partial_relative(d: int | None) -> Claim:
          latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
                 r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
                 r" \theta = \bigl(b^{-2i/d} / s\bigr)_{i < \mathrm{rope\_angles}} \text{ then } 0, \qquad"
-                r" \operatorname{rot2}(m \cdot 0) = I \qquad (d = 4,\ \mathrm{rope\_angles} = 1)"))
+                r" \mathop{\mathrm{rot2}}(m \cdot 0) = I \qquad (d = 4,\ \mathrm{rope\_angles} = 1)"))
 def _proportional(d: int | None) -> Claim:
     head = _generic_or(d, 4)
     angles = max(1, head // 4)  # rope_angles = int(0.5 * head_dim // 2)
@@ -817,8 +817,8 @@ def _homomorphism_parts(R, zero, size: int, label: str) -> list[Equation]:
          SRC_MROPE,
          latex=(r"R(0) = I, \qquad R(p)\,R(p') = R(p + p'), \qquad R(p)^{\mathsf T} R(p') = R(p' - p) \\"
                 r" \langle R(p)\,q,\ R(p')\,k \rangle = \langle q,\ R(p' - p)\,k \rangle \\"
-                r" R(p) = \bigoplus_j \operatorname{rot2}\bigl(p_{a(j)}\,\theta_j\bigr), \quad p = (t, h, w), \quad"
-                r" d = 8 \\"
+                r" R(p) = \bigoplus_j \mathop{\mathrm{rot2}}\bigl(p_{a(j)}\,\theta_j\bigr), \quad p = (t, h, w),"
+                r" \quad d = 8 \\"
                 r" a(j) \text{ the axis of pair } j\text{: sections } [2, 1, 1]\text{, contiguous or interleaved}"))
 def _mrope_hom(d: int | None) -> Claim:
     contiguous, inter, size = _mrope_sections(d)
@@ -842,7 +842,7 @@ def _mrope_hom(d: int | None) -> Claim:
 
 @theorem("mrope.reduces_to_rope", "M-RoPE with t = h = w = m is 1-D RoPE R(m), for both section layouts",
          SRC_MROPE,
-         latex=(r"R_{\text{M-RoPE}}(m, m, m) = R(m) = \bigoplus_j \operatorname{rot2}(m\theta_j) \qquad (d ="
+         latex=(r"R_{\text{M-RoPE}}(m, m, m) = R(m) = \bigoplus_j \mathop{\mathrm{rot2}}(m\theta_j) \qquad (d ="
                 r" 8,\ \text{both section orders, both layouts})"))
 def _mrope_reduces(d: int | None) -> Claim:
     contiguous, inter, size = _mrope_sections(d)
@@ -867,8 +867,9 @@ def _mrope_reduces(d: int | None) -> Claim:
          SRC_AXIAL, concrete=False,
          latex=(r"R(0) = I, \qquad R(p)\,R(p') = R(p + p'), \qquad R(p)^{\mathsf T} R(p') = R(p' - p) \\"
                 r" \langle R(p)\,q,\ R(p')\,k \rangle = \langle q,\ R(p' - p)\,k \rangle \\"
-                r" R(p) = \bigoplus_{j < d/4} \operatorname{rot2}(p_{\mathrm{row}}\,\theta_j) \oplus \bigoplus_{j <"
-                r" d/4} \operatorname{rot2}(p_{\mathrm{col}}\,\theta_j), \quad \theta_j = b^{-4j/d} \qquad (d = 8)"))
+                r" R(p) = \bigoplus_{j < d/4} \mathop{\mathrm{rot2}}(p_{\mathrm{row}}\,\theta_j) \oplus \bigoplus_{j"
+                r" < d/4} \mathop{\mathrm{rot2}}(p_{\mathrm{col}}\,\theta_j), \quad \theta_j = b^{-4j/d} \qquad (d ="
+                r" 8)"))
 def _axial(d: int | None) -> Claim:
     size = 8
     eqs: list[Equation] = []

@@ -91,7 +91,7 @@ def _solve_block(kk: sp.Expr, omega: sp.Expr, tag: str) -> tuple[sp.ImmutableMat
     "Solving M p(t) = p(t+k) gives exactly one M: a rotation block free of t",
     SRC_DENK,
     latex=(r"M\,p(t) = p(t + k) \text{ for all } t \iff M = \begin{pmatrix} \cos \omega k & \sin \omega k \\ -\sin"
-           r" \omega k & \cos \omega k \end{pmatrix} = \operatorname{rot2}(-\omega k) \\"
+           r" \omega k & \cos \omega k \end{pmatrix} = \mathop{\mathrm{rot2}}(-\omega k) \\"
            r" \frac{\partial M}{\partial t} = 0, \qquad p(t) = (\sin \omega t,\ \cos \omega t)"),
 )
 def _translation_derive(d: int | None) -> Built:
@@ -150,8 +150,9 @@ def _t_block(kk: sp.Expr, order: str, schedule: str = "vaswani"):
          scope="every even d",
          latex=(r"T(k)\,\mathrm{PE}(t) = \mathrm{PE}(t + k) \qquad (t, k \in \mathbb{R}) \\"
                 r" \mathrm{PE}(t) = \bigl(\sin \omega_i t,\ \cos \omega_i t\bigr)_{i=0}^{d/2-1}, \quad T(k) ="
-                r" \bigoplus_{i=0}^{d/2-1} \operatorname{rot2}(-\omega_i k), \quad \omega_i = b^{-2i/d} \\"
-                r" \text{in every layout; with cosine first, } T(k) = \bigoplus_{i} \operatorname{rot2}(\omega_i k)"))
+                r" \bigoplus_{i=0}^{d/2-1} \mathop{\mathrm{rot2}}(-\omega_i k), \quad \omega_i = b^{-2i/d} \\"
+                r" \text{in every layout; with cosine first, } T(k) = \bigoplus_{i} \mathop{\mathrm{rot2}}(\omega_i"
+                r" k)"))
 def _translation_identity(d: int | None) -> Built:
     if d is None:
         eqs, chains = [], {}
@@ -200,7 +201,7 @@ _TRANSLATION_STATEMENT = (
 
 @theorem("translation.independent", "t is not among T(k)'s free symbols", SRC_DENK, scope="every even d",
          latex=(r"\frac{\partial}{\partial t}\, T(k) = 0, \qquad T(k) = \bigoplus_{i=0}^{d/2-1}"
-                r" \operatorname{rot2}(\mp\omega_i k), \quad \omega_i = b^{-2i/d}"))
+                r" \mathop{\mathrm{rot2}}(\mp\omega_i k), \quad \omega_i = b^{-2i/d}"))
 def _translation_independent(d: int | None) -> Claim:
     if d is None:
         mats = [(Q.block(_t_block(k, order), Q.i, Q.l), f"block (i, l) of T(k), order {order}") for order in ORDERS]
@@ -225,7 +226,7 @@ def _translation_independent(d: int | None) -> Claim:
          scope="every even d",
          latex=(r"T(0) = I, \qquad T(a)\,T(c) = T(a + c), \qquad T(-k) = T(k)^{\mathsf T} \\"
                 r" T(k)^{\mathsf T}\,T(k) = I, \qquad \det T(k) = \prod_{i=0}^{d/2-1} \det"
-                r" \operatorname{rot2}(-\omega_i k) = 1"))
+                r" \mathop{\mathrm{rot2}}(-\omega_i k) = 1"))
 def _translation_group(d: int | None) -> Built:
     a, c = sp.symbols("a c", real=True)
     if d is None:
@@ -411,8 +412,8 @@ def _r_block(mm: sp.Expr):
          SRC_ROFORMER, scope="every even d",
          latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
                 r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
-                r" R(m) = \bigoplus_{i=0}^{d/2-1} \operatorname{rot2}(m\theta_i), \quad \theta_i = b^{-2i/d} \qquad"
-                r" (\text{interleaved or split layout})"))
+                r" R(m) = \bigoplus_{i=0}^{d/2-1} \mathop{\mathrm{rot2}}(m\theta_i), \quad \theta_i = b^{-2i/d}"
+                r" \qquad (\text{interleaved or split layout})"))
 def _rope_relative(d: int | None) -> Built:
     if d is None:
         j, i, l = Q.j, Q.i, Q.l

@@ -77,7 +77,7 @@ def wavelength(i: sp.Expr, d: sp.Expr, *, base: sp.Expr = S.b, schedule: str = "
          "Denk: |Phi_r(k) p(t) - p(t+k)|^2 = 4 sin^2((r - lambda) k/2): translation for all k iff r = lambda",
          f"{SRC_DENK}, eqs. (6)-(9)", concrete=False,
          latex=(r"\lVert \Phi(k)\,p(t) - p(t + k) \rVert^2 = 4 \sin^2 \frac{(r - \lambda)\,k}{2}, \qquad \Phi(k) ="
-                r" \operatorname{rot2}(-rk), \quad p(t) = (\sin \lambda t,\ \cos \lambda t) \\"
+                r" \mathop{\mathrm{rot2}}(-rk), \quad p(t) = (\sin \lambda t,\ \cos \lambda t) \\"
                 r" \Phi(k)\,p(t) = p(t + k) \text{ for every } k \iff r = \lambda, \qquad \frac{\partial"
                 r" \Phi_m(k)}{\partial t} = 0 \ \ (\lambda_m = b^{-2m/d})"))
 def _r_equals_lambda(d: int | None) -> Claim:

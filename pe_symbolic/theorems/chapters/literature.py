@@ -144,7 +144,7 @@ def _liu(d: int | None) -> Claim:
          "Barbero et al.: (R(phi) - I)^T (R(phi) - I) = 4 sin^2(phi/2) I, so a pair differs from NoPE by <= |q||k| 2|sin(phi/2)|",
          SRC_BARBERO, concrete=False,
          latex=(r"\bigl(R(\varphi) - I\bigr)^{\mathsf T} \bigl(R(\varphi) - I\bigr) = 4 \sin^2 \frac{\varphi}{2}\,"
-                r" I, \qquad R(\varphi) = \operatorname{rot2}(\varphi)"))
+                r" I, \qquad R(\varphi) = \mathop{\mathrm{rot2}}(\varphi)"))
 def _barbero(d: int | None) -> Claim:
     phi = sp.Symbol("phi", real=True)
     rot = sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
@@ -174,8 +174,8 @@ def _block_rotation(a: sp.Expr, c: sp.Expr) -> sp.Matrix:
          "ComRoPE: with commuting skew generators, R(x)^T R(y) = R(y - x) (block-diagonal generators)",
          SRC_COMROPE, concrete=False,
          latex=(r"A_1 A_2 = A_2 A_1, \qquad R(x)^{\mathsf T} R(y) = R(y - x) \\"
-                r" A_1 = J \oplus 0, \quad A_2 = 0 \oplus J, \quad R(x) = \operatorname{rot2}(x_1) \oplus"
-                r" \operatorname{rot2}(x_2), \quad x, y \in \mathbb{R}^2"))
+                r" A_1 = J \oplus 0, \quad A_2 = 0 \oplus J, \quad R(x) = \mathop{\mathrm{rot2}}(x_1) \oplus"
+                r" \mathop{\mathrm{rot2}}(x_2), \quad x, y \in \mathbb{R}^2"))
 def _comrope(d: int | None) -> Claim:
     x1, x2, y1, y2 = sp.symbols("x1 x2 y1 y2", real=True)
     j = sp.Matrix([[0, -1], [1, 0]])
