@@ -92,6 +92,9 @@ def _solve_block(kk: sp.Expr, omega: sp.Expr, tag: str) -> tuple[sp.ImmutableMat
     "translation.derive",
     "Solving M p(t) = p(t+k) gives exactly one M: a rotation block free of t",
     SRC_DENK,
+    latex=(r"M\,p(t) = p(t + k) \text{ for all } t \iff M = \begin{pmatrix} \cos \omega k & \sin \omega k \\ -\sin"
+           r" \omega k & \cos \omega k \end{pmatrix} = \mathop{\mathrm{rot2}}(-\omega k) \\"
+           r" \frac{\partial M}{\partial t} = 0, \qquad p(t) = (\sin \omega t,\ \cos \omega t)"),
 )
 def _translation_derive(d: int | None) -> Built:
     sol, det = _solve_block(k, w, "")
@@ -146,7 +149,12 @@ def _t_block(kk: sp.Expr, order: str, schedule: str = "vaswani"):
 
 
 @theorem("translation.identity", "T(k) PE(t) = PE(t+k) in every layout and order", SRC_VASWANI,
-         scope="every even d")
+         scope="every even d",
+         latex=(r"T(k)\,\mathrm{PE}(t) = \mathrm{PE}(t + k) \qquad (t, k \in \mathbb{R}) \\"
+                r" \mathrm{PE}(t) = \bigl(\sin \omega_i t,\ \cos \omega_i t\bigr)_{i=0}^{d/2-1}, \quad T(k) ="
+                r" \bigoplus_{i=0}^{d/2-1} \mathop{\mathrm{rot2}}(-\omega_i k), \quad \omega_i = b^{-2i/d} \\"
+                r" \text{in every layout; with cosine first, } T(k) = \bigoplus_{i} \mathop{\mathrm{rot2}}(\omega_i"
+                r" k)"))
 def _translation_identity(d: int | None) -> Built:
     if d is None:
         eqs, chains = [], {}
@@ -193,7 +201,9 @@ _TRANSLATION_STATEMENT = (
 )
 
 
-@theorem("translation.independent", "t is not among T(k)'s free symbols", SRC_DENK, scope="every even d")
+@theorem("translation.independent", "t is not among T(k)'s free symbols", SRC_DENK, scope="every even d",
+         latex=(r"\frac{\partial}{\partial t}\, T(k) = 0, \qquad T(k) = \bigoplus_{i=0}^{d/2-1}"
+                r" \mathop{\mathrm{rot2}}(\mp\omega_i k), \quad \omega_i = b^{-2i/d}"))
 def _translation_independent(d: int | None) -> Claim:
     if d is None:
         mats = [(Q.block(_t_block(k, order), Q.i, Q.l), f"block (i, l) of T(k), order {order}") for order in ORDERS]
@@ -215,7 +225,10 @@ def _translation_independent(d: int | None) -> Claim:
 
 
 @theorem("translation.group", "T(0)=I, T(a)T(b)=T(a+b), T^T T=I, det T=1, T(-k)=T(k)^T", SRC_DENK,
-         scope="every even d")
+         scope="every even d",
+         latex=(r"T(0) = I, \qquad T(a)\,T(c) = T(a + c), \qquad T(-k) = T(k)^{\mathsf T} \\"
+                r" T(k)^{\mathsf T}\,T(k) = I, \qquad \det T(k) = \prod_{i=0}^{d/2-1} \det"
+                r" \mathop{\mathrm{rot2}}(-\omega_i k) = 1"))
 def _translation_group(d: int | None) -> Built:
     a, c = sp.symbols("a c", real=True)
     if d is None:
@@ -306,7 +319,11 @@ _GROUP_STATEMENT = (
 # Dot products and norms
 # ======================================================================================
 @theorem("sinusoidal.dot", "PE(t).PE(t+k) = sum_i cos(w_i k): depends on k only, even; |PE|^2 = d/2",
-         "Kernes (seed 000), 'bonus property'; seed 004 (sphere of radius sqrt(d/2))", scope="every even d")
+         "Kernes (seed 000), 'bonus property'; seed 004 (sphere of radius sqrt(d/2))", scope="every even d",
+         latex=(r"\mathrm{PE}(t) \cdot \mathrm{PE}(t + k) = \sum_{i=0}^{d/2-1} \cos \omega_i k, \qquad \lVert"
+                r" \mathrm{PE}(t) \rVert^2 = \frac{d}{2}, \qquad \omega_i = b^{-2i/d} \\"
+                r" \frac{\partial}{\partial t}\, \mathrm{PE}(t) \cdot \mathrm{PE}(t + k) = 0, \qquad \mathrm{PE}(t)"
+                r" \cdot \mathrm{PE}(t - k) = \mathrm{PE}(t) \cdot \mathrm{PE}(t + k)"))
 def _sinusoidal_dot(d: int | None) -> Built:
     if d is None:
         j = Q.j
@@ -357,7 +374,9 @@ _DOT_STATEMENT = (
 
 @theorem("sine_only.no_translation",
          "A sine-only encoding has a per-dimension linear translation only when w k is in pi Z",
-         "Denk (seed 002): the open question why both sin and cos are needed")
+         "Denk (seed 002): the open question why both sin and cos are needed",
+         latex=(r"\bigl(\exists \lambda\ \forall t:\ \lambda \sin \omega t = \sin \omega (t + k)\bigr) \iff \omega k"
+                r" = \pi j \text{ with } j \in \mathbb{Z}, \text{ and then } \lambda = (-1)^j"))
 def _sine_only(d: int | None) -> Built:
     lam = sp.Symbol("lambda", real=True)
     j = S.j
@@ -392,7 +411,11 @@ def _r_block(mm: sp.Expr):
 
 
 @theorem("rope.relative", "<R(m)q, R(n)k> = <q, R(n-m)k>; R(m)^T R(n) = R(n-m); |R(m)x| = |x|",
-         SRC_ROFORMER, scope="every even d")
+         SRC_ROFORMER, scope="every even d",
+         latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
+                r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" R(m) = \bigoplus_{i=0}^{d/2-1} \mathop{\mathrm{rot2}}(m\theta_i), \quad \theta_i = b^{-2i/d}"
+                r" \qquad (\text{interleaved or split layout})"))
 def _rope_relative(d: int | None) -> Built:
     if d is None:
         j, i, l = Q.j, Q.i, Q.l
@@ -459,7 +482,13 @@ _ROPE_STATEMENT = (
 
 
 @theorem("rope.efficient_form", "x*cos + rotate(x)*sin equals R(m)x, in both layouts",
-         f"{SRC_ROFORMER}, eq. (34); HF transformers rotate_half", scope="every even d")
+         f"{SRC_ROFORMER}, eq. (34); HF transformers rotate_half", scope="every even d",
+         latex=(r"x \odot \cos m\Theta + \operatorname{rotate}(x) \odot \sin m\Theta = R(m)\,x, \qquad \theta_i ="
+                r" b^{-2i/d},\ h = d/2 \\"
+                r" \text{split: } \operatorname{rotate}(x) = (-x_{h:d},\ x_{0:h}), \quad \Theta = (\theta_0, \dots,"
+                r" \theta_{h-1}, \theta_0, \dots, \theta_{h-1}) \\"
+                r" \text{interleaved: } \operatorname{rotate}(x) = (-x_1, x_0, -x_3, x_2, \dots), \quad \Theta ="
+                r" (\theta_0, \theta_0, \theta_1, \theta_1, \dots)"))
 def _rope_efficient(d: int | None) -> Built:
     if d is None:
         i, h = Q.i, Q.h
@@ -520,7 +549,10 @@ def _sigma(jj: sp.Expr, dd: sp.Expr) -> sp.Expr:
 
 @theorem("layout.permutation",
          "P PE_interleaved = PE_split, P^T R_split P = R_interleaved",
-         "HF transformers convert_llama_weights_to_hf.py (permute of q/k projections)", scope="every even d")
+         "HF transformers convert_llama_weights_to_hf.py (permute of q/k projections)", scope="every even d",
+         latex=(r"P\,\mathrm{PE}_{\mathrm{int}}(t) = \mathrm{PE}_{\mathrm{split}}(t), \qquad P\,R_{\mathrm{int}}(m)"
+                r" = R_{\mathrm{split}}(m)\,P, \qquad P\,T_{\mathrm{int}}(k) = T_{\mathrm{split}}(k)\,P \\"
+                r" P:\ \text{slot } 2i \mapsto i,\ \ 2i + 1 \mapsto i + d/2 \qquad (0 \le i < d/2)"))
 def _layout_permutation(d: int | None) -> Built:
     if d is None:
         return _layout_permutation_every_d()
@@ -612,7 +644,11 @@ def _layout_permutation_every_d() -> Built:
 # ======================================================================================
 @theorem("schedule.geometric",
          "Both schedules start at w_0 = 1 and fall by a constant ratio: b^(-2/d) or b^(-1/(d/2-1))",
-         f"{SRC_VASWANI}; tensor2tensor get_timing_signal_1d", scope="every even d")
+         f"{SRC_VASWANI}; tensor2tensor get_timing_signal_1d", scope="every even d",
+         latex=(r"\text{Vaswani: } \omega_i = b^{-2i/d}:\quad \omega_0 = 1, \quad \frac{\omega_{i+1}}{\omega_i} ="
+                r" b^{-2/d} \\"
+                r" \text{tensor2tensor: } \omega_i = b^{-i/(d/2-1)}:\quad \omega_0 = 1, \quad"
+                r" \frac{\omega_{i+1}}{\omega_i} = b^{-1/(d/2-1)}"))
 def _schedule_geometric(d: int | None) -> Claim:
     i = S.i
     if d is None:

@@ -62,7 +62,11 @@ def shaw_bias(i: sp.Expr, j: sp.Expr, k_max: sp.Expr = K) -> sp.Expr:
 
 @theorem("shaw.clipped_shift_invariant",
          "Shaw: a_ij = w(clip(j - i, -K, K)) is unchanged by shifting both positions; 2K+1 embeddings",
-         f"{SRC_SHAW}; {SRC_NOTES}, section 05", concrete=False)
+         f"{SRC_SHAW}; {SRC_NOTES}, section 05", concrete=False,
+         latex=(r"a_{ij} = w_{\operatorname{clip}(j - i,\, -K,\, K)}:\quad a_{i+s,\, j+s} = a_{ij}, \qquad"
+                r" \frac{\partial a_{i+\sigma,\, j+\sigma}}{\partial \sigma} = 0 \\"
+                r" K = 3:\ \operatorname{clip}(\{-8, \dots, 8\}, -3, 3) = \{-3, \dots, 3\}, \ \ 2K + 1 = 7 \text{"
+                r" embeddings}"))
 def _shaw(d: int | None) -> Claim:
     k_max = 3
     offsets = list(range(-8, 9))
@@ -89,7 +93,11 @@ def _shaw(d: int | None) -> Claim:
 
 @theorem("rope.two_d_example",
          "2-D RoPE f(x_m, m) = R(m theta) W x_m: <f_q(x_m,m), f_k(x_n,n)> depends on n - m only",
-         f"{SRC_ROFORMER}; {SRC_NOTES}, section 06 (the example case)", concrete=False)
+         f"{SRC_ROFORMER}; {SRC_NOTES}, section 06 (the example case)", concrete=False,
+         latex=(r"\bigl\langle R(m\theta)\,W_q x_m,\ R(n\theta)\,W_k x_n \bigr\rangle = (W_q x_m)^{\mathsf T}\,"
+                r" R\bigl((n - m)\theta\bigr)\,W_k x_n, \qquad \lVert R(m\theta)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" R(m\theta)\,x = \bigl(\operatorname{Re}, \operatorname{Im}\bigr)\bigl((x_0 + i x_1)\,e^{i"
+                r" m\theta}\bigr), \qquad \text{score}(3, 1) = \text{score}(5, 3)"))
 def _rope_2d(d: int | None) -> Claim:
     m, n = S.m, S.n
     th = sp.Symbol("theta", positive=True)
@@ -147,7 +155,9 @@ def notes_rope_matrix(m: sp.Expr, d: int, base: sp.Expr = 10000) -> sp.Immutable
 
 @theorem("rope.theta_set",
          "The notes' R^d_{Theta,m}, Theta = {10000^(-2(i-1)/d)}, and its elementwise form are interleaved RoPE",
-         f"{SRC_ROFORMER}, eqs. (15), (34); {SRC_NOTES}, section 06")
+         f"{SRC_ROFORMER}, eqs. (15), (34); {SRC_NOTES}, section 06",
+         latex=(r"\theta_i = 10000^{-2(i-1)/d} = \omega_{i-1} \ \ (i = 1, \dots, d/2), \qquad \omega_j ="
+                r" 10000^{-2j/d}"))
 def _theta_set(d: int | None) -> Claim:
     m = S.m
     if d is None:
@@ -185,7 +195,13 @@ LEARNED_TABLE = sp.ImmutableMatrix([[1, 0], [0, 1], [1, 1], [1, 0]])
 
 @theorem("learned.no_translation",
          "A learned table need not have any T with T E_t = E_(t+1): a 4 x 2 counterexample",
-         f"{SRC_NOTES}, section 07; seed 004 (learned embedding)", concrete=False)
+         f"{SRC_NOTES}, section 07; seed 004 (learned embedding)", concrete=False,
+         latex=(r"E = \bigl((1, 0), (0, 1), (1, 1), (1, 0)\bigr):\quad \nexists\, T \in \mathbb{R}^{2 \times 2}:\ T"
+                r" E_t = E_{t+1} \ \ (t = 0, 1, 2) \\"
+                r" (\text{coefficient rank } 4,\ \text{augmented rank } 5), \qquad E_t \cdot E_{t+1} = 0, 1, 1"
+                r" \ \ (t = 0, 1, 2) \\"
+                r" T = \begin{pmatrix} 0 & 1 \\ 1 & 1 \end{pmatrix}:\quad T E_0 = E_1, \quad T E_1 = E_2, \quad T"
+                r" E_2 - E_3 = (0, 2)"))
 def _learned(d: int | None) -> Claim:
     E = LEARNED_TABLE
     u = sp.symbols("T_11 T_12 T_21 T_22", real=True)

@@ -193,7 +193,9 @@ def exact_tables() -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
 
 
 @theorem("sphere.radius", "Every p_i lies on the sphere of radius sqrt(n_embed/2) about the origin",
-         f"{SRC_SPHERE}, 'by considering the squares of each even-odd pair'")
+         f"{SRC_SPHERE}, 'by considering the squares of each even-odd pair'",
+         latex=(r"\lVert p_t \rVert^2 = \sum_{j=0}^{d/2-1} \bigl(\sin^2 \omega_j t + \cos^2 \omega_j t\bigr) ="
+                r" \frac{d}{2}, \qquad \lVert p_t \rVert = \sqrt{d/2}"))
 def _radius(d: int | None) -> Claim:
     t = S.t
     if d is None:
@@ -221,7 +223,9 @@ def _radius(d: int | None) -> Claim:
 
 
 @theorem("sphere.exponent", "The post's exponent k/n (k even), (k-1)/n (k odd), ((k>>1)<<1)/n is Vaswani's 2i/d",
-         f"{SRC_SPHERE}; Vaswani et al. 3.5")
+         f"{SRC_SPHERE}; Vaswani et al. 3.5",
+         latex=(r"\frac{k}{d}\Big|_{k = 2i} = \frac{k - 1}{d}\Big|_{k = 2i + 1} = \frac{(k \gg 1) \ll 1}{d}\Big|_{k"
+                r" = 2i,\, 2i + 1} = \frac{2i}{d}"))
 def _exponent(d: int | None) -> Claim:
     i, dd, t = S.i, S.d, S.t
     if d is None:
@@ -251,7 +255,13 @@ def _exponent(d: int | None) -> Claim:
 
 @theorem("sphere.tables",
          "The printed radians and encodings tables (context 4, dim 8) are the exact values, correctly rounded",
-         f"{SRC_SPHERE}, the script's printed output", concrete=False)
+         f"{SRC_SPHERE}, the script's printed output", concrete=False,
+         latex=(r"\mathrm{radians}_{pk} = p \cdot 10^{-\lfloor k/2 \rfloor}, \quad \mathrm{encodings}_p ="
+                r" \mathrm{PE}(p), \quad \lVert \mathrm{PE}(p) \rVert = 2 \\"
+                r" (p = 0, \dots, 3;\ d = 8;\ b = 10^4):\ \text{each printed radian correctly rounded,} \\"
+                r" \text{each printed encoding within one unit of its last digit}, \quad \sin 0.03 > 2.9995 \cdot"
+                r" 10^{-2} + \tfrac{1}{2} \cdot 10^{-6} \\"
+                r" \text{with float32 angles, each printed encoding correctly rounded}"))
 def _tables(d: int | None) -> Claim:
     radians, enc = exact_tables()
     pkg = sp.ImmutableMatrix.vstack(*[P.encoding(p, EMBEDDING_DIM, base=10000).T for p in range(CONTEXT_LENGTH)])
@@ -308,7 +318,8 @@ def alibi_slopes(n_heads: int) -> tuple[sp.Expr, ...]:
 
 
 @theorem("alibi.offset_only", "ALiBi's bias m (j - i) is unchanged by shifting both positions",
-         SRC_ALIBI, concrete=False)
+         SRC_ALIBI, concrete=False,
+         latex=r"m\,\bigl((j + s) - (i + s)\bigr) = m\,(j - i), \qquad m\,(j - i) - m\,(j - 1 - i) = m > 0")
 def _alibi_offset(d: int | None) -> Claim:
     i, j, s = sp.symbols("i j s", integer=True)
     slope = sp.Symbol("m", positive=True)
@@ -333,7 +344,11 @@ def _alibi_offset(d: int | None) -> Claim:
 
 
 @theorem("alibi.slopes", "ALiBi slopes 2^(-8h/n): geometric, ratio 2^(-8/n), from 2^(-8/n) to 1/256",
-         SRC_ALIBI, concrete=False)
+         SRC_ALIBI, concrete=False,
+         latex=(r"m_h = 2^{-8h/n}:\quad \frac{m_{h+1}}{m_h} = 2^{-8/n}, \quad m_1 = 2^{-8/n}, \quad m_n = 2^{-8} ="
+                r" \frac{1}{256} \\"
+                r" n = 8:\ (m_h) = \bigl(\tfrac{1}{2}, \tfrac{1}{4}, \dots, \tfrac{1}{256}\bigr); \qquad n ="
+                r" 16:\ m_1 = \tfrac{1}{\sqrt{2}}"))
 def _alibi_slopes(d: int | None) -> Claim:
     h = sp.Symbol("h", integer=True, positive=True)
     nh = sp.Symbol("n", integer=True, positive=True)
