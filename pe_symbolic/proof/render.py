@@ -356,8 +356,6 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
     >>> print(text(theorems.get("rot2.det").prove(), width=60))  # doctest: +ELLIPSIS
     rot2.det: PROVED in ... s
       Every rotation has determinant 1.
-      in LaTeX: \\det \\mathop{\\mathrm{rot2}}(a) = \\cos^2 a + \\sin^2
-        a = 1
       source: angle addition (Ptolemy); the rotation group SO(2)
       assumptions: a complex
       (1) det rot2(a) = cos^2 a + sin^2 a = 1: proved
@@ -375,10 +373,7 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
     c = proof.claim
     width = max(40, int(width))
     out = [f"{c.id}{_scope_text(proof)}: {proof.verdict.upper()} in {proof.elapsed:.2f} s"]
-    out += _wrapped(c.statement, width, "  ", "  ")
-    typeset = getattr(c, "latex", "")
-    if typeset:
-        out += _wrapped(f"in LaTeX: {typeset}", width, "  ", "    ")
+    out += _wrapped(c.statement, width, "  ", "  ")  # (its typeset form is for LaTeX, docs, notebooks)
     out += _wrapped(f"source: {c.source}", width, "  ", "    ")
     out += _wrapped(f"assumptions: {_assumption_text(proof)}", width, "  ", "    ")
     if c.notation:
