@@ -20,6 +20,8 @@ r"""Positional-embedding notes (seed 003): Shaw's clipped relative positions, Ro
 
 from __future__ import annotations
 
+import itertools
+
 import sympy as sp
 
 from ...encodings import rope as R
@@ -193,6 +195,15 @@ def _theta_set(d: int | None) -> Claim:
 LEARNED_TABLE = sp.ImmutableMatrix([[1, 0], [0, 1], [1, 1], [1, 0]])
 
 
+def _nonsingular_rows(M: sp.MatrixBase) -> tuple[tuple[int, ...], sp.ImmutableMatrix]:
+    """The first rows of ``M`` (as many as its columns) whose square submatrix is nonsingular."""
+    for rows in itertools.combinations(range(M.rows), M.cols):
+        minor = sp.ImmutableMatrix(M.extract(list(rows), list(range(M.cols))))
+        if minor.det() != 0:
+            return rows, minor
+    raise ValueError("no nonsingular square submatrix")  # pragma: no cover - the table has one
+
+
 @theorem("learned.no_translation",
          "A learned table need not have any T with T E_t = E_(t+1): a 4 x 2 counterexample",
          f"{SRC_NOTES}, section 07; seed 004 (learned embedding)", concrete=False,
@@ -211,6 +222,10 @@ def _learned(d: int | None) -> Claim:
         eqs_lin += list(T * E.row(row).T - E.row(row + 1).T)
     A, rhs = sp.linear_eq_to_matrix(eqs_lin, u)
     aug = A.row_join(rhs)
+    # the ranks, each shown by a square submatrix whose determinant the kernel evaluates (the
+    # rows are found here; that the determinant is the nonzero number stated is what is proved)
+    rows_a, minor_a = _nonsingular_rows(A)
+    rows_aug, minor_aug = _nonsingular_rows(aug)
     T01 = sp.ImmutableMatrix([[0, 1], [1, 1]])
     return Claim(
         "learned.no_translation",
@@ -223,8 +238,11 @@ def _learned(d: int | None) -> Claim:
         "shape (L rows, d columns, L*d parameters; no row for positions >= L). What a trained "
         "table contains cannot be proved.",
         (
-            Equation(sp.Integer(A.rank()), 4, "rank of the 6 x 4 coefficient matrix: 4"),
-            Equation(sp.Integer(aug.rank()), 5, "rank of the augmented matrix: 5 -> no T exists"),
+            Equation(sp.Determinant(minor_a), sp.Integer(minor_a.det()),
+                     f"rows {rows_a} of the 6 x 4 coefficient matrix: determinant != 0, so its rank is 4"),
+            Equation(sp.Determinant(minor_aug), sp.Integer(minor_aug.det()),
+                     f"rows {rows_aug} of the augmented 6 x 5 matrix: determinant != 0, so its rank is 5 > 4 "
+                     "-> no T exists"),
             Equation(sp.ImmutableMatrix([T01 * E.row(0).T, T01 * E.row(1).T]),
                      sp.ImmutableMatrix([E.row(1).T, E.row(2).T]), "T = [[0,1],[1,1]] moves E_0 -> E_1 -> E_2"),
             Equation(T01 * E.row(2).T - E.row(3).T, sp.ImmutableMatrix([0, 2]),
