@@ -188,3 +188,166 @@ def test_hf_llama_rotary_classes_verify_when_transformers_is_installed():
         return q * cos + torch.cat((q[..., h:], -q[..., :h]), -1) * sin, k
 
     assert pe.verify_rope((emb, minus_on_the_wrong_half), cfg, framework="torch", context=8192).verdict == "differs"
+
+
+# ------------------------------------------------------------------------------ the trace
+# Functions that use position_ids as they come are traced with x *and* m symbolic; the
+# kernel then proves (or refutes) fn(x, m) = R(theta(m)) x for every integer m. Each attack
+# below must never come out proved.
+
+INV16 = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+
+
+def _sym_tables(ids, inv=INV16, scale_cos=1.0, scale_sin=1.0):
+    ang = ids[..., None] * inv
+    emb = np.concatenate([ang, ang], -1)
+    return np.cos(emb)[:, None] * scale_cos, np.sin(emb)[:, None] * scale_sin
+
+
+def traced_right(x, ids):
+    cos, sin = _sym_tables(ids)
+    return x * cos + _rotate_half(x) * sin
+
+
+def traced_sign_flip(x, ids):
+    cos, sin = _sym_tables(ids)
+    return x * cos - _rotate_half(x) * sin
+
+
+def traced_halves_not_swapped(x, ids):
+    cos, sin = _sym_tables(ids)
+    return x * cos + np.concatenate([-x[..., :8], x[..., 8:]], -1) * sin
+
+
+def traced_wrong_pairing(x, ids):
+    ang = ids[..., None] * INV16
+    emb = np.repeat(ang, 2, -1)
+    return x * np.cos(emb)[:, None] + _rotate_pairs(x) * np.sin(emb)[:, None]
+
+
+def traced_offset(x, ids):
+    return traced_right(x, ids + 1)
+
+
+def object_arrays_only(x, ids):
+    """Right on object arrays (the trace), the minus on the wrong half on floats."""
+    cos, sin = _sym_tables(ids)
+    if x.dtype == object:
+        return x * cos + _rotate_half(x) * sin
+    return x * cos - _rotate_half(x) * sin
+
+
+def object_arrays_only_frequency(x, ids):
+    """Right on object arrays, rope_theta 10000 instead of 500000 on floats."""
+    if x.dtype == object:
+        cos, sin = _sym_tables(ids, 500000.0 ** (-np.arange(0, 16, 2) / 16))
+    else:
+        cos, sin = _sym_tables(ids)
+    return x * cos + _rotate_half(x) * sin
+
+
+def nonlinear(x, ids):
+    """On basis vectors x*x == x: the matrix read numerically is R(m); the function is not."""
+    return traced_right(x, ids) + 0.5 * (x * x - x)
+
+
+def first_row_positions(x, ids):
+    """Every batch row rotated with the first row's positions."""
+    cos, sin = _sym_tables(ids[:1])
+    return x * cos + _rotate_half(x) * sin
+
+
+def mscale_on_cos_only(x, ids):
+    cos, sin = _sym_tables(ids, scale_cos=1.25)
+    return x * cos + _rotate_half(x) * sin
+
+
+def test_a_traceable_implementation_is_proved_for_every_position():
+    report = pe.verify_rope(traced_right, CFG)
+    assert report.verdict == "verified", report.to_text()
+    assert report.structure["method"] == "traced" and report.structure["verdict"] == "proved"
+    assert "for every integer m" in report.structure["summary"]
+    assert report.frequencies["roundoffs"] < 1
+
+
+TRACED_ATTACKS = [
+    (traced_sign_flip, "refuted", "wrong way"),
+    (traced_halves_not_swapped, "refuted", "not swapped"),
+    (traced_wrong_pairing, "refuted", "interleaved layout"),
+    (object_arrays_only, "refused", "departs from its traced graph"),
+    (nonlinear, "refuted", "not a linear map"),
+    (first_row_positions, "refuted", "mixed between rows"),
+    (mscale_on_cos_only, "refuted", "one table only"),
+]
+
+
+@pytest.mark.parametrize("fn,verdict,why", TRACED_ATTACKS, ids=[c[0].__name__ for c in TRACED_ATTACKS])
+def test_a_traced_wrong_implementation_is_never_proved(fn, verdict, why):
+    report = pe.verify_rope(fn, CFG)
+    assert report.verdict == "differs", report.to_text()
+    assert report.structure["method"] == "traced", report.to_text()
+    assert report.structure["verdict"] == verdict, report.to_text()
+    assert why in report.to_text(), report.to_text()
+
+
+def test_a_traced_offset_is_named_exactly():
+    report = pe.verify_rope(traced_offset, CFG)
+    assert report.structure["verdict"] == "proved" and report.verdict == "differs", report.to_text()
+    assert "positions are offset by 1 " in report.to_text(), report.to_text()
+
+
+def test_a_function_right_only_on_object_arrays_is_not_verified():
+    report = pe.verify_rope(object_arrays_only_frequency, {**CFG, "rope_theta": 500000.0})
+    assert report.verdict != "verified", report.to_text()
+
+
+def test_what_cannot_be_traced_symbolically_says_so_and_goes_on():
+    def branchy(x, ids):  # a data-dependent branch on the positions
+        if (ids > 10**9).any():
+            raise AssertionError
+        return traced_right(x, ids)
+
+    report = pe.verify_rope(branchy, CFG)
+    assert report.verdict == "verified", report.to_text()
+    assert report.structure["method"] == "traced at numeric positions"
+    assert "needs the value" in report.structure["not_traced_symbolically"]
+
+    def opaque(x, ids):  # object arrays refused outright
+        return traced_right(np.asarray(x, dtype=np.float64), ids)
+
+    report = pe.verify_rope(opaque, CFG)
+    assert report.verdict == "verified" and report.structure["method"] == "read numerically", report.to_text()
+    assert "not_traced" in report.structure
+    report = pe.verify_rope(traced_right, CFG, trace=False)
+    assert report.structure["method"] == "read numerically" and report.structure["not_traced"] == "trace=False"
+
+
+def test_the_numeric_reading_alone_misses_what_the_trace_catches():
+    # the reason to trace: on basis vectors a nonlinear function looks like its matrix
+    report = pe.verify_rope(nonlinear, CFG, trace=False)
+    assert report.structure["verdict"] == "proved"
+    assert pe.verify_rope(nonlinear, CFG).structure["verdict"] == "refuted"
+
+
+def test_torch_code_is_traced_through_fx():
+    torch = pytest.importorskip("torch")
+
+    def rope(x, ids, sign=1.0):
+        inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+        ang = ids[..., None].double() * inv  # float64 angles: float32 ones are out of bound
+        emb = torch.cat([ang, ang], -1)
+        cos, sin = emb.cos()[:, None].to(x.dtype), emb.sin()[:, None].to(x.dtype)
+        return x * cos + sign * torch.cat([-x[..., 8:], x[..., :8]], -1) * sin
+
+    report = pe.verify_rope(rope, CFG, framework="torch")
+    assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
+    report = pe.verify_rope(lambda x, ids: rope(x, ids, -1.0), CFG, framework="torch")
+    assert report.structure["verdict"] == "refuted" and "wrong way" in report.to_text(), report.to_text()
+
+    def fake_tensor_detector(x, ids):  # right while traced, wrong on real tensors
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        return rope(x, ids, 1.0 if isinstance(x, FakeTensor) else -1.0)
+
+    report = pe.verify_rope(fake_tensor_detector, CFG, framework="torch")
+    assert report.verdict == "differs" and report.structure["verdict"] == "refused", report.to_text()
