@@ -351,3 +351,110 @@ def test_torch_code_is_traced_through_fx():
 
     report = pe.verify_rope(fake_tensor_detector, CFG, framework="torch")
     assert report.verdict == "differs" and report.structure["verdict"] == "refused", report.to_text()
+
+
+# ------------------------------------------------------------------ M-RoPE, axial, per layer
+
+MCFG = {**CFG, "rope_scaling": {"rope_type": "mrope", "mrope_section": [2, 3, 3]}}
+ACFG = {"model_type": "qwen2_vl_vision", "head_dim": 16, "rope_theta": 10000.0}
+
+
+def mrope(x, ids, section=(2, 3, 3), cast=False):
+    """Qwen2-VL's M-RoPE: ids (3, batch, seq); pair chunks take t, h, w in turn."""
+    ids = ids.astype(np.float64) if cast else ids
+    ang = ids[..., None] * INV16
+    chunks = np.split(ang, np.cumsum(section)[:-1], -1)
+    a = np.concatenate([c[i % 3] for i, c in enumerate(chunks)], -1)
+    emb = np.concatenate([a, a], -1)
+    return x * np.cos(emb)[:, None] + _rotate_half(x) * np.sin(emb)[:, None]
+
+
+def axial(x, ids, swap=False, cast=False):
+    """HF's 2-D vision RoPE: ids (2, batch, seq); the ladder over head_dim/2 for h, then w."""
+    ids = ids.astype(np.float64) if cast else ids
+    inv = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+    h, w = ids[0][..., None] * inv, ids[1][..., None] * inv
+    a = np.concatenate([w, h] if swap else [h, w], -1)
+    emb = np.concatenate([a, a], -1)
+    return x * np.cos(emb)[:, None] + _rotate_half(x) * np.sin(emb)[:, None]
+
+
+@pytest.mark.parametrize("cast", [False, True], ids=["traced", "numeric positions"])
+def test_mrope_gets_three_position_axes_and_each_pair_its_axis(cast):
+    report = pe.verify_rope(lambda x, ids: mrope(x, ids, cast=cast), MCFG)
+    assert report.verdict == "verified", report.to_text()
+    assert report.structure["method"] == ("traced at numeric positions" if cast else "traced")
+    assert "(3, batch, seq)" in report.structure["position_axes"]
+    report = pe.verify_rope(lambda x, ids: mrope(x, ids, (3, 3, 2), cast=cast), MCFG)
+    assert report.verdict == "differs", report.to_text()
+    assert "pair 2 turns with position axis t where the config assigns h" in report.to_text(), report.to_text()
+
+
+@pytest.mark.parametrize("cast", [False, True], ids=["traced", "numeric positions"])
+def test_axial_gets_height_and_width(cast):
+    assert pe.verify_rope(lambda x, ids: axial(x, ids, cast=cast), ACFG).verdict == "verified"
+    report = pe.verify_rope(lambda x, ids: axial(x, ids, swap=True, cast=cast), ACFG)
+    assert report.verdict == "differs" and "turns with position axis w where the config assigns h" in report.to_text()
+
+
+GCFG = {"model_type": "gemma3_text", "head_dim": 16, "hidden_size": 64, "num_attention_heads": 4,
+        "max_position_embeddings": 4096, "layer_types": ["sliding_attention", "full_attention"], "num_hidden_layers": 2,
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                            "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0}}}
+
+
+def _rope(x, ids, base=10000.0, factor=1.0):
+    inv = base ** (-np.arange(0, 16, 2) / 16) / factor
+    ang = ids[..., None] * inv
+    emb = np.concatenate([ang, ang], -1)
+    return x * np.cos(emb)[:, None] + _rotate_half(x) * np.sin(emb)[:, None]
+
+
+def test_per_layer_configs_are_checked_layer_type_by_layer_type():
+    def per_layer(x, ids, layer_type):
+        return _rope(x, ids, 1e6, 8.0) if layer_type == "full_attention" else _rope(x, ids)
+
+    report = pe.verify_rope(per_layer, GCFG)
+    assert report.verdict == "verified" and set(report.layers) == {"sliding_attention", "full_attention"}
+    assert all(r.verdict == "verified" for r in report.layers.values()), report.to_text()
+    # one function for both: the full-attention layers lose their base and scaling
+    report = pe.verify_rope(_rope, GCFG)
+    assert report.verdict == "differs" and report.layers["sliding_attention"].verdict == "verified"
+    assert "rope_theta fell back to 10000" in report.layers["full_attention"].to_text()
+    assert "layer type 'full_attention': DIFFERS" in report.to_text() and "full_attention" in report.to_json()
+    by_type = {"full_attention": lambda x, ids: _rope(x, ids, 1e6, 8.0), "sliding_attention": _rope}
+    assert pe.verify_rope(by_type, GCFG).verdict == "verified"
+    assert pe.verify_rope(by_type, GCFG, layer_type="full_attention").verdict == "verified"
+    with pytest.raises(ValueError, match="layer_type='global'"):
+        pe.verify_rope(by_type, GCFG, layer_type="global")
+    with pytest.raises(ValueError, match="no entry for layer_type='full_attention'"):
+        pe.verify_rope({"sliding_attention": _rope}, GCFG)
+
+
+def test_a_function_given_the_wrong_position_shape_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"M-RoPE config: \(3, batch, seq\)"):
+        pe.verify_rope(lambda x, ids: traced_right(x, ids[0, :, :, None]), MCFG, trace=False)
+
+
+def test_hf_gemma3_and_qwen2_vl_rotary_classes_verify_when_transformers_is_installed():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import Gemma3TextConfig, Qwen2VLConfig
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
+    from transformers.models.gemma3.modeling_gemma3 import apply_rotary_pos_emb as gemma_apply
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import apply_rotary_pos_emb as qwen_apply
+
+    hf = Gemma3RotaryEmbedding(Gemma3TextConfig(**{k: v for k, v in GCFG.items() if k != "model_type"}))
+    report = pe.verify_rope((hf, gemma_apply), GCFG, framework="torch")
+    for rep in report.layers.values():  # float32 angles: the precision section judges them
+        assert rep.structure["method"] == "traced" and rep.structure["verdict"] == "proved", report.to_text()
+        assert "why" not in rep.frequencies, report.to_text()
+    rope = {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [2, 3, 3]}
+    qcfg = {"hidden_size": 64, "num_attention_heads": 4, "head_dim": 16, "max_position_embeddings": 4096,
+            "rope_parameters": rope}
+    hq = Qwen2VLRotaryEmbedding(Qwen2VLConfig(**qcfg).get_text_config())
+    report = pe.verify_rope((hq, qwen_apply), qcfg, framework="torch")
+    assert report.structure["method"] == "traced" and "why" not in report.frequencies, report.to_text()
+    assert "every pair turns with its mrope axis" in report.frequencies["summary"]
+    del torch

@@ -237,7 +237,13 @@ def _matrices(run: Callable, d: int, positions: Sequence[int], axes: int = 1, ax
     x = np.zeros((1, d, len(positions), d))
     for j in range(d):
         x[0, j, :, j] = 1.0
-    out = run(x, _ids(positions, axes, axis))
+    ids = _ids(positions, axes, axis)
+    try:
+        out = run(x, ids)
+    except Exception as exc:
+        what = {1: "", 2: " (an axial config: (2, batch, seq), h and w)", 3: " (an M-RoPE config: (3, batch, seq), t, h, w)"}
+        raise ValueError(f"fn failed on x of shape {x.shape} and position_ids of shape {ids.shape}{what[axes]}: "
+                         f"{type(exc).__name__}: {exc}") from exc
     if out.shape != x.shape:
         raise ValueError(f"fn returned shape {out.shape} for x of shape {x.shape}; it must return x's shape")
     return np.transpose(out[0], (1, 2, 0))  # [t, row, col]
@@ -763,16 +769,21 @@ def verify_rope(
     if layer_type is None:
         types = [lt for lt in describe(config, quiet=True).layer_types_with_rope() if lt is not None]
         if types:
-            subs = {lt: _verify_one(_pick(fn, lt), config, layer_type=lt, **kw) for lt in types}
+            subs = {lt: _verify_one(_pick(fn, lt), config, layer_type=lt, picked=isinstance(fn, Mapping), **kw)
+                    for lt in types}
             verdict = max((r.verdict for r in subs.values()), key=_VERDICTS.index)
             notes = [f"per-layer-type config: layer types {', '.join(map(repr, types))} checked one by one"]
             skipped = [e.layer_type for e in describe(config, quiet=True).layers if e.spec is None]
             if skipped:
                 notes.append("no RoPE (NoPE), not checked: " + ", ".join(map(repr, skipped)))
             return VerifyReport(verdict, notes=notes, layers=subs)
-    elif isinstance(fn, Mapping):
+    picked = isinstance(fn, Mapping)
+    if picked:
+        if layer_type is None:
+            raise ValueError("fn is a dict by layer type, but the config has one rope entry for every layer; pass "
+                             "a single fn")
         fn = _pick(fn, layer_type)
-    return _verify_one(fn, config, layer_type=layer_type, **kw)
+    return _verify_one(fn, config, layer_type=layer_type, picked=picked, **kw)
 
 
 def _pick(fn: Any, layer_type: str) -> Any:
@@ -784,7 +795,7 @@ def _pick(fn: Any, layer_type: str) -> Any:
 
 
 def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, context: int | None,
-                framework: str | None, layer_type: str | None, trace: bool) -> VerifyReport:
+                framework: str | None, layer_type: str | None, trace: bool, picked: bool = False) -> VerifyReport:
     spec = parse_rope_config(config, layer_type=layer_type)
     geo = _geometry(config, spec, layout, layer_type)
     d, r, pairs = geo.d, geo.r, geo.pairs
@@ -796,7 +807,7 @@ def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, 
     eps = _EPS[dtype]
     want, factor = geo.want, geo.factor
     report = VerifyReport("verified")
-    if layer_type is not None and not given_lt:
+    if layer_type is not None and not given_lt and not picked:
         report.notes.append(f"layer type {layer_type!r}: fn takes no layer_type argument; it is called as it is")
 
     # 1. structure ------------------------------------------------------------------------
@@ -1037,14 +1048,17 @@ def _precision(run: Callable, geo: _Geometry, context: int, dtype: str, eps: flo
     # formed in float64 (2**-52 relative)
     biggest = per_axis.max(axis=0)
     bound = scale * (6 * eps + biggest * float(np.max(geo.want, initial=0.0)) * 2.0**-51) + 1e-300
-    over = np.nonzero(err > bound)[0]
+    order = np.argsort(biggest, kind="stable")  # first in the order of the largest position
+    over = [int(t) for t in order if err[t] > bound[t]]
     prec: dict[str, Any] = {"positions": int(len(positions)), "max_error": float(err.max()), "context": context,
                             "bound": "first-order estimate (tables rounded once to the dtype, one product and one "
                                      "sum in it, angles formed in float64)"}
-    if len(over):
-        t = int(over[0])
-        prec["first_position_out_of_bound"] = int(positions[t])
-        prec["summary"] = (f"out of bound from position {int(positions[t])}: error {err[t]:.3g} > bound "
+    if over:
+        t = over[0]
+        where = (str(int(positions[t])) if geo.n_axes == 1 else
+                 f"({', '.join(geo.axis_names)}) = ({', '.join(str(int(v)) for v in per_axis[:, t])})")
+        prec["first_position_out_of_bound"] = int(positions[t]) if geo.n_axes == 1 else [int(v) for v in per_axis[:, t]]
+        prec["summary"] = (f"out of bound from position {where}: error {err[t]:.3g} > bound "
                            f"{bound[t]:.3g} ({dtype}); max error {err.max():.3g} up to {context - 1}")
         low = [dt for dt in (traced.angle_dtypes if traced is not None else ()) if dt != "float64"]
         if low:
