@@ -458,3 +458,15 @@ def test_hf_gemma3_and_qwen2_vl_rotary_classes_verify_when_transformers_is_insta
     assert report.structure["method"] == "traced" and "why" not in report.frequencies, report.to_text()
     assert "every pair turns with its mrope axis" in report.frequencies["summary"]
     del torch
+
+
+def test_the_precision_bound_says_whether_gappa_proved_it(monkeypatch):
+    from pe_symbolic.audit import gappa, verify
+
+    report = pe.verify_rope(traced_right, CFG)
+    if gappa.gappa_path() is not None:
+        assert report.precision["bound"].startswith("proved by Gappa"), report.to_text()
+    monkeypatch.setattr(verify, "gappa_path", lambda: None)
+    report = pe.verify_rope(traced_right, CFG)
+    assert report.verdict == "verified" and report.precision["bound"].startswith("first-order estimate")
+    assert "gappa is not installed" in report.precision["bound"]

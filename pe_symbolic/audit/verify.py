@@ -57,6 +57,7 @@ The :class:`VerifyReport` says ``verified``, ``differs`` (where and why), ``out 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
@@ -72,7 +73,8 @@ from .. import reference
 from ..numeric.config import parse_rope_config
 from ..numeric.describe import describe
 from ..proof import check_identity
-from .trace import TraceError, TraceResult, trace_rope
+from .gappa import angle_gamma, angle_script, gappa_path, rotation_script, run_gappa
+from .trace import TraceError, trace_rope
 
 __all__ = ["VerifyReport", "verify_rope"]
 
@@ -1043,16 +1045,12 @@ def _precision(run: Callable, geo: _Geometry, context: int, dtype: str, eps: flo
     out = run(x[None, None], ids)[0, 0]
     exact = _oracle(x, per_axis, geo)
     err = np.abs(out - exact).max(axis=1)
-    scale = np.abs(x).max(axis=1) * max(geo.factor, 1.0)
-    # first order: cos/sin rounded to the dtype, a product and a sum in it, the angle
-    # formed in float64 (2**-52 relative)
     biggest = per_axis.max(axis=0)
-    bound = scale * (6 * eps + biggest * float(np.max(geo.want, initial=0.0)) * 2.0**-51) + 1e-300
+    bound, how = _bound(x, biggest, geo, dtype, eps, context)
     order = np.argsort(biggest, kind="stable")  # first in the order of the largest position
     over = [int(t) for t in order if err[t] > bound[t]]
     prec: dict[str, Any] = {"positions": int(len(positions)), "max_error": float(err.max()), "context": context,
-                            "bound": "first-order estimate (tables rounded once to the dtype, one product and one "
-                                     "sum in it, angles formed in float64)"}
+                            "bound": how}
     if over:
         t = over[0]
         where = (str(int(positions[t])) if geo.n_axes == 1 else
@@ -1069,8 +1067,56 @@ def _precision(run: Callable, geo: _Geometry, context: int, dtype: str, eps: flo
                            "lose digits as the position grows; form them in float64 and round the tables once"]
     else:
         prec["summary"] = (f"within bound at {len(positions)} adversarial positions up to {context - 1}: max "
-                           f"error {err.max():.3g} (bound: first-order estimate)")
+                           f"error {err.max():.3g} (bound {how.split(' (')[0]})")
     return prec
+
+
+def _pow2(v: float) -> float:
+    """The smallest power of two >= v (rounding bounds scale exactly by powers of two)."""
+    return 2.0 ** math.ceil(math.log2(v)) if v > 0 else 1.0
+
+
+@functools.lru_cache(maxsize=64)
+def _gappa_rotation(dtype: str, x_max: float, table_max: float, u: float) -> float | None:
+    """The smallest of 3, 4, 6 units of ``u * x_max * table_max`` that Gappa proves bounds
+    one rotated coordinate (:func:`~pe_symbolic.audit.gappa.rotation_script`), else None."""
+    for k in (3 * (1 + 1e-9), 4, 6):  # 3u (a hair above: the script's decimals must not round below it)
+        b = k * u * x_max * table_max
+        if run_gappa(rotation_script(dtype, x_max, table_max, b)).proved:
+            return b
+    return None
+
+
+def _bound(x: np.ndarray, positions: np.ndarray, geo: _Geometry, dtype: str, eps: float,
+           context: int) -> tuple[np.ndarray, str]:
+    """The error bound of the ideal recipe for each row: tables rounded once to the dtype,
+    one product each and one difference in it, the angle formed in float64. With Gappa:
+    the rounding part proved by Gappa for each row's power-of-two range of ``x`` and of the
+    tables, the float64 angle's relative error ``gamma`` proved by Gappa
+    (:func:`~pe_symbolic.audit.gappa.angle_script`), joined by ``|cos a - cos b|, |sin a -
+    sin b| <= |a - b|``. Without Gappa, the first-order estimate."""
+    omega = float(np.max(geo.want, initial=0.0))
+    table = max(geo.factor, 1.0)
+    rows = np.abs(x).max(axis=1)
+    first = rows * table * (6 * eps + positions * omega * 2.0**-51) + 1e-300
+    if gappa_path() is None:
+        return first, ("first-order estimate (tables rounded once to the dtype, one product and one difference in "
+                       "it, angles formed in float64; gappa is not installed)")
+    omin = float(np.min(geo.want[geo.want > 0], initial=1.0))
+    gamma = angle_gamma("float64", "float64", max(context - 1, 1))
+    angle_ok = 0 < omin <= omega <= 1 and run_gappa(angle_script("float64", "float64", max(context - 1, 1), omin,
+                                                                  gamma)).proved
+    out = np.empty(len(rows))
+    for t, r in enumerate(rows):
+        xp, tp = _pow2(float(r)), _pow2(table)
+        rb = _gappa_rotation(dtype, xp, tp, eps)
+        if rb is None or not angle_ok:
+            return first, ("first-order estimate (tables rounded once to the dtype, one product and one difference "
+                           "in it, angles formed in float64; Gappa did not prove it)")
+        out[t] = rb + 2 * xp * tp * gamma * positions[t] * omega
+    return out + 1e-300, ("proved by Gappa (tables rounded once to the dtype, one product and one difference in it, "
+                          "for each row's power-of-two range of x; the float64 angle's relative error; joined by "
+                          "|cos a - cos b| <= |a - b|)")
 
 
 def _cast(x: np.ndarray, dtype: str) -> np.ndarray:
