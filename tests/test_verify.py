@@ -470,3 +470,19 @@ def test_the_precision_bound_says_whether_gappa_proved_it(monkeypatch):
     report = pe.verify_rope(traced_right, CFG)
     assert report.verdict == "verified" and report.precision["bound"].startswith("first-order estimate")
     assert "gappa is not installed" in report.precision["bound"]
+
+
+def test_a_truncating_cast_is_never_read_as_exact_by_the_torch_trace():
+    torch = pytest.importorskip("torch")
+
+    def quantised_angles(x, ids):  # angles truncated to 1/64 rad through an integer cast
+        inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+        ang = (ids[..., None].double() * inv * 64).long().double() / 64
+        emb = torch.cat([ang, ang], -1)
+        cos, sin = emb.cos()[:, None].to(x.dtype), emb.sin()[:, None].to(x.dtype)
+        return x * cos + torch.cat([-x[..., 8:], x[..., :8]], -1) * sin
+
+    report = pe.verify_rope(quantised_angles, CFG, framework="torch")
+    assert report.structure["method"] == "traced at numeric positions", report.to_text()
+    assert "truncates" in report.structure["not_traced_symbolically"]
+    assert report.verdict == "differs", report.to_text()

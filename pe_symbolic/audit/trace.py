@@ -158,8 +158,7 @@ class Traced:
         return Traced(sp.conjugate(self.e))
 
     def _unknown(self, *_: Any) -> Any:
-        raise TraceError(f"fn needs the value of {self.e} (a cast such as astype or float(), a comparison, "
-                         "a branch)")
+        raise TraceError(f"fn needs the value of {self.e} (astype, float(), a comparison or a branch)")
 
     __float__ = __int__ = __index__ = __bool__ = __complex__ = _unknown
     __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _unknown  # type: ignore[assignment]
@@ -368,6 +367,8 @@ def _interpret(gm: Any, inputs: Sequence[Any], angle_dtypes: list[str]) -> Any:
             if not _is_sym(args) and not _is_sym(kwargs):
                 env[node] = node.target(*args, **kwargs)  # constants: torch computes them as fn does
                 continue
+            if name in _CASTS:
+                _check_cast(node)
             rule = _RULES.get(name or "")
             if rule is None:
                 raise TraceError(f"the torch graph has {node.target} on traced values, which the symbolic "
@@ -384,6 +385,29 @@ def _interpret(gm: Any, inputs: Sequence[Any], angle_dtypes: list[str]) -> Any:
         else:
             raise TraceError(f"unexpected graph node {node.op} {node.target}")
     return result
+
+
+_CASTS = frozenset({"_to_copy", "to", "_to_dtype", "type_as", "view"})
+
+
+def _check_cast(node: Any) -> None:
+    """A cast is exact in the trace only between real dtypes wide enough to be read as the
+    same number (float to float: the rounding is the precision section's business), or
+    from integer to anything; float to integer truncates and complex to real drops a part."""
+    val = node.meta.get("val")
+    src = getattr(node.args[0], "meta", {}).get("val") if node.args else None
+    if val is None or src is None or not hasattr(val, "dtype") or not hasattr(src, "dtype"):
+        raise TraceError(f"{node.target}: the graph does not record the dtypes of this cast")
+    out, inp = val.dtype, src.dtype
+    if out == inp:
+        return
+    if inp.is_complex and not out.is_complex:
+        raise TraceError(f"{node.target} casts {inp} to {out} (drops the imaginary part)")
+    if (inp.is_floating_point or inp.is_complex) and not (out.is_floating_point or out.is_complex):
+        raise TraceError(f"{node.target} casts {inp} to {out} (truncates)")
+    if not inp.is_floating_point and not inp.is_complex and out.itemsize < inp.itemsize \
+            and not (out.is_floating_point or out.is_complex):
+        raise TraceError(f"{node.target} casts {inp} to {out} (may wrap)")
 
 
 def _np_dim(a: np.ndarray, dim: int) -> int:

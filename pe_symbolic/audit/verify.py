@@ -832,12 +832,12 @@ def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, 
         try:
             traced = _trace_symbolic(call, kind, dtype, geo, spec)
         except TraceError as exc:
-            fallbacks.append(f"with symbolic positions: {exc}")
+            fallbacks.append(f"positions not symbolic: {exc}")
         if traced is None:
             try:
                 traced, trace_ms = _trace_numeric_positions(call, kind, dtype, geo, ladder)
             except TraceError as exc:
-                fallbacks.append(f"at numeric positions: {exc}")
+                fallbacks.append(f"not traced at numeric positions either: {exc}")
     struct: dict[str, Any] = {"layout": layout, "rotary_dim": r, "head_dim": d}
     if geo.n_axes > 1:
         struct["position_axes"] = f"{geo.kind}: position_ids of shape ({geo.n_axes}, batch, seq) ({', '.join(geo.axis_names)})"
@@ -887,7 +887,7 @@ def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, 
         struct["summary"] = (f"proved: fn(x, m) = R(theta(m)) x with pairs {_pairs_text(pairs)} ({layout}, {r} of {d} "
                              f"dims rotated; the angles are checked next) -- {how_text}")
         if struct["method"] != "traced" and fallbacks:
-            struct["summary"] += f" (not traced symbolically: {fallbacks[-1]})"
+            struct["summary"] += f" ({fallbacks[-1]})"
     else:
         struct["why"] = why
         by = ("its float output is not its traced graph" if struct["verdict"] == "refused"
