@@ -486,3 +486,20 @@ def test_a_truncating_cast_is_never_read_as_exact_by_the_torch_trace():
     assert report.structure["method"] == "traced at numeric positions", report.to_text()
     assert "truncates" in report.structure["not_traced_symbolically"]
     assert report.verdict == "differs", report.to_text()
+
+
+def test_metas_complex_rope_is_traced_and_its_conjugate_refuted():
+    torch = pytest.importorskip("torch")
+
+    def meta(x, ids, conj=False):  # Meta's Llama: interleaved pairs as complex numbers times e^{i m theta}
+        inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+        freqs = ids[..., None].double() * inv
+        cis = torch.polar(torch.ones_like(freqs), freqs)[:, None]
+        xc = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * (cis.conj() if conj else cis)).flatten(3).to(x.dtype)
+
+    report = pe.verify_rope(meta, CFG, layout="interleaved", framework="torch")
+    assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
+    report = pe.verify_rope(lambda x, ids: meta(x, ids, conj=True), CFG, layout="interleaved", framework="torch")
+    assert report.structure["method"] == "traced" and report.structure["verdict"] == "refuted", report.to_text()
+    assert "wrong way" in report.to_text()

@@ -77,7 +77,8 @@ def exact_number(v: Any) -> sp.Expr:
         return exact_number(v.real) + sp.I * exact_number(v.imag)
     if isinstance(v, sp.Expr):
         return v
-    raise TraceError(f"fn mixed a traced value with {type(v).__name__} {v!r}")
+    shown = f"of shape {v.shape}" if isinstance(v, np.ndarray) else repr(v)[:60]
+    raise TraceError(f"fn mixed a traced value with {type(v).__name__} {shown}")
 
 
 class Traced:
@@ -103,34 +104,54 @@ class Traced:
 
     __hash__ = object.__hash__
 
-    def __add__(self, o: Any) -> Traced:
+    def __add__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(self.e + exact_number(o))
 
-    def __radd__(self, o: Any) -> Traced:
+    def __radd__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(exact_number(o) + self.e)
 
-    def __sub__(self, o: Any) -> Traced:
+    def __sub__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(self.e - exact_number(o))
 
-    def __rsub__(self, o: Any) -> Traced:
+    def __rsub__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(exact_number(o) - self.e)
 
-    def __mul__(self, o: Any) -> Traced:
+    def __mul__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(self.e * exact_number(o))
 
-    def __rmul__(self, o: Any) -> Traced:
+    def __rmul__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(exact_number(o) * self.e)
 
-    def __truediv__(self, o: Any) -> Traced:
+    def __truediv__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(self.e / exact_number(o))
 
-    def __rtruediv__(self, o: Any) -> Traced:
+    def __rtruediv__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(exact_number(o) / self.e)
 
-    def __pow__(self, o: Any) -> Traced:
+    def __pow__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(self.e ** exact_number(o))
 
-    def __rpow__(self, o: Any) -> Traced:
+    def __rpow__(self, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         return Traced(exact_number(o) ** self.e)
 
     def __neg__(self) -> Traced:
@@ -476,12 +497,12 @@ def _squeeze(a: Any, dim: Any = None) -> np.ndarray:
 def _polar(r: Any, theta: Any) -> np.ndarray:
     r, theta = _to_obj(r), _to_obj(theta)
     return r * (np.vectorize(lambda v: v.cos(), otypes=[object])(theta)
-                + Traced(sp.I) * np.vectorize(lambda v: v.sin(), otypes=[object])(theta))
+                + np.vectorize(lambda v: v.sin(), otypes=[object])(theta) * Traced(sp.I))
 
 
 def _view_as_complex(a: Any) -> np.ndarray:
     a = _to_obj(a)
-    return a[..., 0] + Traced(sp.I) * a[..., 1]
+    return a[..., 0] + a[..., 1] * Traced(sp.I)
 
 
 def _view_as_real(a: Any) -> np.ndarray:
@@ -519,12 +540,14 @@ def _repeat(a: Any, sizes: Sequence[int]) -> np.ndarray:
 
 
 _RULES: dict[str, Callable[..., Any]] = {
-    "add": _bin(operator.add), "sub": _bin(operator.sub), "rsub": _bin(lambda a, b: b - a),
+    "add": _bin(operator.add), "sub": _bin(operator.sub), "rsub": lambda a, b, alpha=1: _bin(operator.sub)(b, a, alpha=alpha),  # other - alpha * self
     "mul": _bin(operator.mul), "div": _bin(operator.truediv),
     "pow": _bin(operator.pow),
     "neg": lambda a: -_to_obj(a), "reciprocal": lambda a: 1 / _to_obj(a),
     "cos": _unary("cos"), "sin": _unary("sin"), "exp": _unary("exp"), "sqrt": _unary("sqrt"),
-    "conj": _identity, "conj_physical": lambda a: np.vectorize(lambda v: v.conjugate(), otypes=[object])(_to_obj(a)),
+    # conj / _conj give the conjugate's *value* (a lazy conj bit is still the conjugate);
+    # resolve_conj / resolve_neg materialise a value that is already that
+    "conj": _unary("conjugate"), "_conj": _unary("conjugate"), "conj_physical": _unary("conjugate"),
     "resolve_conj": _identity, "resolve_neg": _identity,
     "_to_copy": _identity, "clone": _identity, "alias": _identity, "detach": _identity, "lift_fresh_copy": _identity,
     "contiguous": _identity, "to": _identity, "_to_dtype": _identity, "type_as": _identity,

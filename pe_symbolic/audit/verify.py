@@ -807,7 +807,7 @@ def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, 
     call, given_lt = _call(fn, layer_type)
     run = _caller(call, kind, dtype)
     eps = _EPS[dtype]
-    want, factor = geo.want, geo.factor
+    want = geo.want
     report = VerifyReport("verified")
     if layer_type is not None and not given_lt and not picked:
         report.notes.append(f"layer type {layer_type!r}: fn takes no layer_type argument; it is called as it is")
