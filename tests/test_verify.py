@@ -503,3 +503,21 @@ def test_metas_complex_rope_is_traced_and_its_conjugate_refuted():
     report = pe.verify_rope(lambda x, ids: meta(x, ids, conj=True), CFG, layout="interleaved", framework="torch")
     assert report.structure["method"] == "traced" and report.structure["verdict"] == "refuted", report.to_text()
     assert "wrong way" in report.to_text()
+
+
+def test_pairs_the_config_never_turns_must_not_turn():
+    cfg = {"head_dim": 16, "hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 4096,
+           "rope_parameters": {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}
+    inv = np.array([float(v) for v in pe.reference.rope_frequencies(cfg)[0]])  # four ladder values, four zeros
+
+    def proportional(x, ids, inv=inv):
+        ang = ids[..., None] * inv
+        emb = np.concatenate([ang, ang], -1)
+        return x * np.cos(emb)[:, None] + _rotate_half(x) * np.sin(emb)[:, None]
+
+    for trace in (True, False):
+        assert pe.verify_rope(proportional, cfg, trace=trace).verdict == "verified"
+        report = pe.verify_rope(lambda x, ids: proportional(x, ids, INV16), cfg, trace=trace)
+        assert report.verdict == "differs", report.to_text()
+    assert "where the config means 0 (this pair must not turn)" in report.to_text() or \
+        report.structure["verdict"] != "proved", report.to_text()

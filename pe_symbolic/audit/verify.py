@@ -274,6 +274,15 @@ class _Geometry:
     def n_axes(self) -> int:
         return len(self.axis_names)
 
+    @property
+    def turning(self) -> list[tuple[int, int]]:
+        """The pairs whose pattern is R(theta): all but those the config never turns
+        (frequency 0, as ``proportional``'s trailing pairs), which are read as passing
+        through when the attention factor is 1."""
+        if self.factor != 1.0:
+            return self.pairs
+        return [pq for p, pq in enumerate(self.pairs) if self.want[p] != 0]
+
 
 def _geometry(config: Mapping[str, Any], spec: Any, layout: str, layer_type: str | None) -> _Geometry:
     inv, factor = reference.rope_frequencies(config, layer_type=layer_type, dps=40)
@@ -474,8 +483,8 @@ def _trace_numeric_positions(call: Callable, kind: str, dtype: str, geo: _Geomet
     # the exact matrices classified with no slack beyond float64 rounding of the exact values
     tol = 4 * 2.0**-53 * max(1.0, float(np.abs(ms).max()))
     pattern = _pattern(ms, tol)
-    got, theta = _symbolic(ms, d, tol, geo.pairs)
-    rot = _rotation(d, geo.pairs, theta)
+    got, theta = _symbolic(ms, d, tol, geo.turning)
+    rot = _rotation(d, geo.turning, theta)
     proof = check_identity(got, rot, timeout=30)
     why = [] if proof.verdict == "proved" else _explain(got, rot, pattern, d, geo.r, geo.layout)
     return _Traced(tr.how, "traced at numeric positions", proof, got, rot, pattern, None,
@@ -822,9 +831,6 @@ def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, 
     ms = _matrices(run, d, ladder, geo.n_axes)
     tol = max(64 * eps, 1e-12) * max(1.0, float(np.abs(ms).max()))
     pattern = _pattern(ms, tol)
-    got, theta = _symbolic(ms, d, tol, pairs)
-    rot = _rotation(d, pairs, theta)
-    numeric_proof = check_identity(got, rot, timeout=30)
     traced: _Traced | None = None
     trace_ms: np.ndarray | None = None
     fallbacks = []
@@ -838,6 +844,14 @@ def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, 
                 traced, trace_ms = _trace_numeric_positions(call, kind, dtype, geo, ladder)
             except TraceError as exc:
                 fallbacks.append(f"not traced at numeric positions either: {exc}")
+    # the float output read numerically, with the pairs the trace found turning (a pair the
+    # config never turns but fn does is then the frequency section's finding, not this one's)
+    turning = geo.turning
+    if traced is not None and traced.method == "traced" and traced.proof.verdict == "proved" and geo.factor == 1.0:
+        turning = [pq for pq, th in zip(pairs, traced.theta) if not th.is_number]
+    got, theta = _symbolic(ms, d, tol, turning)
+    rot = _rotation(d, turning, theta)
+    numeric_proof = check_identity(got, rot, timeout=30)
     struct: dict[str, Any] = {"layout": layout, "rotary_dim": r, "head_dim": d}
     if geo.n_axes > 1:
         struct["position_axes"] = f"{geo.kind}: position_ids of shape ({geo.n_axes}, batch, seq) ({', '.join(geo.axis_names)})"
@@ -924,6 +938,10 @@ def _frequencies(ms: np.ndarray, ladder: Sequence[int], geo: _Geometry, spec: An
         omegas, offsets = [], []
         for p, th in enumerate(traced.theta):
             syms = [s for s in traced.m0 if s in th.free_symbols]
+            if not syms and th.is_number:  # a pair that does not turn (frequency 0, e.g. proportional)
+                omegas.append(0.0)
+                offsets.append(float(th))
+                continue
             if not syms:
                 why.append(f"pair {p}: its angle {sp.sstr(th)} does not depend on position_ids")
                 break
@@ -954,8 +972,7 @@ def _frequencies(ms: np.ndarray, ladder: Sequence[int], geo: _Geometry, spec: An
                            f"{sp.sstr(traced.theta[p])}, positions are offset by {off[p]:.6g} (off-by-one position_ids?)")
             bad = np.nonzero(rel > ftol)[0]
             if len(bad):
-                why.append(f"pair {int(bad[0])}: inverse frequency {om[bad[0]]:.9g} where the config means "
-                           f"{want[bad[0]]:.9g} ({rel[bad[0]] / eps:.3g} roundoffs of {dtype} off)")
+                why.append(_freq_text(int(bad[0]), om, want, rel, eps, dtype))
                 why += _diagnose(om, config, spec, want, ftol)
             amps = [float(a) for a in traced.amp]
             if max(abs(a - factor) for a in amps) > 16 * eps * max(1.0, factor):
@@ -979,8 +996,7 @@ def _frequencies(ms: np.ndarray, ladder: Sequence[int], geo: _Geometry, spec: An
                      f"(angle {offsets_f[int(np.argmax(np.abs(offsets_f)))]:.3g} at m = 0; off-by-one position_ids?)")
     bad = np.nonzero(rel_f > ftol)[0]
     if len(bad):
-        why_f.append(f"pair {int(bad[0])}: inverse frequency {om_f[bad[0]]:.9g} where the config means "
-                     f"{want[bad[0]]:.9g} ({rel_f[bad[0]] / eps:.3g} roundoffs of {dtype} off)")
+        why_f.append(_freq_text(int(bad[0]), om_f, want, rel_f, eps, dtype))
         why_f += _diagnose(om_f, config, spec, want, ftol)
     amp_f = float(np.median(amps_f)) if amps_f else 1.0
     if abs(amp_f - factor) > 16 * eps * max(1.0, factor):
@@ -1009,6 +1025,13 @@ def _frequencies(ms: np.ndarray, ladder: Sequence[int], geo: _Geometry, spec: An
         if geo.n_axes > 1:
             freq["summary"] += f"; every pair turns with its {geo.kind} axis ({_axes_text(spec)})"
     return freq
+
+
+def _freq_text(p: int, got: np.ndarray, want: np.ndarray, rel: np.ndarray, eps: float, dtype: str) -> str:
+    if want[p] == 0:
+        return f"pair {p}: inverse frequency {got[p]:.9g} where the config means 0 (this pair must not turn)"
+    return (f"pair {p}: inverse frequency {got[p]:.9g} where the config means {want[p]:.9g} "
+            f"({rel[p] / eps:.3g} roundoffs of {dtype} off)")
 
 
 def _axes_text(spec: Any) -> str:
