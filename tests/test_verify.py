@@ -521,3 +521,19 @@ def test_pairs_the_config_never_turns_must_not_turn():
         assert report.verdict == "differs", report.to_text()
     assert "where the config means 0 (this pair must not turn)" in report.to_text() or \
         report.structure["verdict"] != "proved", report.to_text()
+
+
+def test_a_missing_attention_factor_is_named_from_the_trace():
+    cfg = {**CFG, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024}}
+    inv, factor = pe.reference.rope_frequencies(cfg)
+    inv = np.array([float(v) for v in inv])
+
+    def yarn(x, ids, scale):
+        cos, sin = _sym_tables(ids, inv, scale, scale)
+        return x * cos + _rotate_half(x) * sin
+
+    report = pe.verify_rope(lambda x, ids: yarn(x, ids, 1.0), cfg)
+    assert report.structure["method"] == "traced" and report.verdict == "differs", report.to_text()
+    assert f"scaled by 1, the config means {float(factor):.6g}" in report.to_text(), report.to_text()
+    report = pe.verify_rope(lambda x, ids: yarn(x, ids, float(factor)), cfg)
+    assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()

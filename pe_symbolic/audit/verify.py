@@ -93,7 +93,10 @@ class VerifyReport:
 
     ``verdict`` is ``"verified"``, ``"differs"`` or ``"out of bound"``; each section holds its
     findings and a one-line ``summary``; ``structure["method"]`` is ``"traced"``,
-    ``"traced at numeric positions"`` or ``"read numerically"``. For a config with one rope
+    ``"traced at numeric positions"`` or ``"read numerically"``, and ``structure["verdict"]``
+    the kernel's (``"proved"``, ``"refuted"``, ``"undecided"``) or ``"refused"`` when a
+    proved trace disagrees with ``fn``'s float output. ``precision["bound"]`` says whether
+    the bound was proved by Gappa or is a first-order estimate. For a config with one rope
     entry per layer type, ``layers`` holds one report per layer type and ``verdict`` is the
     worst of theirs.
 
