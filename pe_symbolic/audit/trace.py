@@ -17,7 +17,7 @@ How each framework is traced:
 * **PyTorch**: ``torch.fx.experimental.proxy_tensor.make_fx`` records the ATen graph of
   ``fn`` on *fake* tensors (no values, so no branch on a value can be recorded: a data
   dependent branch makes the trace fail instead of being silently specialised), and
-  :func:`_interpret` evaluates that graph: nodes that depend only on constants (fn's
+  ``_interpret`` evaluates that graph: nodes that depend only on constants (fn's
   buffers, ``arange``) are run by torch itself, the others over object arrays of
   :class:`Traced`.
 
