@@ -537,3 +537,14 @@ def test_a_missing_attention_factor_is_named_from_the_trace():
     assert f"scaled by 1, the config means {float(factor):.6g}" in report.to_text(), report.to_text()
     report = pe.verify_rope(lambda x, ids: yarn(x, ids, float(factor)), cfg)
     assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
+
+
+def test_bad_arguments_of_the_new_keywords_are_named():
+    with pytest.raises(TypeError, match="trace='yes'"):
+        pe.verify_rope(traced_right, CFG, trace="yes")
+    with pytest.raises(ValueError, match="one rope entry for every layer"):
+        pe.verify_rope({"full_attention": traced_right}, CFG)
+    with pytest.raises(TypeError, match="map layer types to callables"):
+        pe.verify_rope({"full_attention": 3}, GCFG)
+    with pytest.raises(ValueError, match="context=2"):
+        pe.verify_rope(traced_right, CFG, context=2)
