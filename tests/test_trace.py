@@ -69,7 +69,7 @@ def test_what_depends_on_a_value_fails_the_trace_instead_of_being_guessed():
     with pytest.raises(TraceError, match="shape"):
         trace_rope(lambda x, ids: x[..., :2], "numpy", SHAPE, positions=IDS)
     with pytest.raises(TraceError, match="not implemented"):
-        trace_rope(lambda x, ids: x, "jax", SHAPE)
+        trace_rope(lambda x, ids: x, "tensorflow", SHAPE)
 
 
 def test_torch_branches_on_values_and_truncating_casts_fail_the_trace():
@@ -92,3 +92,24 @@ def test_exact_numbers_are_the_binary_values():
     assert exact_number(True) == 1 and exact_number(Traced(sp.Symbol("m"))) == sp.Symbol("m")
     with pytest.raises(TraceError, match="non-finite"):
         exact_number(float("inf"))
+
+
+def test_the_jaxpr_interpreter_computes_what_jax_computes():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    def fn(x, ids):
+        inv = jnp.array([1.0, 0.1], dtype=x.dtype)
+        ang = ids[..., None].astype(x.dtype) * jnp.repeat(inv, 2)
+        rot = jnp.stack([-x[..., 1::2], x[..., ::2]], -1).reshape(x.shape)
+        mix = jnp.einsum("bhsd,de->bhse", x, jnp.arange(16, dtype=x.dtype).reshape(4, 4))
+        return x * jnp.cos(ang)[:, None] + rot * jnp.sin(ang)[:, None] - mix / 8 + x.sum(-1, keepdims=True) ** 2
+
+    x = np.random.default_rng(2).standard_normal(SHAPE).astype(np.float32)
+    tr = trace_rope(fn, "jax", SHAPE, positions=IDS.astype(np.int32), dtype="float32")
+    np.testing.assert_allclose(_evaluate(tr, x), np.asarray(fn(jnp.asarray(x), jnp.asarray(IDS)), dtype=np.float64),
+                               rtol=2e-5, atol=2e-5)
+    with pytest.raises(TraceError, match="truncates"):
+        trace_rope(lambda x, ids: x * (x * 4).astype(jnp.int32), "jax", SHAPE, positions=IDS, dtype="float32")
+    with pytest.raises(TraceError, match="could not trace"):
+        trace_rope(lambda x, ids: x if bool(ids.max() > 5) else -x, "jax", SHAPE)

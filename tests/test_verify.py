@@ -548,3 +548,19 @@ def test_bad_arguments_of_the_new_keywords_are_named():
         pe.verify_rope({"full_attention": 3}, GCFG)
     with pytest.raises(ValueError, match="context=2"):
         pe.verify_rope(traced_right, CFG, context=2)
+
+
+def test_jax_code_is_traced_through_its_jaxpr():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    def rope(x, ids, sign=1.0):
+        inv = 1.0 / (10000.0 ** (jnp.arange(0, 16, 2, dtype=jnp.float32) / 16))
+        emb = jnp.concatenate([ids[..., None] * inv] * 2, -1)
+        return x * jnp.cos(emb)[:, None] + sign * jnp.concatenate([-x[..., 8:], x[..., :8]], -1) * jnp.sin(emb)[:, None]
+
+    report = pe.verify_rope(rope, CFG, framework="jax")
+    assert report.structure["method"] == "traced" and report.structure["verdict"] == "proved", report.to_text()
+    assert "angles in float32" in report.to_text()  # float32 angles: out of bound, and said why
+    report = pe.verify_rope(lambda x, ids: rope(x, ids, -1.0), CFG, framework="jax")
+    assert report.structure["verdict"] == "refuted" and "wrong way" in report.to_text(), report.to_text()

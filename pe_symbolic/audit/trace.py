@@ -20,11 +20,13 @@ How each framework is traced:
   ``_interpret`` evaluates that graph: nodes that depend only on constants (fn's
   buffers, ``arange``) are run by torch itself, the others over object arrays of
   :class:`Traced`.
+* **JAX**: ``jax.make_jaxpr`` records the jaxpr on abstract values (a Python branch on a
+  value fails the trace), evaluated the same way (constants by JAX, the rest over SymPy).
 
 A trace *fails* (:class:`TraceError`, and :func:`~pe_symbolic.verify_rope` goes on with the
 numeric reading and says so) on anything it cannot follow exactly: a conversion of a traced
-value to a float (``astype``, ``float()``), a comparison or branch on one, an ATen operation
-without a symbolic rule here. Casts between floating dtypes inside a torch graph are exact
+value to a float (``astype``, ``float()``), a comparison or branch on one, an operation
+without a symbolic rule here, a cast from float to integer. Casts between floating dtypes in a graph are exact
 in the trace (the trace is the mathematics fn computes; how accurately it computes it is the
 precision section's question); the dtypes of the angles fed to ``cos``/``sin`` are recorded.
 
@@ -232,8 +234,8 @@ def trace_rope(call: Callable[[Any, Any], Any], framework: str, x_shape: tuple[i
     ----------
     call : callable
         ``call(x, position_ids) -> x_rotated``.
-    framework : {"numpy", "torch"}
-        How to trace (JAX is not traced: :class:`TraceError`).
+    framework : {"numpy", "torch", "jax"}
+        How to trace.
     x_shape : tuple of int
         ``(batch, heads, seq, head_dim)``.
     axes : int, default 1
@@ -272,7 +274,9 @@ def trace_rope(call: Callable[[Any, Any], Any], framework: str, x_shape: tuple[i
         return _trace_numpy(call, xs, ids, symbolic)
     if framework == "torch":
         return _trace_torch(call, xs, ids, symbolic, dtype)
-    raise TraceError(f"tracing {framework} code is not implemented (NumPy and PyTorch are)")
+    if framework == "jax":
+        return _trace_jax(call, xs, ids, symbolic, dtype)
+    raise TraceError(f"tracing {framework} code is not implemented (NumPy, PyTorch and JAX are)")
 
 
 def _trace_numpy(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool) -> TraceResult:
@@ -316,6 +320,147 @@ def _trace_torch(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool
     res = TraceResult(_unwrap(out, xs.shape), xs, ids, "torch.fx graph (make_fx on fake tensors), interpreted "
                       "over SymPy", symbolic, tuple(dict.fromkeys(angle_dtypes)))
     return res
+
+
+# ---------------------------------------------------------------------------------- JAX
+
+
+def _trace_jax(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool, dtype: str) -> TraceResult:
+    import jax
+    import jax.numpy as jnp
+
+    try:
+        closed = jax.make_jaxpr(call)(jnp.zeros(xs.shape, dtype=dtype), jnp.zeros(ids.shape, dtype=jnp.int32))
+    except Exception as exc:
+        raise TraceError(f"jax.make_jaxpr could not trace fn: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+    angle_dtypes: list[str] = []
+    ids_in = _wrap(ids) if symbolic else jnp.asarray(ids, dtype=jnp.int32)
+    outs = _interpret_jaxpr(closed.jaxpr, list(closed.consts), [_wrap(xs), ids_in], angle_dtypes)
+    if len(outs) != 1 or not isinstance(outs[0], np.ndarray):
+        raise TraceError("fn's output is not one array that depends on x")
+    return TraceResult(_unwrap(outs[0], xs.shape), xs, ids, "jaxpr (jax.make_jaxpr), interpreted over SymPy",
+                       symbolic, tuple(dict.fromkeys(angle_dtypes)))
+
+
+def _jax_is_float(dt: Any) -> bool:
+    return np.issubdtype(np.dtype(dt), np.floating) or np.issubdtype(np.dtype(dt), np.complexfloating) \
+        or "bfloat16" in str(dt)
+
+
+def _interpret_jaxpr(jaxpr: Any, consts: list[Any], inputs: list[Any], angle_dtypes: list[str]) -> list[Any]:
+    from jax.extend.core import Literal
+
+    env: dict[Any, Any] = {}
+
+    def read(v: Any) -> Any:
+        return v.val if isinstance(v, Literal) else env[v]
+
+    for var, val in zip(jaxpr.constvars, consts):
+        env[var] = val
+    for var, val in zip(jaxpr.invars, inputs):
+        env[var] = val
+    for eqn in jaxpr.eqns:
+        args = [read(v) for v in eqn.invars]
+        name = eqn.primitive.name
+        if name in ("cos", "sin"):
+            angle_dtypes.append(str(eqn.invars[0].aval.dtype))
+        if not any(isinstance(a, Traced) or (isinstance(a, np.ndarray) and a.dtype == object) for a in args):
+            out = eqn.primitive.bind(*args, **eqn.params)  # constants: JAX computes them as fn does
+        elif name in ("pjit", "closed_call", "core_call", "jit", "remat", "checkpoint", "custom_jvp_call",
+                      "custom_vjp_call"):
+            inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr") or eqn.params.get("fun_jaxpr")
+            if inner is None:
+                raise TraceError(f"the jaxpr has {name} without an inner jaxpr")
+            closed_consts = list(getattr(inner, "consts", []))
+            out = _interpret_jaxpr(getattr(inner, "jaxpr", inner), closed_consts, args, angle_dtypes)
+        else:
+            rule = _JAX_RULES.get(name)
+            if rule is None:
+                raise TraceError(f"the jaxpr has {name} on traced values, which the symbolic interpreter does not know")
+            if name == "convert_element_type":
+                src, dst = eqn.invars[0].aval.dtype, eqn.params["new_dtype"]
+                if _jax_is_float(src) and not _jax_is_float(dst):
+                    raise TraceError(f"convert_element_type casts {src} to {dst} (truncates)")
+                if np.issubdtype(np.dtype(src), np.complexfloating) and not np.issubdtype(np.dtype(dst),
+                                                                                          np.complexfloating):
+                    raise TraceError(f"convert_element_type casts {src} to {dst} (drops the imaginary part)")
+            try:
+                out = rule([_to_obj_jax(a) for a in args], eqn.params)
+            except TraceError:
+                raise
+            except Exception as exc:
+                raise TraceError(f"{name} on traced values: {type(exc).__name__}: {exc}") from None
+        outs = out if eqn.primitive.multiple_results else [out]
+        for var, val in zip(eqn.outvars, outs):
+            env[var] = val
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _to_obj_jax(v: Any) -> Any:
+    if isinstance(v, Traced) or (isinstance(v, np.ndarray) and v.dtype == object):
+        return v
+    a = np.asarray(v)
+    if a.dtype.kind == "f" or "bfloat16" in str(a.dtype):
+        a = a.astype(np.float64)
+    elif a.dtype.kind == "c":
+        a = a.astype(np.complex128)
+    out = np.empty(a.shape, dtype=object)
+    for idx in np.ndindex(*a.shape):
+        out[idx] = Traced(exact_number(a[idx].item()))
+    return out
+
+
+def _broadcast_in_dim(a: np.ndarray, shape: Sequence[int], dims: Sequence[int]) -> np.ndarray:
+    a = np.asarray(a, dtype=object)
+    full = [1] * len(shape)
+    for i, d in enumerate(dims):
+        full[d] = a.shape[i]
+    return np.broadcast_to(a.reshape(full), tuple(shape)).copy()
+
+
+def _jax_slice(a: np.ndarray, p: dict) -> np.ndarray:
+    strides = p.get("strides") or (1,) * a.ndim
+    return a[tuple(slice(s, e, st) for s, e, st in zip(p["start_indices"], p["limit_indices"], strides))]
+
+
+def _dot_general(a: np.ndarray, b: np.ndarray, p: dict) -> np.ndarray:
+    (lc, rc), (lb, rb) = p["dimension_numbers"]
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    la = [next(letters) for _ in range(a.ndim)]
+    lb_ = [next(letters) for _ in range(b.ndim)]
+    for i, j in zip(lc, rc):
+        lb_[j] = la[i]
+    for i, j in zip(lb, rb):
+        lb_[j] = la[i]
+    batch = [la[i] for i in lb]
+    free_a = [la[i] for i in range(a.ndim) if i not in lc and i not in lb]
+    free_b = [lb_[j] for j in range(b.ndim) if j not in rc and j not in rb]
+    spec = f"{''.join(la)},{''.join(lb_)}->{''.join(batch + free_a + free_b)}"
+    return np.asarray(np.einsum(spec, a, b), dtype=object)
+
+
+_JAX_RULES: dict[str, Callable[[list[Any], dict], Any]] = {
+    "add": lambda a, p: a[0] + a[1], "sub": lambda a, p: a[0] - a[1], "mul": lambda a, p: a[0] * a[1],
+    "div": lambda a, p: a[0] / a[1], "neg": lambda a, p: -a[0],
+    "integer_pow": lambda a, p: a[0] ** int(p["y"]), "pow": lambda a, p: a[0] ** a[1],
+    "cos": lambda a, p: _unary("cos")(a[0]), "sin": lambda a, p: _unary("sin")(a[0]),
+    "exp": lambda a, p: _unary("exp")(a[0]), "sqrt": lambda a, p: _unary("sqrt")(a[0]),
+    "conj": lambda a, p: _unary("conjugate")(a[0]),
+    "convert_element_type": lambda a, p: np.array(a[0], dtype=object, copy=True),
+    "copy": lambda a, p: np.array(a[0], dtype=object, copy=True),
+    "copy_p": lambda a, p: np.array(a[0], dtype=object, copy=True),
+    "concatenate": lambda a, p: np.concatenate([np.asarray(v, dtype=object) for v in a], axis=p["dimension"]),
+    "stack": lambda a, p: np.stack([np.asarray(v, dtype=object) for v in a], axis=p["axis"]),
+    "slice": lambda a, p: _jax_slice(a[0], p),
+    "broadcast_in_dim": lambda a, p: _broadcast_in_dim(a[0], p["shape"], p["broadcast_dimensions"]),
+    "reshape": lambda a, p: np.reshape(a[0], p["new_sizes"]),
+    "squeeze": lambda a, p: np.squeeze(a[0], axis=tuple(p["dimensions"])),
+    "expand_dims": lambda a, p: np.expand_dims(a[0], tuple(p["dimensions"])),
+    "transpose": lambda a, p: np.transpose(a[0], p["permutation"]),
+    "dot_general": lambda a, p: _dot_general(a[0], a[1], p),
+    "reduce_sum": lambda a, p: np.sum(a[0], axis=tuple(p["axes"])),
+}
 
 
 def _is_sym(v: Any) -> bool:

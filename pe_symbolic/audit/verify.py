@@ -6,8 +6,8 @@ r"""Your implementation, verified: a user's RoPE function against the specificat
 
 1. **Structure** (proved by the kernel). ``fn`` is *traced*
    (:mod:`pe_symbolic.audit.trace`): called on NumPy object arrays of SymPy symbols, or,
-   for torch, recorded by ``torch.fx`` (``make_fx`` on fake tensors) and interpreted over
-   SymPy. With the positions symbolic too, its output is an exact expression in ``x`` and
+   for torch, recorded by ``torch.fx`` (``make_fx`` on fake tensors), for JAX by
+   ``jax.make_jaxpr``, and interpreted over SymPy. With the positions symbolic too, its output is an exact expression in ``x`` and
    the positions ``m``; the kernel (:func:`pe_symbolic.check_identity`) checks that it
    equals :math:`A\,R(\hat\theta(m))\,x` of the config's layout, pairing and rotary dims,
    for *every* integer ``m`` (``traced``), or refutes it, with the first slot where they
@@ -15,7 +15,7 @@ r"""Your implementation, verified: a user's RoPE function against the specificat
    the wrong partial pairing, rows or heads mixed). Code that needs numeric positions
    (``position_ids.astype(float)``, a cached table indexed by them) is traced with ``x``
    symbolic at numeric positions; code that cannot be traced at all (a data-dependent
-   branch, an operation without a symbolic rule, JAX) is *read numerically*: ``fn``
+   branch, an operation without a symbolic rule, a truncating cast) is *read numerically*: ``fn``
    applied to the basis vectors is its matrix, whose pattern is classified within 64
    roundoffs and then checked by the kernel. The report says which (``method``). A trace
    is always cross-checked against ``fn``'s float output: an ``fn`` that computes
