@@ -349,7 +349,10 @@ def _jax_is_float(dt: Any) -> bool:
 
 
 def _interpret_jaxpr(jaxpr: Any, consts: list[Any], inputs: list[Any], angle_dtypes: list[str]) -> list[Any]:
-    from jax.extend.core import Literal
+    try:
+        from jax.extend.core import Literal
+    except ImportError:  # older JAX
+        from jax.core import Literal
 
     env: dict[Any, Any] = {}
 
