@@ -564,3 +564,38 @@ def test_jax_code_is_traced_through_its_jaxpr():
     assert "angles in float32" in report.to_text()  # float32 angles: out of bound, and said why
     report = pe.verify_rope(lambda x, ids: rope(x, ids, -1.0), CFG, framework="jax")
     assert report.structure["verdict"] == "refuted" and "wrong way" in report.to_text(), report.to_text()
+
+
+def test_interleaved_in_split_out_is_the_layout_deepseek_weights_need():
+    def in_split_out(x, ids):  # HF's apply_rotary_pos_emb_interleave, in NumPy
+        cos, sin = _sym_tables(ids)
+        cos, sin = cos[..., :8], sin[..., :8]
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
+
+    report = pe.verify_rope(in_split_out, CFG, layout="interleaved-in-split-out")
+    assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
+    assert pe.verify_rope(in_split_out, CFG).verdict == "differs"  # against split weights
+    deepseek = {**CFG, "model_type": "deepseek_v3"}  # HF's default for this model type
+    assert pe.verify_rope(in_split_out, deepseek).verdict == "verified"
+    report = pe.verify_rope(traced_right, deepseek)
+    assert report.verdict == "differs" and "apply_rotary_pos_emb_interleave" in report.to_text(), report.to_text()
+
+
+def test_hf_deepseek_v3_rotary_with_its_interleave_verifies_when_transformers_is_installed():
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import DeepseekV3Config
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import (
+        DeepseekV3RotaryEmbedding,
+        apply_rotary_pos_emb,
+        apply_rotary_pos_emb_interleave,
+    )
+
+    cfg = pe.numeric.model_config("deepseek-v3")
+    emb = DeepseekV3RotaryEmbedding(DeepseekV3Config(**{k: v for k, v in cfg.items()
+                                                        if k not in ("architectures", "auto_map", "quantization_config")}))
+    report = pe.verify_rope((emb, apply_rotary_pos_emb_interleave), cfg, framework="torch", context=8192)
+    assert report.structure["verdict"] == "proved" and "why" not in report.frequencies, report.to_text()
+    report = pe.verify_rope((emb, apply_rotary_pos_emb), cfg, framework="torch", context=8192)
+    assert report.structure["verdict"] == "refuted", report.to_text()

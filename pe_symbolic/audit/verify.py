@@ -80,6 +80,8 @@ __all__ = ["VerifyReport", "verify_rope"]
 
 _EPS = {"float64": 2.0**-53, "float32": 2.0**-24, "bfloat16": 2.0**-8, "float16": 2.0**-11}
 LAYOUTS = ("split", "interleaved")
+#: HF's ``apply_rotary_pos_emb_interleave`` (DeepSeek V3 & co.): interleaved pairs in, split out.
+IN_SPLIT_OUT = "interleaved-in-split-out"
 _VERDICTS = ("verified", "out of bound", "differs")
 #: The float output may depart from the exact trace by this much per radian of angle
 #: (4x a bfloat16 angle's rounding): how the float code forms its angles is the precision
@@ -221,6 +223,24 @@ def _caller(call: Callable[[Any, Any], Any], framework: str,
     def run(x: np.ndarray, ids: np.ndarray) -> np.ndarray:
         return np.asarray(call(x.astype(npdtype), ids), dtype=np.float64)
     return run
+
+
+def _interleave_halves(x: Any, r: int, kind: str) -> Any:
+    """``Q x``: the first ``r`` channels of ``x`` with slot ``i`` moved to ``2i`` and slot
+    ``i + r/2`` to ``2i + 1`` (the rest as they are), in ``x``'s own framework."""
+    if kind == "torch":
+        import torch
+
+        stack, cat = torch.stack, torch.cat
+    elif kind == "jax":
+        import jax.numpy as jnp
+
+        stack, cat = jnp.stack, jnp.concatenate
+    else:
+        stack, cat = np.stack, np.concatenate
+    h = r // 2
+    inter = stack([x[..., :h], x[..., h:r]], -1).reshape(tuple(x.shape[:-1]) + (r,))
+    return cat([inter, x[..., r:]], -1) if r < x.shape[-1] else inter
 
 
 def _ids(positions: Sequence[int], axes: int, axis: int | None = None) -> np.ndarray:
@@ -724,8 +744,11 @@ def verify_rope(
         a dict ``{layer_type: fn}``.
     config : Mapping
         The model's ``config.json`` as a dict (:func:`pe_symbolic.numeric.model_config`).
-    layout : {"split", "interleaved"}, optional
-        The pairing the model's weights expect; default ``"split"`` (HF ``rotate_half``).
+    layout : {"split", "interleaved", "interleaved-in-split-out"}, optional
+        The pairing the model's weights expect: ``"split"`` (HF ``rotate_half``),
+        ``"interleaved"`` (GPT-J, Meta's complex RoPE), ``"interleaved-in-split-out"`` (HF's
+        ``apply_rotary_pos_emb_interleave``, DeepSeek V3 & co.). Default: what HF applies for
+        the config's model type (:func:`pe_symbolic.numeric.describe`), else ``"split"``.
     dtype : {"float32", "bfloat16", "float16", "float64"}
         The dtype ``x`` is given to ``fn`` in.
     context : int, optional
@@ -767,15 +790,19 @@ def verify_rope(
     """
     if dtype not in _EPS:
         raise ValueError(f"dtype={dtype!r} is not allowed; use one of {', '.join(_EPS)}")
-    layout = "split" if layout is None else layout
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout={layout!r} is not allowed; use 'split' or 'interleaved'")
+    if layout is not None and layout not in (*LAYOUTS, IN_SPLIT_OUT):
+        raise ValueError(f"layout={layout!r} is not allowed; use 'split', 'interleaved', '{IN_SPLIT_OUT}' or None "
+                         "(HF's layout for the config's model type)")
     if not isinstance(trace, bool):
         raise TypeError(f"trace={trace!r} must be True or False")
     if context is not None and not (isinstance(context, int) and not isinstance(context, bool) and context >= 4):
         raise ValueError(f"context={context!r} is not allowed; use an integer >= 4")
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
+    if layout is None:
+        hf = describe(config, quiet=True).layout
+        layout = (IN_SPLIT_OUT if hf.startswith("interleaved in, split out") else
+                  "interleaved" if hf.startswith("interleaved pairs") else "split")
     if isinstance(fn, Mapping):
         if not fn or not all(callable(f) or isinstance(f, tuple) for f in fn.values()):
             raise TypeError("fn as a dict must map layer types to callables (or HF pairs)")
@@ -811,16 +838,24 @@ def _pick(fn: Any, layer_type: str) -> Any:
 def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, context: int | None,
                 framework: str | None, layer_type: str | None, trace: bool, picked: bool = False) -> VerifyReport:
     spec = parse_rope_config(config, layer_type=layer_type)
-    geo = _geometry(config, spec, layout, layer_type)
+    geo = _geometry(config, spec, "split" if layout == IN_SPLIT_OUT else layout, layer_type)
     d, r, pairs = geo.d, geo.r, geo.pairs
     if context is None:
         context = int(spec.max_position_embeddings or config.get("max_position_embeddings") or 4096)
     kind = _framework(fn, framework)
     call, given_lt = _call(fn, layer_type)
+    if layout == IN_SPLIT_OUT:  # fn(Q x) against the split layout, Q interleaving the halves
+        inner = call
+
+        def call(x: Any, ids: Any) -> Any:
+            return inner(_interleave_halves(x, geo.r, kind), ids)
     run = _caller(call, kind, dtype)
     eps = _EPS[dtype]
     want = geo.want
     report = VerifyReport("verified")
+    if layout == IN_SPLIT_OUT:
+        report.notes.append(f"layout {IN_SPLIT_OUT!r} (HF's apply_rotary_pos_emb_interleave): fn(Q x) is checked "
+                            "against the split layout, Q putting slot i at 2i and slot i + r/2 at 2i + 1")
     if layer_type is not None and not given_lt and not picked:
         report.notes.append(f"layer type {layer_type!r}: fn takes no layer_type argument; it is called as it is")
 
@@ -906,6 +941,10 @@ def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, 
         if struct["method"] != "traced" and fallbacks:
             struct["summary"] += f" ({fallbacks[-1]})"
     else:
+        if layout == IN_SPLIT_OUT:
+            why = why + [f"layout {IN_SPLIT_OUT!r}: the rotation must read pairs (2i, 2i + 1) and write them to "
+                         "(i, i + r/2), as HF's apply_rotary_pos_emb_interleave does; plain rotate_half reads "
+                         "(i, i + r/2) (pass layout='split' if the weights are in that order)"]
         struct["why"] = why
         by = ("its float output is not its traced graph" if struct["verdict"] == "refused"
               else f"{struct['verdict']} by the kernel")
