@@ -616,7 +616,11 @@ def _explain(got: sp.MatrixBase, want: sp.MatrixBase, pattern: list[list[int]], 
     for r in range(d):
         for c in range(d):
             if got[r, c] != want[r, c]:
-                why.append(f"first difference at output slot {r}, input slot {c}: {sp.sstr(got[r, c])} where R(m) "
+                g = got[r, c]
+                shown = ("a value that is none of 0, 1, +-cos, +-sin of a pair's angle (it turns with a pair the "
+                         "config does not turn, or mixes slots of different pairs)"
+                         if isinstance(g, sp.Symbol) and g.name == f"m{r}_{c}" else sp.sstr(g))
+                why.append(f"first difference at output slot {r}, input slot {c}: {shown} where R(m) "
                            f"has {sp.sstr(want[r, c])}")
                 return why
     return why
