@@ -61,6 +61,7 @@ import functools
 import inspect
 import json
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -803,22 +804,28 @@ def verify_rope(
         raise ValueError(f"context={context!r} is not allowed; use an integer >= 4")
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
+    with warnings.catch_warnings():  # a key the parser does not know warns once, from parse_rope_config below
+        warnings.simplefilter("ignore")
+        try:
+            described = describe(config, quiet=True)
+        except (ValueError, TypeError):  # parse_rope_config below says what is wrong, for the layer type asked
+            described = None
     if layout is None:
-        hf = describe(config, quiet=True).layout
+        hf = described.layout if described is not None else ""
         layout = (IN_SPLIT_OUT if hf.startswith("interleaved in, split out") else
                   "interleaved" if hf.startswith("interleaved pairs") else "split")
     if isinstance(fn, Mapping):
         if not fn or not all(callable(f) or isinstance(f, tuple) for f in fn.values()):
             raise TypeError("fn as a dict must map layer types to callables (or HF pairs)")
     kw = dict(layout=layout, dtype=dtype, context=context, framework=framework, trace=trace)
-    if layer_type is None:
-        types = [lt for lt in describe(config, quiet=True).layer_types_with_rope() if lt is not None]
+    if layer_type is None and described is not None:
+        types = [lt for lt in described.layer_types_with_rope() if lt is not None]
         if types:
             subs = {lt: _verify_one(_pick(fn, lt), config, layer_type=lt, picked=isinstance(fn, Mapping), **kw)
                     for lt in types}
             verdict = max((r.verdict for r in subs.values()), key=_VERDICTS.index)
             notes = [f"per-layer-type config: layer types {', '.join(map(repr, types))} checked one by one"]
-            skipped = [e.layer_type for e in describe(config, quiet=True).layers if e.spec is None]
+            skipped = [e.layer_type for e in described.layers if e.spec is None]
             if skipped:
                 notes.append("no RoPE (NoPE), not checked: " + ", ".join(map(repr, skipped)))
             return VerifyReport(verdict, notes=notes, layers=subs)
