@@ -599,3 +599,28 @@ def test_hf_deepseek_v3_rotary_with_its_interleave_verifies_when_transformers_is
     assert report.structure["verdict"] == "proved" and "why" not in report.frequencies, report.to_text()
     report = pe.verify_rope((emb, apply_rotary_pos_emb), cfg, framework="torch", context=8192)
     assert report.structure["verdict"] == "refuted", report.to_text()
+
+
+def test_at_numeric_positions_too_a_function_right_only_on_object_arrays_is_refused():
+    def object_only_cast(x, ids):  # the cast keeps the positions numeric
+        return object_arrays_only(x, ids.astype(np.float64))
+
+    report = pe.verify_rope(object_only_cast, CFG)
+    assert report.structure["method"] == "traced at numeric positions", report.to_text()
+    assert report.verdict == "differs" and report.structure["verdict"] == "refused", report.to_text()
+
+
+def test_a_cached_table_indexed_by_position_ids_is_traced_at_numeric_positions():
+    torch = pytest.importorskip("torch")
+    inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+    emb = torch.cat([torch.outer(torch.arange(4096, dtype=torch.float64), inv)] * 2, -1)
+    cos_cached, sin_cached = emb.cos(), emb.sin()
+
+    def cached(x, ids):  # the pre-4.38 HF pattern: tables built once, indexed by position_ids
+        cos, sin = cos_cached[ids][:, None].to(x.dtype), sin_cached[ids][:, None].to(x.dtype)
+        return x * cos + torch.cat([-x[..., 8:], x[..., :8]], -1) * sin
+
+    report = pe.verify_rope(cached, CFG, framework="torch")
+    assert report.verdict == "verified" and report.structure["method"] == "traced at numeric positions", \
+        report.to_text()
+    assert "index" in report.structure["not_traced_symbolically"]
