@@ -47,3 +47,22 @@ def test_bad_arguments_are_named(kw: dict, msg: str) -> None:
     args.update(kw)
     with pytest.raises(ValueError, match=msg):
         angle_script(**args)
+
+
+@needs_gappa
+@pytest.mark.parametrize("dtype, u", [("float64", 2.0**-53), ("float32", 2.0**-24), ("bfloat16", 2.0**-8),
+                                      ("float16", 2.0**-11)])
+def test_gappa_proves_the_rotation_rounding_bound_of_verify_rope_and_not_less(dtype: str, u: float) -> None:
+    from pe_symbolic.audit.gappa import rotation_script
+
+    assert run_gappa(rotation_script(dtype, 4, 1, 3 * u * 4 * (1 + 1e-9))).proved  # above its decimal rendering
+    assert not run_gappa(rotation_script(dtype, 4, 1, 2 * u * 4)).proved
+
+
+def test_rotation_script_names_a_bad_argument() -> None:
+    from pe_symbolic.audit.gappa import rotation_script
+
+    with pytest.raises(ValueError, match="x_max=-1"):
+        rotation_script("float32", -1, 1, 1e-7)
+    with pytest.raises(ValueError, match="dtype='int8'"):
+        rotation_script("int8", 1, 1, 1e-7)

@@ -188,3 +188,439 @@ def test_hf_llama_rotary_classes_verify_when_transformers_is_installed():
         return q * cos + torch.cat((q[..., h:], -q[..., :h]), -1) * sin, k
 
     assert pe.verify_rope((emb, minus_on_the_wrong_half), cfg, framework="torch", context=8192).verdict == "differs"
+
+
+# ------------------------------------------------------------------------------ the trace
+# Functions that use position_ids as they come are traced with x *and* m symbolic; the
+# kernel then proves (or refutes) fn(x, m) = R(theta(m)) x for every integer m. Each attack
+# below must never come out proved.
+
+INV16 = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+
+
+def _sym_tables(ids, inv=INV16, scale_cos=1.0, scale_sin=1.0):
+    ang = ids[..., None] * inv
+    emb = np.concatenate([ang, ang], -1)
+    return np.cos(emb)[:, None] * scale_cos, np.sin(emb)[:, None] * scale_sin
+
+
+def traced_right(x, ids):
+    cos, sin = _sym_tables(ids)
+    return x * cos + _rotate_half(x) * sin
+
+
+def traced_sign_flip(x, ids):
+    cos, sin = _sym_tables(ids)
+    return x * cos - _rotate_half(x) * sin
+
+
+def traced_halves_not_swapped(x, ids):
+    cos, sin = _sym_tables(ids)
+    return x * cos + np.concatenate([-x[..., :8], x[..., 8:]], -1) * sin
+
+
+def traced_wrong_pairing(x, ids):
+    ang = ids[..., None] * INV16
+    emb = np.repeat(ang, 2, -1)
+    return x * np.cos(emb)[:, None] + _rotate_pairs(x) * np.sin(emb)[:, None]
+
+
+def traced_offset(x, ids):
+    return traced_right(x, ids + 1)
+
+
+def object_arrays_only(x, ids):
+    """Right on object arrays (the trace), the minus on the wrong half on floats."""
+    cos, sin = _sym_tables(ids)
+    if x.dtype == object:
+        return x * cos + _rotate_half(x) * sin
+    return x * cos - _rotate_half(x) * sin
+
+
+def object_arrays_only_frequency(x, ids):
+    """Right on object arrays, rope_theta 10000 instead of 500000 on floats."""
+    if x.dtype == object:
+        cos, sin = _sym_tables(ids, 500000.0 ** (-np.arange(0, 16, 2) / 16))
+    else:
+        cos, sin = _sym_tables(ids)
+    return x * cos + _rotate_half(x) * sin
+
+
+def nonlinear(x, ids):
+    """On basis vectors x*x == x: the matrix read numerically is R(m); the function is not."""
+    return traced_right(x, ids) + 0.5 * (x * x - x)
+
+
+def first_row_positions(x, ids):
+    """Every batch row rotated with the first row's positions."""
+    cos, sin = _sym_tables(ids[:1])
+    return x * cos + _rotate_half(x) * sin
+
+
+def mscale_on_cos_only(x, ids):
+    cos, sin = _sym_tables(ids, scale_cos=1.25)
+    return x * cos + _rotate_half(x) * sin
+
+
+def test_a_traceable_implementation_is_proved_for_every_position():
+    report = pe.verify_rope(traced_right, CFG)
+    assert report.verdict == "verified", report.to_text()
+    assert report.structure["method"] == "traced" and report.structure["verdict"] == "proved"
+    assert "for every integer m" in report.structure["summary"]
+    assert report.frequencies["roundoffs"] < 1
+
+
+TRACED_ATTACKS = [
+    (traced_sign_flip, "refuted", "wrong way"),
+    (traced_halves_not_swapped, "refuted", "not swapped"),
+    (traced_wrong_pairing, "refuted", "interleaved layout"),
+    (object_arrays_only, "refused", "departs from its traced graph"),
+    (nonlinear, "refuted", "not a linear map"),
+    (first_row_positions, "refuted", "mixed between rows"),
+    (mscale_on_cos_only, "refuted", "one table only"),
+]
+
+
+@pytest.mark.parametrize("fn,verdict,why", TRACED_ATTACKS, ids=[c[0].__name__ for c in TRACED_ATTACKS])
+def test_a_traced_wrong_implementation_is_never_proved(fn, verdict, why):
+    report = pe.verify_rope(fn, CFG)
+    assert report.verdict == "differs", report.to_text()
+    assert report.structure["method"] == "traced", report.to_text()
+    assert report.structure["verdict"] == verdict, report.to_text()
+    assert why in report.to_text(), report.to_text()
+
+
+def test_a_traced_offset_is_named_exactly():
+    report = pe.verify_rope(traced_offset, CFG)
+    assert report.structure["verdict"] == "proved" and report.verdict == "differs", report.to_text()
+    assert "positions are offset by 1 " in report.to_text(), report.to_text()
+
+
+def test_a_function_right_only_on_object_arrays_is_not_verified():
+    report = pe.verify_rope(object_arrays_only_frequency, {**CFG, "rope_theta": 500000.0})
+    assert report.verdict != "verified", report.to_text()
+
+
+def test_what_cannot_be_traced_symbolically_says_so_and_goes_on():
+    def branchy(x, ids):  # a data-dependent branch on the positions
+        if (ids > 10**9).any():
+            raise AssertionError
+        return traced_right(x, ids)
+
+    report = pe.verify_rope(branchy, CFG)
+    assert report.verdict == "verified", report.to_text()
+    assert report.structure["method"] == "traced at numeric positions"
+    assert "needs the value" in report.structure["not_traced_symbolically"]
+
+    def opaque(x, ids):  # object arrays refused outright
+        return traced_right(np.asarray(x, dtype=np.float64), ids)
+
+    report = pe.verify_rope(opaque, CFG)
+    assert report.verdict == "verified" and report.structure["method"] == "read numerically", report.to_text()
+    assert "not_traced" in report.structure
+    report = pe.verify_rope(traced_right, CFG, trace=False)
+    assert report.structure["method"] == "read numerically" and report.structure["not_traced"] == "trace=False"
+
+
+def test_the_numeric_reading_alone_misses_what_the_trace_catches():
+    # the reason to trace: on basis vectors a nonlinear function looks like its matrix
+    report = pe.verify_rope(nonlinear, CFG, trace=False)
+    assert report.structure["verdict"] == "proved"
+    assert pe.verify_rope(nonlinear, CFG).structure["verdict"] == "refuted"
+
+
+def test_torch_code_is_traced_through_fx():
+    torch = pytest.importorskip("torch")
+
+    def rope(x, ids, sign=1.0):
+        inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+        ang = ids[..., None].double() * inv  # float64 angles: float32 ones are out of bound
+        emb = torch.cat([ang, ang], -1)
+        cos, sin = emb.cos()[:, None].to(x.dtype), emb.sin()[:, None].to(x.dtype)
+        return x * cos + sign * torch.cat([-x[..., 8:], x[..., :8]], -1) * sin
+
+    report = pe.verify_rope(rope, CFG, framework="torch")
+    assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
+    report = pe.verify_rope(lambda x, ids: rope(x, ids, -1.0), CFG, framework="torch")
+    assert report.structure["verdict"] == "refuted" and "wrong way" in report.to_text(), report.to_text()
+
+    def fake_tensor_detector(x, ids):  # right while traced, wrong on real tensors
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        return rope(x, ids, 1.0 if isinstance(x, FakeTensor) else -1.0)
+
+    report = pe.verify_rope(fake_tensor_detector, CFG, framework="torch")
+    assert report.verdict == "differs" and report.structure["verdict"] == "refused", report.to_text()
+
+
+# ------------------------------------------------------------------ M-RoPE, axial, per layer
+
+MCFG = {**CFG, "rope_scaling": {"rope_type": "mrope", "mrope_section": [2, 3, 3]}}
+ACFG = {"model_type": "qwen2_vl_vision", "head_dim": 16, "rope_theta": 10000.0}
+
+
+def mrope(x, ids, section=(2, 3, 3), cast=False):
+    """Qwen2-VL's M-RoPE: ids (3, batch, seq); pair chunks take t, h, w in turn."""
+    ids = ids.astype(np.float64) if cast else ids
+    ang = ids[..., None] * INV16
+    chunks = np.split(ang, np.cumsum(section)[:-1], -1)
+    a = np.concatenate([c[i % 3] for i, c in enumerate(chunks)], -1)
+    emb = np.concatenate([a, a], -1)
+    return x * np.cos(emb)[:, None] + _rotate_half(x) * np.sin(emb)[:, None]
+
+
+def axial(x, ids, swap=False, cast=False):
+    """HF's 2-D vision RoPE: ids (2, batch, seq); the ladder over head_dim/2 for h, then w."""
+    ids = ids.astype(np.float64) if cast else ids
+    inv = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+    h, w = ids[0][..., None] * inv, ids[1][..., None] * inv
+    a = np.concatenate([w, h] if swap else [h, w], -1)
+    emb = np.concatenate([a, a], -1)
+    return x * np.cos(emb)[:, None] + _rotate_half(x) * np.sin(emb)[:, None]
+
+
+@pytest.mark.parametrize("cast", [False, True], ids=["traced", "numeric positions"])
+def test_mrope_gets_three_position_axes_and_each_pair_its_axis(cast):
+    report = pe.verify_rope(lambda x, ids: mrope(x, ids, cast=cast), MCFG)
+    assert report.verdict == "verified", report.to_text()
+    assert report.structure["method"] == ("traced at numeric positions" if cast else "traced")
+    assert "(3, batch, seq)" in report.structure["position_axes"]
+    report = pe.verify_rope(lambda x, ids: mrope(x, ids, (3, 3, 2), cast=cast), MCFG)
+    assert report.verdict == "differs", report.to_text()
+    assert "pair 2 turns with position axis t where the config assigns h" in report.to_text(), report.to_text()
+
+
+@pytest.mark.parametrize("cast", [False, True], ids=["traced", "numeric positions"])
+def test_axial_gets_height_and_width(cast):
+    assert pe.verify_rope(lambda x, ids: axial(x, ids, cast=cast), ACFG).verdict == "verified"
+    report = pe.verify_rope(lambda x, ids: axial(x, ids, swap=True, cast=cast), ACFG)
+    assert report.verdict == "differs" and "turns with position axis w where the config assigns h" in report.to_text()
+
+
+GCFG = {"model_type": "gemma3_text", "head_dim": 16, "hidden_size": 64, "num_attention_heads": 4,
+        "max_position_embeddings": 4096, "layer_types": ["sliding_attention", "full_attention"], "num_hidden_layers": 2,
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                            "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0}}}
+
+
+def _rope(x, ids, base=10000.0, factor=1.0):
+    inv = base ** (-np.arange(0, 16, 2) / 16) / factor
+    ang = ids[..., None] * inv
+    emb = np.concatenate([ang, ang], -1)
+    return x * np.cos(emb)[:, None] + _rotate_half(x) * np.sin(emb)[:, None]
+
+
+def test_per_layer_configs_are_checked_layer_type_by_layer_type():
+    def per_layer(x, ids, layer_type):
+        return _rope(x, ids, 1e6, 8.0) if layer_type == "full_attention" else _rope(x, ids)
+
+    report = pe.verify_rope(per_layer, GCFG)
+    assert report.verdict == "verified" and set(report.layers) == {"sliding_attention", "full_attention"}
+    assert all(r.verdict == "verified" for r in report.layers.values()), report.to_text()
+    # one function for both: the full-attention layers lose their base and scaling
+    report = pe.verify_rope(_rope, GCFG)
+    assert report.verdict == "differs" and report.layers["sliding_attention"].verdict == "verified"
+    assert "rope_theta fell back to 10000" in report.layers["full_attention"].to_text()
+    assert "layer type 'full_attention': DIFFERS" in report.to_text() and "full_attention" in report.to_json()
+    by_type = {"full_attention": lambda x, ids: _rope(x, ids, 1e6, 8.0), "sliding_attention": _rope}
+    assert pe.verify_rope(by_type, GCFG).verdict == "verified"
+    assert pe.verify_rope(by_type, GCFG, layer_type="full_attention").verdict == "verified"
+    with pytest.raises(ValueError, match="layer_type='global'"):
+        pe.verify_rope(by_type, GCFG, layer_type="global")
+    with pytest.raises(ValueError, match="no entry for layer_type='full_attention'"):
+        pe.verify_rope({"sliding_attention": _rope}, GCFG)
+
+
+def test_a_function_given_the_wrong_position_shape_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"M-RoPE config: \(3, batch, seq\)"):
+        pe.verify_rope(lambda x, ids: traced_right(x, ids[0, :, :, None]), MCFG, trace=False)
+
+
+def test_hf_gemma3_and_qwen2_vl_rotary_classes_verify_when_transformers_is_installed():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import Gemma3TextConfig, Qwen2VLConfig
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
+    from transformers.models.gemma3.modeling_gemma3 import apply_rotary_pos_emb as gemma_apply
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import apply_rotary_pos_emb as qwen_apply
+
+    hf = Gemma3RotaryEmbedding(Gemma3TextConfig(**{k: v for k, v in GCFG.items() if k != "model_type"}))
+    report = pe.verify_rope((hf, gemma_apply), GCFG, framework="torch")
+    for rep in report.layers.values():  # float32 angles: the precision section judges them
+        assert rep.structure["method"] == "traced" and rep.structure["verdict"] == "proved", report.to_text()
+        assert "why" not in rep.frequencies, report.to_text()
+    rope = {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [2, 3, 3]}
+    qcfg = {"hidden_size": 64, "num_attention_heads": 4, "head_dim": 16, "max_position_embeddings": 4096,
+            "rope_parameters": rope}
+    hq = Qwen2VLRotaryEmbedding(Qwen2VLConfig(**qcfg).get_text_config())
+    report = pe.verify_rope((hq, qwen_apply), qcfg, framework="torch")
+    assert report.structure["method"] == "traced" and "why" not in report.frequencies, report.to_text()
+    assert "every pair turns with its mrope axis" in report.frequencies["summary"]
+    del torch
+
+
+def test_the_precision_bound_says_whether_gappa_proved_it(monkeypatch):
+    from pe_symbolic.audit import gappa, verify
+
+    report = pe.verify_rope(traced_right, CFG)
+    if gappa.gappa_path() is not None:
+        assert report.precision["bound"].startswith("proved by Gappa"), report.to_text()
+    monkeypatch.setattr(verify, "gappa_path", lambda: None)
+    report = pe.verify_rope(traced_right, CFG)
+    assert report.verdict == "verified" and report.precision["bound"].startswith("first-order estimate")
+    assert "gappa is not installed" in report.precision["bound"]
+
+
+def test_a_truncating_cast_is_never_read_as_exact_by_the_torch_trace():
+    torch = pytest.importorskip("torch")
+
+    def quantised_angles(x, ids):  # angles truncated to 1/64 rad through an integer cast
+        inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+        ang = (ids[..., None].double() * inv * 64).long().double() / 64
+        emb = torch.cat([ang, ang], -1)
+        cos, sin = emb.cos()[:, None].to(x.dtype), emb.sin()[:, None].to(x.dtype)
+        return x * cos + torch.cat([-x[..., 8:], x[..., :8]], -1) * sin
+
+    report = pe.verify_rope(quantised_angles, CFG, framework="torch")
+    assert report.structure["method"] == "traced at numeric positions", report.to_text()
+    assert "truncates" in report.structure["not_traced_symbolically"]
+    assert report.verdict == "differs", report.to_text()
+
+
+def test_metas_complex_rope_is_traced_and_its_conjugate_refuted():
+    torch = pytest.importorskip("torch")
+
+    def meta(x, ids, conj=False):  # Meta's Llama: interleaved pairs as complex numbers times e^{i m theta}
+        inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+        freqs = ids[..., None].double() * inv
+        cis = torch.polar(torch.ones_like(freqs), freqs)[:, None]
+        xc = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * (cis.conj() if conj else cis)).flatten(3).to(x.dtype)
+
+    report = pe.verify_rope(meta, CFG, layout="interleaved", framework="torch")
+    assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
+    report = pe.verify_rope(lambda x, ids: meta(x, ids, conj=True), CFG, layout="interleaved", framework="torch")
+    assert report.structure["method"] == "traced" and report.structure["verdict"] == "refuted", report.to_text()
+    assert "wrong way" in report.to_text()
+
+
+def test_pairs_the_config_never_turns_must_not_turn():
+    cfg = {"head_dim": 16, "hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 4096,
+           "rope_parameters": {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}
+    inv = np.array([float(v) for v in pe.reference.rope_frequencies(cfg)[0]])  # four ladder values, four zeros
+
+    def proportional(x, ids, inv=inv):
+        ang = ids[..., None] * inv
+        emb = np.concatenate([ang, ang], -1)
+        return x * np.cos(emb)[:, None] + _rotate_half(x) * np.sin(emb)[:, None]
+
+    for trace in (True, False):
+        assert pe.verify_rope(proportional, cfg, trace=trace).verdict == "verified"
+        report = pe.verify_rope(lambda x, ids: proportional(x, ids, INV16), cfg, trace=trace)
+        assert report.verdict == "differs", report.to_text()
+    assert "where the config means 0 (this pair must not turn)" in report.to_text() or \
+        report.structure["verdict"] != "proved", report.to_text()
+
+
+def test_a_missing_attention_factor_is_named_from_the_trace():
+    cfg = {**CFG, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024}}
+    inv, factor = pe.reference.rope_frequencies(cfg)
+    inv = np.array([float(v) for v in inv])
+
+    def yarn(x, ids, scale):
+        cos, sin = _sym_tables(ids, inv, scale, scale)
+        return x * cos + _rotate_half(x) * sin
+
+    report = pe.verify_rope(lambda x, ids: yarn(x, ids, 1.0), cfg)
+    assert report.structure["method"] == "traced" and report.verdict == "differs", report.to_text()
+    assert f"scaled by 1, the config means {float(factor):.6g}" in report.to_text(), report.to_text()
+    report = pe.verify_rope(lambda x, ids: yarn(x, ids, float(factor)), cfg)
+    assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
+
+
+def test_bad_arguments_of_the_new_keywords_are_named():
+    with pytest.raises(TypeError, match="trace='yes'"):
+        pe.verify_rope(traced_right, CFG, trace="yes")
+    with pytest.raises(ValueError, match="one rope entry for every layer"):
+        pe.verify_rope({"full_attention": traced_right}, CFG)
+    with pytest.raises(TypeError, match="map layer types to callables"):
+        pe.verify_rope({"full_attention": 3}, GCFG)
+    with pytest.raises(ValueError, match="context=2"):
+        pe.verify_rope(traced_right, CFG, context=2)
+
+
+def test_jax_code_is_traced_through_its_jaxpr():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    def rope(x, ids, sign=1.0):
+        inv = 1.0 / (10000.0 ** (jnp.arange(0, 16, 2, dtype=jnp.float32) / 16))
+        emb = jnp.concatenate([ids[..., None] * inv] * 2, -1)
+        return x * jnp.cos(emb)[:, None] + sign * jnp.concatenate([-x[..., 8:], x[..., :8]], -1) * jnp.sin(emb)[:, None]
+
+    report = pe.verify_rope(rope, CFG, framework="jax")
+    assert report.structure["method"] == "traced" and report.structure["verdict"] == "proved", report.to_text()
+    assert "angles in float32" in report.to_text()  # float32 angles: out of bound, and said why
+    report = pe.verify_rope(lambda x, ids: rope(x, ids, -1.0), CFG, framework="jax")
+    assert report.structure["verdict"] == "refuted" and "wrong way" in report.to_text(), report.to_text()
+
+
+def test_interleaved_in_split_out_is_the_layout_deepseek_weights_need():
+    def in_split_out(x, ids):  # HF's apply_rotary_pos_emb_interleave, in NumPy
+        cos, sin = _sym_tables(ids)
+        cos, sin = cos[..., :8], sin[..., :8]
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
+
+    report = pe.verify_rope(in_split_out, CFG, layout="interleaved-in-split-out")
+    assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
+    assert pe.verify_rope(in_split_out, CFG).verdict == "differs"  # against split weights
+    deepseek = {**CFG, "model_type": "deepseek_v3"}  # HF's default for this model type
+    assert pe.verify_rope(in_split_out, deepseek).verdict == "verified"
+    report = pe.verify_rope(traced_right, deepseek)
+    assert report.verdict == "differs" and "apply_rotary_pos_emb_interleave" in report.to_text(), report.to_text()
+
+
+def test_hf_deepseek_v3_rotary_with_its_interleave_verifies_when_transformers_is_installed():
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import DeepseekV3Config
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import (
+        DeepseekV3RotaryEmbedding,
+        apply_rotary_pos_emb,
+        apply_rotary_pos_emb_interleave,
+    )
+
+    cfg = pe.numeric.model_config("deepseek-v3")
+    emb = DeepseekV3RotaryEmbedding(DeepseekV3Config(**{k: v for k, v in cfg.items()
+                                                        if k not in ("architectures", "auto_map", "quantization_config")}))
+    report = pe.verify_rope((emb, apply_rotary_pos_emb_interleave), cfg, framework="torch", context=8192)
+    assert report.structure["verdict"] == "proved" and "why" not in report.frequencies, report.to_text()
+    report = pe.verify_rope((emb, apply_rotary_pos_emb), cfg, framework="torch", context=8192)
+    assert report.structure["verdict"] == "refuted", report.to_text()
+
+
+def test_at_numeric_positions_too_a_function_right_only_on_object_arrays_is_refused():
+    def object_only_cast(x, ids):  # the cast keeps the positions numeric
+        return object_arrays_only(x, ids.astype(np.float64))
+
+    report = pe.verify_rope(object_only_cast, CFG)
+    assert report.structure["method"] == "traced at numeric positions", report.to_text()
+    assert report.verdict == "differs" and report.structure["verdict"] == "refused", report.to_text()
+
+
+def test_a_cached_table_indexed_by_position_ids_is_traced_at_numeric_positions():
+    torch = pytest.importorskip("torch")
+    inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+    emb = torch.cat([torch.outer(torch.arange(4096, dtype=torch.float64), inv)] * 2, -1)
+    cos_cached, sin_cached = emb.cos(), emb.sin()
+
+    def cached(x, ids):  # the pre-4.38 HF pattern: tables built once, indexed by position_ids
+        cos, sin = cos_cached[ids][:, None].to(x.dtype), sin_cached[ids][:, None].to(x.dtype)
+        return x * cos + torch.cat([-x[..., 8:], x[..., :8]], -1) * sin
+
+    report = pe.verify_rope(cached, CFG, framework="torch")
+    assert report.verdict == "verified" and report.structure["method"] == "traced at numeric positions", \
+        report.to_text()
+    assert "index" in report.structure["not_traced_symbolically"]

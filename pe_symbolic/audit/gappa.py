@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from .bounds import exact_integer_limit
 from .emulate import UNIT_ROUNDOFF
 
-__all__ = ["FORMATS", "GappaResult", "angle_gamma", "angle_script", "gappa_path", "run_gappa"]
+__all__ = ["FORMATS", "GappaResult", "angle_gamma", "angle_script", "gappa_path", "rotation_script", "run_gappa"]
 
 #: Gappa's name of each dtype's format (precision and smallest exponent: subnormals included).
 FORMATS = {"float64": "ieee_64", "float32": "ieee_32", "float16": "11, -24", "bfloat16": "8, -133"}
@@ -85,6 +85,32 @@ def angle_script(angle_dtype: str, inv_freq_dtype: str, t_max: int, theta_min: f
     return (f"@rf = {rf};\n@ra = {ra};\nth = rf(theta);\na = ra({pos} * th);\n"
             f"{{ t in [1, {t_max}] /\\ @FIX(t, 0) /\\ theta in [{theta_min!r}, 1] -> "
             f"(a - t * theta) / (t * theta) in [-{gamma!r}, {gamma!r}] }}\n")
+
+
+def rotation_script(dtype: str, x_max: float, table_max: float, bound: float) -> str:
+    """A Gappa script whose goal bounds one rotated coordinate computed in ``dtype``.
+
+    The model: the tables rounded once, ``c = fl(C)``, ``s = fl(S)``, from the exact
+    ``C = A cos(a)``, ``S = A sin(a)`` of the angle ``a`` the code formed; one product each and
+    one difference, ``y = fl(fl(x_a c) - fl(x_b s))`` (what ``x * cos + rotate_half(x) * sin``
+    computes); the goal is ``|y - (x_a C - x_b S)| <= bound`` for every ``|x_a|, |x_b| <=
+    x_max`` and ``|C|, |S| <= table_max``.
+
+    >>> print(rotation_script("float32", 1, 1, 1.8e-7))
+    @rnd = float<ieee_32, ne>;
+    c = rnd(C);
+    s = rnd(S);
+    y = rnd(rnd(xa * c) - rnd(xb * s));
+    { xa in [-1, 1] /\\ xb in [-1, 1] /\\ C in [-1, 1] /\\ S in [-1, 1] -> y - (xa * C - xb * S) in [-1.8e-07, 1.8e-07] }
+    """
+    rnd = _fmt(dtype, "dtype")
+    for name, v in (("x_max", x_max), ("table_max", table_max), ("bound", bound)):
+        if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0):
+            raise ValueError(f"{name}={v!r} must be a positive finite number")
+    return (f"@rnd = {rnd};\nc = rnd(C);\ns = rnd(S);\ny = rnd(rnd(xa * c) - rnd(xb * s));\n"
+            f"{{ xa in [-{x_max!r}, {x_max!r}] /\\ xb in [-{x_max!r}, {x_max!r}] /\\ C in [-{table_max!r}, "
+            f"{table_max!r}] /\\ S in [-{table_max!r}, {table_max!r}] -> y - (xa * C - xb * S) in [-{bound!r}, "
+            f"{bound!r}] }}\n")
 
 
 def gappa_path() -> str | None:

@@ -1,0 +1,115 @@
+"""The symbolic tracer (pe_symbolic.audit.trace): what it computes is what the code computes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from pe_symbolic.audit.trace import TraceError, Traced, exact_number, trace_rope
+
+SHAPE = (1, 2, 3, 4)
+IDS = np.array([[0, 3, 7]])
+
+
+def _evaluate(tr, x: np.ndarray) -> np.ndarray:
+    sub = {tr.x[idx]: sp.Rational(float(x[idx])) for idx in np.ndindex(*x.shape)}
+    return np.array([float(sp.N(e.xreplace(sub), 30)) for e in tr.out.flat]).reshape(x.shape)
+
+
+def _torch_cases():
+    torch = pytest.importorskip("torch")
+    inv = torch.tensor([1.0, 0.1], dtype=torch.float64)
+    return torch, {
+        "slices, negation, cat": lambda x, i: torch.cat([-x[..., 2:], x[..., :2]], -1) * 0.5 + x,
+        "strided slices": lambda x, i: torch.stack([x[..., 0::2] - x[..., 1::2], x[..., 1::2]], -1).flatten(-2),
+        "select, unsqueeze, expand": lambda x, i: x * x[:, :1, :, 1:2].expand(-1, 2, -1, 4),
+        "transpose, permute, reshape": lambda x, i: x.transpose(1, 2).permute(0, 2, 1, 3).reshape(1, 2, 3, 4) * 2,
+        "repeat_interleave, repeat": lambda x, i: x * torch.repeat_interleave(inv, 2).repeat(1, 1, 1, 1),
+        "split, rsub, div, pow": lambda x, i: torch.cat([1 - a / 4 for a in x.split(2, -1)], -1) ** 2,
+        "matmul with a constant": lambda x, i: x @ torch.arange(16, dtype=x.dtype).reshape(4, 4),
+        "sum keepdim": lambda x, i: x - x.sum(-1, keepdim=True),
+        "positions as angles": lambda x, i: x * torch.cos(i[:, None, :, None].double() * torch.repeat_interleave(inv, 2)),
+        "complex multiply": lambda x, i: torch.view_as_real(
+            torch.view_as_complex(x.reshape(1, 2, 3, 2, 2)) * torch.polar(
+                torch.ones(2, dtype=torch.float64), inv).conj()).flatten(-2),
+    }
+
+
+@pytest.mark.parametrize("name", ["slices, negation, cat", "strided slices", "select, unsqueeze, expand",
+                                  "transpose, permute, reshape", "repeat_interleave, repeat", "split, rsub, div, pow",
+                                  "matmul with a constant", "sum keepdim", "positions as angles", "complex multiply"])
+def test_the_torch_interpreter_computes_what_torch_computes(name):
+    torch, cases = _torch_cases()
+    fn = cases[name]
+    x = np.random.default_rng(0).standard_normal(SHAPE)
+    tr = trace_rope(fn, "torch", SHAPE, positions=IDS, dtype="float64")
+    want = fn(torch.from_numpy(x), torch.from_numpy(IDS)).numpy()
+    np.testing.assert_allclose(_evaluate(tr, x), want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_numpy_tracer_computes_what_numpy_computes():
+    def fn(x, ids):
+        ang = ids[..., None] * np.array([1.0, 0.1])
+        c = np.cos(np.repeat(ang, 2, -1))[:, None]
+        return x * c + np.concatenate([-x[..., 1::2], x[..., ::2]], -1) * 0.25 - x.sum(-1, keepdims=True) / 3
+
+    x = np.random.default_rng(1).standard_normal(SHAPE)
+    tr = trace_rope(fn, "numpy", SHAPE, positions=IDS)
+    np.testing.assert_allclose(_evaluate(tr, x), fn(x, IDS), rtol=1e-12, atol=1e-12)
+
+
+def test_what_depends_on_a_value_fails_the_trace_instead_of_being_guessed():
+    with pytest.raises(TraceError, match="needs the value"):
+        trace_rope(lambda x, ids: x * float(ids[0, 0]), "numpy", SHAPE)
+    with pytest.raises(TraceError, match="needs the value"):
+        trace_rope(lambda x, ids: x if (ids > 2).all() else -x, "numpy", SHAPE)
+    with pytest.raises(TraceError, match="needs the value"):
+        trace_rope(lambda x, ids: x.astype(np.float32), "numpy", SHAPE, positions=IDS)
+    with pytest.raises(TraceError, match="shape"):
+        trace_rope(lambda x, ids: x[..., :2], "numpy", SHAPE, positions=IDS)
+    with pytest.raises(TraceError, match="not implemented"):
+        trace_rope(lambda x, ids: x, "tensorflow", SHAPE)
+
+
+def test_torch_branches_on_values_and_truncating_casts_fail_the_trace():
+    torch = pytest.importorskip("torch")
+
+    def branch(x, ids):
+        return x if bool(ids.max() > 5) else -x
+
+    with pytest.raises(TraceError, match="could not trace"):
+        trace_rope(branch, "torch", SHAPE)
+    with pytest.raises(TraceError, match="truncates"):
+        trace_rope(lambda x, ids: x * (x * 4).long().to(x.dtype), "torch", SHAPE, positions=IDS, dtype="float64")
+    with pytest.raises(TraceError, match="does not know"):
+        trace_rope(lambda x, ids: torch.where(x > 0, x, -x), "torch", SHAPE, positions=IDS, dtype="float64")
+
+
+def test_exact_numbers_are_the_binary_values():
+    assert exact_number(0.1) == sp.Rational(3602879701896397, 36028797018963968)
+    assert exact_number(np.float16(0.1)) == sp.Rational(1638, 16384)
+    assert exact_number(True) == 1 and exact_number(Traced(sp.Symbol("m"))) == sp.Symbol("m")
+    with pytest.raises(TraceError, match="non-finite"):
+        exact_number(float("inf"))
+
+
+def test_the_jaxpr_interpreter_computes_what_jax_computes():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    def fn(x, ids):
+        inv = jnp.array([1.0, 0.1], dtype=x.dtype)
+        ang = ids[..., None].astype(x.dtype) * jnp.repeat(inv, 2)
+        rot = jnp.stack([-x[..., 1::2], x[..., ::2]], -1).reshape(x.shape)
+        mix = jnp.einsum("bhsd,de->bhse", x, jnp.arange(16, dtype=x.dtype).reshape(4, 4))
+        return x * jnp.cos(ang)[:, None] + rot * jnp.sin(ang)[:, None] - mix / 8 + x.sum(-1, keepdims=True) ** 2
+
+    x = np.random.default_rng(2).standard_normal(SHAPE).astype(np.float32)
+    tr = trace_rope(fn, "jax", SHAPE, positions=IDS.astype(np.int32), dtype="float32")
+    np.testing.assert_allclose(_evaluate(tr, x), np.asarray(fn(jnp.asarray(x), jnp.asarray(IDS)), dtype=np.float64),
+                               rtol=2e-5, atol=2e-5)
+    with pytest.raises(TraceError, match="truncates"):
+        trace_rope(lambda x, ids: x * (x * 4).astype(jnp.int32), "jax", SHAPE, positions=IDS, dtype="float32")
+    with pytest.raises(TraceError, match="could not trace"):
+        trace_rope(lambda x, ids: x if bool(ids.max() > 5) else -x, "jax", SHAPE)
