@@ -32,15 +32,20 @@ import time
 import numpy as np
 
 
-def _median(fn, repeat: int, sync=lambda r: r) -> float:
-    sync(fn())
-    sync(fn())
-    times = []
+def _medians(fns: dict, repeat: int, sync=lambda r: r) -> dict:
+    """Median seconds of each function, measured round robin (one call of each in turn,
+    ``repeat`` rounds, after two warm-up rounds): on a shared machine the load then falls
+    on every row alike, and the ratios of one run compare like with like."""
+    for _ in range(2):
+        for fn in fns.values():
+            sync(fn())
+    times: dict = {k: [] for k in fns}
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        sync(fn())
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            sync(fn())
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def _hf_tables(torch, inv_freq, position_ids, dtype):
@@ -70,19 +75,19 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
     B, H, S, D = shape
     base = 500000.0
     ids = torch.arange(S, device=device)[None].expand(B, S).contiguous()
+    # positions the table cache has not seen: a new offset each call (more than it holds)
+    fresh = [ids + 1 + k for k in range(2 * PT._CACHE_SIZE)]
+    turn = iter(range(10**9))
+
+    def new_ids():
+        return fresh[next(turn) % len(fresh)]
+
     inv = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.int64, device=device).float() / D))
     sync = (lambda r: (torch.cuda.synchronize(), r)[1]) if device == "cuda" else (lambda r: r)
     for dt in dtypes:
         x = torch.randn(shape, device=device).to(dt)
         hc, hs = _hf_tables(torch, inv, ids, dt)
         pc, ps = PT.rope_cos_sin(ids, D, base=base, dtype=torch.float32 if dt != torch.float64 else dt)
-        fns = {
-            "copy": lambda: x.clone(),
-            "HF apply": lambda: _hf_apply(torch, x, hc, hs),
-            "HF full": lambda: _hf_apply(torch, x, *_hf_tables(torch, inv, ids, dt)),
-            "pe_symbolic apply": lambda: PT.apply_rope(x, cos_sin=(pc, ps)),
-            "pe_symbolic full": lambda: PT.apply_rope(x, ids, base=base),
-        }
         compiled = {
             "HF apply": torch.compile(lambda x, c, s: _hf_apply(torch, x, c, s), fullgraph=True),
             "HF full": torch.compile(lambda x, i: _hf_apply(torch, x, *_hf_tables(torch, inv, i, dt)), fullgraph=True),
@@ -96,19 +101,32 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
             t0 = time.perf_counter()
             sync(f(*args[k]))
             t_compile[k] = time.perf_counter() - t0
-        times = {f"{k} eager": _median(f, repeat, sync) for k, f in fns.items()}
+        fns = {
+            "copy": lambda: x.clone(),
+            "HF apply eager": lambda: _hf_apply(torch, x, hc, hs),
+            "HF full eager": lambda: _hf_apply(torch, x, *_hf_tables(torch, inv, ids, dt)),
+            "pe_symbolic apply eager": lambda: PT.apply_rope(x, cos_sin=(pc, ps)),
+            "pe_symbolic full eager": lambda: PT.apply_rope(x, ids, base=base),
+            "pe_symbolic full, new ids eager": lambda: PT.apply_rope(x, new_ids(), base=base),
+        }
         for k, f in compiled.items():
-            times[f"{k} compiled"] = _median(lambda f=f, k=k: f(*args[k]), repeat, sync)
-        copy = times.pop("copy eager")
+            fns[f"{k} compiled"] = lambda f=f, k=k: f(*args[k])
+        cf = compiled["pe_symbolic full"]
+        fns["pe_symbolic full, new ids compiled"] = lambda: cf(x, new_ids())
+        times = _medians(fns, repeat, sync)
+        copy = times.pop("copy")
         name = str(dt).removeprefix("torch.")
         print(f"\n{device} {name} x{tuple(shape)} ({x.numel() * x.element_size() / 2**20:.0f} MiB), "
-              f"torch {torch.__version__}, {torch.get_num_threads()} threads; copy {copy * 1e3:.2f} ms")
-        print(f"{'row':<30} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}")
+              f"torch {torch.__version__}, {torch.get_num_threads()} threads; copy {copy * 1e3:.2f} ms "
+              f"(rows measured round robin, median of {repeat})")
+        print(f"{'row':<36} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}")
         for k, v in times.items():
             kind, mode = k.rsplit(" ", 1)
-            hf = times[f"HF {kind.split(' ', 1)[1]} {mode}"] if kind.startswith("pe_symbolic") else v
-            print(f"{k:<30} {v * 1e3:>8.2f}ms {v / copy:>7.2f}x {v / hf:>14.2f}x")
+            hf = times[f"HF {kind.split(' ', 1)[1].split(',')[0]} {mode}"] if kind.startswith("pe_symbolic") else v
+            print(f"{k:<36} {v * 1e3:>8.2f}ms {v / copy:>7.2f}x {v / hf:>14.2f}x")
         print("compile (first call): " + ", ".join(f"{k} {v:.1f} s" for k, v in t_compile.items()))
+        print("(full: tables from position_ids; the same ids each call hit pe_symbolic's table cache, "
+              "as every layer of a model does; 'new ids': a miss each call)")
 
 
 def bench_torch(quick: bool) -> None:
@@ -170,7 +188,7 @@ def bench_jax(quick: bool) -> None:
             "pe_symbolic apply": (jax.jit(lambda x, c, s: PJ.apply_rope(x, cos_sin=(c, s))), (x, pc, ps)),
             "pe_symbolic full": (jax.jit(lambda x, i: PJ.apply_rope(x, i, base=base)), (x, ids)),
         }
-        times = {k: _median(lambda f=f, a=a: f(*a), repeat, block) for k, (f, a) in jf.items()}
+        times = _medians({k: (lambda f=f, a=a: f(*a)) for k, (f, a) in jf.items()}, repeat, block)
         copy = times.pop("copy")
         print(f"\ncpu {jnp.dtype(dt).name} x{shape}; copy (jit x*1) {copy * 1e3:.2f} ms")
         print(f"{'row (jax.jit)':<30} {'median':>10} {'/ copy':>8} {'/ HF same':>10}")
