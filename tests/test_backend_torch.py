@@ -255,3 +255,75 @@ def test_the_formulas_come_through_the_one_door():
     assert pair.claim_id == "rope.efficient_form" and "modules='torch'" in pair.__doc__
     assert lower.sinusoidal_pair("torch").claim_id == "translation.identity"
     assert PT._formula("pair") is pair
+
+
+# ----------------------------------------------------------------------------------------
+# the eager CPU rotation in blocks, the table cache, the tables as one op under compile
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("layout", ["split", "interleaved"])
+def test_eager_blocks_give_the_bits_of_the_whole_tensor_operations(dtype, layout, monkeypatch):
+    """Blocks (small, with remainders, over several axes) run the same operations on the same
+    values as the one-graph route (used for autograd and torch.compile): the same bits."""
+    from pe_symbolic.numeric import _frontend as F
+
+    tdt, _ = DTYPES[dtype]
+    monkeypatch.setattr(PT, "_BLOCK", 7 * 48)  # 7 rows of d=48: blocks cut the seq axis unevenly
+    x = _x((2, 3, 19, 48), tdt, seed=21)
+    cases = [(x, 48), (x, 32), (x.transpose(1, 2), 40)]  # partial rotary; a non-contiguous x
+    for xv, rd in cases:
+        c, s = PT.rope_cos_sin(torch.arange(xv.shape[-2]) * 37 + 5, rd, dtype=PT._B.compute_dtype(tdt),
+                               layout="split")
+        c, s = c[..., : rd // 2], s[..., : rd // 2]
+        got = PT._B.rotate(xv, c, s, layout, rd)
+        want = F.rotate(PT._B, xv, c, s, layout, rd)
+        assert got.dtype == tdt and got.shape == xv.shape
+        assert torch.equal(got, want)
+        assert torch.equal(got[..., rd:], xv[..., rd:])
+    grad = PT.apply_rope(x.double().requires_grad_(True), _ids(2, 19), layout=layout)  # the graph route
+    assert grad.requires_grad
+
+
+def test_table_cache_hits_only_for_the_same_positions_bit_for_bit():
+    PT.clear_cache()
+    x = _x((1, 2, 6, 16), torch.float64, seed=22)
+    ids = _ids(1, 6, start=40)
+    first = PT.apply_rope(x, ids)
+    assert len(PT._CACHE) == 1 and torch.equal(PT.apply_rope(x, ids), first)  # a hit
+    ids[0, 3] = 1000  # changed in place: the cache compares values, so this is a miss
+    moved = PT.apply_rope(x, ids)
+    PT.clear_cache()
+    assert torch.equal(moved, PT.apply_rope(x, ids)) and not torch.equal(moved, first)
+    # -0.0 and 0.0 are different positions to the cache (sin(-0.0) is -0.0)
+    zero, negzero = torch.zeros(1, 3, dtype=torch.float64), torch.full((1, 3), -0.0, dtype=torch.float64)
+    s0 = PT.rope_cos_sin(zero, 4, dtype=torch.float64)[1]
+    s1 = PT.rope_cos_sin(negzero, 4, dtype=torch.float64)[1]
+    assert torch.equal(torch.signbit(s0), torch.zeros_like(s0, dtype=torch.bool))
+    assert torch.signbit(s1).all()
+
+
+def test_tables_cached_in_inference_mode_are_not_used_by_autograd():
+    PT.clear_cache()
+    x = _x((1, 2, 5, 8), torch.float32, seed=23)
+    ids = _ids(1, 5)
+    with torch.inference_mode():
+        PT.apply_rope(x, ids)
+    y = PT.apply_rope(x.clone().requires_grad_(True), ids)  # would fail on an inference tensor
+    y.sum().backward()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_compiled_tables_follow_the_positions_values():
+    """Under torch.compile the tables are one opaque op (looked up in the table cache, checked
+    against the positions' values): new values give new tables, never a stale hit."""
+    cf = torch.compile(lambda x, i: PT.apply_rope(x, i, config=LLAMA), fullgraph=True)
+    x = _x((1, 2, 12, 128), torch.float32, seed=24)
+    for start in (0, 5000, 0, 70000):
+        ids = _ids(1, 12, start=start)
+        torch.testing.assert_close(cf(x, ids), PT.apply_rope(x, ids, config=LLAMA), rtol=2.0**-22, atol=2.0**-22)
+    op = torch.ops.pe_symbolic.rope_tables
+    c, s = op(_ids(1, 3, start=9), [1.0, 0.5], None, 1.0, torch.float64)
+    want = PT._compute_tables(_ids(1, 3, start=9), PT.F.TablePlan((1.0, 0.5), 4, None, 1.0), torch.float64)
+    assert torch.equal(c, want[0]) and torch.equal(s, want[1])

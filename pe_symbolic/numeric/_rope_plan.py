@@ -15,7 +15,7 @@ do not change.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,14 +31,20 @@ DEFAULT_BASE = 10000.0
 
 @dataclass(frozen=True)
 class FrequencyPlan:
-    """Frequencies (double-double and exact), rotary dim, pair axes, attention factor."""
+    """Frequencies (double-double, and a function giving their 40-digit values, called only
+    where they are needed), rotary dim, pair axes, attention factor."""
 
     w_hi: np.ndarray
     w_lo: np.ndarray
-    w_exact: tuple
+    exact_of: Callable[[], tuple]
     rotary_dim: int
     axes: tuple[int, ...] | None
     attention: float
+
+    @property
+    def w_exact(self) -> tuple:
+        """The frequencies at 40 digits (mpmath numbers)."""
+        return self.exact_of()
 
     @property
     def n_axes(self) -> int:
@@ -47,10 +53,12 @@ class FrequencyPlan:
 
 
 @functools.lru_cache(maxsize=64)
-def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, np.ndarray, tuple, Any]:
-    import mpmath
-
-    from .config import DPS, _exact_frequencies
+def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, np.ndarray, Callable[[], tuple], float]:
+    """A config's frequencies as a double-double ``(hi, lo)``, a function giving their
+    40-digit values, and the attention factor. ``hi``, ``lo`` and the factor are stored in
+    the disk cache (keyed by the spec): a warm process imports no mpmath for them."""
+    from . import _diskcache
+    from .config import _exact_frequencies
 
     if spec.rope_type == "axial" or spec.xdrope_section is not None:
         if spec.rope_type == "axial":
@@ -60,13 +68,32 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
         raise ValueError(f"HunyuanVL's {len(spec.xdrope_section)}-axis M-RoPE (xdrope_section "
                          f"{list(spec.xdrope_section)}) is not supported by the rotation (3 axes at most); "
                          "rope_frequencies(config) gives its frequencies")
-    values, attn = _exact_frequencies(spec, seq_key, yarn_length)
-    with mpmath.workdps(DPS):
-        hi = np.array([float(v) for v in values], dtype=np.float64)
-        lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
+
+    def exact() -> tuple:
+        return tuple(_exact_frequencies(spec, seq_key, yarn_length)[0])
+
+    key = (repr(spec), seq_key, yarn_length)
+    stored = _diskcache.load_value("config_dd", key)
+    n = spec.pairs
+    if (isinstance(stored, list) and len(stored) == 3 and type(stored[2]) is float
+            and all(isinstance(v, list) and len(v) == n and all(type(f) is float for f in v) for v in stored[:2])):
+        hi = np.array(stored[0], dtype=np.float64)
+        lo = np.array(stored[1], dtype=np.float64)
+        attn = stored[2]
+    else:
+        import mpmath
+
+        from .config import DPS
+
+        values, attn_exact = _exact_frequencies(spec, seq_key, yarn_length)
+        with mpmath.workdps(DPS):
+            hi = np.array([float(v) for v in values], dtype=np.float64)
+            lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
+        attn = float(attn_exact)
+        _diskcache.store_value("config_dd", key, [hi.tolist(), lo.tolist(), attn])
     hi.flags.writeable = False
     lo.flags.writeable = False
-    return hi, lo, tuple(values), attn
+    return hi, lo, exact, attn
 
 
 def _as_inv_freq(inv_freq: object) -> tuple[np.ndarray, float | None]:
@@ -133,7 +160,7 @@ def frequency_plan(
         hi, attn_given = _as_inv_freq(inv_freq)
         lo = np.zeros_like(hi)
         lo.flags.writeable = False
-        exact = _exact_of(hi.tobytes())
+        exact = functools.partial(_exact_of, hi.tobytes())
         rd = 2 * hi.size
         attention = 1.0 if attn_given is None else attn_given
     else:
@@ -142,7 +169,7 @@ def frequency_plan(
         rd = check_d(d) if rotary_dim is None else check_d(rotary_dim, name="rotary_dim")
         b = _check_numeric_base(base)
         hi, lo = _omega_dd(rd, b, "vaswani")
-        exact = _omega_exact(rd, b, "vaswani")
+        exact = functools.partial(_omega_exact, rd, b, "vaswani")
         attention = 1.0
     if given and rotary_dim is not None and check_d(rotary_dim, name="rotary_dim") != rd:
         raise ValueError(f"rotary_dim={rotary_dim!r} conflicts with the {rd} rotated channels of "
@@ -215,14 +242,14 @@ class _ScaledSource:
 def phasor_source(plan: FrequencyPlan, t: np.ndarray, accurate: bool) -> Any:
     """The phasor source for positions ``t`` (shape ``(3,) + P`` for M-RoPE, else ``P``)."""
     if plan.axes is None:
-        src = _source(t, plan.w_hi, plan.w_lo, accurate, swap=False, w_exact=plan.w_exact)
+        src = _source(t, plan.w_hi, plan.w_lo, accurate, swap=False, w_exact=plan.exact_of)
     else:
         axes = np.asarray(plan.axes)
         parts = []
         for a in range(3):
             idx = np.nonzero(axes == a)[0]
             if idx.size:
-                exact = tuple(plan.w_exact[q] for q in idx)
+                exact = functools.partial(lambda idx: tuple(plan.w_exact[q] for q in idx), idx)
                 parts.append((idx, _source(t[a], plan.w_hi[idx], plan.w_lo[idx], accurate, swap=False, w_exact=exact)))
         src = _AxesSource(parts, plan.rotary_dim // 2)
     if plan.attention != 1.0:
