@@ -25,11 +25,23 @@ core's default tables are more accurate still in float64, within 7 ulp absolute 
 position; in float32 and below the two agree to the last bit almost everywhere and within
 one ulp always.)
 
-**Performance.** :func:`apply_rope` computes its tables from ``position_ids`` each call
-(float64 cosines and sines of ``positions x d/2`` entries); a model that applies RoPE in
-every layer computes them once with :func:`rope_cos_sin` and passes ``cos_sin=`` (Hugging
-Face's ``rotary_emb`` / ``apply_rotary_pos_emb`` split). Under ``torch.compile`` the
-rotation fuses into one pass over ``x``.
+**Performance.** In eager mode on the CPU, :func:`apply_rope` rotates ``x`` in blocks of
+2**15 elements shared among ``torch.get_num_threads()`` worker threads: the same operations
+on the same values as the whole-tensor formula (the same bits), with cache-sized float32
+temporaries instead of x-sized ones, and no parallel region per operation (on a busy
+machine each one waits for every thread to get a core). With ``requires_grad``, under
+``torch.compile`` and on other devices it is one graph of whole-tensor operations (which
+``torch.compile`` fuses into one pass over ``x``).
+
+The tables computed from ``position_ids`` (float64 cosines and sines of ``positions x d/2``
+entries) are kept in a small cache (the last eight, at most 256 MiB: positions,
+frequencies, dtype, device, inference mode), compared against the positions' *values* on every call (a bitwise
+comparison of the small positions tensor), so a model that applies RoPE with the same
+``position_ids`` in every layer computes them once, and a hit gives the bits a
+recomputation gives; :func:`clear_cache` frees it. Under ``torch.compile`` the tables are
+one opaque operation (``torch.ops.pe_symbolic.rope_tables``) that looks them up in the same
+cache and returns a copy the graph owns. Passing ``cos_sin=`` from :func:`rope_cos_sin`
+(Hugging Face's ``rotary_emb`` / ``apply_rotary_pos_emb`` split) skips the lookup.
 
 torch is optional: ``pip install 'pe_symbolic[torch]'``.
 """
@@ -47,7 +59,7 @@ from .numeric import lower as _lower
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["apply_rope", "rope_cos_sin", "sinusoidal_table"]
+__all__ = ["apply_rope", "clear_cache", "rope_cos_sin", "sinusoidal_table"]
 
 _FLOATS = ("float64", "float32", "float16", "bfloat16")
 
@@ -118,7 +130,7 @@ def _register_table_op() -> bool:
     def rope_tables(positions, w, axes, attention, dtype):
         plan = F.TablePlan(tuple(w), 2 * len(w), None if axes is None else tuple(axes), attention)
         c, s = _cached_tables(positions, plan, dtype)
-        return c.clone(), s.clone()  # the graph owns its outputs (it may reuse their memory)
+        return _fresh(c), _fresh(s)  # the graph owns its outputs (it may reuse their memory)
 
     def fake(positions, w, axes, attention, dtype):
         shape = tuple(positions.shape[1:] if axes is not None else positions.shape) + (len(w),)
@@ -201,11 +213,12 @@ def _compute_tables(t, plan: F.TablePlan, dtype):
 # ----------------------------------------------------------------------------------------
 # the table cache: a model applies RoPE with the same position_ids in every layer
 
-#: Most recently used tables: key -> (positions, cos, sin). Eight entries, each at most
-#: :data:`_CACHE_MAX_ENTRIES` table entries.
+#: Most recently used tables: key -> (positions, cos, sin). At most eight entries and
+#: :data:`_CACHE_BYTES` bytes of tables (the least recently used go first; tables larger
+#: than half of that are not kept).
 _CACHE: OrderedDict[Any, tuple[Any, Any, Any]] = OrderedDict()
 _CACHE_SIZE = 8
-_CACHE_MAX_ENTRIES = 2**23
+_CACHE_BYTES = 2**28
 _CACHE_LOCK = threading.Lock()
 
 
@@ -216,6 +229,16 @@ def _bits(t):
     if t.dtype.is_floating_point:
         return t.view({8: torch.int64, 4: torch.int32, 2: torch.int16}[t.element_size()])
     return t
+
+
+def _fresh(t):
+    """A copy of ``t``. On the CPU a NumPy copy, one thread: a table is small against ``x``,
+    and torch's copy would be a parallel region of every thread (measured on a loaded
+    2-core machine: 0.2 ms when both threads run, 37 ms median while one waits for a core)."""
+    torch = _torch()
+    if t.device.type != "cpu" or not t.is_contiguous():
+        return t.clone()
+    return torch.from_numpy(_bits(t).numpy().copy()).view(t.dtype)
 
 
 def _cached_tables(t, plan: F.TablePlan, dtype):
@@ -232,18 +255,20 @@ def _cached_tables(t, plan: F.TablePlan, dtype):
     if hit is not None and torch.equal(_bits(hit[0]), _bits(t)):
         return hit[1], hit[2]
     c, s = _compute_tables(t, plan, dtype)
-    if c.numel() <= _CACHE_MAX_ENTRIES:
+    size = 2 * c.numel() * c.element_size()
+    if size <= _CACHE_BYTES // 2:
         with _CACHE_LOCK:
             _CACHE[key] = (t.detach().clone(), c, s)
             _CACHE.move_to_end(key)
-            while len(_CACHE) > _CACHE_SIZE:
+            while len(_CACHE) > _CACHE_SIZE or sum(
+                    2 * v[1].numel() * v[1].element_size() for v in _CACHE.values()) > _CACHE_BYTES:
                 _CACHE.popitem(last=False)
     return c, s
 
 
 def clear_cache() -> None:
     """Empty the table cache of :func:`apply_rope` and :func:`rope_cos_sin` (it holds the
-    tables of the last eight positions / frequencies / dtypes seen; the memory is freed).
+    tables of the last eight positions / frequencies / dtypes seen, at most 256 MiB).
 
     >>> clear_cache()
     """
@@ -254,9 +279,33 @@ def clear_cache() -> None:
 # ----------------------------------------------------------------------------------------
 # the backend: what pe_symbolic.numeric._frontend needs from torch
 
-#: Elements of ``x`` per block of the eager CPU rotation: its float32 temporaries stay in
-#: cache (measured on a 2-core EPYC: 2**18 was the best of 2**15 .. 2**20).
-_BLOCK = 2**18
+#: Elements of ``x`` per block of the eager CPU rotation: each operation on a block is below
+#: torch's parallel grain (32768 elements), so it runs on one thread without a parallel
+#: region, and its float32 temporaries stay in L1/L2; the blocks are shared among
+#: ``torch.get_num_threads()`` workers. (Measured on a 2-core EPYC shared with other jobs:
+#: whole-block operations of 2**18 .. 2**20 elements, each a parallel region of both threads,
+#: ran 2-10x slower than this under load; idle, both were ~0.5x HF's eager formula.)
+_BLOCK = 2**15
+
+#: The workers of the eager CPU rotation: (process id, count, executor), made on first use
+#: (and again in a forked child, whose copy of the threads is gone).
+_POOL: list[Any] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _pool(n: int):
+    import os
+
+    with _POOL_LOCK:
+        if _POOL and _POOL[0][:2] == (os.getpid(), n):
+            return _POOL[0][2]
+        from concurrent.futures import ThreadPoolExecutor
+
+        if _POOL and _POOL[0][0] == os.getpid():
+            _POOL[0][2].shutdown(wait=False)
+        ex = ThreadPoolExecutor(n, thread_name_prefix="pe_symbolic-rope")
+        _POOL[:] = [(os.getpid(), n, ex)]
+        return ex
 
 
 class _Torch(F.Backend):
@@ -378,10 +427,10 @@ def _blocks(lead: tuple[int, ...], rows: int):
 
 def _rotate_blocks(B: _Torch, x, c, s, layout: str, rd: int):
     """Eager CPU rotation, block by block: the same operations as :func:`F.rotate` on the
-    same values (so the same bits), each block's temporaries cache-sized and reused, each
-    result written once into the output (16-bit ``x``: rounded once, by the copy). In eager
-    mode every operation is a pass over memory, and x-sized temporaries (fresh pages) cost
-    more than the arithmetic: measured 2-5x faster than the whole-tensor operations."""
+    same values (so the same bits), each block's temporaries cache-sized, each result
+    written once into the output (16-bit ``x``: rounded once, by the copy). In eager mode
+    every operation is a pass over memory, and x-sized temporaries (fresh pages) cost more
+    than the arithmetic: measured 2-5x faster than the whole-tensor operations."""
     torch = _torch()
     out = torch.empty_like(x)
     d, h = x.shape[-1], rd // 2
@@ -391,17 +440,31 @@ def _rotate_blocks(B: _Torch, x, c, s, layout: str, rd: int):
     c, s = c.expand(lead + (h,)), s.expand(lead + (h,))
     pair = _formula("pair")
     f32 = torch.float32 if B.is_low(x.dtype) else None
-    for idx in _blocks(lead, max(1, _BLOCK // d)):
-        xb, ob = x[idx], out[idx]
-        if layout == "split":
-            x1, x2, o1, o2 = xb[..., :h], xb[..., h:rd], ob[..., :h], ob[..., h:rd]
-        else:
-            x1, x2, o1, o2 = xb[..., 0:rd:2], xb[..., 1:rd:2], ob[..., 0:rd:2], ob[..., 1:rd:2]
-        if f32 is not None:
-            x1, x2 = x1.to(f32), x2.to(f32)
-        a, b = pair(x1, x2, c[idx], s[idx])
-        o1.copy_(a)
-        o2.copy_(b)
+    inference = torch.is_inference_mode_enabled()
+
+    def run(blocks) -> None:
+        # the caller's inference mode (thread-local: a worker starts without it)
+        with torch.inference_mode(inference), torch.no_grad():
+            for idx in blocks:
+                xb, ob = x[idx], out[idx]
+                if layout == "split":
+                    x1, x2, o1, o2 = xb[..., :h], xb[..., h:rd], ob[..., :h], ob[..., h:rd]
+                else:
+                    x1, x2, o1, o2 = xb[..., 0:rd:2], xb[..., 1:rd:2], ob[..., 0:rd:2], ob[..., 1:rd:2]
+                if f32 is not None:
+                    x1, x2 = x1.to(f32), x2.to(f32)
+                a, b = pair(x1, x2, c[idx], s[idx])
+                o1.copy_(a)
+                o2.copy_(b)
+
+    blocks = list(_blocks(lead, max(1, _BLOCK // d)))
+    n = min(torch.get_num_threads(), len(blocks))
+    if n <= 1:
+        run(blocks)
+    else:
+        shared = iter(blocks)  # taken one at a time by whichever worker is free
+        for f in [_pool(n).submit(run, shared) for _ in range(n)]:
+            f.result()
     return out
 
 

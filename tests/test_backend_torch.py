@@ -303,12 +303,14 @@ def test_table_cache_hits_only_for_the_same_positions_bit_for_bit():
     assert torch.signbit(s1).all()
 
 
-def test_tables_cached_in_inference_mode_are_not_used_by_autograd():
+def test_inference_mode_reaches_the_workers_and_its_tables_stay_out_of_autograd(monkeypatch):
     PT.clear_cache()
+    monkeypatch.setattr(PT, "_BLOCK", 16)  # many blocks, shared among the workers
     x = _x((1, 2, 5, 8), torch.float32, seed=23)
     ids = _ids(1, 5)
-    with torch.inference_mode():
-        PT.apply_rope(x, ids)
+    want = PT.apply_rope(x, ids)
+    with torch.inference_mode():  # the output is an inference tensor: the workers write it in that mode
+        assert torch.equal(PT.apply_rope(x, ids), want)
     y = PT.apply_rope(x.clone().requires_grad_(True), ids)  # would fail on an inference tensor
     y.sum().backward()
 
