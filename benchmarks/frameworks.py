@@ -214,32 +214,65 @@ FIRST = textwrap.dedent("""
     t1 = time.perf_counter()
     N.sinusoidal_table([0, 1, 2], 64)
     t2 = time.perf_counter()
-    print(json.dumps({"import": t1 - t0, "first": t2 - t1, "sympy": "sympy" in sys.modules}))
+    print(json.dumps({"framework": 0.0, "import": t1 - t0, "first": t2 - t1,
+                      "sympy": "sympy" in sys.modules, "mpmath": "mpmath" in sys.modules}))
+""")
+FIRST_TORCH = textwrap.dedent("""
+    import sys, time, json
+    t0 = time.perf_counter()
+    import torch
+    t1 = time.perf_counter()
+    import pe_symbolic.torch as PT
+    t2 = time.perf_counter()
+    ids = torch.arange(16)[None]
+    PT.rope_cos_sin(ids, 128, base=500000.0)
+    PT.apply_rope(torch.ones(1, 2, 16, 128), ids, base=500000.0)
+    t3 = time.perf_counter()
+    print(json.dumps({"framework": t1 - t0, "import": t2 - t1, "first": t3 - t2,
+                      "sympy": "sympy" in sys.modules, "mpmath": "mpmath" in sys.modules}))
 """)
 BASELINE = "import time; t0 = time.perf_counter(); import numpy; print(time.perf_counter() - t0)"
 
 
 def bench_first_call(quick: bool) -> None:
-    """``import pe_symbolic.numeric`` plus a first table, in fresh processes: the disk cache
-    empty (cold), then warm (median of several)."""
+    """A first table in fresh processes, the disk cache empty (cold), then warm (median of
+    several): ``import pe_symbolic.numeric`` + ``sinusoidal_table``, and, with torch,
+    ``import pe_symbolic.torch`` + ``rope_cos_sin`` + ``apply_rope`` (the ``import torch``
+    before it timed apart)."""
     print("\n## First numeric call: disk cache cold and warm (fresh processes)")
     runs = 3 if quick else 7
+    # bytecode as an installed package has it (a checkout run with PYTHONDONTWRITEBYTECODE
+    # would compile every module of the package in every process)
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-    def run(cache: str) -> dict:
-        env = dict(os.environ, PE_SYMBOLIC_CACHE_DIR=cache)
-        out = subprocess.run([sys.executable, "-c", FIRST], capture_output=True, text=True, env=env, check=True)
+    def run(script: str, cache: str) -> dict:
+        env = dict(base_env, PE_SYMBOLIC_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
         return json.loads(out.stdout.strip().splitlines()[-1])
 
-    with tempfile.TemporaryDirectory() as tmp:
-        cold = run(tmp)
-        warm = [run(tmp) for _ in range(runs)]
     numpy_import = statistics.median(
-        float(subprocess.run([sys.executable, "-c", BASELINE], capture_output=True, text=True,
+        float(subprocess.run([sys.executable, "-c", BASELINE], capture_output=True, text=True, env=base_env,
                              check=True).stdout) for _ in range(runs))
-    wi = statistics.median(w["import"] for w in warm)
-    wf = statistics.median(w["first"] for w in warm)
-    print(f"cold: import pe_symbolic.numeric {cold['import'] * 1e3:.1f} ms + first table "
-          f"{cold['first'] * 1e3:.1f} ms (proofs, lambdify, stored); SymPy imported: {cold['sympy']}")
-    print(f"warm (median of {runs}): import {wi * 1e3:.1f} ms + first table {wf * 1e3:.1f} ms = "
-          f"{(wi + wf) * 1e3:.1f} ms; SymPy imported: {any(w['sympy'] for w in warm)}")
-    print(f"(of which `import numpy` alone, median of {runs} fresh processes: {numpy_import * 1e3:.1f} ms)")
+    try:
+        import torch  # noqa: F401
+
+        scripts = {"pe_symbolic.numeric (sinusoidal_table)": FIRST,
+                   "pe_symbolic.torch (rope_cos_sin + apply_rope)": FIRST_TORCH}
+    except ImportError:
+        scripts = {"pe_symbolic.numeric (sinusoidal_table)": FIRST}
+    for name, script in scripts.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            cold = run(script, tmp)
+            warm = [run(script, tmp) for _ in range(runs)]
+        wi = statistics.median(w["import"] for w in warm)
+        wf = statistics.median(w["first"] for w in warm)
+        fw = statistics.median(w["framework"] for w in warm)
+        print(f"{name}:")
+        print(f"  cold: import {cold['import'] * 1e3:.1f} ms + first call {cold['first'] * 1e3:.1f} ms "
+              f"(proofs, lambdify, stored); SymPy imported: {cold['sympy']}")
+        print(f"  warm (median of {runs}): import {wi * 1e3:.1f} ms + first call {wf * 1e3:.1f} ms = "
+              f"{(wi + wf) * 1e3:.1f} ms after the framework's import"
+              + (f" (import torch itself: {fw * 1e3:.0f} ms; in all {(fw + wi + wf) * 1e3:.0f} ms)" if fw else "")
+              + f"; SymPy imported: {any(w['sympy'] for w in warm)}, mpmath: {any(w['mpmath'] for w in warm)}")
+    print(f"(`import numpy` alone, median of {runs} fresh processes: {numpy_import * 1e3:.1f} ms; it is part "
+          "of the import figures above)")
