@@ -114,20 +114,8 @@ def _positions(positions: Any, name: str):
 
 
 def _round_once(v, dtype):
-    """float64 ``v`` rounded once to ``dtype`` (float16 / bfloat16 through float32 rounded to odd)."""
-    jax, jnp = _jax()
-    lax = jax.lax
-    if dtype == jnp.float64:
-        return v
-    r = v.astype(jnp.float32)
-    if dtype == jnp.float32:
-        return r
-    back = r.astype(jnp.float64)
-    inexact = back != v
-    bits = lax.bitcast_convert_type(r, jnp.int32)
-    bits = bits - (inexact & (jnp.abs(back) > jnp.abs(v))).astype(jnp.int32)
-    bits = bits | inexact.astype(jnp.int32)
-    return lax.bitcast_convert_type(bits, jnp.float32).astype(dtype)
+    """float64 ``v`` rounded once to ``dtype`` (:func:`pe_symbolic.numeric._frontend.round_once`)."""
+    return F.round_once(_B, v, dtype)
 
 
 def _half_tables_x64(t, plan: F.TablePlan):
@@ -227,6 +215,14 @@ class _Jax(F.Backend):
         if layout == "split":
             return jnp.concatenate((half, half), axis=-1)
         return jnp.repeat(half, 2, axis=-1)
+
+    def dtype(self, name: str) -> Any:
+        _, jnp = _jax()
+        return jnp.dtype(name)
+
+    def bitcast(self, v: Any, dtype: Any) -> Any:
+        jax, _ = _jax()
+        return jax.lax.bitcast_convert_type(v, dtype)
 
     def cast(self, v: Any, dtype: Any) -> Any:
         return v.astype(dtype)

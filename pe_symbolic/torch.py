@@ -167,21 +167,9 @@ def _check_dtype(dtype: Any, name: str = "dtype"):
 
 
 def _round_once(v, dtype):
-    """float64 ``v`` rounded once to ``dtype``: float32 directly (round to nearest even);
-    float16 / bfloat16 through float32 rounded to odd, which makes the second rounding the
-    correctly rounded one (converting float64 -> float16 in torch rounds twice)."""
-    torch = _torch()
-    if dtype == torch.float64:
-        return v
-    r = v.to(torch.float32)
-    if dtype == torch.float32:
-        return r
-    back = r.to(torch.float64)
-    inexact = back != v
-    bits = r.view(torch.int32)
-    bits = bits - (inexact & (back.abs() > v.abs())).to(torch.int32)  # toward zero: truncated
-    bits = bits | inexact.to(torch.int32)  # sticky last bit: rounded to odd
-    return bits.view(torch.float32).to(dtype)
+    """float64 ``v`` rounded once to ``dtype`` (:func:`pe_symbolic.numeric._frontend.round_once`;
+    converting float64 -> float16 in torch rounds twice)."""
+    return F.round_once(_B, v, dtype)
 
 
 def _float64(t):
@@ -388,6 +376,12 @@ class _Torch(F.Backend):
                 or (torch.is_grad_enabled() and (x.requires_grad or c.requires_grad or s.requires_grad))):
             return F.rotate(self, x, c, s, layout, rd)  # one graph: fused by torch.compile, autograd
         return _rotate_blocks(self, x, c, s, layout, rd)
+
+    def dtype(self, name: str) -> Any:
+        return getattr(_torch(), name)
+
+    def bitcast(self, v: Any, dtype: Any) -> Any:
+        return v.view(dtype)
 
     def cast(self, v: Any, dtype: Any) -> Any:
         return v.to(dtype)

@@ -26,8 +26,8 @@ import numpy as np
 
 from .._validate import check_layout
 
-__all__ = ["Backend", "TablePlan", "apply_rope", "needs_length", "rope_cos_sin", "rotate", "sinusoidal_slots",
-           "table_plan", "table_plan_sinusoidal"]
+__all__ = ["Backend", "TablePlan", "apply_rope", "needs_length", "rope_cos_sin", "rotate", "round_once",
+           "sinusoidal_slots", "table_plan", "table_plan_sinusoidal"]
 
 
 @dataclass(frozen=True)
@@ -236,7 +236,15 @@ class Backend:
         """``x`` rotated with half tables ``c``, ``s`` (default: :func:`rotate`)."""
         return rotate(self, x, c, s, layout, rd)
 
-    # array operations for :func:`rotate`
+    # array operations for :func:`rotate` and :func:`round_once`
+    def dtype(self, name: str) -> Any:
+        """The backend's dtype called ``name`` (``"float64"``, ``"float32"``, ``"int32"``)."""
+        raise NotImplementedError
+
+    def bitcast(self, v: Any, dtype: Any) -> Any:
+        """``v``'s bits read as ``dtype`` (of the same width)."""
+        raise NotImplementedError
+
     def cast(self, v: Any, dtype: Any) -> Any:
         raise NotImplementedError
 
@@ -254,6 +262,24 @@ class Backend:
     def formula(self, name: str) -> Any:
         """The lowered formula ``name`` (``"pair"``, ``"cos_sin"``, ``"sinusoidal"``)."""
         raise NotImplementedError
+
+
+def round_once(B: Backend, v: Any, dtype: Any) -> Any:
+    """float64 ``v`` rounded once to ``dtype``: float32 directly (round to nearest even);
+    float16 / bfloat16 through float32 rounded to odd, which makes the second rounding the
+    correctly rounded one (a float64 -> 16-bit conversion through float32 rounds twice)."""
+    f64, f32, i32 = B.dtype("float64"), B.dtype("float32"), B.dtype("int32")
+    if dtype == f64:
+        return v
+    r = B.cast(v, f32)
+    if dtype == f32:
+        return r
+    back = B.cast(r, f64)
+    inexact = back != v
+    bits = B.bitcast(r, i32)
+    bits = bits - B.cast(inexact & (abs(back) > abs(v)), i32)  # toward zero: truncated
+    bits = bits | B.cast(inexact, i32)  # sticky last bit: rounded to odd
+    return B.cast(B.bitcast(bits, f32), dtype)
 
 
 def sinusoidal_slots(B: Backend, s: Any, c: Any, layout: str, order: str, round_once: Callable[[Any], Any]) -> Any:

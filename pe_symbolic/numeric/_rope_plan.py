@@ -65,9 +65,14 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
             raise ValueError("rope_type 'axial' is HF's 2-D vision RoPE: its frequencies turn (row, col) "
                              "positions, which config= does not take; rotate with inv_freq= (the frequencies "
                              "of rope_frequencies(config), once per axis) and mrope_section=")
-        raise ValueError(f"HunyuanVL's {len(spec.xdrope_section)}-axis M-RoPE (xdrope_section "
-                         f"{list(spec.xdrope_section)}) is not supported by the rotation (3 axes at most); "
-                         "rope_frequencies(config) gives its frequencies")
+        n = len(spec.xdrope_section)
+        raise ValueError(f"HunyuanVL's {n}-axis M-RoPE (xdrope_section {list(spec.xdrope_section)}) is not a "
+                         "rotation of pairs: HF's HunYuanVLRotaryEmbedding lays section i over 2*section[i] "
+                         f"channels of the full head dim, with position axis i, so the two channels of a pair "
+                         "(i, i + d/2) take their angles from different axes (a rotation only where the axes "
+                         "agree); the rotation lowered from the proved claim rope.efficient_form turns a pair by "
+                         "one angle. For text (every axis the same position) pass inv_freq=rope_frequencies(config) "
+                         "with the positions")
 
     def exact() -> tuple:
         return tuple(_exact_frequencies(spec, seq_key, yarn_length)[0])
