@@ -271,7 +271,7 @@ def rope_cos_sin(
     ----------
     positions : jax.Array or array_like
         Token positions (integer or float dtype), e.g. ``position_ids`` of shape
-        ``(batch, seq)``; M-RoPE: a leading axis of 3.
+        ``(batch, seq)``; M-RoPE: a leading axis of 3; an axial config: of 2 (row, col).
     d, base, layout, config, inv_freq, layer_type, seq_len, mrope_section, mrope_interleaved, attention_factor
         As in :func:`pe_symbolic.numeric.rope_cos_sin`. Under ``jax.jit``, ``dynamic`` /
         ``longrope`` configs need ``seq_len``.
@@ -325,7 +325,7 @@ def apply_rope(
         ``position_ids`` Hugging Face's ``(batch, heads, seq, d)``. A tuple ``(q, k)`` is
         rotated with one set of tables and returned as a tuple.
     position_ids : jax.Array, optional
-        ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is inserted.
+        ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``; an axial config: ``(2, batch, seq)``, row and column); the heads axis is inserted.
     positions : jax.Array or array_like, optional
         Instead: positions broadcasting against ``x.shape[:-1]``.
     cos_sin : (jax.Array, jax.Array), optional

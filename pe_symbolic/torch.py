@@ -87,7 +87,7 @@ def _plan_values(**kw: Any) -> tuple:
     40-digit frequencies), run once at trace time under ``torch.compile`` and baked into
     the graph as a constant."""
     p = F.table_plan(**kw)
-    return (p.w, p.rotary_dim, p.axes, p.attention)
+    return (p.w, p.rotary_dim, p.axes, p.attention, p.n_axes)
 
 
 def _sinusoidal_values(d: int, base: Any, schedule: str) -> tuple:
@@ -492,7 +492,7 @@ def rope_cos_sin(
         NumPy API's: finite, ``|t| < 2**53``). Hugging Face
         ``position_ids`` of shape ``(batch, seq)`` give tables of shape
         ``(batch, seq, d)``, which :func:`apply_rope` takes as ``cos_sin=``. M-RoPE: a
-        leading axis of 3.
+        leading axis of 3; an axial config: of 2 (row, col).
     d : int, optional
         Rotary dimension (even); not needed with ``config`` or ``inv_freq``.
     base, layout, config, inv_freq, layer_type, seq_len, mrope_section, mrope_interleaved, attention_factor
@@ -552,7 +552,7 @@ def apply_rope(
         ``(batch, heads, seq, d)`` with ``position_ids``. A tuple ``(q, k)`` is rotated with
         one set of tables and returned as a tuple.
     position_ids : torch.Tensor, optional
-        Hugging Face's ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is
+        Hugging Face's ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``; an axial config: ``(2, batch, seq)``, row and column); the heads axis is
         inserted. Any integer or float dtype.
     positions : torch.Tensor or array_like, optional
         Instead of ``position_ids``: positions broadcasting against ``x.shape[:-1]``.

@@ -78,17 +78,11 @@ def test_every_shipped_config_matches_the_numpy_core(name):
     except ValueError:  # per-layer-type configs (Gemma 3)
         lt = "sliding_attention"
         spec = N.parse_rope_config(cfg, layer_type=lt)
-    if spec.rope_type == "axial":  # 2-D (row, col) positions: config= refuses it in both cores
-        with pytest.raises(ValueError, match="axial"):
-            N.apply_rope(np.zeros((1, 1, 2, spec.head_dim)), position_ids=np.arange(2)[None], config=cfg)
-        with pytest.raises(ValueError, match="axial"):
-            PT.apply_rope(torch.zeros((1, 1, 2, spec.head_dim), dtype=torch.float64), torch.arange(2)[None],
-                          config=cfg)
-        return
-    mrope = spec.mrope_section is not None
     x = _x((2, 2, 24, spec.head_dim), torch.float64, seed=3)
     ids = _ids(2, 24, start=5000)
-    if mrope:
+    if spec.rope_type == "axial":  # Pixtral: (row, col) positions
+        ids = torch.stack([ids // 7, ids % 7])
+    elif spec.mrope_section is not None:
         ids = torch.stack([ids, ids // 2, ids % 7])
     got = PT.apply_rope(x, ids, config=cfg, layer_type=lt).numpy()
     want = N.apply_rope(x.numpy(), position_ids=ids.numpy(), config=cfg, layer_type=lt)
@@ -329,3 +323,29 @@ def test_compiled_tables_follow_the_positions_values():
     c, s = op(_ids(1, 3, start=9), [1.0, 0.5], None, 1.0, torch.float64)
     want = PT._compute_tables(_ids(1, 3, start=9), PT.F.TablePlan((1.0, 0.5), 4, None, 1.0), torch.float64)
     assert torch.equal(c, want[0]) and torch.equal(s, want[1])
+
+
+def test_axial_pixtral_is_hf_placement():
+    """Pixtral's 2-D RoPE as HF's PixtralVisionRotaryEmbedding places it (its own
+    recomposition_frequencies, fed float64 angles: HF forms them in float32) and rotates it
+    (apply_rotary_pos_emb), against both cores."""
+    pytest.importorskip("transformers")
+    from transformers import PixtralVisionConfig
+    from transformers.models.pixtral.modeling_pixtral import PixtralVisionRotaryEmbedding, apply_rotary_pos_emb
+
+    cfg = N.model_config("pixtral-12b-vision")
+    emb = PixtralVisionRotaryEmbedding(PixtralVisionConfig(head_dim=64, hidden_size=1024, num_attention_heads=16,
+                                                           rope_theta=10000.0))
+    rows, cols = np.meshgrid(np.arange(5), np.arange(7), indexing="ij")
+    pos = np.stack([rows.ravel(), cols.ravel()])  # (2, P): HF's position_ids are (P, 2)
+    inv = torch.tensor(N.rope_frequencies(cfg).inv_freq, dtype=torch.float64)
+    # the same frequencies (HF's own are computed in float32: within a float32 ulp or two)
+    torch.testing.assert_close(inv.float(), emb.inv_freq, rtol=2.0**-22, atol=0)
+    freqs = torch.from_numpy(pos.T.copy()).double()[..., None] * inv
+    cos, sin = emb.recomposition_frequencies(freqs.cos()), emb.recomposition_frequencies(freqs.sin())
+    x = _x((1, 3, pos.shape[1], 64), torch.float64, seed=25)
+    want, _ = apply_rotary_pos_emb(x, x, cos[None], sin[None], unsqueeze_dim=1)
+    got_np = N.apply_rope(x.numpy(), pos, config=cfg)
+    got_pt = PT.apply_rope(x, positions=torch.from_numpy(pos), config=cfg)
+    np.testing.assert_allclose(got_np, want.numpy(), rtol=0, atol=1e-14)
+    torch.testing.assert_close(got_pt, want, rtol=0, atol=1e-14)

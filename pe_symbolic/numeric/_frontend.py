@@ -39,16 +39,13 @@ class TablePlan:
     rotary_dim: int
     axes: tuple[int, ...] | None
     attention: float
+    #: Position axes the positions carry (their leading axis): 3 for M-RoPE, 2 for axial, else 1.
+    n_axes: int = 1
 
     @property
     def h(self) -> int:
         """Pairs: ``rotary_dim // 2``."""
         return self.rotary_dim // 2
-
-    @property
-    def n_axes(self) -> int:
-        """Position axes the positions carry: 3 for M-RoPE, else 1."""
-        return 1 if self.axes is None else 3
 
 
 def _hashable(v: Any) -> Any:
@@ -83,8 +80,8 @@ def table_plan(*, d: int | None, base: Any = 10000.0, rotary_dim: int | None = N
     from the positions first, see :func:`needs_length`).
 
     >>> p = table_plan(d=4, base=100.0)
-    >>> p.w, p.rotary_dim, p.axes, p.attention
-    ((1.0, 0.1), 4, None, 1.0)
+    >>> p.w, p.rotary_dim, p.axes, p.attention, p.n_axes
+    ((1.0, 0.1), 4, None, 1.0, 1)
     """
     key = tuple(_hashable(v) for v in (d, base, rotary_dim, config, inv_freq, layer_type, seq_len,
                                        mrope_section, mrope_interleaved, attention_factor))
@@ -122,7 +119,8 @@ def _plan(d, base, rotary_dim, config, inv_freq, layer_type, seq_len, mrope_sect
                         layer_type=layer_type, seq_len=seq_len, mrope_section=mrope_section,
                         mrope_interleaved=mrope_interleaved, attention_factor=attention_factor)
     return TablePlan(tuple(float(v) for v in fp.w_hi), int(fp.rotary_dim),
-                     None if fp.axes is None else tuple(int(a) for a in fp.axes), float(fp.attention))
+                     None if fp.axes is None else tuple(int(a) for a in fp.axes), float(fp.attention),
+                     int(fp.n_axes))
 
 
 @functools.lru_cache(maxsize=128)
@@ -324,10 +322,13 @@ def _length_of(B: Backend, config: Any, inv_freq: Any, layer_type: str | None, s
 
 
 def _mrope_core(plan: TablePlan, t: Any) -> tuple[int, ...]:
-    """The positions' shape without M-RoPE's leading axis of 3 (checked)."""
-    if plan.n_axes == 3:
-        if len(t.shape) == 0 or t.shape[0] != 3:
-            raise ValueError(f"M-RoPE positions need a leading axis of 3 (t, h, w); got shape {tuple(t.shape)}")
+    """The positions' shape without the leading axis of M-RoPE (3) or axial RoPE (2), checked."""
+    if plan.n_axes > 1:
+        from ._rope_plan import positions_error
+
+        why = positions_error(plan.n_axes, tuple(t.shape))
+        if why:
+            raise ValueError(why)
         return tuple(t.shape[1:])
     return tuple(t.shape)
 

@@ -24,7 +24,7 @@ import numpy as np
 from ._checks import check_numeric_d as check_d
 from ._core import _check_numeric_base, _omega_dd, _omega_exact, _source
 
-__all__ = ["FrequencyPlan", "frequency_plan", "phasor_source"]
+__all__ = ["FrequencyPlan", "frequency_plan", "phasor_source", "positions_error"]
 
 DEFAULT_BASE = 10000.0
 
@@ -40,16 +40,24 @@ class FrequencyPlan:
     rotary_dim: int
     axes: tuple[int, ...] | None
     attention: float
+    #: Position axes the positions carry (their leading axis): 3 for M-RoPE (t, h, w), 2 for
+    #: axial 2-D RoPE (row, col), else 1 (no leading axis).
+    n_axes: int = 1
 
     @property
     def w_exact(self) -> tuple:
         """The frequencies at 40 digits (mpmath numbers)."""
         return self.exact_of()
 
-    @property
-    def n_axes(self) -> int:
-        """Position axes the positions carry: 3 for M-RoPE, else 1."""
-        return 1 if self.axes is None else 3
+
+def positions_error(n_axes: int, shape: tuple[int, ...]) -> str | None:
+    """Why positions of ``shape`` lack the leading axis a plan of ``n_axes`` position axes
+    needs, or ``None``."""
+    if n_axes == 1 or (len(shape) and shape[0] == n_axes):
+        return None
+    what = "M-RoPE positions need a leading axis of 3 (t, h, w)" if n_axes == 3 else \
+        f"axial (2-D) positions need a leading axis of {n_axes} (row, col)"
+    return f"{what}, e.g. shape ({n_axes}, seq) or ({n_axes}, batch, seq); got shape {tuple(shape)}"
 
 
 @functools.lru_cache(maxsize=64)
@@ -60,11 +68,13 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
     from . import _diskcache
     from .config import _exact_frequencies
 
-    if spec.rope_type == "axial" or spec.xdrope_section is not None:
+    if (spec.rope_type == "axial" and spec.freq_dim is not None) or spec.xdrope_section is not None:
         if spec.rope_type == "axial":
-            raise ValueError("rope_type 'axial' is HF's 2-D vision RoPE: its frequencies turn (row, col) "
-                             "positions, which config= does not take; rotate with inv_freq= (the frequencies "
-                             "of rope_frequencies(config), once per axis) and mrope_section=")
+            raise ValueError("rope_type 'axial' is HF's 2-D vision RoPE; for this model type its frequencies "
+                             "(the ladder over head_dim/2) are placed by the model's own code, which differs "
+                             "between models (H-W-H-W, H-H-W-W, per-axis splits of x), so config= does not "
+                             "rotate with it (only Pixtral's is read); rope_frequencies(config) gives the "
+                             "frequencies, inv_freq= and mrope_section= place them")
         n = len(spec.xdrope_section)
         raise ValueError(f"HunyuanVL's {n}-axis M-RoPE (xdrope_section {list(spec.xdrope_section)}) is not a "
                          "rotation of pairs: HF's HunYuanVLRotaryEmbedding lays section i over 2*section[i] "
@@ -149,6 +159,7 @@ def frequency_plan(
     if inv_freq is not None and (layer_type is not None or seq_len is not None):
         raise ValueError("layer_type= and seq_len= need config= (inv_freq is already resolved)")
     section = None if mrope_section is None else tuple(int(v) for v in mrope_section)
+    n_axes, axes_2d = 1, None
     interleaved = mrope_interleaved
     if not isinstance(interleaved, bool):
         raise TypeError(f"mrope_interleaved={interleaved!r} must be True or False")
@@ -156,6 +167,17 @@ def frequency_plan(
         spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
         hi, lo, exact, attn = _config_dd(spec, _seq_key(spec, _check_seq_len(seq_len)), "original")
         rd = spec.rotary_dim
+        if spec.rope_type == "axial":
+            # Pixtral (PixtralVisionRotaryEmbedding): its frequencies are the ladder's even
+            # pairs then its odd pairs; positions (row, col): the first half of the pairs
+            # turns by the row, the second by the column (split layout, rotate_half)
+            if section is not None:
+                raise ValueError("mrope_section= conflicts with an axial config (its two position axes "
+                                 "take half of the pairs each)")
+            if rd % 4:
+                raise ValueError(f"an axial config needs a head dim divisible by 4; got {rd}")
+            n_axes = 2
+            axes_2d = (0,) * (rd // 4) + (1,) * (rd // 4)
         if spec.mrope_section is not None:
             if section is not None and section != spec.mrope_section:
                 raise ValueError(f"mrope_section={list(section)!r} conflicts with the config's {list(spec.mrope_section)!r}")
@@ -186,8 +208,9 @@ def frequency_plan(
         if isinstance(attention_factor, bool) or not np.isfinite(float(attention_factor)) or float(attention_factor) <= 0:
             raise ValueError(f"attention_factor={attention_factor!r} must be a finite number > 0")
         attention = float(attention_factor)
-    axes = None
+    axes = axes_2d
     if section is not None:
+        n_axes = 3
         from ..encodings.family import mrope_axes  # (imports SymPy: only for M-RoPE)
 
         axes = mrope_axes(section, interleaved=interleaved)
@@ -195,7 +218,7 @@ def frequency_plan(
             raise ValueError(
                 f"mrope_section={list(section)!r} sums to {len(axes)}; it must sum to rotary_dim/2 = {rd // 2}"
             )
-    return FrequencyPlan(hi, lo, exact, rd, axes, attention)
+    return FrequencyPlan(hi, lo, exact, rd, axes, attention, n_axes)
 
 
 @functools.lru_cache(maxsize=64)
@@ -251,7 +274,7 @@ def phasor_source(plan: FrequencyPlan, t: np.ndarray, accurate: bool) -> Any:
     else:
         axes = np.asarray(plan.axes)
         parts = []
-        for a in range(3):
+        for a in range(plan.n_axes):
             idx = np.nonzero(axes == a)[0]
             if idx.size:
                 exact = functools.partial(lambda idx: tuple(plan.w_exact[q] for q in idx), idx)
