@@ -125,8 +125,21 @@ def _register_table_op() -> bool:
     operation under ``torch.compile``, so that a compiled ``apply_rope`` looks them up in
     the table cache instead of recomputing ``positions x d/2`` float64 cosines and sines."""
     torch = _torch()
-    if _TABLE_OP:
-        return True
+    with _CACHE_LOCK:
+        if _TABLE_OP:
+            return True
+        try:  # registered already (by an earlier import of this module, e.g. a reload)
+            _TABLE_OP.append(torch.ops.pe_symbolic.rope_tables)
+            return True
+        except (AttributeError, RuntimeError):
+            pass
+        _TABLE_OP.append(_make_table_op(torch))
+    return True
+
+
+def _make_table_op(torch):
+    """Define ``pe_symbolic::rope_tables`` and its shape function (for tracing)."""
+
     def rope_tables(positions, w, axes, attention, dtype):
         plan = F.TablePlan(tuple(w), 2 * len(w), None if axes is None else tuple(axes), attention)
         c, s = _cached_tables(positions, plan, dtype)
@@ -140,8 +153,7 @@ def _register_table_op() -> bool:
     op = torch.library.custom_op("pe_symbolic::rope_tables", rope_tables, mutates_args=(), schema=(
         "(Tensor positions, float[] w, int[]? axes, float attention, ScalarType dtype) -> (Tensor, Tensor)"))
     op.register_fake(fake)
-    _TABLE_OP.append(op)
-    return True
+    return op
 
 
 _TABLE_OP: list[Any] = []
@@ -372,9 +384,10 @@ class _Torch(F.Backend):
 
     def rotate(self, x: Any, c: Any, s: Any, layout: str, rd: int) -> Any:
         torch = _torch()
-        if (_compiling() or x.device.type != "cpu" or x.ndim < 2
+        if (_compiling() or type(x) is not torch.Tensor or x.device.type != "cpu" or x.ndim < 2
                 or (torch.is_grad_enabled() and (x.requires_grad or c.requires_grad or s.requires_grad))):
-            return F.rotate(self, x, c, s, layout, rd)  # one graph: fused by torch.compile, autograd
+            # one graph: fused by torch.compile, recorded by autograd; subclasses (DTensor, ...) as they are
+            return F.rotate(self, x, c, s, layout, rd)
         return _rotate_blocks(self, x, c, s, layout, rd)
 
     def dtype(self, name: str) -> Any:
