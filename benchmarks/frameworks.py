@@ -10,9 +10,14 @@ and against Hugging Face's formula in the same run):
   ``cat``, ``cos``/``sin``, cast) and ``apply_rotary_pos_emb`` (``q * cos + rotate_half(q) *
   sin``), written inline; "apply" rows take the tables as given (computed once per
   forward, as in a model), "full" rows compute them too;
-* ``pe_symbolic``: :func:`pe_symbolic.torch.apply_rope` with ``position_ids`` (full) and
-  with ``cos_sin=`` from :func:`pe_symbolic.torch.rope_cos_sin` (apply);
+* ``pe_symbolic``: :func:`pe_symbolic.torch.apply_rope` with ``position_ids`` (full: the
+  same ids every call, as every layer of a model passes them, so the table cache hits) and
+  with ``cos_sin=`` from :func:`pe_symbolic.torch.rope_cos_sin` (apply); "full, new ids":
+  new positions every call (a cache miss each time), measured in a round of their own;
 * each eager and ``torch.compile``-d (``fullgraph=True``), or ``jax.jit``-ted.
+
+The rows of a section are measured round robin (one call of each in turn), so that the load
+of a shared machine falls on every row alike.
 
 Targets (issue 22): compiled ``apply_rope`` <= 1.2x a copy on CPU for (4, 8, 4096, 128)
 float32 and bfloat16; eager within 1.5x HF eager.
