@@ -33,7 +33,7 @@ machine each one waits for every thread to get a core). With ``requires_grad``, 
 ``torch.compile`` and on other devices it is one graph of whole-tensor operations (which
 ``torch.compile`` fuses into one pass over ``x``).
 
-The tables computed from ``position_ids`` (float64 cosines and sines of ``positions x d/2``
+The tables computed from CPU ``position_ids`` (float64 cosines and sines of ``positions x d/2``
 entries) are kept in a small cache (the last eight, at most 256 MiB: positions,
 frequencies, dtype, device, inference mode), compared against the positions' *values* on every call (a bitwise
 comparison of the small positions tensor), so a model that applies RoPE with the same
@@ -142,6 +142,8 @@ def _make_table_op(torch):
 
     def rope_tables(positions, w, axes, attention, dtype):
         plan = F.TablePlan(tuple(w), 2 * len(w), None if axes is None else tuple(axes), attention)
+        if positions.device.type != "cpu":  # computed on the device, fresh (see _cached_tables)
+            return _compute_tables(positions, plan, dtype)
         c, s = _cached_tables(positions, plan, dtype)
         return _fresh(c), _fresh(s)  # the graph owns its outputs (it may reuse their memory)
 
@@ -245,8 +247,12 @@ def _cached_tables(t, plan: F.TablePlan, dtype):
     """:func:`_compute_tables`, through a small cache keyed by the plan, dtype, device,
     inference mode and the positions' dtype and shape, and checked against the positions'
     values (a hit is bit for bit what a recomputation gives). The tables returned are
-    shared with the cache: callers read them, never write them."""
+    shared with the cache: callers read them, never write them. CPU positions only: on an
+    accelerator the comparison would make the host wait for the device every call, so the
+    tables are computed there (asynchronously) instead."""
     torch = _torch()
+    if t.device.type != "cpu":
+        return _compute_tables(t, plan, dtype)
     key = (plan, dtype, t.device, t.dtype, tuple(t.shape), torch.is_inference_mode_enabled())
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
