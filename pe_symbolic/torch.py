@@ -142,8 +142,6 @@ def _make_table_op(torch):
 
     def rope_tables(positions, w, axes, attention, dtype):
         plan = F.TablePlan(tuple(w), 2 * len(w), None if axes is None else tuple(axes), attention)
-        if positions.device.type != "cpu":  # computed on the device, fresh (see _cached_tables)
-            return _compute_tables(positions, plan, dtype)
         c, s = _cached_tables(positions, plan, dtype)
         return _fresh(c), _fresh(s)  # the graph owns its outputs (it may reuse their memory)
 
@@ -373,7 +371,7 @@ class _Torch(F.Backend):
 
     def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any) -> tuple[Any, Any]:
         torch = _torch()
-        if _compiling():
+        if _compiling() and t.device.type == "cpu":  # (elsewhere: traced, fused by torch.compile)
             _register_table_op()
             c, s = torch.ops.pe_symbolic.rope_tables(t, list(plan.w), None if plan.axes is None else list(plan.axes),
                                                       plan.attention, dtype)
