@@ -38,9 +38,11 @@ entries) are kept in a small cache (the last eight, at most 256 MiB: positions,
 frequencies, dtype, device, inference mode), compared against the positions' *values* on every call (a bitwise
 comparison of the small positions tensor), so a model that applies RoPE with the same
 ``position_ids`` in every layer computes them once, and a hit gives the bits a
-recomputation gives; :func:`clear_cache` frees it. Under ``torch.compile`` the tables are
-one opaque operation (``torch.ops.pe_symbolic.rope_tables``) that looks them up in the same
-cache and returns a copy the graph owns. Passing ``cos_sin=`` from :func:`rope_cos_sin`
+recomputation gives; :func:`clear_cache` frees it. Under ``torch.compile`` the tables of
+CPU positions are one opaque operation (``torch.ops.pe_symbolic.rope_tables``) that looks
+them up in the same cache and returns a copy the graph owns; on an accelerator they are
+computed every call (traced and fused under ``torch.compile``), as a cache check there would
+make the host wait for the device. Passing ``cos_sin=`` from :func:`rope_cos_sin`
 (Hugging Face's ``rotary_emb`` / ``apply_rotary_pos_emb`` split) skips the lookup.
 
 torch is optional: ``pip install 'pe_symbolic[torch]'``.
