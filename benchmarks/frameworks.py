@@ -10,9 +10,14 @@ and against Hugging Face's formula in the same run):
   ``cat``, ``cos``/``sin``, cast) and ``apply_rotary_pos_emb`` (``q * cos + rotate_half(q) *
   sin``), written inline; "apply" rows take the tables as given (computed once per
   forward, as in a model), "full" rows compute them too;
-* ``pe_symbolic``: :func:`pe_symbolic.torch.apply_rope` with ``position_ids`` (full) and
-  with ``cos_sin=`` from :func:`pe_symbolic.torch.rope_cos_sin` (apply);
+* ``pe_symbolic``: :func:`pe_symbolic.torch.apply_rope` with ``position_ids`` (full: the
+  same ids every call, as every layer of a model passes them, so the table cache hits) and
+  with ``cos_sin=`` from :func:`pe_symbolic.torch.rope_cos_sin` (apply); "full, new ids":
+  new positions every call (a cache miss each time), measured in a round of their own;
 * each eager and ``torch.compile``-d (``fullgraph=True``), or ``jax.jit``-ted.
+
+The rows of a section are measured round robin (one call of each in turn), so that the load
+of a shared machine falls on every row alike.
 
 Targets (issue 22): compiled ``apply_rope`` <= 1.2x a copy on CPU for (4, 8, 4096, 128)
 float32 and bfloat16; eager within 1.5x HF eager.
@@ -32,15 +37,20 @@ import time
 import numpy as np
 
 
-def _median(fn, repeat: int, sync=lambda r: r) -> float:
-    sync(fn())
-    sync(fn())
-    times = []
+def _medians(fns: dict, repeat: int, sync=lambda r: r) -> dict:
+    """Median seconds of each function, measured round robin (one call of each in turn,
+    ``repeat`` rounds, after two warm-up rounds): on a shared machine the load then falls
+    on every row alike, and the ratios of one run compare like with like."""
+    for _ in range(2):
+        for fn in fns.values():
+            sync(fn())
+    times: dict = {k: [] for k in fns}
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        sync(fn())
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            sync(fn())
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def _hf_tables(torch, inv_freq, position_ids, dtype):
@@ -70,19 +80,19 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
     B, H, S, D = shape
     base = 500000.0
     ids = torch.arange(S, device=device)[None].expand(B, S).contiguous()
+    # positions the table cache has not seen: a new offset each call (more than it holds)
+    fresh = [ids + 1 + k for k in range(2 * PT._CACHE_SIZE)]
+    turn = iter(range(10**9))
+
+    def new_ids():
+        return fresh[next(turn) % len(fresh)]
+
     inv = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.int64, device=device).float() / D))
     sync = (lambda r: (torch.cuda.synchronize(), r)[1]) if device == "cuda" else (lambda r: r)
     for dt in dtypes:
         x = torch.randn(shape, device=device).to(dt)
         hc, hs = _hf_tables(torch, inv, ids, dt)
         pc, ps = PT.rope_cos_sin(ids, D, base=base, dtype=torch.float32 if dt != torch.float64 else dt)
-        fns = {
-            "copy": lambda: x.clone(),
-            "HF apply": lambda: _hf_apply(torch, x, hc, hs),
-            "HF full": lambda: _hf_apply(torch, x, *_hf_tables(torch, inv, ids, dt)),
-            "pe_symbolic apply": lambda: PT.apply_rope(x, cos_sin=(pc, ps)),
-            "pe_symbolic full": lambda: PT.apply_rope(x, ids, base=base),
-        }
         compiled = {
             "HF apply": torch.compile(lambda x, c, s: _hf_apply(torch, x, c, s), fullgraph=True),
             "HF full": torch.compile(lambda x, i: _hf_apply(torch, x, *_hf_tables(torch, inv, i, dt)), fullgraph=True),
@@ -96,19 +106,42 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
             t0 = time.perf_counter()
             sync(f(*args[k]))
             t_compile[k] = time.perf_counter() - t0
-        times = {f"{k} eager": _median(f, repeat, sync) for k, f in fns.items()}
+        fns = {
+            "copy": lambda: x.clone(),
+            "HF apply eager": lambda: _hf_apply(torch, x, hc, hs),
+            "HF full eager": lambda: _hf_apply(torch, x, *_hf_tables(torch, inv, ids, dt)),
+            "pe_symbolic apply eager": lambda: PT.apply_rope(x, cos_sin=(pc, ps)),
+            "pe_symbolic full eager": lambda: PT.apply_rope(x, ids, base=base),
+        }
         for k, f in compiled.items():
-            times[f"{k} compiled"] = _median(lambda f=f, k=k: f(*args[k]), repeat, sync)
-        copy = times.pop("copy eager")
+            fns[f"{k} compiled"] = lambda f=f, k=k: f(*args[k])
+        cf = compiled["pe_symbolic full"]
+        # cache misses in a round of their own (they would evict the hits of the rows above)
+        misses = {"copy": fns["copy"], "HF full eager": fns["HF full eager"],
+                  "HF full compiled": fns["HF full compiled"],
+                  "pe_symbolic full, new ids eager": lambda: PT.apply_rope(x, new_ids(), base=base),
+                  "pe_symbolic full, new ids compiled": lambda: cf(x, new_ids())}
+        PT.clear_cache()
+        times = _medians(fns, repeat, sync)
+        again = _medians(misses, repeat, sync)
+        PT.clear_cache()
+        copy = times.pop("copy")
         name = str(dt).removeprefix("torch.")
         print(f"\n{device} {name} x{tuple(shape)} ({x.numel() * x.element_size() / 2**20:.0f} MiB), "
-              f"torch {torch.__version__}, {torch.get_num_threads()} threads; copy {copy * 1e3:.2f} ms")
-        print(f"{'row':<30} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}")
-        for k, v in times.items():
-            kind, mode = k.rsplit(" ", 1)
-            hf = times[f"HF {kind.split(' ', 1)[1]} {mode}"] if kind.startswith("pe_symbolic") else v
-            print(f"{k:<30} {v * 1e3:>8.2f}ms {v / copy:>7.2f}x {v / hf:>14.2f}x")
+              f"torch {torch.__version__}, {torch.get_num_threads()} threads; copy {copy * 1e3:.2f} ms "
+              f"(rows measured round robin, median of {repeat})")
+        print(f"{'row':<36} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}")
+        for group, ref in ((times, copy), (again, again.pop("copy"))):
+            for k, v in group.items():
+                if group is again and k.startswith("HF"):
+                    continue
+                kind, mode = k.rsplit(" ", 1)
+                hf = group[f"HF {kind.split(' ', 1)[1].split(',')[0]} {mode}"] if kind.startswith("pe_symbolic") else v
+                print(f"{k:<36} {v * 1e3:>8.2f}ms {v / ref:>7.2f}x {v / hf:>14.2f}x")
         print("compile (first call): " + ", ".join(f"{k} {v:.1f} s" for k, v in t_compile.items()))
+        print("(full: tables from position_ids; the same ids each call hit pe_symbolic's table cache, "
+              "as every layer of a model does; 'new ids': a miss each call, measured in a second round "
+              "robin with its own copy and HF rows, against which its ratios are taken)")
 
 
 def bench_torch(quick: bool) -> None:
@@ -170,7 +203,7 @@ def bench_jax(quick: bool) -> None:
             "pe_symbolic apply": (jax.jit(lambda x, c, s: PJ.apply_rope(x, cos_sin=(c, s))), (x, pc, ps)),
             "pe_symbolic full": (jax.jit(lambda x, i: PJ.apply_rope(x, i, base=base)), (x, ids)),
         }
-        times = {k: _median(lambda f=f, a=a: f(*a), repeat, block) for k, (f, a) in jf.items()}
+        times = _medians({k: (lambda f=f, a=a: f(*a)) for k, (f, a) in jf.items()}, repeat, block)
         copy = times.pop("copy")
         print(f"\ncpu {jnp.dtype(dt).name} x{shape}; copy (jit x*1) {copy * 1e3:.2f} ms")
         print(f"{'row (jax.jit)':<30} {'median':>10} {'/ copy':>8} {'/ HF same':>10}")
@@ -186,32 +219,65 @@ FIRST = textwrap.dedent("""
     t1 = time.perf_counter()
     N.sinusoidal_table([0, 1, 2], 64)
     t2 = time.perf_counter()
-    print(json.dumps({"import": t1 - t0, "first": t2 - t1, "sympy": "sympy" in sys.modules}))
+    print(json.dumps({"framework": 0.0, "import": t1 - t0, "first": t2 - t1,
+                      "sympy": "sympy" in sys.modules, "mpmath": "mpmath" in sys.modules}))
+""")
+FIRST_TORCH = textwrap.dedent("""
+    import sys, time, json
+    t0 = time.perf_counter()
+    import torch
+    t1 = time.perf_counter()
+    import pe_symbolic.torch as PT
+    t2 = time.perf_counter()
+    ids = torch.arange(16)[None]
+    PT.rope_cos_sin(ids, 128, base=500000.0)
+    PT.apply_rope(torch.ones(1, 2, 16, 128), ids, base=500000.0)
+    t3 = time.perf_counter()
+    print(json.dumps({"framework": t1 - t0, "import": t2 - t1, "first": t3 - t2,
+                      "sympy": "sympy" in sys.modules, "mpmath": "mpmath" in sys.modules}))
 """)
 BASELINE = "import time; t0 = time.perf_counter(); import numpy; print(time.perf_counter() - t0)"
 
 
 def bench_first_call(quick: bool) -> None:
-    """``import pe_symbolic.numeric`` plus a first table, in fresh processes: the disk cache
-    empty (cold), then warm (median of several)."""
+    """A first table in fresh processes, the disk cache empty (cold), then warm (median of
+    several): ``import pe_symbolic.numeric`` + ``sinusoidal_table``, and, with torch,
+    ``import pe_symbolic.torch`` + ``rope_cos_sin`` + ``apply_rope`` (the ``import torch``
+    before it timed apart)."""
     print("\n## First numeric call: disk cache cold and warm (fresh processes)")
     runs = 3 if quick else 7
+    # bytecode as an installed package has it (a checkout run with PYTHONDONTWRITEBYTECODE
+    # would compile every module of the package in every process)
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-    def run(cache: str) -> dict:
-        env = dict(os.environ, PE_SYMBOLIC_CACHE_DIR=cache)
-        out = subprocess.run([sys.executable, "-c", FIRST], capture_output=True, text=True, env=env, check=True)
+    def run(script: str, cache: str) -> dict:
+        env = dict(base_env, PE_SYMBOLIC_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
         return json.loads(out.stdout.strip().splitlines()[-1])
 
-    with tempfile.TemporaryDirectory() as tmp:
-        cold = run(tmp)
-        warm = [run(tmp) for _ in range(runs)]
     numpy_import = statistics.median(
-        float(subprocess.run([sys.executable, "-c", BASELINE], capture_output=True, text=True,
+        float(subprocess.run([sys.executable, "-c", BASELINE], capture_output=True, text=True, env=base_env,
                              check=True).stdout) for _ in range(runs))
-    wi = statistics.median(w["import"] for w in warm)
-    wf = statistics.median(w["first"] for w in warm)
-    print(f"cold: import pe_symbolic.numeric {cold['import'] * 1e3:.1f} ms + first table "
-          f"{cold['first'] * 1e3:.1f} ms (proofs, lambdify, stored); SymPy imported: {cold['sympy']}")
-    print(f"warm (median of {runs}): import {wi * 1e3:.1f} ms + first table {wf * 1e3:.1f} ms = "
-          f"{(wi + wf) * 1e3:.1f} ms; SymPy imported: {any(w['sympy'] for w in warm)}")
-    print(f"(of which `import numpy` alone, median of {runs} fresh processes: {numpy_import * 1e3:.1f} ms)")
+    try:
+        import torch  # noqa: F401
+
+        scripts = {"pe_symbolic.numeric (sinusoidal_table)": FIRST,
+                   "pe_symbolic.torch (rope_cos_sin + apply_rope)": FIRST_TORCH}
+    except ImportError:
+        scripts = {"pe_symbolic.numeric (sinusoidal_table)": FIRST}
+    for name, script in scripts.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            cold = run(script, tmp)
+            warm = [run(script, tmp) for _ in range(runs)]
+        wi = statistics.median(w["import"] for w in warm)
+        wf = statistics.median(w["first"] for w in warm)
+        fw = statistics.median(w["framework"] for w in warm)
+        print(f"{name}:")
+        print(f"  cold: import {cold['import'] * 1e3:.1f} ms + first call {cold['first'] * 1e3:.1f} ms "
+              f"(proofs, lambdify, stored); SymPy imported: {cold['sympy']}")
+        print(f"  warm (median of {runs}): import {wi * 1e3:.1f} ms + first call {wf * 1e3:.1f} ms = "
+              f"{(wi + wf) * 1e3:.1f} ms after the framework's import"
+              + (f" (import torch itself: {fw * 1e3:.0f} ms; in all {(fw + wi + wf) * 1e3:.0f} ms)" if fw else "")
+              + f"; SymPy imported: {any(w['sympy'] for w in warm)}, mpmath: {any(w['mpmath'] for w in warm)}")
+    print(f"(`import numpy` alone, median of {runs} fresh processes: {numpy_import * 1e3:.1f} ms; it is part "
+          "of the import figures above)")

@@ -114,20 +114,8 @@ def _positions(positions: Any, name: str):
 
 
 def _round_once(v, dtype):
-    """float64 ``v`` rounded once to ``dtype`` (float16 / bfloat16 through float32 rounded to odd)."""
-    jax, jnp = _jax()
-    lax = jax.lax
-    if dtype == jnp.float64:
-        return v
-    r = v.astype(jnp.float32)
-    if dtype == jnp.float32:
-        return r
-    back = r.astype(jnp.float64)
-    inexact = back != v
-    bits = lax.bitcast_convert_type(r, jnp.int32)
-    bits = bits - (inexact & (jnp.abs(back) > jnp.abs(v))).astype(jnp.int32)
-    bits = bits | inexact.astype(jnp.int32)
-    return lax.bitcast_convert_type(bits, jnp.float32).astype(dtype)
+    """float64 ``v`` rounded once to ``dtype`` (:func:`pe_symbolic.numeric._frontend.round_once`)."""
+    return F.round_once(_B, v, dtype)
 
 
 def _half_tables_x64(t, plan: F.TablePlan):
@@ -177,33 +165,85 @@ def _tables(t, plan: F.TablePlan, dtype, kw: dict[str, Any]):
     return _half_tables_host(t, plan, dtype, kw)
 
 
-def _widen(half, layout: str):
-    _, jnp = _jax()
-    if layout == "split":
-        return jnp.concatenate((half, half), axis=-1)
-    return jnp.repeat(half, 2, axis=-1)
+class _Jax(F.Backend):
+    array_name = "jax.Array"
+    noun = "array"
+    tracer = "jax.jit"
+
+    def is_array(self, v: Any) -> bool:
+        jax, _ = _jax()
+        return isinstance(v, jax.Array)
+
+    def check_dtype(self, dtype: Any, name: str = "dtype") -> Any:
+        return _check_dtype(dtype, name)
+
+    def is_low(self, dtype: Any) -> bool:
+        _, jnp = _jax()
+        return dtype in (jnp.float16, jnp.bfloat16)
+
+    def compute_dtype(self, dtype: Any) -> Any:
+        _, jnp = _jax()
+        return jnp.dtype(jnp.float64) if dtype == jnp.float64 else jnp.dtype(jnp.float32)
+
+    def dtype_name(self, dtype: Any) -> str:
+        _, jnp = _jax()
+        return jnp.dtype(dtype).name
+
+    def positions(self, positions: Any, name: str, device: Any = None) -> Any:
+        return _positions(positions, name)
+
+    def traced(self, t: Any) -> bool:
+        return _is_traced(t)
+
+    def host_max(self, t: Any) -> float:
+        return float(np.asarray(t).max())
+
+    def host_inv_freq(self, inv_freq: Any) -> Any:
+        if inv_freq is None:
+            return None
+        if _is_traced(inv_freq):
+            raise TypeError("inv_freq must be concrete (not traced by jax.jit): pass it as a static "
+                            "value or close over it")
+        jax, _ = _jax()
+        return np.asarray(inv_freq, dtype=np.float64) if isinstance(inv_freq, jax.Array) else inv_freq
+
+    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any) -> tuple[Any, Any]:
+        return _tables(t, plan, dtype, kw)
+
+    def widen(self, half: Any, layout: str) -> Any:
+        _, jnp = _jax()
+        if layout == "split":
+            return jnp.concatenate((half, half), axis=-1)
+        return jnp.repeat(half, 2, axis=-1)
+
+    def dtype(self, name: str) -> Any:
+        _, jnp = _jax()
+        return jnp.dtype(name)
+
+    def bitcast(self, v: Any, dtype: Any) -> Any:
+        jax, _ = _jax()
+        return jax.lax.bitcast_convert_type(v, dtype)
+
+    def cast(self, v: Any, dtype: Any) -> Any:
+        return v.astype(dtype)
+
+    def concat(self, parts: list[Any]) -> Any:
+        _, jnp = _jax()
+        return jnp.concatenate(parts, axis=-1)
+
+    def interleave(self, a: Any, b: Any) -> Any:
+        _, jnp = _jax()
+        return jnp.stack((a, b), axis=-1).reshape(a.shape[:-1] + (2 * a.shape[-1],))
+
+    def pair_slots(self, x: Any, rd: int) -> tuple[Any, Any]:
+        xr = x[..., :rd].reshape(x.shape[:-1] + (rd // 2, 2))
+        return xr[..., 0], xr[..., 1]
+
+    def formula(self, name: str) -> Any:
+        return _formula(name)
 
 
-def _length_of(config, inv_freq, layer_type, seq_len, t, name: str):
-    if not F.needs_length(config, inv_freq, layer_type, seq_len):
-        return seq_len
-    if _is_traced(t):
-        raise ValueError(f"this config's rope type depends on the sequence length, which {name} only says "
-                         "at run time; under jax.jit pass seq_len= (a static int, e.g. max(position_ids) + 1)")
-    import math
-
-    arr = np.asarray(t)
-    return max(1, math.floor(float(arr.max())) + 1) if arr.size else None
-
-
-def _host(inv_freq: Any) -> Any:
-    if inv_freq is None:
-        return None
-    if _is_traced(inv_freq):
-        raise TypeError("inv_freq must be concrete (not traced by jax.jit): pass it as a static "
-                        "value or close over it")
-    jax, _ = _jax()
-    return np.asarray(inv_freq, dtype=np.float64) if isinstance(inv_freq, jax.Array) else inv_freq
+_B = _Jax()
 
 
 # ----------------------------------------------------------------------------------------
@@ -231,7 +271,7 @@ def rope_cos_sin(
     ----------
     positions : jax.Array or array_like
         Token positions (integer or float dtype), e.g. ``position_ids`` of shape
-        ``(batch, seq)``; M-RoPE: a leading axis of 3.
+        ``(batch, seq)``; M-RoPE: a leading axis of 3; an axial config: of 2 (row, col).
     d, base, layout, config, inv_freq, layer_type, seq_len, mrope_section, mrope_interleaved, attention_factor
         As in :func:`pe_symbolic.numeric.rope_cos_sin`. Under ``jax.jit``, ``dynamic`` /
         ``longrope`` configs need ``seq_len``.
@@ -253,18 +293,10 @@ def rope_cos_sin(
     array([[1.    , 1.    , 1.    , 1.    ],
            [0.5403, 0.995 , 0.5403, 0.995 ]], dtype=float32)
     """
-    layout = F.slot_order(layout)
-    dt = _check_dtype(dtype)
-    t = _positions(positions, "positions")
-    seq_len = _length_of(config, inv_freq, layer_type, seq_len, t, "positions")
-    kw = dict(d=d, base=base, config=config, inv_freq=_host(inv_freq), layer_type=layer_type,
-              seq_len=seq_len, mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
-              attention_factor=attention_factor)
-    plan = F.table_plan(rotary_dim=None, **kw)
-    if plan.n_axes == 3 and (t.ndim == 0 or t.shape[0] != 3):
-        raise ValueError(f"M-RoPE positions need a leading axis of 3 (t, h, w); got shape {tuple(t.shape)}")
-    c, s = _tables(t, plan, dt, kw)
-    return _widen(c, layout), _widen(s, layout)
+    return F.rope_cos_sin(_B, positions, d, base=base, layout=layout, dtype=dtype, device=None, config=config,
+                          inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len,
+                          mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
+                          attention_factor=attention_factor)
 
 
 def apply_rope(
@@ -293,7 +325,7 @@ def apply_rope(
         ``position_ids`` Hugging Face's ``(batch, heads, seq, d)``. A tuple ``(q, k)`` is
         rotated with one set of tables and returned as a tuple.
     position_ids : jax.Array, optional
-        ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is inserted.
+        ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``; an axial config: ``(2, batch, seq)``, row and column); the heads axis is inserted.
     positions : jax.Array or array_like, optional
         Instead: positions broadcasting against ``x.shape[:-1]``.
     cos_sin : (jax.Array, jax.Array), optional
@@ -316,135 +348,10 @@ def apply_rope(
     >>> np.asarray(apply_rope(x, positions=[1], base=100.0, layout="interleaved")).round(4)
     array([[0.5403, 0.8415, 0.995 , 0.0998]], dtype=float32)
     """
-    jax, jnp = _jax()
-    many = isinstance(x, (tuple, list))
-    xs = list(x) if many else [x]
-    if not xs:
-        raise ValueError("x is an empty tuple; pass one or more arrays")
-    for q, v in enumerate(xs):
-        name = f"x[{q}]" if many else "x"
-        if not isinstance(v, jax.Array):
-            raise TypeError(f"{name} must be a jax.Array (for NumPy arrays use "
-                            f"pe_symbolic.numeric.apply_rope); got {type(v).__name__}")
-        _check_dtype(v.dtype, name=f"{name}.dtype")
-        if v.ndim < 1:
-            raise ValueError(f"{name} must have at least one axis (the head dim); got a 0-d array")
-    layout = F.slot_order(layout)
-    d = xs[0].shape[-1]
-    for q, v in enumerate(xs[1:], start=1):
-        if v.shape[-1] != d:
-            raise ValueError(f"x[{q}] has last axis {v.shape[-1]}; x[0] has {d}: every array needs the same head dim")
-    if cos_sin is not None:
-        return _apply_tables(xs, cos_sin, layout, rotary_dim, many, positions, position_ids, config,
-                             inv_freq, seq_len, mrope_section, attention_factor, base)
-    given = config is not None or inv_freq is not None
-    if not given and rotary_dim is None and d % 2:
-        raise ValueError(f"the last axis of x has odd length d={d}; RoPE needs pairs (pass an even rotary_dim)")
-    if (positions is None) == (position_ids is None):
-        raise ValueError("pass exactly one of position_ids (Hugging Face's (batch, seq)), positions "
-                         "(broadcast against x.shape[:-1]) and cos_sin (tables from rope_cos_sin)")
-    pname = "position_ids" if position_ids is not None else "positions"
-    t = _positions(position_ids if position_ids is not None else positions, pname)
-    seq_len = _length_of(config, inv_freq, layer_type, seq_len, t, pname)
-    kw = dict(base=base, config=config, inv_freq=_host(inv_freq), layer_type=layer_type, seq_len=seq_len,
-              mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
-              attention_factor=attention_factor)
-    plan = F.table_plan(d=None if given else d, rotary_dim=rotary_dim, **kw)
-    kw["d"] = None if given else plan.rotary_dim
-    if plan.rotary_dim > d:
-        raise ValueError(f"the frequencies rotate {plan.rotary_dim} channels, which must be <= d={d} (the last axis of x)")
-    if plan.n_axes == 3:
-        if t.ndim == 0 or t.shape[0] != 3:
-            raise ValueError(f"M-RoPE positions need a leading axis of 3 (t, h, w); got shape {tuple(t.shape)}")
-        core = tuple(t.shape[1:])
-    else:
-        core = tuple(t.shape)
-    if position_ids is not None:
-        if len(core) != 2:
-            raise ValueError(f"position_ids must have shape (batch, seq) (M-RoPE: (3, batch, seq)); "
-                             f"got shape {tuple(t.shape)}")
-        t = t[..., None, :]
-        core = core[:1] + (1,) + core[1:]
-    for q, v in enumerate(xs):
-        if position_ids is not None and v.ndim != 4:
-            raise ValueError(f"position_ids need x of shape (batch, heads, seq, d); "
-                             f"x{f'[{q}]' if many else ''} has shape {tuple(v.shape)}")
-        why = F.rope_shape_error(core, tuple(v.shape[:-1]), f"x[{q}].shape[:-1]" if many else "x.shape[:-1]")
-        if why:
-            raise ValueError(why)
-    tables: dict[Any, Any] = {}
-    outs = []
-    for v in xs:
-        cdt = jnp.dtype(jnp.float64) if v.dtype == jnp.float64 else jnp.dtype(jnp.float32)
-        if cdt not in tables:
-            tables[cdt] = _tables(t, plan, cdt, kw)
-        outs.append(_rotate(v, *tables[cdt], layout, plan.rotary_dim))
-    return tuple(outs) if many else outs[0]
-
-
-def _apply_tables(xs, cos_sin, layout, rotary_dim, many, positions, position_ids, config, inv_freq,
-                  seq_len, mrope_section, attention_factor, base):
-    jax, jnp = _jax()
-    if positions is not None or position_ids is not None:
-        raise ValueError("cos_sin= already holds the tables: pass no positions or position_ids with it")
-    if (config is not None or inv_freq is not None or seq_len is not None or mrope_section is not None
-            or attention_factor is not None or base != 10000.0):
-        raise ValueError("cos_sin= already holds the tables: the frequency keywords (base, config, inv_freq, "
-                         "seq_len, mrope_section, attention_factor) belong to rope_cos_sin")
-    if not (isinstance(cos_sin, (tuple, list)) and len(cos_sin) == 2
-            and all(isinstance(v, jax.Array) for v in cos_sin)):
-        raise TypeError("cos_sin must be a pair of arrays (cos, sin), as rope_cos_sin returns")
-    cos, sin = cos_sin
-    if cos.shape != sin.shape:
-        raise ValueError(f"cos has shape {tuple(cos.shape)} and sin {tuple(sin.shape)}; they must match")
-    rd = cos.shape[-1]
-    if rd % 2 or (rotary_dim is not None and rotary_dim != rd):
-        raise ValueError(f"the tables have {rd} channels; they must be even"
-                         + (f" and equal rotary_dim={rotary_dim}" if rotary_dim is not None else ""))
-    h = rd // 2
-    c, s = (cos[..., :h], sin[..., :h]) if layout == "split" else (cos[..., 0::2], sin[..., 0::2])
-    outs = []
-    for q, v in enumerate(xs):
-        name = f"x[{q}]" if many else "x"
-        if rd > v.shape[-1]:
-            raise ValueError(f"the tables rotate {rd} channels, which must be <= d={v.shape[-1]} (the last axis of {name})")
-        cv, sv = (c[..., None, :, :], s[..., None, :, :]) if c.ndim == 3 and v.ndim == 4 else (c, s)
-        why = F.rope_shape_error(tuple(cv.shape[:-1]), tuple(v.shape[:-1]), f"{name}.shape[:-1]")
-        if why:
-            raise ValueError(why.replace("positions", "tables (without their last axis)"))
-        low = v.dtype in (jnp.float16, jnp.bfloat16)
-        if v.dtype != c.dtype and not (low and c.dtype == jnp.float32):
-            raise TypeError(f"the tables are {c.dtype} and {name} is {v.dtype}: make them with "
-                            f"rope_cos_sin(..., dtype={'float32' if low else v.dtype}) (16-bit x rotates "
-                            "with float32 tables)")
-        outs.append(_rotate(v, cv, sv, layout, rd))
-    return tuple(outs) if many else outs[0]
-
-
-def _rotate(x, c, s, layout: str, rd: int):
-    _, jnp = _jax()
-    pair = _formula("pair")
-    low = x.dtype in (jnp.float16, jnp.bfloat16)
-    h = rd // 2
-
-    def back(v):  # 16-bit x: each rotated half rounded once back to x's dtype
-        return v.astype(x.dtype) if low else v
-
-    if layout == "split":
-        x1, x2 = x[..., :h], x[..., h:rd]
-    else:
-        xr = x[..., :rd].reshape(x.shape[:-1] + (h, 2))
-        x1, x2 = xr[..., 0], xr[..., 1]
-    if low:
-        x1, x2 = x1.astype(jnp.float32), x2.astype(jnp.float32)
-    a, b = pair(x1, x2, c, s)
-    if layout == "split":
-        parts = [back(a), back(b)]
-    else:
-        parts = [jnp.stack((back(a), back(b)), axis=-1).reshape(x.shape[:-1] + (rd,))]
-    if rd < x.shape[-1]:
-        parts.append(x[..., rd:])
-    return parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis=-1)
+    return F.apply_rope(_B, x, position_ids, positions=positions, cos_sin=cos_sin, base=base, layout=layout,
+                        rotary_dim=rotary_dim, config=config, inv_freq=inv_freq, layer_type=layer_type,
+                        seq_len=seq_len, mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
+                        attention_factor=attention_factor)
 
 
 def sinusoidal_table(
@@ -494,11 +401,7 @@ def sinusoidal_table(
     if x64_enabled():
         w = jnp.asarray(np.asarray(plan.w, dtype=np.float64))
         s, c = _formula("sinusoidal")(t.astype(jnp.float64)[..., None], w)
-        first, second = (s, c) if order == "sin_cos" else (c, s)
-        first, second = _round_once(first, dt), _round_once(second, dt)
-        if layout == "interleaved":
-            return jnp.stack((first, second), axis=-1).reshape(t.shape + (2 * len(plan.w),))
-        return jnp.concatenate((first, second), axis=-1)
+        return F.sinusoidal_slots(_B, s, c, layout, order, lambda v: _round_once(v, dt))
     from .numeric import sinusoidal_table as np_table
 
     npdt = np.dtype(dt)

@@ -78,17 +78,11 @@ def test_every_shipped_config_matches_the_numpy_core(name):
     except ValueError:  # per-layer-type configs (Gemma 3)
         lt = "sliding_attention"
         spec = N.parse_rope_config(cfg, layer_type=lt)
-    if spec.rope_type == "axial":  # 2-D (row, col) positions: config= refuses it in both cores
-        with pytest.raises(ValueError, match="axial"):
-            N.apply_rope(np.zeros((1, 1, 2, spec.head_dim)), position_ids=np.arange(2)[None], config=cfg)
-        with pytest.raises(ValueError, match="axial"):
-            PT.apply_rope(torch.zeros((1, 1, 2, spec.head_dim), dtype=torch.float64), torch.arange(2)[None],
-                          config=cfg)
-        return
-    mrope = spec.mrope_section is not None
     x = _x((2, 2, 24, spec.head_dim), torch.float64, seed=3)
     ids = _ids(2, 24, start=5000)
-    if mrope:
+    if spec.rope_type == "axial":  # Pixtral: (row, col) positions
+        ids = torch.stack([ids // 7, ids % 7])
+    elif spec.mrope_section is not None:
         ids = torch.stack([ids, ids // 2, ids % 7])
     got = PT.apply_rope(x, ids, config=cfg, layer_type=lt).numpy()
     want = N.apply_rope(x.numpy(), position_ids=ids.numpy(), config=cfg, layer_type=lt)
@@ -255,3 +249,103 @@ def test_the_formulas_come_through_the_one_door():
     assert pair.claim_id == "rope.efficient_form" and "modules='torch'" in pair.__doc__
     assert lower.sinusoidal_pair("torch").claim_id == "translation.identity"
     assert PT._formula("pair") is pair
+
+
+# ----------------------------------------------------------------------------------------
+# the eager CPU rotation in blocks, the table cache, the tables as one op under compile
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("layout", ["split", "interleaved"])
+def test_eager_blocks_give_the_bits_of_the_whole_tensor_operations(dtype, layout, monkeypatch):
+    """Blocks (small, with remainders, over several axes) run the same operations on the same
+    values as the one-graph route (used for autograd and torch.compile): the same bits."""
+    from pe_symbolic.numeric import _frontend as F
+
+    tdt, _ = DTYPES[dtype]
+    monkeypatch.setattr(PT, "_BLOCK", 7 * 48)  # 7 rows of d=48: blocks cut the seq axis unevenly
+    x = _x((2, 3, 19, 48), tdt, seed=21)
+    cases = [(x, 48), (x, 32), (x.transpose(1, 2), 40)]  # partial rotary; a non-contiguous x
+    for xv, rd in cases:
+        c, s = PT.rope_cos_sin(torch.arange(xv.shape[-2]) * 37 + 5, rd, dtype=PT._B.compute_dtype(tdt),
+                               layout="split")
+        c, s = c[..., : rd // 2], s[..., : rd // 2]
+        got = PT._B.rotate(xv, c, s, layout, rd)
+        want = F.rotate(PT._B, xv, c, s, layout, rd)
+        assert got.dtype == tdt and got.shape == xv.shape
+        assert torch.equal(got, want)
+        assert torch.equal(got[..., rd:], xv[..., rd:])
+    grad = PT.apply_rope(x.double().requires_grad_(True), _ids(2, 19), layout=layout)  # the graph route
+    assert grad.requires_grad
+
+
+def test_table_cache_hits_only_for_the_same_positions_bit_for_bit():
+    PT.clear_cache()
+    x = _x((1, 2, 6, 16), torch.float64, seed=22)
+    ids = _ids(1, 6, start=40)
+    first = PT.apply_rope(x, ids)
+    assert len(PT._CACHE) == 1 and torch.equal(PT.apply_rope(x, ids), first)  # a hit
+    ids[0, 3] = 1000  # changed in place: the cache compares values, so this is a miss
+    moved = PT.apply_rope(x, ids)
+    PT.clear_cache()
+    assert torch.equal(moved, PT.apply_rope(x, ids)) and not torch.equal(moved, first)
+    # -0.0 and 0.0 are different positions to the cache (sin(-0.0) is -0.0)
+    zero, negzero = torch.zeros(1, 3, dtype=torch.float64), torch.full((1, 3), -0.0, dtype=torch.float64)
+    s0 = PT.rope_cos_sin(zero, 4, dtype=torch.float64)[1]
+    s1 = PT.rope_cos_sin(negzero, 4, dtype=torch.float64)[1]
+    assert torch.equal(torch.signbit(s0), torch.zeros_like(s0, dtype=torch.bool))
+    assert torch.signbit(s1).all()
+
+
+def test_inference_mode_reaches_the_workers_and_its_tables_stay_out_of_autograd(monkeypatch):
+    PT.clear_cache()
+    monkeypatch.setattr(PT, "_BLOCK", 16)  # many blocks, shared among the workers
+    x = _x((1, 2, 5, 8), torch.float32, seed=23)
+    ids = _ids(1, 5)
+    want = PT.apply_rope(x, ids)
+    with torch.inference_mode():  # the output is an inference tensor: the workers write it in that mode
+        assert torch.equal(PT.apply_rope(x, ids), want)
+    y = PT.apply_rope(x.clone().requires_grad_(True), ids)  # would fail on an inference tensor
+    y.sum().backward()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_compiled_tables_follow_the_positions_values():
+    """Under torch.compile the tables are one opaque op (looked up in the table cache, checked
+    against the positions' values): new values give new tables, never a stale hit."""
+    cf = torch.compile(lambda x, i: PT.apply_rope(x, i, config=LLAMA), fullgraph=True)
+    x = _x((1, 2, 12, 128), torch.float32, seed=24)
+    for start in (0, 5000, 0, 70000):
+        ids = _ids(1, 12, start=start)
+        torch.testing.assert_close(cf(x, ids), PT.apply_rope(x, ids, config=LLAMA), rtol=2.0**-22, atol=2.0**-22)
+    op = torch.ops.pe_symbolic.rope_tables
+    c, s = op(_ids(1, 3, start=9), [1.0, 0.5], None, 1.0, torch.float64)
+    want = PT._compute_tables(_ids(1, 3, start=9), PT.F.TablePlan((1.0, 0.5), 4, None, 1.0), torch.float64)
+    assert torch.equal(c, want[0]) and torch.equal(s, want[1])
+
+
+def test_axial_pixtral_is_hf_placement():
+    """Pixtral's 2-D RoPE as HF's PixtralVisionRotaryEmbedding places it (its own
+    recomposition_frequencies, fed float64 angles: HF forms them in float32) and rotates it
+    (apply_rotary_pos_emb), against both cores."""
+    pytest.importorskip("transformers")
+    from transformers import PixtralVisionConfig
+    from transformers.models.pixtral.modeling_pixtral import PixtralVisionRotaryEmbedding, apply_rotary_pos_emb
+
+    cfg = N.model_config("pixtral-12b-vision")
+    emb = PixtralVisionRotaryEmbedding(PixtralVisionConfig(head_dim=64, hidden_size=1024, num_attention_heads=16,
+                                                           rope_theta=10000.0))
+    rows, cols = np.meshgrid(np.arange(5), np.arange(7), indexing="ij")
+    pos = np.stack([rows.ravel(), cols.ravel()])  # (2, P): HF's position_ids are (P, 2)
+    inv = torch.tensor(N.rope_frequencies(cfg).inv_freq, dtype=torch.float64)
+    # the same frequencies (HF's own are computed in float32: within a float32 ulp or two)
+    torch.testing.assert_close(inv.float(), emb.inv_freq, rtol=2.0**-22, atol=0)
+    freqs = torch.from_numpy(pos.T.copy()).double()[..., None] * inv
+    cos, sin = emb.recomposition_frequencies(freqs.cos()), emb.recomposition_frequencies(freqs.sin())
+    x = _x((1, 3, pos.shape[1], 64), torch.float64, seed=25)
+    want, _ = apply_rotary_pos_emb(x, x, cos[None], sin[None], unsqueeze_dim=1)
+    got_np = N.apply_rope(x.numpy(), pos, config=cfg)
+    got_pt = PT.apply_rope(x, positions=torch.from_numpy(pos), config=cfg)
+    np.testing.assert_allclose(got_np, want.numpy(), rtol=0, atol=1e-14)
+    torch.testing.assert_close(got_pt, want, rtol=0, atol=1e-14)

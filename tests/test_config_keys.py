@@ -268,9 +268,16 @@ def test_xdrope_is_ntk_alpha_with_four_axes():
         numeric.apply_rope(np.ones((2, 128)), np.arange(2.0), config=HUNYUAN_VL)
 
 
-def test_axial_config_is_refused_by_the_rotation():
-    with pytest.raises(ValueError, match="2-D vision RoPE"):
-        numeric.apply_rope(np.ones((2, 64)), np.arange(2.0), config=numeric.model_config("pixtral-12b-vision"))
+def test_axial_config_rotates_pixtral_and_refuses_the_model_specific_placements():
+    """Pixtral's placement is read (positions (row, col)); the other axial vision configs place
+    their frequencies in model code that differs between models: refused, saying so."""
+    pix = numeric.model_config("pixtral-12b-vision")
+    with pytest.raises(ValueError, match=r"axial \(2-D\) positions need a leading axis of 2 \(row, col\)"):
+        numeric.apply_rope(np.ones((3, 64)), np.arange(3.0), config=pix)
+    assert numeric.apply_rope(np.ones((2, 64)), np.array([[0.0, 1.0], [2.0, 3.0]]), config=pix).shape == (2, 64)
+    with pytest.raises(ValueError, match="2-D vision RoPE.*differs between models"):
+        numeric.apply_rope(np.ones((2, 80)), np.arange(2.0),
+                           config={"model_type": "qwen2_vl_vision", "head_dim": 80, "rope_theta": 10000.0})
 
 
 # ----------------------------------------------------------------------------------------

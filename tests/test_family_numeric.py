@@ -304,20 +304,23 @@ def test_apply_rope_with_a_config_matches_the_oracle(data, name, layout):
     cfg = numeric.model_config(name)
     kw = data.draw(st.sampled_from(SHIPPED[name]), label="kw")
     spec = numeric.parse_rope_config(cfg, layer_type=kw.get("layer_type"))
-    if spec.rope_type == "axial":  # 2-D positions: refused with config= (tests/test_config_keys.py)
-        return
     d = spec.head_dim
     seq = data.draw(st.integers(1, 3), label="seq")
     x = _x(data.draw, (1, seq, d))
     rinv, raf = reference.rope_frequencies(cfg, **kw)
-    if spec.mrope_section is not None:
+    if spec.rope_type == "axial":
+        # Pixtral (HF's PixtralVisionRotaryEmbedding): positions (row, col); the first half of
+        # the pairs turns by the row, the second by the column: M-RoPE sections (0, d/4, d/4)
+        pos = data.draw(hnp.arrays(np.float64, (2, seq), elements=st.integers(0, 64).map(float)), label="pos")
+        ref_pos, extra = np.concatenate([np.zeros((1, seq)), pos]), {"mrope_section": (0, d // 4, d // 4)}
+    elif spec.mrope_section is not None:
         pos = data.draw(hnp.arrays(np.float64, (3, seq), elements=st.integers(0, 40000).map(float)), label="pos")
-        extra = {"mrope_section": spec.mrope_section}
+        ref_pos, extra = pos, {"mrope_section": spec.mrope_section}
     else:
         pos = data.draw(hnp.arrays(np.float64, (seq,), elements=st.integers(0, 200000).map(float)), label="pos")
-        extra = {}
+        ref_pos, extra = pos, {}
     got = numeric.apply_rope(x, pos, config=cfg, layout=layout, **kw)
-    ref = reference.apply_rope(x, pos, inv_freq=rinv, attention_factor=raf, layout=layout, **extra)
+    ref = reference.apply_rope(x, ref_pos, inv_freq=rinv, attention_factor=raf, layout=layout, **extra)
     assert (abs_errors(got, ref) <= _bound(x, layout, spec.rotary_dim, float(raf))).all()
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .emulate import NOT_EVALUATED, Chunk, Emulation
+from .emulate import Chunk, Emulation
 from .measure import RecipeAudit, measure
 
 __all__ = ["BACKEND_PRESETS", "measure_backend"]
@@ -104,11 +104,7 @@ class _Chunker:
     def _chunk(self, t: np.ndarray) -> Chunk:
         em, tg, h = self.em, self.em.target, self.h
         P = t.size
-        ext = t
-        if em.offsets:
-            last = min(int(t[-1]) + max(em.offsets), self.context - 1)
-            if last > t[-1]:
-                ext = np.concatenate([t, np.arange(t[-1] + 1, last + 1, dtype=np.float64)])
+        ext = em.extended(t, self.context)
         if self.fw == "torch":
             pos = self.T.tensor(ext.astype(np.int64), device=self.device)
         else:
@@ -127,17 +123,7 @@ class _Chunker:
         c, s = self._numpy(c)[:, :h], self._numpy(s)[:, :h]
         cx, sx = tg.exact_cos_sin(ext)
         table_err = np.maximum(np.abs(c - cx), np.abs(s - sx))
-        qa, qb = self._pairs(em.q, pos)
-        ka, kb = self._pairs(em.k, pos)
-        ea = em.q[0] * cx - em.q[1] * sx
-        eb = em.q[0] * sx + em.q[1] * cx
-        out = np.hypot(qa[:P] - ea[:P], qb[:P] - eb[:P])
-        score = np.full((P, len(em.offsets)), NOT_EVALUATED)
-        for j, o in enumerate(em.offsets):
-            n = min(P, ext.size - o)
-            if n > 0:
-                dot = (qa[:n] * ka[o: o + n] + qb[:n] * kb[o: o + n]).sum(axis=1) / h
-                score[:n, j] = np.abs(dot - em.score_exact[o])
+        out, score = em.rotation_errors(P, self._pairs(em.q, pos), self._pairs(em.k, pos), cx, sx)
         return Chunk(t, angle_err[:P], table_err[:P], out, score)
 
 

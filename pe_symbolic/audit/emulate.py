@@ -482,14 +482,39 @@ class Emulation:
         with np.errstate(over="ignore", invalid="ignore"):  # overflow is measured, not warned
             return self._chunk(t, context=context, scores=scores)
 
+    def extended(self, t: np.ndarray, context: int, scores: bool = True) -> np.ndarray:
+        """Positions ``t`` and, where scores are measured (RoPE), the keys' positions up to
+        ``t[-1] + max(offsets)`` (below ``context``)."""
+        if scores and self.target.kind == "rope" and self.offsets:
+            last = min(int(t[-1]) + max(self.offsets), context - 1)
+            if last > t[-1]:
+                return np.concatenate([t, np.arange(t[-1] + 1, last + 1, dtype=np.float64)])
+        return t
+
+    def rotation_errors(self, P: int, q_rot: tuple[np.ndarray, np.ndarray], k_rot: tuple[np.ndarray, np.ndarray],
+                        cx: np.ndarray, sx: np.ndarray, scores: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rotation's error at the first ``P`` positions (``q`` rotated by a recipe,
+        against the exact tables ``cx``, ``sx``) and the scores' errors (``q`` at ``m`` with
+        ``k`` at ``m + offset``, for every offset whose key was rotated; else
+        :data:`NOT_EVALUATED`)."""
+        (qa, qb), (ka, kb) = q_rot, k_rot
+        ea = self.q[0] * cx - self.q[1] * sx
+        eb = self.q[0] * sx + self.q[1] * cx
+        out = np.hypot(qa[:P] - ea[:P], qb[:P] - eb[:P])
+        score = None
+        if scores and self.offsets:
+            score = np.full((P, len(self.offsets)), NOT_EVALUATED)
+            for j, o in enumerate(self.offsets):
+                n = min(P, qa.shape[0] - o)
+                if n > 0:
+                    dot = (qa[:n] * ka[o: o + n] + qb[:n] * kb[o: o + n]).sum(axis=1) / self.h
+                    score[:n, j] = np.abs(dot - self.score_exact[o])
+        return out, score
+
     def _chunk(self, t: np.ndarray, *, context: int, scores: bool) -> Chunk:
         tg = self.target
         P = t.size
-        ext = t
-        if scores and tg.kind == "rope" and self.offsets:
-            last = min(int(t[-1]) + max(self.offsets), context - 1)
-            if last > t[-1]:
-                ext = np.concatenate([t, np.arange(t[-1] + 1, last + 1, dtype=np.float64)])
+        ext = self.extended(t, context, scores)
         ang = self.angles(ext)
         p, e = self.exact_angles(ext)
         if self.recipe.inv_freq == "exact":
@@ -502,34 +527,28 @@ class Emulation:
         out = score = None
         if tg.kind == "rope":
             if self.recipe.inv_freq == "exact":
-                qa, qb = self.rotate_pe_symbolic(self.q, ext)
-                ka, kb = self.rotate_pe_symbolic(self.k, ext)
+                q_rot, k_rot = self.rotate_pe_symbolic(self.q, ext), self.rotate_pe_symbolic(self.k, ext)
             else:
-                qa, qb = self.rotate(self.q, c, s, ext)
-                ka, kb = self.rotate(self.k, c, s, ext)
-            ea = self.q[0] * cx - self.q[1] * sx
-            eb = self.q[0] * sx + self.q[1] * cx
-            out = np.hypot(qa[:P] - ea[:P], qb[:P] - eb[:P])
-            if scores and self.offsets:
-                score = np.full((P, len(self.offsets)), NOT_EVALUATED)
-                for j, o in enumerate(self.offsets):
-                    n = min(P, ext.size - o)
-                    if n <= 0:
-                        continue
-                    dot = (qa[:n] * ka[o: o + n] + qb[:n] * kb[o: o + n]).sum(axis=1) / self.h
-                    score[:n, j] = np.abs(dot - self.score_exact[o])
-        else:
-            # the relative property of a sinusoidal table: PE(m).PE(m+D)/h = mean cos(w D)
-            if scores and self.offsets:
-                score = np.full((P, len(self.offsets)), NOT_EVALUATED)
-                for j, o in enumerate(self.offsets):
-                    n = min(P, ext.size - o)
-                    if n <= 0:
-                        continue
-                    dot = (c[:n] * c[o: o + n] + s[:n] * s[o: o + n]).sum(axis=1) / self.h
-                    exact = float(tg.exact_cos_sin(np.array([float(o)]))[0].sum() / self.h)
-                    score[:n, j] = np.abs(dot - exact)
+                q_rot, k_rot = self.rotate(self.q, c, s, ext), self.rotate(self.k, c, s, ext)
+            out, score = self.rotation_errors(P, q_rot, k_rot, cx, sx, scores)
+        elif scores:
+            score = self.table_scores(P, c, s)
         return Chunk(t, angle_err[:P], table_err[:P], out, score)
+
+    def table_scores(self, P: int, c: np.ndarray, s: np.ndarray) -> np.ndarray | None:
+        """The relative property of a sinusoidal table, ``PE(m).PE(m+D)/h = mean cos(w D)``:
+        its error at the first ``P`` rows of the tables ``c``, ``s`` for every offset ``D``
+        whose row is there (else :data:`NOT_EVALUATED`); ``None`` without offsets."""
+        if not self.offsets:
+            return None
+        score = np.full((P, len(self.offsets)), NOT_EVALUATED)
+        for j, o in enumerate(self.offsets):
+            n = min(P, c.shape[0] - o)
+            if n > 0:
+                dot = (c[:n] * c[o: o + n] + s[:n] * s[o: o + n]).sum(axis=1) / self.h
+                exact = float(self.target.exact_cos_sin(np.array([float(o)]))[0].sum() / self.h)
+                score[:n, j] = np.abs(dot - exact)
+        return score
 
 
 def _kind_mismatch(recipe: Recipe, target: Target) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .emulate import NOT_EVALUATED, Chunk, Emulation
+from .emulate import Chunk, Emulation
 from .measure import RecipeAudit, measure
 
 __all__ = ["TORCH_PRESETS", "measure_torch", "require_torch", "supports"]
@@ -255,11 +255,7 @@ class _TorchChunker:
     def _chunk(self, t: np.ndarray) -> Chunk:
         torch, em, tg = self.torch, self.em, self.em.target
         P, h = t.size, self.h
-        ext = t
-        if tg.kind == "rope" and em.offsets:
-            last = min(int(t[-1]) + max(em.offsets), self.context - 1)
-            if last > t[-1]:
-                ext = np.concatenate([t, np.arange(t[-1] + 1, last + 1, dtype=np.float64)])
+        ext = em.extended(t, self.context)
         pos = torch.tensor(ext.astype(np.int64), device=self.device)
         freqs, cos, sin = self._tables(pos)
         ang = freqs.double().cpu().numpy()
@@ -271,28 +267,12 @@ class _TorchChunker:
             c = cos_t.double().cpu().numpy()
             s = sin_t.double().cpu().numpy()
             table_err = np.maximum(np.abs(c - cx), np.abs(s - sx))
-            score = np.full((P, len(em.offsets)), NOT_EVALUATED)
-            for j, o in enumerate(em.offsets):
-                n = min(P, ext.size - o)
-                if n > 0:
-                    dot = (c[:n] * c[o: o + n] + s[:n] * s[o: o + n]).sum(axis=1) / h
-                    exact = float(tg.exact_cos_sin(np.array([float(o)]))[0].sum() / h)
-                    score[:n, j] = np.abs(dot - exact)
-            return Chunk(t, angle_err[:P], table_err[:P], None, score)
+            return Chunk(t, angle_err[:P], table_err[:P], None, em.table_scores(P, c, s))
         c = cos[:, :h].double().cpu().numpy()
         s = sin[:, :h].double().cpu().numpy()
         table_err = np.maximum(np.abs(c - cx), np.abs(s - sx))
-        qa, qb = self._rotate(em.q, cos, sin, pos)
-        ka, kb = self._rotate(em.k, cos, sin, pos)
-        ea = em.q[0] * cx - em.q[1] * sx
-        eb = em.q[0] * sx + em.q[1] * cx
-        out = np.hypot(qa[:P] - ea[:P], qb[:P] - eb[:P])
-        score = np.full((P, len(em.offsets)), NOT_EVALUATED)
-        for j, o in enumerate(em.offsets):
-            n = min(P, ext.size - o)
-            if n > 0:
-                dot = (qa[:n] * ka[o: o + n] + qb[:n] * kb[o: o + n]).sum(axis=1) / h
-                score[:n, j] = np.abs(dot - em.score_exact[o])
+        out, score = em.rotation_errors(P, self._rotate(em.q, cos, sin, pos), self._rotate(em.k, cos, sin, pos),
+                                        cx, sx)
         return Chunk(t, angle_err[:P], table_err[:P], out, score)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -29,10 +30,14 @@ def _check_numeric_base(base: object) -> float:
 
 @functools.lru_cache(maxsize=128)
 def _omega_dd(d: int, base: float, schedule: str) -> tuple[np.ndarray, np.ndarray]:
-    """Frequencies of ``d`` as a double-double ``(hi, lo)``, read-only, cached."""
-    values = _omega_exact(d, base, schedule)
-    hi = np.array([float(v) for v in values], dtype=np.float64)
-    lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
+    """Frequencies of ``d`` as a double-double ``(hi, lo)``, read-only, cached (in memory, and
+    on disk by :func:`~pe_symbolic.numeric.lower.frequency_dd`: a warm process does not
+    import mpmath for them)."""
+    from . import lower
+
+    values = lower.frequency_dd(d, base, schedule)
+    hi = np.array(values[0], dtype=np.float64)
+    lo = np.array(values[1], dtype=np.float64)
     hi.flags.writeable = False
     lo.flags.writeable = False
     return hi, lo
@@ -123,12 +128,14 @@ def _rope_product():
 
 
 def _source(t: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, accurate: bool, swap: bool,
-            w_exact: tuple | None = None):
+            w_exact: tuple | Callable[[], tuple] | None = None):
+    """The phasor source of positions ``t``; ``w_exact``: the 40-digit frequencies, or a
+    function returning them, called only where they are needed (``accurate``, or angles past
+    2**25 radians): the fast path of a warm process then imports no mpmath."""
+    exact_of = w_exact if callable(w_exact) else (lambda: w_exact)
     # (the quadrant triple only matters past 2**25 radians: computed on first need, as
     # hashing the 40-digit frequencies for its cache cost ~0.1 ms a call)
-    w_quad = None if w_exact is None else functools.partial(K.quadrant_frequencies, tuple(w_exact))
+    w_quad = None if w_exact is None else (lambda: K.quadrant_frequencies(tuple(exact_of())))
     return _accurate.PhasorSource(t.ravel(), w_hi, w_lo, accurate=bool(accurate), swap=swap,
-                                  product=_phasor_product(), w_exact=w_exact if accurate else None,
+                                  product=_phasor_product(), w_exact=exact_of() if accurate else None,
                                   w_quad=w_quad)
-
-

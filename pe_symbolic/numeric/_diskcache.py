@@ -9,16 +9,20 @@ SymPy; a process that only wants a table should not pay that every time. What is
   the Python source ``lambdify`` generated, where each global name it uses comes from
   (a module, or an attribute of one), its claim id and its docstring. A formula is stored
   only after its claim is proved and ``lambdify`` ran, and is loaded back through the same
-  loader on the cold path, so a cold and a warm process run the same code.
+  loader on the cold path, so a cold and a warm process run the same code;
+* the float64 values of frequencies (``frequency_dd`` of a schedule, ``config_dd`` of a
+  parsed config): the 40-digit values rounded once, and the rest, as JSON floats (exact),
+  so that a warm process does not import mpmath for a table.
 
 **Key.** One hex digest (``cache_key()``) over: the package version, the installed
 SymPy and mpmath (the bytes of their version files, found without importing them), the
 Python version and implementation, ``FORMAT``, and the size and modification time
 (as Python's own ``.pyc`` check) of every source file that decides a verdict or a formula:
 ``proof/**.py`` (the kernel and its rules: a change to what the kernel accepts changes the
-key), ``theorems/**.py`` and ``encodings/**.py`` (the claims' statements and proofs) and
-``numeric/lower.py`` (the lowering). Any change to any of these re-proves and re-lowers
-everything, which is coarse but never stale. Entries live in
+key), ``theorems/**.py`` and ``encodings/**.py`` (the claims' statements and proofs),
+``numeric/lower.py`` (the lowering) and ``numeric/config.py`` / ``numeric/_rope_plan.py``
+(which formulas a config's frequencies take, for the stored frequency values). Any change
+to any of these re-proves and re-lowers everything, which is coarse but never stale. Entries live in
 ``<cache dir>/<key>/`` as JSON files named by a digest of the formula's name and
 arguments; the key's directory is created on first write. Directories of older keys are
 left in place (two installations may share the cache); each holds about 50 KiB, and
@@ -64,7 +68,8 @@ ALLOWED_MODULES = ("builtins", "math", "numpy", "mpmath", "torch", "jax", "jax.n
                    "pe_symbolic.numeric.lower")
 _OFF = ("", "0", "off", "none")
 #: The sources whose hash is part of the key (relative to the package root).
-_KEYED_SOURCES = ("proof", "theorems", "encodings", "numeric/lower.py")
+_KEYED_SOURCES = ("proof", "theorems", "encodings", "numeric/lower.py", "numeric/config.py",
+                  "numeric/_rope_plan.py")
 
 
 def cache_dir() -> pathlib.Path | None:

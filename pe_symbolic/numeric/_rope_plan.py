@@ -15,7 +15,7 @@ do not change.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,49 +24,91 @@ import numpy as np
 from ._checks import check_numeric_d as check_d
 from ._core import _check_numeric_base, _omega_dd, _omega_exact, _source
 
-__all__ = ["FrequencyPlan", "frequency_plan", "phasor_source"]
+__all__ = ["FrequencyPlan", "frequency_plan", "phasor_source", "positions_error"]
 
 DEFAULT_BASE = 10000.0
 
 
 @dataclass(frozen=True)
 class FrequencyPlan:
-    """Frequencies (double-double and exact), rotary dim, pair axes, attention factor."""
+    """Frequencies (double-double, and a function giving their 40-digit values, called only
+    where they are needed), rotary dim, pair axes, attention factor."""
 
     w_hi: np.ndarray
     w_lo: np.ndarray
-    w_exact: tuple
+    exact_of: Callable[[], tuple]
     rotary_dim: int
     axes: tuple[int, ...] | None
     attention: float
+    #: Position axes the positions carry (their leading axis): 3 for M-RoPE (t, h, w), 2 for
+    #: axial 2-D RoPE (row, col), else 1 (no leading axis).
+    n_axes: int = 1
 
     @property
-    def n_axes(self) -> int:
-        """Position axes the positions carry: 3 for M-RoPE, else 1."""
-        return 1 if self.axes is None else 3
+    def w_exact(self) -> tuple:
+        """The frequencies at 40 digits (mpmath numbers)."""
+        return self.exact_of()
+
+
+def positions_error(n_axes: int, shape: tuple[int, ...]) -> str | None:
+    """Why positions of ``shape`` lack the leading axis a plan of ``n_axes`` position axes
+    needs, or ``None``."""
+    if n_axes == 1 or (len(shape) and shape[0] == n_axes):
+        return None
+    what = "M-RoPE positions need a leading axis of 3 (t, h, w)" if n_axes == 3 else \
+        f"axial (2-D) positions need a leading axis of {n_axes} (row, col)"
+    return f"{what}, e.g. shape ({n_axes}, seq) or ({n_axes}, batch, seq); got shape {tuple(shape)}"
 
 
 @functools.lru_cache(maxsize=64)
-def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, np.ndarray, tuple, Any]:
-    import mpmath
+def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, np.ndarray, Callable[[], tuple], float]:
+    """A config's frequencies as a double-double ``(hi, lo)``, a function giving their
+    40-digit values, and the attention factor. ``hi``, ``lo`` and the factor are stored in
+    the disk cache (keyed by the spec): a warm process imports no mpmath for them."""
+    from . import _diskcache
+    from .config import _exact_frequencies
 
-    from .config import DPS, _exact_frequencies
-
-    if spec.rope_type == "axial" or spec.xdrope_section is not None:
+    if (spec.rope_type == "axial" and spec.freq_dim is not None) or spec.xdrope_section is not None:
         if spec.rope_type == "axial":
-            raise ValueError("rope_type 'axial' is HF's 2-D vision RoPE: its frequencies turn (row, col) "
-                             "positions, which config= does not take; rotate with inv_freq= (the frequencies "
-                             "of rope_frequencies(config), once per axis) and mrope_section=")
-        raise ValueError(f"HunyuanVL's {len(spec.xdrope_section)}-axis M-RoPE (xdrope_section "
-                         f"{list(spec.xdrope_section)}) is not supported by the rotation (3 axes at most); "
-                         "rope_frequencies(config) gives its frequencies")
-    values, attn = _exact_frequencies(spec, seq_key, yarn_length)
-    with mpmath.workdps(DPS):
-        hi = np.array([float(v) for v in values], dtype=np.float64)
-        lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
+            raise ValueError("rope_type 'axial' is HF's 2-D vision RoPE; for this model type its frequencies "
+                             "(the ladder over head_dim/2) are placed by the model's own code, which differs "
+                             "between models (H-W-H-W, H-H-W-W, per-axis splits of x), so config= does not "
+                             "rotate with it (only Pixtral's is read); rope_frequencies(config) gives the "
+                             "frequencies, inv_freq= and mrope_section= place them")
+        n = len(spec.xdrope_section)
+        raise ValueError(f"HunyuanVL's {n}-axis M-RoPE (xdrope_section {list(spec.xdrope_section)}) is not a "
+                         "rotation of pairs: HF's HunYuanVLRotaryEmbedding lays section i over 2*section[i] "
+                         f"channels of the full head dim, with position axis i, so the two channels of a pair "
+                         "(i, i + d/2) take their angles from different axes (a rotation only where the axes "
+                         "agree); the rotation lowered from the proved claim rope.efficient_form turns a pair by "
+                         "one angle. For text (every axis the same position) pass inv_freq=rope_frequencies(config) "
+                         "with the positions")
+
+    def exact() -> tuple:
+        return tuple(_exact_frequencies(spec, seq_key, yarn_length)[0])
+
+    key = (repr(spec), seq_key, yarn_length)
+    stored = _diskcache.load_value("config_dd", key)
+    n = spec.pairs
+    if (isinstance(stored, list) and len(stored) == 3 and type(stored[2]) is float
+            and all(isinstance(v, list) and len(v) == n and all(type(f) is float for f in v) for v in stored[:2])):
+        hi = np.array(stored[0], dtype=np.float64)
+        lo = np.array(stored[1], dtype=np.float64)
+        attn = stored[2]
+    else:
+        import mpmath
+
+        from .config import DPS
+
+        values, attn_exact = _exact_frequencies(spec, seq_key, yarn_length)
+        with mpmath.workdps(DPS):
+            hi = np.array([float(v) for v in values], dtype=np.float64)
+            lo = np.array([float(v - float(v)) for v in values], dtype=np.float64)
+        attn = float(attn_exact)
+        _diskcache.store_value("config_dd", key, [hi.tolist(), lo.tolist(), attn])
     hi.flags.writeable = False
     lo.flags.writeable = False
-    return hi, lo, tuple(values), attn
+    return hi, lo, exact, attn
 
 
 def _as_inv_freq(inv_freq: object) -> tuple[np.ndarray, float | None]:
@@ -117,6 +159,7 @@ def frequency_plan(
     if inv_freq is not None and (layer_type is not None or seq_len is not None):
         raise ValueError("layer_type= and seq_len= need config= (inv_freq is already resolved)")
     section = None if mrope_section is None else tuple(int(v) for v in mrope_section)
+    n_axes, axes_2d = 1, None
     interleaved = mrope_interleaved
     if not isinstance(interleaved, bool):
         raise TypeError(f"mrope_interleaved={interleaved!r} must be True or False")
@@ -124,6 +167,17 @@ def frequency_plan(
         spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
         hi, lo, exact, attn = _config_dd(spec, _seq_key(spec, _check_seq_len(seq_len)), "original")
         rd = spec.rotary_dim
+        if spec.rope_type == "axial":
+            # Pixtral (PixtralVisionRotaryEmbedding): its frequencies are the ladder's even
+            # pairs then its odd pairs; positions (row, col): the first half of the pairs
+            # turns by the row, the second by the column (split layout, rotate_half)
+            if section is not None:
+                raise ValueError("mrope_section= conflicts with an axial config (its two position axes "
+                                 "take half of the pairs each)")
+            if rd % 4:
+                raise ValueError(f"an axial config needs a head dim divisible by 4; got {rd}")
+            n_axes = 2
+            axes_2d = (0,) * (rd // 4) + (1,) * (rd // 4)
         if spec.mrope_section is not None:
             if section is not None and section != spec.mrope_section:
                 raise ValueError(f"mrope_section={list(section)!r} conflicts with the config's {list(spec.mrope_section)!r}")
@@ -133,7 +187,7 @@ def frequency_plan(
         hi, attn_given = _as_inv_freq(inv_freq)
         lo = np.zeros_like(hi)
         lo.flags.writeable = False
-        exact = _exact_of(hi.tobytes())
+        exact = functools.partial(_exact_of, hi.tobytes())
         rd = 2 * hi.size
         attention = 1.0 if attn_given is None else attn_given
     else:
@@ -142,7 +196,7 @@ def frequency_plan(
         rd = check_d(d) if rotary_dim is None else check_d(rotary_dim, name="rotary_dim")
         b = _check_numeric_base(base)
         hi, lo = _omega_dd(rd, b, "vaswani")
-        exact = _omega_exact(rd, b, "vaswani")
+        exact = functools.partial(_omega_exact, rd, b, "vaswani")
         attention = 1.0
     if given and rotary_dim is not None and check_d(rotary_dim, name="rotary_dim") != rd:
         raise ValueError(f"rotary_dim={rotary_dim!r} conflicts with the {rd} rotated channels of "
@@ -154,8 +208,9 @@ def frequency_plan(
         if isinstance(attention_factor, bool) or not np.isfinite(float(attention_factor)) or float(attention_factor) <= 0:
             raise ValueError(f"attention_factor={attention_factor!r} must be a finite number > 0")
         attention = float(attention_factor)
-    axes = None
+    axes = axes_2d
     if section is not None:
+        n_axes = 3
         from ..encodings.family import mrope_axes  # (imports SymPy: only for M-RoPE)
 
         axes = mrope_axes(section, interleaved=interleaved)
@@ -163,7 +218,7 @@ def frequency_plan(
             raise ValueError(
                 f"mrope_section={list(section)!r} sums to {len(axes)}; it must sum to rotary_dim/2 = {rd // 2}"
             )
-    return FrequencyPlan(hi, lo, exact, rd, axes, attention)
+    return FrequencyPlan(hi, lo, exact, rd, axes, attention, n_axes)
 
 
 @functools.lru_cache(maxsize=64)
@@ -215,14 +270,14 @@ class _ScaledSource:
 def phasor_source(plan: FrequencyPlan, t: np.ndarray, accurate: bool) -> Any:
     """The phasor source for positions ``t`` (shape ``(3,) + P`` for M-RoPE, else ``P``)."""
     if plan.axes is None:
-        src = _source(t, plan.w_hi, plan.w_lo, accurate, swap=False, w_exact=plan.w_exact)
+        src = _source(t, plan.w_hi, plan.w_lo, accurate, swap=False, w_exact=plan.exact_of)
     else:
         axes = np.asarray(plan.axes)
         parts = []
-        for a in range(3):
+        for a in range(plan.n_axes):
             idx = np.nonzero(axes == a)[0]
             if idx.size:
-                exact = tuple(plan.w_exact[q] for q in idx)
+                exact = functools.partial(lambda idx: tuple(plan.w_exact[q] for q in idx), idx)
                 parts.append((idx, _source(t[a], plan.w_hi[idx], plan.w_lo[idx], accurate, swap=False, w_exact=exact)))
         src = _AxesSource(parts, plan.rotary_dim // 2)
     if plan.attention != 1.0:

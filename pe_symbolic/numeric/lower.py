@@ -575,6 +575,30 @@ def frequency_constants(d: int, base: float, schedule: str, dps: int = 40) -> tu
         return tuple(+fn(mpmath.mpf(p), mb) for p in range(d // 2))
 
 
+def frequency_dd(d: int, base: float, schedule: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The frequencies of :func:`frequency_constants` as double-doubles: ``(hi, lo)``, each a
+    tuple of ``d/2`` floats (``hi`` the 40-digit value rounded once, ``lo`` the rest).
+
+    Stored in the disk cache beside the formulas (same key: the schedule's claim, its
+    source, the SymPy and mpmath versions), so that a warm process neither imports mpmath
+    nor evaluates the schedule for them; the claim's verdict is checked either way.
+
+    >>> frequency_dd(4, 100.0, "vaswani")
+    ((1.0, 0.1), (0.0, -5.551115123125783e-18))
+    """
+    _require_proved(SCHEDULE_CLAIM)
+    key = (int(d), float(base), str(schedule))
+    stored = _diskcache.load_value("frequency_dd", key)
+    if (isinstance(stored, list) and len(stored) == 2
+            and all(isinstance(v, list) and len(v) == d // 2 and all(type(f) is float for f in v) for v in stored)):
+        return tuple(stored[0]), tuple(stored[1])
+    values = frequency_constants(d, base, schedule)
+    hi = tuple(float(v) for v in values)
+    lo = tuple(float(v - float(v)) for v in values)
+    _diskcache.store_value("frequency_dd", key, [list(hi), list(lo)])
+    return hi, lo
+
+
 # ----------------------------------------------------------------------------------------
 # the RoPE family's element formulas (pe_symbolic.numeric.config)
 

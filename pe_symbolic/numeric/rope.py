@@ -14,7 +14,7 @@ from ._checks import as_positions, check_finite_x, check_float_dtype, check_out,
 from .._validate import check_layout
 from ._core import _rope_product
 from ._scratch import scratch
-from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source
+from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source, positions_error
 from .config import RopeSpec, model_config, parse_rope_config  # noqa: F401  (model_config: doctests)
 from .tables import _slot_views
 
@@ -48,7 +48,7 @@ def rope_cos_sin(
     positions : array_like of real
         Token positions ``m``. For M-RoPE (a config with ``mrope_section``, or
         ``mrope_section=``): a leading axis of 3 (t, h, w), e.g. shape ``(3, seq)`` or
-        ``(3, batch, seq)``.
+        ``(3, batch, seq)``; for an axial (2-D) config (Pixtral), of 2 (row, col).
     d : int, optional
         Rotary dimension (positive, even). Not needed with ``config`` or ``inv_freq``.
     base : float, default 10000.0
@@ -112,7 +112,7 @@ def rope_cos_sin(
                           layer_type=layer_type, seq_len=seq_len, mrope_section=mrope_section,
                           mrope_interleaved=mrope_interleaved, attention_factor=attention_factor)
     t = _plan_positions(t, plan)
-    pshape = t.shape[1:] if plan.n_axes == 3 else t.shape
+    pshape = t.shape[1:] if plan.n_axes > 1 else t.shape
     src = phasor_source(plan, t, accurate)
     rd = plan.rotary_dim
     n, h = math.prod(pshape), rd // 2
@@ -160,14 +160,13 @@ def _config_and_length(config: Any, inv_freq: Any, layer_type: str | None, seq_l
 
 
 def _plan_positions(t: np.ndarray, plan: FrequencyPlan) -> np.ndarray:
-    """Positions as the kernels need them: for M-RoPE ``(3,) + P`` with every axis of shape P."""
+    """Positions as the kernels need them: for M-RoPE ``(3,) + P`` (axial: ``(2,) + P``)
+    with every axis of shape P."""
     if plan.n_axes == 1:
         return t
-    if t.ndim == 0 or t.shape[0] != 3:
-        raise ValueError(
-            f"M-RoPE positions need a leading axis of 3 (t, h, w), e.g. shape (3, seq) or "
-            f"(3, batch, seq); got shape {t.shape}"
-        )
+    why = positions_error(plan.n_axes, t.shape)
+    if why:
+        raise ValueError(why)
     return np.ascontiguousarray(t)
 
 
@@ -201,7 +200,10 @@ def apply_rope(
         multiplies out the phasors of its own blocks) and returned as a tuple.
     positions : array_like of real
         Broadcasts against ``x.shape[:-1]`` (typically shape ``(seq,)``). For M-RoPE, a
-        leading axis of 3 (t, h, w) in front of that shape.
+        leading axis of 3 (t, h, w) in front of that shape; for an axial (2-D) config
+        (Pixtral's vision tower), a leading axis of 2 (row, col): the first half of the
+        pairs turns by the row, the second by the column, as HF's
+        ``PixtralVisionRotaryEmbedding``.
     base : float, default 10000.0
     layout : {"split", "interleaved"}
         Pair slots ``(i, i + r/2)`` (GPT-NeoX / HF Llama) or ``(2i, 2i+1)`` (RoFormer / GPT-J).
@@ -300,7 +302,7 @@ def apply_rope(
         raise ValueError(f"{what} <= d={d} (the last axis of x)")
     t = _resolve_positions(positions, position_ids, xs, plan)
     src = phasor_source(plan, t, accurate)
-    tshape = (t.shape[1:] if plan.n_axes == 3 else t.shape) or (1,)
+    tshape = (t.shape[1:] if plan.n_axes > 1 else t.shape) or (1,)
     for xv0, ov0 in zip(xs, outs):
         low = xv0.dtype.itemsize < 4
         if low and _rope_kernels.half(*((xv0[None], ov0[None]) if xv0.ndim == 1 else (xv0, ov0)),
@@ -349,10 +351,10 @@ def _resolve_positions(positions, position_ids, xs: list[np.ndarray], plan: Freq
                          "position_ids (Hugging Face's (batch, seq) layout)")
     if positions is not None:
         t = _plan_positions(as_positions(positions), plan)
-        axes_shape = t.shape[1:] if plan.n_axes == 3 else t.shape
+        axes_shape = t.shape[1:] if plan.n_axes > 1 else t.shape
     else:
         ids = _plan_positions(as_positions(position_ids, name="position_ids"), plan)
-        core = ids.shape[1:] if plan.n_axes == 3 else ids.shape
+        core = ids.shape[1:] if plan.n_axes > 1 else ids.shape
         for q, v in enumerate(xs):
             if v.ndim != 4 or len(core) != 2 or np.broadcast_shapes(core, (v.shape[0], v.shape[2])) != (v.shape[0], v.shape[2]):
                 raise ValueError(
@@ -361,7 +363,7 @@ def _resolve_positions(positions, position_ids, xs: list[np.ndarray], plan: Freq
                     f"has shape {v.shape}"
                 )
         t = ids[..., :, None, :]  # insert the heads axis
-        axes_shape = t.shape[1:] if plan.n_axes == 3 else t.shape
+        axes_shape = t.shape[1:] if plan.n_axes > 1 else t.shape
     for q, v in enumerate(xs):
         lead = v.shape[:-1]
         name = "x.shape[:-1]" if len(xs) == 1 else f"x[{q}].shape[:-1]"
@@ -383,7 +385,7 @@ def _resolve_positions(positions, position_ids, xs: list[np.ndarray], plan: Freq
     core = list(axes_shape)
     while len(core) > 1 and core[0] == 1:
         core.pop(0)
-    return t.reshape(((3,) if plan.n_axes == 3 else ()) + tuple(core))
+    return t.reshape(((plan.n_axes,) if plan.n_axes > 1 else ()) + tuple(core))
 
 
 # RoPE is blocked along the sequence axis: the phasors of one block of positions (a small

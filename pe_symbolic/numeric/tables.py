@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import _kernels as K
@@ -136,7 +138,7 @@ def sinusoidal_table(
         return out
     w_hi, w_lo = _omega_dd(d, b, schedule)
     src = _source(t, w_hi, w_lo, accurate, swap=order == "sin_cos",
-                  w_exact=_omega_exact(d, b, schedule))
+                  w_exact=functools.partial(_omega_exact, d, b, schedule))
     if out.flags.c_contiguous:
         _write_pairs(src, out.reshape(-1, d), layout)
     else:
