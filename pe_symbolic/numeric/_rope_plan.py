@@ -60,6 +60,12 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
         raise ValueError(f"HunyuanVL's {len(spec.xdrope_section)}-axis M-RoPE (xdrope_section "
                          f"{list(spec.xdrope_section)}) is not supported by the rotation (3 axes at most); "
                          "rope_frequencies(config) gives its frequencies")
+    if spec.rotary_channels == "trailing":
+        raise ValueError(f"DeepSeek-V4 (layer_type {spec.layer_type!r}) rotates the LAST {spec.rotary_dim} channels of "
+                         f"each {spec.head_dim}-channel head in interleaved pairs, which config= does not place; rotate "
+                         f"x[..., -{spec.rotary_dim}:] with inv_freq=rope_frequencies(config, layer_type=...) and "
+                         "layout='interleaved' (HF then rotates the attention output's last channels back at the "
+                         "query positions: negated positions)")
     values, attn = _exact_frequencies(spec, seq_key, yarn_length)
     with mpmath.workdps(DPS):
         hi = np.array([float(v) for v in values], dtype=np.float64)

@@ -68,10 +68,14 @@ __all__ = [
 ]
 
 #: The rope types :func:`rope_frequencies` knows: HF's ``ROPE_INIT_FUNCTIONS`` keys, plus
-#: ``"default"`` and the static NTK-aware ``"ntk"`` (rotary-embedding-torch's
-#: ``theta_rescale_factor``; not an HF type).
+#: ``"default"``, the static NTK-aware ``"ntk"`` (rotary-embedding-torch's
+#: ``theta_rescale_factor``; not an HF type; with ``mixed_b``, vLLM's mixed NTK) and vLLM's
+#: ``"telechat3-yarn"`` (YaRN with a 0.07 attention-factor slope).
 ROPE_TYPES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional",
-                               "axial")
+                               "axial", "telechat3-yarn")
+#: The YaRN-shaped types (the same frequencies; ``telechat3-yarn`` differs in the attention
+#: factor and reads vLLM's ``extrapolation_factor`` / ``attn_factor``).
+YARN_TYPES: tuple[str, ...] = ("yarn", "telechat3-yarn")
 #: Older or engine names found in published configs, and what they mean today: ``"su"``
 #: (first Phi-3 releases) is ``longrope``, ``"mrope"`` (Qwen2-VL) is ``default`` with
 #: ``mrope_section``, ``"deepseek_yarn"`` (vLLM's and SGLang's name for DeepSeek's YaRN,
@@ -105,6 +109,7 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "ntk": ("factor",),
     "dynamic": ("factor",),
     "yarn": ("factor",),
+    "telechat3-yarn": ("factor",),
     "longrope": ("short_factor", "long_factor"),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
 }
@@ -119,10 +124,13 @@ _TYPE_KEYS: dict[str, frozenset[str]] = {
     "default": frozenset(),
     "axial": frozenset(),
     "linear": frozenset({"factor"}),
-    "ntk": frozenset({"factor"}),
+    "ntk": frozenset({"factor", "mixed_b"}),
     "dynamic": frozenset({"factor", "alpha", "xdrope_section"}),
     "yarn": frozenset({"factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow",
                        "mscale", "mscale_all_dim", "truncate"}),
+    # vLLM's TeleChat3RoPEScaledRotaryEmbedding keywords (no mscale / attention_factor there)
+    "telechat3-yarn": frozenset({"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "truncate",
+                                 "extrapolation_factor", "attn_factor"}),
     "longrope": frozenset({"short_factor", "long_factor", "factor", "original_max_position_embeddings",
                            "attention_factor", "short_mscale", "long_mscale"}),
     "llama3": frozenset({"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}),
@@ -139,6 +147,16 @@ _IGNORED_LIKE_HF: dict[str, frozenset[str]] = {
 _TOP_KEYS_READ = frozenset({"rope_theta", "rope_parameters", "rope_scaling", "rotary_emb_base", "rotary_pct",
                             "partial_rotary_factor", "rope_local_base_freq", "qk_rope_head_dim", "rotary_dim",
                             "no_rope_layers", "no_rope_layer_interval", "rope_interleave", "layer_rope_theta"})
+#: Top-level RoPE keys read only for one model type.
+_TOP_KEYS_READ_FOR: dict[str, frozenset[str]] = {"deepseek_v4": frozenset({"compress_rope_theta"})}
+#: DeepSeek-V4 (HF's ``DeepseekV4Config``): the rope dict is keyed by rope labels, not by
+#: layer types; each HF layer type uses one label.
+DEEPSEEK_V4_LABELS: dict[str, str] = {"sliding_attention": "main", "compressed_sparse_attention": "compress",
+                                      "heavily_compressed_attention": "compress"}
+#: HF's ``DeepseekV4Config`` defaults: ``compress_rope_theta`` and the rotated fraction
+#: ``qk_rope_head_dim / head_dim`` = 64 / 512 when the config gives neither.
+DEEPSEEK_V4_COMPRESS_THETA = 160000.0
+DEEPSEEK_V4_PARTIAL = 64 / 512
 #: Model types whose ``layer_rope_theta`` only marks NoPE layers (0): every RoPE layer uses the
 #: global ``rope_theta`` (HF's MuseSpark / MuseGlimmer build one rotary embedding). Elsewhere
 #: (Granite SWA, GraniteMoE SWA) a non-zero entry is that layer's base.
@@ -206,6 +224,15 @@ class RopeSpec:
     freq_dim: int | None = None
     ignored: tuple[str, ...] = ()
     xdrope_section: tuple[int, ...] | None = None
+    mixed_b: float | None = None
+    """vLLM's mixed-NTK exponent (``rope_type`` ``ntk``)."""
+    extrapolation_factor: float = 1.0
+    """vLLM's YaRN ``extrapolation_factor`` (``telechat3-yarn``): scales the kept share."""
+    attn_factor: float = 1.0
+    """vLLM's ``attn_factor`` (``telechat3-yarn``): multiplies the attention factor."""
+    rotary_channels: str = "leading"
+    """Which channels of the head rotate: ``"leading"`` (HF's partial rotary) or
+    ``"trailing"`` (DeepSeek-V4: the last ``rotary_dim`` channels, in interleaved pairs)."""
 
     @property
     def pairs(self) -> int:
@@ -325,8 +352,9 @@ def _per_layer(params: Mapping[str, Any]) -> bool:
 
 def _check_top_keys(cfg: Mapping[str, Any], strict: bool) -> None:
     """Warn (or raise under ``strict``) on every top-level key naming RoPE that nothing reads."""
+    extra = _TOP_KEYS_READ_FOR.get(cfg.get("model_type"), frozenset())  # type: ignore[arg-type]
     for key in cfg:
-        if not isinstance(key, str) or key in _TOP_KEYS_READ:
+        if not isinstance(key, str) or key in _TOP_KEYS_READ or key in extra:
             continue
         low = key.lower()
         if "rope" in low or "rotary" in low:
@@ -362,6 +390,54 @@ def _gemma_layers(cfg: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str
         "full_attention": full,
         "sliding_attention": {"rope_type": "default", "rope_theta": cfg["rope_local_base_freq"]},
     }
+
+
+def _deepseek_v4_params(cfg: Mapping[str, Any], where: str, params: Mapping[str, Any],
+                        strict: bool) -> tuple[dict[str, Mapping[str, Any]], tuple[str, ...]]:
+    """DeepSeek-V4's rope dicts as HF's ``DeepseekV4Config.__post_init__`` builds them.
+
+    ``main`` (sliding-window layers): ``default`` at the top-level ``rope_theta``;
+    ``compress`` (compressed layers): the config's rope dict at ``compress_rope_theta``, with
+    ``attention_factor`` 1.0 unless given when it is YaRN. Both rotate
+    ``partial_rotary_factor`` (else ``qk_rope_head_dim / head_dim``) of ``head_dim``.
+    Returns the two dicts and the keys HF does not use (``mscale``, ``mscale_all_dim`` beside
+    the injected attention factor).
+    """
+    if cfg.get("head_dim") is None:
+        raise ValueError("config is missing the key 'head_dim', which DeepSeek-V4 (model_type 'deepseek_v4') needs: "
+                         "RoPE turns the last head_dim * partial_rotary_factor channels of each head (HF's "
+                         "DeepseekV4Config defaults head_dim to 512; give it)")
+    if isinstance(params.get("main"), Mapping) and isinstance(params.get("compress"), Mapping):
+        for key in params:
+            if key not in ("main", "compress"):
+                _unknown(f"{where}[{key!r}]={params[key]!r} is not used: HF's DeepseekV4Config keeps only the "
+                         "'main' and 'compress' entries of a nested rope dict", strict)
+        return {"main": params["main"], "compress": params["compress"]}, ()
+    head = _int("config", "head_dim", cfg["head_dim"], minimum=2)
+    if cfg.get("partial_rotary_factor") is not None:
+        prf = cfg["partial_rotary_factor"]
+    elif cfg.get("qk_rope_head_dim") is not None:
+        prf = _int("config", "qk_rope_head_dim", cfg["qk_rope_head_dim"]) / head
+    else:
+        prf = DEEPSEEK_V4_PARTIAL
+    theta = cfg.get("rope_theta", 10000.0)
+    flat = {k: v for k, v in params.items() if k not in ("main", "compress")}
+    for key, used in (("rope_theta", cfg.get("compress_rope_theta", DEEPSEEK_V4_COMPRESS_THETA)),
+                      ("partial_rotary_factor", prf)):
+        if flat.get(key) is not None and flat[key] != used:
+            _unknown(f"{where}[{key!r}]={flat[key]!r} is not used: HF's DeepseekV4Config sets the compressed "
+                     f"layers' {key} to {used!r} (sliding layers: rope_theta={theta!r})", strict)
+    rt = flat.get("rope_type", flat.get("type", "default")) or "default"
+    compress = {**flat, "rope_theta": cfg.get("compress_rope_theta", DEEPSEEK_V4_COMPRESS_THETA),
+                "partial_rotary_factor": prf, "rope_type": rt}
+    compress.pop("type", None)
+    ignored: tuple[str, ...] = ()
+    if rt in ("yarn", "deepseek_yarn") and compress.get("attention_factor") is None:
+        # HF: the V4 reference does not multiply cos/sin by YaRN's mscale
+        compress["attention_factor"] = 1.0
+        ignored = tuple(k for k in ("mscale", "mscale_all_dim") if compress.pop(k, None) is not None)
+    main = {"rope_type": "default", "rope_theta": theta, "partial_rotary_factor": prf}
+    return {"main": main, "compress": compress}, ignored
 
 
 # ----------------------------------------------------------------------------------------
@@ -426,7 +502,7 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     ('llama3', 128, 8.0)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "yarnn", "factor": 4}})
     Traceback (most recent call last):
-    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial' (did you mean 'yarn'?)
+    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial', 'telechat3-yarn' (did you mean 'yarn'?)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2,
     ...                    "low_freq_factor": 1}}, strict=True)
     Traceback (most recent call last):
@@ -442,6 +518,18 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         raise TypeError(f"strict={strict!r} must be True or False")
     _check_top_keys(cfg, strict)
     where, params = _rope_dicts(cfg)
+    v4 = cfg.get("model_type") == "deepseek_v4"
+    v4_ignored: tuple[str, ...] = ()
+    if v4:
+        params, v4_ignored = _deepseek_v4_params(cfg, where, params, strict)
+        where = f"{where} (as HF's DeepseekV4Config reads it)"
+        if layer_type in DEEPSEEK_V4_LABELS:
+            layer_type = DEEPSEEK_V4_LABELS[layer_type]
+        elif layer_type is None:
+            raise ValueError("DeepSeek-V4 (model_type 'deepseek_v4') has two RoPEs: pass layer_type='main' "
+                             "(sliding_attention layers, rope_theta) or 'compress' (compressed_sparse_attention / "
+                             "heavily_compressed_attention layers, compress_rope_theta); HF's layer types are "
+                             "accepted too")
     if "rope_local_base_freq" in cfg and not _per_layer(params):
         params = _gemma_layers(cfg, params)
         where = "config (Gemma 3 fields)"
@@ -464,6 +552,10 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
             "(no per-layer-type entries); omit layer_type"
         )
     spec = _parse_params(cfg, where, params, layer_type, strict)
+    if v4:
+        # HF's DeepSeek-V4 apply_rotary_pos_emb: interleaved pairs on the last rotary_dim channels
+        spec = dataclasses.replace(spec, rotary_channels="trailing",
+                                   ignored=spec.ignored + (v4_ignored if layer_type == "compress" else ()))
     return _layer_theta(cfg, spec, layer)
 
 
@@ -610,13 +702,22 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                              "(the L of the query scale 1 + beta*log(1 + floor(pos/L)), which HF reads from there)")
         kw["original_max_position_embeddings"] = _int(where, "original_max_position_embeddings",
                                                       p["original_max_position_embeddings"])
-    if rope_type in ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional") and p.get("factor") is not None and not ntk_alpha:
+    if rope_type in ("linear", "ntk", "dynamic", "yarn", "telechat3-yarn", "llama3", "longrope", "proportional") \
+            and p.get("factor") is not None and not ntk_alpha:
         kw["factor"] = _real(where, "factor", p["factor"], minimum=1.0, what=" (a context-extension factor, >= 1)")
-    if rope_type in ("ntk", "dynamic") and rotary_dim < 4:
+    if p.get("mixed_b") is not None and rope_type == "ntk":
+        # vLLM's NTKScalingRotaryEmbedding with mixed_b: theta_i / exp(a (i+1)^beta), a = ln s / (d/2)^beta
+        kw["mixed_b"] = _real(where, "mixed_b", p["mixed_b"], minimum=0.0, strict=True,
+                              what=" (vLLM's mixed-NTK exponent, > 0)")
+        if freq_dim is not None:
+            raise ValueError(f"{where}['mixed_b'] (vLLM's mixed NTK) needs an even rotary dim: vLLM's lambda has "
+                             f"rotary_dim // 2 entries and its ladder ceil(rotary_dim / 2); got int(head_dim * "
+                             f"partial_rotary_factor) = {freq_dim}")
+    elif rope_type in ("ntk", "dynamic") and rotary_dim < 4:
         raise ValueError(f"rope_type {rope_type!r} needs a rotary dim >= 4 (the exponent is d/(d-2)); got {rotary_dim}")
     if rope_type == "dynamic" and max_pos is None and not ntk_alpha:
         raise ValueError("config is missing the key 'max_position_embeddings', which rope_type 'dynamic' requires")
-    if rope_type in ("llama3", "yarn", "longrope"):
+    if rope_type in ("llama3", "yarn", "telechat3-yarn", "longrope"):
         # a top-level value wins (Phi-3), then the rope dict's, then max_position_embeddings
         if cfg.get("original_max_position_embeddings") is not None:
             o_where, omax = "config", cfg["original_max_position_embeddings"]
@@ -632,7 +733,7 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
         kw["original_max_position_embeddings"] = _int(o_where, "original_max_position_embeddings", omax)
     if rope_type in ("yarn", "longrope") and p.get("attention_factor") is not None:
         kw["attention_factor"] = _real(where, "attention_factor", p["attention_factor"], minimum=0.0, strict=True)
-    if rope_type == "yarn":
+    if rope_type in YARN_TYPES:
         kw["beta_fast"] = _real(where, "beta_fast", p.get("beta_fast") or 32)
         kw["beta_slow"] = _real(where, "beta_slow", p.get("beta_slow") or 1)
         for key in ("beta_fast", "beta_slow"):
@@ -651,8 +752,17 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                 stacklevel=_user_stacklevel(),
             )
         for key in ("mscale", "mscale_all_dim"):
-            if p.get(key) is not None:
+            if p.get(key) is not None and rope_type == "yarn":
                 kw[key] = _real(where, key, p[key])
+        if rope_type == "telechat3-yarn":
+            # vLLM's TeleChat3RoPEScaledRotaryEmbedding (a YaRNScalingRotaryEmbedding): the kept share
+            # times extrapolation_factor, the attention factor (0.07 ln s + 1) times attn_factor
+            if p.get("extrapolation_factor") is not None:
+                kw["extrapolation_factor"] = _real(where, "extrapolation_factor", p["extrapolation_factor"],
+                                                   minimum=0.0, what=" (vLLM's YaRN extrapolation_factor)")
+            if p.get("attn_factor") is not None:
+                kw["attn_factor"] = _real(where, "attn_factor", p["attn_factor"], minimum=0.0, strict=True,
+                                          what=" (vLLM's attn_factor, multiplies the attention factor)")
         trunc = p.get("truncate", True)
         if not isinstance(trunc, bool):
             raise TypeError(f"{where}['truncate']={trunc!r} must be true or false")
@@ -1009,6 +1119,10 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
         elif t == "linear":
             f = family_formula("linear")
             vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
+        elif t == "ntk" and spec.mixed_b is not None:
+            # vLLM's mixed NTK: the ladder over the rotary dim, pair i divided by exp(a (i+1)^beta)
+            f = family_formula("ntk_mixed")
+            vals = [f(q, dm, b, mp(spec.factor), mp(spec.mixed_b)) for q in idx]
         elif t == "ntk":
             f = family_formula("ntk")
             vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
@@ -1016,7 +1130,7 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
             f = family_formula("dynamic")
             n, lmax = mp(seq_key), mp(spec.max_position_embeddings)
             vals = [f(q, dm, b, mp(spec.factor), n, lmax) for q in idx]
-        elif t == "yarn":
+        elif t in YARN_TYPES:
             vals, attn = _yarn(spec, idx, dm, b, yarn_length)
         elif t == "longrope":
             f = family_formula("longrope")
@@ -1074,8 +1188,17 @@ def _yarn(spec: RopeSpec, idx: list, dm: Any, b: Any, yarn_length: str) -> tuple
         high += mp("0.001")  # HF's guard against a zero-width ramp
     ramp = family_formula("yarn_ramp")
     blend = family_formula("yarn")
-    vals = [blend(q, dm, b, s, ramp(q, low, high)) for q in idx]
-    if spec.attention_factor is not None:
+    if spec.extrapolation_factor == 1:
+        vals = [blend(q, dm, b, s, ramp(q, low, high)) for q in idx]
+    else:
+        # vLLM's YaRN: the kept share 1 - gamma is scaled by extrapolation_factor, so the blend's
+        # interpolated share is 1 - e (1 - gamma)
+        e = mp(spec.extrapolation_factor)
+        vals = [blend(q, dm, b, s, 1 - e * (1 - ramp(q, low, high))) for q in idx]
+    if spec.rope_type == "telechat3-yarn":
+        # vLLM's TeleChat3 get_mscale: 0.07 ln s + 1 (YaRN's 0.1 mu ln s + 1 with mu = 0.7), times attn_factor
+        attn = family_formula("yarn_mscale")(s, mp(7) / 10) * mp(spec.attn_factor)
+    elif spec.attention_factor is not None:
         attn = mp(spec.attention_factor)
     elif spec.mscale and spec.mscale_all_dim:
         ms = family_formula("yarn_mscale")
