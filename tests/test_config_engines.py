@@ -51,12 +51,18 @@ def _agree(cfg, **kw):
 
 #: The rope fields of TeleChat3-36B-Thinking's config.json, as quoted field for field from
 #: ``mlx-community/Telechat3-36B-Thinking-4bit`` in a public port's unit test.
-TELECHAT3_36B = {
+TELECHAT3_36B_QUOTED = {
     "model_type": "telechat3", "head_dim": 128, "hidden_size": 6144, "num_attention_heads": 48,
     "max_position_embeddings": 32768, "rope_theta": 1000000.0,
     "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 4.0, "original_max_position_embeddings": 8192,
                      "rope_type": "telechat3-yarn", "type": "telechat3-yarn"},
 }
+TELECHAT3_36B = numeric.model_config("telechat3-36b")
+
+
+def test_the_shipped_telechat3_config_is_the_quoted_one():
+    for key, value in TELECHAT3_36B_QUOTED.items():
+        assert TELECHAT3_36B[key] == value, key
 
 
 def test_telechat3_is_yarn_with_a_0_07_attention_slope():
