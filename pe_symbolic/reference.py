@@ -409,7 +409,8 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     dps : int, default 50
     layer : int, optional
         Layer index into a ``layer_rope_theta`` list (Granite SWA: that layer's base; 0 is
-        NoPE, refused; MuseSpark / MuseGlimmer keep the global base).
+        NoPE, refused; MuseSpark / MuseGlimmer keep the global base); for Molmo2, a layer
+        outside ``rope_scaling_layers`` gets the unscaled ladder over ``head_dim``.
 
     Returns
     -------
@@ -438,7 +439,12 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             return mpf(v) if isinstance(v, int) else mpf(float(v))
 
         base = num(rope.get("rope_theta", cfg.get("rope_theta", cfg.get("rotary_emb_base", 10000.0))))
-        if layer is not None:
+        if layer is not None and cfg.get("rope_scaling_layers") is not None and str(
+                cfg.get("model_type")).startswith("molmo2"):
+            if layer not in cfg["rope_scaling_layers"]:
+                # Molmo2RotaryEmbedding(scaled=False): compute_default_rope_parameters over head_dim
+                kind, rope = "default", {"rope_theta": base}
+        elif layer is not None:
             per_layer = cfg["layer_rope_theta"][layer]
             if not per_layer:
                 raise ValueError(f"layer {layer} is NoPE (layer_rope_theta 0)")

@@ -318,3 +318,46 @@ def test_hf_saved_deepseek_v4_config_parses_without_warnings():
         warnings.simplefilter("error")
         d = numeric.describe(saved, quiet=True)
     assert [(e.layer_type, e.spec.rope_theta) for e in d.layers] == [("main", 10000.0), ("compress", 160000.0)]
+
+
+# ----------------------------------------------------------------------------------------
+# Molmo2: rope_scaling_layers (scaled layers use the rope dict, the others the plain ladder)
+
+MOLMO2 = {"model_type": "molmo2_text", "head_dim": 128, "num_hidden_layers": 4, "max_position_embeddings": 65536,
+          "rope_parameters": {"rope_type": "yarn", "rope_theta": 1e6, "factor": 8.0,
+                              "original_max_position_embeddings": 8192},
+          "rope_scaling_layers": [1, 3]}
+
+
+def test_molmo2_scaling_layers_pick_the_scaled_or_the_plain_ladder():
+    scaled = _agree(MOLMO2, layer=1)
+    plain = _agree(MOLMO2, layer=2)
+    assert numeric.parse_rope_config(MOLMO2, layer=3, strict=True).rope_type == "yarn"
+    assert numeric.parse_rope_config(MOLMO2, layer=0).rope_type == "default"
+    assert plain.attention_factor == 1.0 and scaled.attention_factor > 1.0
+    with pytest.raises(ValueError, match=r"scales only layers \[1, 3\].*layers \[0, 2\].*pass layer="):
+        numeric.rope_frequencies(MOLMO2)
+    with pytest.raises(ValueError, match=r"layer=4 must be < num_hidden_layers = 4"):
+        numeric.rope_frequencies(MOLMO2, layer=4)
+    d = numeric.describe(MOLMO2, quiet=True)
+    assert [(e.label, e.spec.rope_type) for e in d.layers] == [("layers 1,3", "yarn"), ("layers 0,2", "default")]
+    # every layer scaled: no layer= needed
+    assert numeric.parse_rope_config(dict(MOLMO2, rope_scaling_layers=[0, 1, 2, 3])).rope_type == "yarn"
+    # elsewhere the key is not read, and says so
+    with pytest.warns(UnknownConfigKeyWarning, match=r"config\['rope_scaling_layers'\]"):
+        numeric.parse_rope_config(dict(MOLMO2, model_type="llama"))
+
+
+def test_molmo2_matches_hf_scaled_and_unscaled_rotary_embeddings():
+    pytest.importorskip("torch")
+    mod = pytest.importorskip("transformers.models.molmo2.modeling_molmo2")
+    import torch
+    from transformers.models.molmo2.configuration_molmo2 import Molmo2TextConfig
+
+    hf_cfg = Molmo2TextConfig(**copy.deepcopy({k: v for k, v in MOLMO2.items() if k != "model_type"}))
+    for scaled, layer in ((True, 1), (False, 0)):
+        emb = mod.Molmo2RotaryEmbedding(hf_cfg, scaled=scaled)
+        ours = numeric.rope_frequencies(MOLMO2, layer=layer)
+        hf = emb.inv_freq.to(torch.float64).numpy()
+        assert float(np.max(np.abs(ours.inv_freq - hf) / hf)) < 2e-6
+        assert ours.attention_factor == pytest.approx(emb.attention_scaling, rel=1e-12)

@@ -148,7 +148,9 @@ _TOP_KEYS_READ = frozenset({"rope_theta", "rope_parameters", "rope_scaling", "ro
                             "partial_rotary_factor", "rope_local_base_freq", "qk_rope_head_dim", "rotary_dim",
                             "no_rope_layers", "no_rope_layer_interval", "rope_interleave", "layer_rope_theta"})
 #: Top-level RoPE keys read only for one model type.
-_TOP_KEYS_READ_FOR: dict[str, frozenset[str]] = {"deepseek_v4": frozenset({"compress_rope_theta"})}
+_TOP_KEYS_READ_FOR: dict[str, frozenset[str]] = {"deepseek_v4": frozenset({"compress_rope_theta"}),
+                                                  "molmo2_text": frozenset({"rope_scaling_layers"}),
+                                                  "molmo2": frozenset({"rope_scaling_layers"})}
 #: DeepSeek-V4 (HF's ``DeepseekV4Config``): the rope dict is keyed by rope labels, not by
 #: layer types; each HF layer type uses one label.
 DEEPSEEK_V4_LABELS: dict[str, str] = {"sliding_attention": "main", "compressed_sparse_attention": "compress",
@@ -463,7 +465,10 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         :class:`UnknownConfigKeyError`. Either way the key is named with its rope type.
     layer : int, optional
         For configs with a per-layer ``layer_rope_theta`` (Granite SWA: each layer's base,
-        0 for NoPE): which layer. Needed only when the non-zero bases differ.
+        0 for NoPE): which layer. Needed only when the non-zero bases differ. Likewise for
+        Molmo2's ``rope_scaling_layers`` (the listed layers use the rope dict's scaling, the
+        others HF's unscaled ``default`` ladder at the same base): needed when some layers are
+        unscaled.
 
     Returns
     -------
@@ -556,7 +561,54 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         # HF's DeepSeek-V4 apply_rotary_pos_emb: interleaved pairs on the last rotary_dim channels
         spec = dataclasses.replace(spec, rotary_channels="trailing",
                                    ignored=spec.ignored + (v4_ignored if layer_type == "compress" else ()))
+    if cfg.get("rope_scaling_layers") is not None and cfg.get("model_type") in ("molmo2_text", "molmo2"):
+        return _scaling_layers(cfg, spec, layer)
     return _layer_theta(cfg, spec, layer)
+
+
+def scaling_layer_groups(cfg: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Molmo2's ``rope_scaling_layers``: (scaled layers, unscaled layers), or ``None`` when the
+    config has none, or does not say how many layers it has (``num_hidden_layers``)."""
+    rsl, n = cfg.get("rope_scaling_layers"), cfg.get("num_hidden_layers")
+    if rsl is None or cfg.get("model_type") not in ("molmo2_text", "molmo2"):
+        return None
+    if isinstance(rsl, (str, bytes)) or not isinstance(rsl, Sequence):
+        raise TypeError(f"config['rope_scaling_layers']={rsl!r} must be a list of layer indices")
+    idx = tuple(_int("config", "rope_scaling_layers", v, minimum=0, index=q) for q, v in enumerate(rsl))
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        return None
+    bad = [v for v in idx if v >= n]
+    if bad:
+        raise ValueError(f"config['rope_scaling_layers'] names layer {bad[0]}, but num_hidden_layers = {n}")
+    return tuple(sorted(set(idx))), tuple(i for i in range(int(n)) if i not in idx)
+
+
+def _scaling_layers(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> RopeSpec:
+    """Molmo2 (HF's ``Molmo2TextModel``): layers in ``rope_scaling_layers`` use the rope dict's
+    scaling, the others ``Molmo2RotaryEmbedding(scaled=False)``, the default ladder over
+    ``head_dim`` at the same base."""
+    groups = scaling_layer_groups(cfg)
+    rsl = [int(v) for v in cfg["rope_scaling_layers"]]
+    if layer is None:
+        if spec.rope_type == "default" or (groups is not None and not groups[1]):
+            return spec  # every layer scaled, or nothing to scale
+        shown = "the others" if groups is None else f"layers {list(groups[1])}"
+        raise ValueError(f"config['rope_scaling_layers'] scales only layers {rsl} (rope_type {spec.rope_type!r}); "
+                         f"{shown} use HF's unscaled default ladder: pass layer= (the layer index) to say which")
+    if isinstance(layer, bool) or not isinstance(layer, numbers.Integral) or layer < 0:
+        raise ValueError(f"layer={layer!r} must be a non-negative integer (a layer index)")
+    n = cfg.get("num_hidden_layers")
+    if isinstance(n, numbers.Integral) and not isinstance(n, bool) and layer >= n:
+        raise ValueError(f"layer={layer!r} must be < num_hidden_layers = {n}")
+    if int(layer) in rsl or spec.rope_type == "default":
+        return spec
+    if spec.freq_dim is not None or spec.rotary_dim != spec.head_dim:
+        raise ValueError(f"layer {layer} is outside config['rope_scaling_layers']: HF's unscaled table rotates the "
+                         f"whole head_dim = {spec.head_dim}, but the config rotates {spec.rotary_dim} channels; "
+                         "not supported")
+    return RopeSpec(rope_type="default", rope_theta=spec.rope_theta, head_dim=spec.head_dim,
+                    rotary_dim=spec.head_dim, max_position_embeddings=spec.max_position_embeddings,
+                    layer_type=spec.layer_type, ignored=spec.ignored)
 
 
 def _layer_theta(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> RopeSpec:
@@ -564,7 +616,8 @@ def _layer_theta(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> R
     lrt = cfg.get("layer_rope_theta")
     if lrt is None:
         if layer is not None:
-            raise ValueError(f"layer={layer!r} was given, but the config has no 'layer_rope_theta'; omit layer")
+            raise ValueError(f"layer={layer!r} was given, but the config has no 'layer_rope_theta' (nor Molmo2's "
+                             "'rope_scaling_layers'); omit layer")
         return spec
     if isinstance(lrt, (str, bytes)) or not isinstance(lrt, Sequence) or not lrt:
         raise TypeError(f"config['layer_rope_theta']={lrt!r} must be a non-empty list of bases (0 for NoPE)")
@@ -975,8 +1028,8 @@ def rope_frequencies(
         instead of warning with :class:`UnknownConfigKeyWarning` (see
         :func:`parse_rope_config`).
     layer : int, optional
-        The layer index, for a per-layer ``layer_rope_theta`` whose bases differ (see
-        :func:`parse_rope_config`).
+        The layer index, for a per-layer ``layer_rope_theta`` whose bases differ, or Molmo2's
+        ``rope_scaling_layers`` (see :func:`parse_rope_config`).
 
     Returns
     -------

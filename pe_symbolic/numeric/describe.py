@@ -26,6 +26,7 @@ from .config import (
     _ROPE_KEYS,
     parse_rope_config,
     rope_frequencies,
+    scaling_layer_groups,
 )
 
 __all__ = ["ConfigDescription", "LayerRope", "describe"]
@@ -195,7 +196,14 @@ def _layer_types(cfg: Mapping[str, Any]) -> list[str | None]:
 
 def _theta_groups(cfg: Mapping[str, Any]) -> list[tuple[int, ...] | None]:
     """``[None]``, or the layers of each distinct non-zero base of a ``layer_rope_theta``
-    whose bases differ (Granite SWA)."""
+    whose bases differ (Granite SWA), or Molmo2's scaled and unscaled layers."""
+    scaling = scaling_layer_groups(cfg)
+    if scaling is not None and scaling[1]:  # Molmo2 with unscaled layers: one row each, unless all read alike
+        try:
+            parse_rope_config(cfg)
+            return [None]  # a default rope type: scaled and unscaled layers are the same
+        except ValueError:
+            return [g for g in scaling if g]
     lrt = cfg.get("layer_rope_theta")
     if not isinstance(lrt, list) or cfg.get("model_type") in LAYER_THETA_MARKS_ONLY:
         return [None]
@@ -338,6 +346,9 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
                      "not computed here")
     if cfg.get("model_type") == "deepseek_v4":
         notes.append(_deepseek_v4_note(cfg))
+    if cfg.get("rope_scaling_layers") is not None and cfg.get("model_type") in ("molmo2_text", "molmo2"):
+        notes.append("rope_scaling_layers (Molmo2): the listed layers use the rope dict's scaling, the others HF's "
+                     "unscaled default ladder at the same base (rope_frequencies(..., layer=i) for each)")
     for e in entries:
         if e.spec is not None and e.spec.rope_type == "ntk" and e.spec.mixed_b is None:
             notes.append("ntk: read as the static NTK-aware base b*s**(d/(d-2)) (rotary-embedding-torch; not an HF "
