@@ -221,6 +221,25 @@ def test_deepseek_v4_two_ropes_as_hf_builds_them(label, theta, kind):
     assert got.attention_factor == 1.0  # HF pins YaRN's cos/sin factor to 1 for V4
 
 
+@settings(max_examples=40, deadline=None)
+@given(head=st.sampled_from([64, 128, 256, 512]), rope=st.sampled_from([16, 32, 64]),
+       theta=st.sampled_from([1e4, 5e5]), compress=st.sampled_from([1.6e5, 1e6, 12345.0]),
+       factor=st.one_of(st.none(), st.floats(1.0, 64.0)), layer_type=st.sampled_from(["main", "compress"]),
+       hf_layout=st.booleans())
+@example(head=512, rope=64, theta=1e4, compress=1.6e5, factor=16.0, layer_type="compress", hf_layout=False)
+def test_deepseek_v4_matches_the_oracle(head, rope, theta, compress, factor, layer_type, hf_layout):
+    rope_dict = {"type": "default"} if factor is None else {
+        "type": "yarn", "factor": factor, "original_max_position_embeddings": 4096, "beta_fast": 32, "beta_slow": 1}
+    cfg = {"model_type": "deepseek_v4", "head_dim": head, "max_position_embeddings": 4096 * 64,
+           "rope_theta": theta, "compress_rope_theta": compress, "rope_scaling": rope_dict}
+    if hf_layout:
+        cfg["partial_rotary_factor"] = rope / head
+    else:
+        cfg["qk_rope_head_dim"] = rope
+    got = _agree(cfg, layer_type=layer_type)
+    assert got.inv_freq.shape == (rope // 2,) and got.attention_factor == 1.0
+
+
 @pytest.mark.parametrize("layer_type, label", [("sliding_attention", "main"), ("compressed_sparse_attention", "compress"),
                                                ("heavily_compressed_attention", "compress")])
 def test_deepseek_v4_hf_layer_types_pick_their_rope(layer_type, label):
