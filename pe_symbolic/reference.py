@@ -329,7 +329,8 @@ _TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "
 # Model types whose HF config keeps head_dim beside qk_rope_head_dim and rotates
 # int(head_dim * partial_rotary_factor) (Mistral4Config, DeepseekV4Config, LongcatFlashConfig)
 _KEEP_HEAD_DIM = ("mistral4", "deepseek_v4", "longcat_flash")
-_OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "xdrope": "dynamic"}
+_OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "deepseek_llama_scaling": "yarn",
+              "xdrope": "dynamic"}
 
 
 def _cfg_rope(config, layer_type):
@@ -424,8 +425,9 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     (['0.25', '0.025', '0.0025', '0.00025'], mpf('1.0'))
     """
     cfg, rope = _cfg_rope(config, layer_type)
-    kind = rope.get("rope_type", rope.get("type", "default")) or "default"
+    kind = raw_kind = rope.get("rope_type", rope.get("type", "default")) or "default"
     kind = _OLD_NAMES.get(kind, kind)
+    vllm_deepseek = raw_kind in ("deepseek_yarn", "deepseek_llama_scaling")  # vLLM DeepseekScalingRotaryEmbedding
     if kind == "default" and "mrope_section" not in rope and (
             cfg.get("model_type") == "pixtral" or str(cfg.get("model_type", "")).endswith(
                 ("_vision", "_vision_encoder", "_vision_model", "sam2_video", "sam3_tracker_video", "edgetam_video"))):
@@ -519,13 +521,13 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
 
             lo = correction(num(rope.get("beta_fast") or 32))
             hi = correction(num(rope.get("beta_slow") or 1))
-            if rope.get("truncate", True):
+            if vllm_deepseek or rope.get("truncate", True):
                 lo, hi = mpmath.floor(lo), mpmath.ceil(hi)
             lo, hi = max(lo, mpf(0)), min(hi, mpf(dim - 1))
             if lo == hi:
                 hi = hi + mpf("0.001")
             # vLLM's YaRN (telechat3-yarn): inv_freq_mask = (1 - ramp) * extrapolation_factor
-            keep_scale = num(rope.get("extrapolation_factor", 1)) if kind == "telechat3-yarn" else one
+            keep_scale = num(rope.get("extrapolation_factor", 1)) if kind == "telechat3-yarn" or vllm_deepseek else one
             inv = []
             for j, extrap in enumerate(ladder(base, dim, pairs)):
                 ramp = min(max((j - lo) / (hi - lo), mpf(0)), one)  # 1: interpolate
@@ -539,6 +541,10 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
                 # vLLM TeleChat3RoPEScaledRotaryEmbedding: get_mscale(s) = 0.07 ln s + 1, times attn_factor
                 slope = mpf(7) / 100
                 attention = (one if factor <= 1 else slope * mpmath.log(factor) + 1) * num(rope.get("attn_factor", 1))
+            elif vllm_deepseek:
+                # vLLM: yarn_get_mscale(s, mscale) / yarn_get_mscale(s, mscale_all_dim) * attn_factor, defaults 1, 0, 1
+                attention = (get_mscale(factor, num(rope.get("mscale", 1))) /
+                             get_mscale(factor, num(rope.get("mscale_all_dim", 0))) * num(rope.get("attn_factor", 1)))
             elif rope.get("attention_factor") is not None:
                 attention = num(rope["attention_factor"])
             elif rope.get("mscale") and rope.get("mscale_all_dim"):

@@ -380,3 +380,23 @@ def test_molmo2_matches_hf_scaled_and_unscaled_rotary_embeddings():
         hf = emb.inv_freq.to(torch.float64).numpy()
         assert float(np.max(np.abs(ours.inv_freq - hf) / hf)) < 2e-6
         assert ours.attention_factor == pytest.approx(emb.attention_scaling, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------------------
+# vLLM's DeepSeek names: its attention-factor rule, which HF's differs from with one mscale
+
+
+@pytest.mark.parametrize("name", ["deepseek_yarn", "deepseek_llama_scaling"])
+def test_vllm_deepseek_names_use_vllms_mscale_rule(name):
+    base = {"qk_rope_head_dim": 64, "max_position_embeddings": 163840, "rope_theta": 10000}
+    rope = {"type": name, "factor": 40, "original_max_position_embeddings": 4096, "mscale": 0.707}
+    got = _agree({**base, "rope_scaling": rope})
+    hf = numeric.rope_frequencies({**base, "rope_scaling": {**rope, "type": "yarn"}})
+    assert np.array_equal(got.inv_freq, hf.inv_freq)
+    assert got.attention_factor == pytest.approx(0.0707 * math.log(40) + 1, rel=1e-15)  # vLLM: m(s, 0.707) / 1
+    assert hf.attention_factor == pytest.approx(0.1 * math.log(40) + 1, rel=1e-15)  # HF: one mscale is ignored
+    both = {**rope, "mscale": 1.0, "mscale_all_dim": 1.0, "attn_factor": 1.5, "extrapolation_factor": 0.5}
+    _agree({**base, "rope_scaling": both})
+    with pytest.warns(UnknownConfigKeyWarning, match=rf"\['truncate'\]=False is not understood for rope_type '{name}'"):
+        t = numeric.rope_frequencies({**base, "rope_scaling": {**rope, "truncate": False}})
+    assert np.array_equal(t.inv_freq, got.inv_freq)  # not used: vLLM's class always truncates

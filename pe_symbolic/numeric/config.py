@@ -81,7 +81,11 @@ YARN_TYPES: tuple[str, ...] = ("yarn", "telechat3-yarn")
 #: ``mrope_section``, ``"deepseek_yarn"`` (vLLM's and SGLang's name for DeepSeek's YaRN,
 #: the same inverse frequencies and ``mscale``/``mscale_all_dim`` attention factor) is ``yarn``.
 ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn",
-                                     "xdrope": "dynamic"}
+                                     "deepseek_llama_scaling": "yarn", "xdrope": "dynamic"}
+#: vLLM's names for its ``DeepseekScalingRotaryEmbedding``: YaRN's frequencies (always
+#: truncated) with vLLM's attention factor ``m(s, mscale) / m(s, mscale_all_dim) * attn_factor``
+#: (defaults 1, 0, 1), which differs from HF's rule when only one of the two mscales is given.
+VLLM_DEEPSEEK_NAMES: tuple[str, ...] = ("deepseek_yarn", "deepseek_llama_scaling")
 #: HunyuanVL's ``"xdrope"``: HF's ``HunYuanVLTextConfig`` reads it as ``dynamic`` with a fixed
 #: ``alpha`` (``ntk_alpha``) and a 4-axis M-RoPE section (``xdrope_section``, alias of
 #: ``mrope_section``).
@@ -128,6 +132,9 @@ _TYPE_KEYS: dict[str, frozenset[str]] = {
     "dynamic": frozenset({"factor", "alpha", "xdrope_section"}),
     "yarn": frozenset({"factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow",
                        "mscale", "mscale_all_dim", "truncate"}),
+    # vLLM's DeepseekScalingRotaryEmbedding keywords (deepseek_yarn, deepseek_llama_scaling)
+    "deepseek_yarn": frozenset({"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "mscale",
+                                "mscale_all_dim", "extrapolation_factor", "attn_factor"}),
     # vLLM's TeleChat3RoPEScaledRotaryEmbedding keywords (no mscale / attention_factor there)
     "telechat3-yarn": frozenset({"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "truncate",
                                  "extrapolation_factor", "attn_factor"}),
@@ -232,6 +239,10 @@ class RopeSpec:
     """vLLM's YaRN ``extrapolation_factor`` (``telechat3-yarn``): scales the kept share."""
     attn_factor: float = 1.0
     """vLLM's ``attn_factor`` (``telechat3-yarn``): multiplies the attention factor."""
+    mscale_rule: str = "hf"
+    """How YaRN's attention factor reads ``mscale`` / ``mscale_all_dim``: ``"hf"`` (the ratio
+    when both are given, else :math:`0.1 \\ln s + 1`) or ``"vllm"`` (vLLM's DeepSeek names:
+    always the ratio, defaults 1 and 0, times ``attn_factor``)."""
     rotary_channels: str = "leading"
     """Which channels of the head rotate: ``"leading"`` (HF's partial rotary) or
     ``"trailing"`` (DeepSeek-V4: the last ``rotary_dim`` channels, in interleaved pairs)."""
@@ -368,7 +379,7 @@ def _check_rope_keys(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], r
                      case: str, strict: bool) -> tuple[str, ...]:
     """Warn (or raise) on the rope dict's keys this ``rope_type`` does not read; return the
     keys accepted only because HF ignores them too (``case``: ``rope_type`` or ``ntk_alpha``)."""
-    known = _COMMON_KEYS | _TYPE_KEYS[rope_type]
+    known = _COMMON_KEYS | _TYPE_KEYS["deepseek_yarn" if raw_type in VLLM_DEEPSEEK_NAMES else rope_type]
     like_hf = _IGNORED_LIKE_HF.get(case, frozenset())
     ignored = []
     for key in p:
@@ -784,7 +795,7 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                 f"'max_position_embeddings' to fall back to), which rope_type {rope_type!r} requires"
             )
         kw["original_max_position_embeddings"] = _int(o_where, "original_max_position_embeddings", omax)
-    if rope_type in ("yarn", "longrope") and p.get("attention_factor") is not None:
+    if rope_type in ("yarn", "longrope") and p.get("attention_factor") is not None and raw_rt not in VLLM_DEEPSEEK_NAMES:
         kw["attention_factor"] = _real(where, "attention_factor", p["attention_factor"], minimum=0.0, strict=True)
     if rope_type in YARN_TYPES:
         kw["beta_fast"] = _real(where, "beta_fast", p.get("beta_fast") or 32)
@@ -807,7 +818,13 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
         for key in ("mscale", "mscale_all_dim"):
             if p.get(key) is not None and rope_type == "yarn":
                 kw[key] = _real(where, key, p[key])
-        if rope_type == "telechat3-yarn":
+        vllm_deepseek = raw_rt in VLLM_DEEPSEEK_NAMES
+        if vllm_deepseek:
+            kw["mscale_rule"] = "vllm"
+            for key in ("mscale", "mscale_all_dim"):
+                if p.get(key) is not None:
+                    kw[key] = _real(where, key, p[key])
+        if rope_type == "telechat3-yarn" or vllm_deepseek:
             # vLLM's TeleChat3RoPEScaledRotaryEmbedding (a YaRNScalingRotaryEmbedding): the kept share
             # times extrapolation_factor, the attention factor (0.07 ln s + 1) times attn_factor
             if p.get("extrapolation_factor") is not None:
@@ -816,7 +833,7 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
             if p.get("attn_factor") is not None:
                 kw["attn_factor"] = _real(where, "attn_factor", p["attn_factor"], minimum=0.0, strict=True,
                                           what=" (vLLM's attn_factor, multiplies the attention factor)")
-        trunc = p.get("truncate", True)
+        trunc = True if vllm_deepseek else p.get("truncate", True)  # vLLM's DeepSeek class always truncates
         if not isinstance(trunc, bool):
             raise TypeError(f"{where}['truncate']={trunc!r} must be true or false")
         kw["truncate"] = trunc
@@ -1251,6 +1268,12 @@ def _yarn(spec: RopeSpec, idx: list, dm: Any, b: Any, yarn_length: str) -> tuple
     if spec.rope_type == "telechat3-yarn":
         # vLLM's TeleChat3 get_mscale: 0.07 ln s + 1 (YaRN's 0.1 mu ln s + 1 with mu = 0.7), times attn_factor
         attn = family_formula("yarn_mscale")(s, mp(7) / 10) * mp(spec.attn_factor)
+    elif spec.mscale_rule == "vllm":
+        # vLLM's DeepseekScalingRotaryEmbedding: m(s, mscale) / m(s, mscale_all_dim) * attn_factor, defaults 1, 0
+        ms = family_formula("yarn_mscale")
+        num = mp(spec.mscale if spec.mscale is not None else 1)
+        den = mp(spec.mscale_all_dim if spec.mscale_all_dim is not None else 0)
+        attn = ms(s, num) / ms(s, den) * mp(spec.attn_factor)
     elif spec.attention_factor is not None:
         attn = mp(spec.attention_factor)
     elif spec.mscale and spec.mscale_all_dim:

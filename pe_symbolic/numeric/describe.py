@@ -354,6 +354,10 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
             notes.append("ntk: read as the static NTK-aware base b*s**(d/(d-2)) (rotary-embedding-torch; not an HF "
                          "type). vLLM's 'ntk' without mixed_b computes (b*s)**(-2i/d) / s**(2/d) instead (its "
                          "mixed NTK with mixed_b = 1); give mixed_b for vLLM's reading")
+        if e.spec is not None and e.spec.mscale_rule == "vllm":
+            notes.append("deepseek_yarn (vLLM's name): attention factor m(s, mscale) / m(s, mscale_all_dim) * "
+                         "attn_factor with vLLM's defaults 1 and 0 (HF's yarn takes the ratio only when both are "
+                         "given); YaRN's bands always truncated")
         if e.spec is not None and e.spec.rope_type == "telechat3-yarn":
             notes.append("telechat3-yarn: YaRN's frequencies, attention factor (0.07 ln s + 1) * attn_factor as "
                          "vLLM's TeleChat3RoPEScaledRotaryEmbedding (MLX ports read it as plain YaRN: 0.1 ln s + 1)")
