@@ -30,6 +30,13 @@ Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in thi
   field wins (Phi-3), then the rope dict's, then ``max_position_embeddings``.
 * older type names: ``"su"`` (first Phi-3 releases) is ``longrope``; ``"mrope"``
   (Qwen2-VL) is ``default`` with ``mrope_section``.
+* engine type names, as vLLM computes them: ``"deepseek_yarn"`` / ``"deepseek_llama_scaling"``
+  (YaRN with vLLM's ``mscale`` rule), ``"telechat3-yarn"`` (YaRN, attention factor
+  ``0.07 ln s + 1``), ``"ntk"`` with ``mixed_b`` (mixed NTK).
+* DeepSeek-V4 (``model_type`` ``deepseek_v4``): the two RoPEs HF's ``DeepseekV4Config``
+  builds, ``layer_type="main"`` (sliding-window layers) and ``"compress"`` (compressed
+  layers, ``compress_rope_theta``), on the last channels of the head
+  (:attr:`RopeSpec.rotary_channels`); Molmo2's ``rope_scaling_layers`` through ``layer=``.
 
 Bad input raises :class:`ValueError` (or :class:`TypeError` for a wrong type) naming the
 key, the value and what is allowed; a YaRN ``beta_slow`` above ``beta_fast``, which HF
@@ -1097,6 +1104,11 @@ def rope_frequencies(
     ``llama3``                by wavelength :math:`2\pi/\theta_i`: kept below
                               :math:`L/high`, :math:`/s` above :math:`L/low`, blended
                               between (no blend when ``low == high``: Llama 4); 1
+    ``ntk`` + ``mixed_b``     :math:`\theta_i / e^{a (i+1)^\beta}`, :math:`a = \ln s/(d/2)^\beta`
+                              (vLLM's mixed NTK); 1
+    ``telechat3-yarn``        YaRN's :math:`\theta'_i` (vLLM's ``extrapolation_factor``
+                              scaling :math:`1-\gamma_i`); :math:`(0.07\ln s + 1)` times
+                              ``attn_factor``
     ``proportional``          :math:`b^{-2i/D}/s` for the first
                               ``int(partial_rotary_factor * D // 2)`` pairs, 0 after
                               (:math:`D` = head_dim, Gemma 4's
@@ -1117,6 +1129,9 @@ def rope_frequencies(
     parser reads it into ``RopeSpec.llama_4_scaling_beta`` and :func:`describe` shows
     it). An odd ``int(head_dim * partial_rotary_factor)`` keeps the odd :math:`d` in the
     exponents and rotates one more channel, as HF does (:attr:`RopeSpec.exponent_dim`).
+    DeepSeek-V4 rotates the *last* ``rotary_dim`` channels in interleaved pairs
+    (:attr:`RopeSpec.rotary_channels`); the frequencies here are its, and
+    :func:`apply_rope` refuses ``config=`` for it (naming how to rotate the trailing slice).
 
     Examples
     --------
