@@ -263,6 +263,11 @@ def test_deepseek_v4_keys_hf_does_not_use_are_named():
     with pytest.warns(UnknownConfigKeyWarning, match=r"\['rope_theta'\]=5000.0 is not used.*160000"):
         spec = numeric.parse_rope_config(cfg, layer_type="compress")
     assert spec.ignored == ("mscale", "mscale_all_dim") and spec.attention_factor == 1.0
+    nested = {"model_type": "deepseek_v4", "head_dim": 512, "compress_rope_theta": 320000, "rope_parameters": {
+        "main": {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor": 0.125},
+        "compress": {"rope_type": "default", "rope_theta": 160000, "partial_rotary_factor": 0.125}}}
+    with pytest.warns(UnknownConfigKeyWarning, match=r"config\['compress_rope_theta'\]=320000 is not used"):
+        assert numeric.parse_rope_config(nested, layer_type="compress").rope_theta == 160000.0
     # compress_rope_theta is read for DeepSeek-V4 only
     with pytest.warns(UnknownConfigKeyWarning, match=r"config\['compress_rope_theta'\]"):
         numeric.parse_rope_config({"head_dim": 64, "compress_rope_theta": 1e5})

@@ -432,6 +432,11 @@ def _deepseek_v4_params(cfg: Mapping[str, Any], where: str, params: Mapping[str,
             if key not in ("main", "compress"):
                 _unknown(f"{where}[{key!r}]={params[key]!r} is not used: HF's DeepseekV4Config keeps only the "
                          "'main' and 'compress' entries of a nested rope dict", strict)
+        for top, label in (("rope_theta", "main"), ("compress_rope_theta", "compress")):
+            nested = params[label].get("rope_theta")
+            if cfg.get(top) is not None and nested is not None and cfg[top] != nested:
+                _unknown(f"config[{top!r}]={cfg[top]!r} is not used: the nested {where}[{label!r}]['rope_theta']="
+                         f"{nested!r} is (HF's DeepseekV4Config keeps a nested rope dict as it is)", strict)
         return {"main": params["main"], "compress": params["compress"]}, ()
     head = _int("config", "head_dim", cfg["head_dim"], minimum=2)
     if cfg.get("partial_rotary_factor") is not None:

@@ -66,11 +66,12 @@ class LayerRope:
 
     @property
     def rotary(self) -> str:
-        """``"64 of 128"`` (rotated channels of the head), with the exponent's d when it differs."""
+        """``"64 of 128"`` (rotated channels of the head; ``"last 64 of 512"`` when they are the
+        trailing ones, DeepSeek-V4), with the exponent's d when it differs."""
         if self.spec is None:
             return "-"
         s = self.spec
-        out = f"{s.rotary_dim} of {s.head_dim}"
+        out = ("last " if s.rotary_channels == "trailing" else "") + f"{s.rotary_dim} of {s.head_dim}"
         if s.exponent_dim != s.rotary_dim:
             out += f" (exponent d={s.exponent_dim}, HF rounds up)"
         return out
