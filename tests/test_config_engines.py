@@ -405,3 +405,25 @@ def test_vllm_deepseek_names_use_vllms_mscale_rule(name):
     with pytest.warns(UnknownConfigKeyWarning, match=rf"\['truncate'\]=False is not understood for rope_type '{name}'"):
         t = numeric.rope_frequencies({**base, "rope_scaling": {**rope, "truncate": False}})
     assert np.array_equal(t.inv_freq, got.inv_freq)  # not used: vLLM's class always truncates
+
+
+# ----------------------------------------------------------------------------------------
+# Llama 4: the NoPE layers' query temperature (not RoPE, computed as HF does)
+
+
+def test_llama4_nope_query_scale_matches_hf_formula():
+    cfg = numeric.model_config("llama-4-scout")
+    pos = np.array([0, 1, 8190, 8191, 8192, 16383, 10 ** 6])
+    got = numeric.llama4_nope_query_scale(cfg, pos)
+    # HF Llama4TextAttention: log1p(floor((positions.float() + 1.0) / floor_scale)) * attn_scale + 1.0
+    want = np.log1p(np.floor((pos + 1.0) / 8192)) * 0.1 + 1.0
+    assert np.array_equal(got, want)
+    text = cfg["text_config"]
+    with pytest.raises(ValueError, match=r"attn_temperature_tuning'\]=False: the NoPE layers' queries are not scaled"):
+        numeric.llama4_nope_query_scale(dict(text, attn_temperature_tuning=False), pos)
+    with pytest.raises(ValueError, match=r"read for Llama 4 configs only"):
+        numeric.llama4_nope_query_scale({"model_type": "llama"}, pos)
+    with pytest.raises(ValueError, match=r"config\['floor_scale'\]=0 must be an integer >= 1"):
+        numeric.llama4_nope_query_scale(dict(text, floor_scale=0), pos)
+    with pytest.raises(ValueError, match=r"non-negative integers"):
+        numeric.llama4_nope_query_scale(cfg, [-1])

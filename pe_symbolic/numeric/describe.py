@@ -343,8 +343,8 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     if cfg.get("attn_temperature_tuning"):
         notes.append(f"attn_temperature_tuning: HF's Llama 4 scales the queries of NoPE layers by "
                      f"log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (floor_scale="
-                     f"{cfg.get('floor_scale', 8192)}, attn_scale={cfg.get('attn_scale', 0.1)}); not part of RoPE, "
-                     "not computed here")
+                     f"{cfg.get('floor_scale', 8192)}, attn_scale={cfg.get('attn_scale', 0.1)}); not part of RoPE: "
+                     "llama4_nope_query_scale(config, positions)")
     if cfg.get("model_type") == "deepseek_v4":
         notes.append(_deepseek_v4_note(cfg))
     if cfg.get("rope_scaling_layers") is not None and cfg.get("model_type") in ("molmo2_text", "molmo2"):
