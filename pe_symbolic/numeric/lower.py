@@ -584,7 +584,7 @@ FAMILY_FORMULAS: dict[str, str] = {
     "default": SCHEDULE_CLAIM,
     "linear": "linear.interpolation",
     "ntk": "ntk.derive",
-    "ntk_mixed": "longrope.relative",
+    "ntk_mixed": "ntk_mixed.endpoints",
     "dynamic": "dynamic.continuity",
     "yarn_correction_dim": "yarn.correction_dim",
     "yarn_ramp": "yarn.blend",
@@ -611,7 +611,7 @@ def family_formula(name: str) -> Callable[..., Any]:
     ``default``                ``i, d, b``                            ``schedule.geometric``
     ``linear``                 ``i, d, b, s``                         ``linear.interpolation``
     ``ntk``                    ``i, d, b, s``                         ``ntk.derive``
-    ``ntk_mixed``              ``i, d, b, s, beta`` (``mixed_b``)     ``longrope.relative``
+    ``ntk_mixed``              ``i, d, b, s, beta`` (``mixed_b``)     ``ntk_mixed.endpoints``
     ``dynamic``                ``i, d, b, s, n, L``                   ``dynamic.continuity``
     ``yarn_correction_dim``    ``r, d, b, L``                         ``yarn.correction_dim``
     ``yarn_ramp``              ``x, low, high``                       ``yarn.blend``
@@ -651,8 +651,8 @@ def family_formula(name: str) -> Callable[..., Any]:
             "default": (theta, (i, d, b)),
             "linear": (F.linear(theta, s), (i, d, b, s)),
             "ntk": (F.default_theta(i, d, base=F.ntk_base(b, s, d)), (i, d, b, s)),
-            # vLLM's mixed NTK: theta_i / lambda_i with lambda_i = exp(a (i+1)^beta) > 0, a
-            # per-pair rescaling (the claim: any positive per-pair factors keep RoPE relative)
+            # vLLM's mixed NTK: theta_i / lambda_i with lambda_i = exp(a (i+1)^beta) > 0 (the claim is
+            # about lambda; relative as any positive per-pair rescaling, longrope.relative)
             "ntk_mixed": (F.longrope_theta(theta, F.ntk_mixed_factor(i, d, s, beta)), (i, d, b, s, beta)),
             "dynamic": (F.default_theta(i, d, base=F.dynamic_base(b, s, n, L, d)), (i, d, b, s, n, L)),
             "yarn_correction_dim": (F.yarn_correction_dim(r, d, b, L), (r, d, b, L)),
