@@ -488,6 +488,10 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             # PixtralVisionRotaryEmbedding: cat(inv_freq[0::2], inv_freq[1::2]) over head_dim
             full = ladder(base, head, head // 2)
             inv = full[0::2] + full[1::2]
+        elif kind == "axial" and cfg.get("model_type") == "minimax_m3_vl_vision":
+            # MiniMaxM3VLVisionRotaryEmbedding: spatial_dim = 2 * ((dim // 3) // 2), one ladder for t, h, w
+            spatial = 2 * ((head // 3) // 2)
+            inv = ladder(base, spatial, spatial // 2)
         elif kind == "axial":
             # Qwen2-VL / GLM-4V / Gemma 4 vision: base ** -(arange(0, spatial, 2) / spatial), spatial = head_dim // 2
             spatial = head // 2

@@ -427,3 +427,41 @@ def test_llama4_nope_query_scale_matches_hf_formula():
         numeric.llama4_nope_query_scale(dict(text, floor_scale=0), pos)
     with pytest.raises(ValueError, match=r"non-negative integers"):
         numeric.llama4_nope_query_scale(cfg, [-1])
+
+
+# ----------------------------------------------------------------------------------------
+# MiniMax-M3-VL's vision tower: axial RoPE with three axes (t, h, w)
+
+MINIMAX_VISION = {"model_type": "minimax_m3_vl_vision", "hidden_size": 1280, "num_attention_heads": 16,
+                  "rope_parameters": {"rope_theta": 10000.0, "rope_type": "axial"}}
+
+
+@pytest.mark.parametrize("cfg", [MINIMAX_VISION, {k: v for k, v in MINIMAX_VISION.items() if k != "rope_parameters"},
+                                 dict(MINIMAX_VISION, head_dim=64)])
+def test_minimax_m3_vl_vision_is_a_three_axis_axial_ladder(cfg):
+    spec = numeric.parse_rope_config(cfg, strict=True)
+    head = spec.head_dim
+    spatial = 2 * ((head // 3) // 2)
+    assert (spec.rope_type, spec.freq_dim, spec.rotary_dim) == ("axial", spatial, 3 * spatial)
+    got = _agree(cfg)
+    assert got.inv_freq.shape == (spatial // 2,)
+    d = numeric.describe(cfg, quiet=True)
+    assert any("3 axes" in n for n in d.notes)
+    with pytest.raises(ValueError, match="axial"):
+        numeric.apply_rope(np.zeros((2, head)), [0, 1], config=cfg)
+
+
+def test_minimax_m3_vl_vision_matches_hf():
+    pytest.importorskip("torch")
+    mod = pytest.importorskip("transformers.models.minimax_m3_vl.modeling_minimax_m3_vl")
+    import torch
+    from transformers.models.minimax_m3_vl.configuration_minimax_m3_vl import MiniMaxM3VLVisionConfig
+
+    hf_cfg = MiniMaxM3VLVisionConfig()
+    emb = mod.MiniMaxM3VLVisionRotaryEmbedding(hf_cfg)
+    ours = numeric.rope_frequencies(hf_cfg.to_dict())
+    hf = emb.inv_freq.to(torch.float64).numpy()
+    assert ours.inv_freq.shape == hf.shape and float(np.max(np.abs(ours.inv_freq - hf) / hf)) < 2e-6
+    # the rotated width: HF's cos table has 3 * spatial channels (t, h, w, then duplicated)
+    cos, _ = emb(torch.zeros(1), torch.zeros((5, 3), dtype=torch.long))
+    assert cos.shape[-1] == numeric.parse_rope_config(hf_cfg.to_dict()).rotary_dim

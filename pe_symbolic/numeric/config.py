@@ -101,18 +101,23 @@ VLLM_DEEPSEEK_NAMES: tuple[str, ...] = ("deepseek_yarn", "deepseek_llama_scaling
 YARN_LENGTHS: tuple[str, ...] = ("original", "max")
 #: HF model types whose config class sets ``default_rope_type = "axial"`` (HF 5.23): a
 #: ``default`` (or absent) rope type there is read as ``axial``, as HF's
-#: ``standardize_rope_params`` does. All but ``pixtral`` compute HF's axial frequencies over
-#: the spatial dim ``head_dim // 2`` (``base ** -(arange(0, head_dim/2, 2) / (head_dim/2))``,
-#: shared by the height and the width pairs); ``pixtral`` takes the ``head_dim`` ladder and
-#: reorders it (even pairs for height, odd for width).
+#: ``standardize_rope_params`` does. All but ``pixtral`` and ``minimax_m3_vl_vision`` compute
+#: HF's axial frequencies over the spatial dim ``head_dim // 2`` (``base ** -(arange(0,
+#: head_dim/2, 2) / (head_dim/2))``, shared by the height and the width pairs); ``pixtral``
+#: takes the ``head_dim`` ladder and reorders it (even pairs for height, odd for width);
+#: ``minimax_m3_vl_vision`` has three axes (``AXIAL_3D_MODEL_TYPES``).
 AXIAL_MODEL_TYPES: frozenset[str] = frozenset({
     "cohere_compass_vision", "dots3_note_vision_encoder", "edgetam_video", "ernie4_5_vl_moe_vision",
     "exaone4_5_vision", "gemma4_vision", "glm4v_moe_vision", "glm4v_vision", "glm5_next_vision",
     "glm_image_vision", "glm_ocr_vision", "inkling2_vision", "kimi_k25_vision", "lfm3_vl_vision",
-    "mlcd_vision_model", "muse_glimmer_vision", "muse_spark_vision", "paddleocr_vl_vision", "pixtral",
+    "minimax_m3_vl_vision", "mlcd_vision_model", "muse_glimmer_vision", "muse_spark_vision", "paddleocr_vl_vision",
+    "pixtral",
     "qwen2_5_omni_vision_encoder", "qwen2_5_vl_vision", "qwen2_vl_vision", "qwen3_5_moe_vision", "qwen3_5_vision",
     "qwen3_omni_moe_vision_encoder", "qwen3_vl_moe_vision", "qwen3_vl_vision", "qwen4_exp_vision", "sam2_video",
     "sam3_tracker_video", "sam3_vit_model", "step3p5_vision", "video_llama_3_vision"})
+#: HF model types whose axial vision RoPE has three axes (t, h, w), each with the ladder over
+#: ``2 * ((head_dim // 3) // 2)`` (``MiniMaxM3VLVisionRotaryEmbedding``).
+AXIAL_3D_MODEL_TYPES: frozenset[str] = frozenset({"minimax_m3_vl_vision"})
 #: Digits at which the lowered formulas are evaluated before the one rounding to float64.
 DPS = 40
 
@@ -679,9 +684,6 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
     model_type = cfg.get("model_type")
     if rope_type == "default" and model_type in AXIAL_MODEL_TYPES and p.get("mrope_section") is None:
         rope_type = "axial"  # HF's default_rope_type for these vision configs
-    if rope_type == "axial" and model_type == "minimax_m3_vl_vision":
-        raise ValueError(f"rope_type 'axial' for model_type {model_type!r} is computed by neither of HF's two axial "
-                         "conventions; not supported")
     ntk_alpha = rope_type == "dynamic" and bool(p.get("alpha"))
     ignored = _check_rope_keys(cfg, where, p, rope_type, raw_rt, "ntk_alpha" if ntk_alpha else rope_type, strict)
 
@@ -726,7 +728,15 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
         )
     if rope_type in ("proportional", "axial"):
         rotary_dim = head_dim
-        if rope_type == "axial" and model_type != "pixtral":
+        if rope_type == "axial" and model_type in AXIAL_3D_MODEL_TYPES:
+            # MiniMax-M3-VL's vision tower: one ladder over spatial = 2 * ((head_dim // 3) // 2) for
+            # each of t, h, w; the first 3 * spatial channels rotate, the rest pass through
+            freq_dim = 2 * ((head_dim // 3) // 2)
+            if freq_dim < 2:
+                raise ValueError(f"{head_src} is too small for a 3-axis (t, h, w) axial RoPE: "
+                                 "2 * ((head_dim // 3) // 2) must be >= 2")
+            rotary_dim = 3 * freq_dim
+        elif rope_type == "axial" and model_type != "pixtral":
             freq_dim = head_dim // 2  # HF's spatial_dim: the ladder is shared by height and width
         if top_rd is not None:
             raise ValueError(f"config['rotary_dim']={top_rd!r} is not allowed with rope_type {rope_type!r}")

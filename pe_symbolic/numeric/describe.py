@@ -72,7 +72,9 @@ class LayerRope:
             return "-"
         s = self.spec
         out = ("last " if s.rotary_channels == "trailing" else "") + f"{s.rotary_dim} of {s.head_dim}"
-        if s.exponent_dim != s.rotary_dim:
+        if s.exponent_dim != s.rotary_dim and s.rope_type == "axial":
+            out += f" (ladder over d={s.exponent_dim})"
+        elif s.exponent_dim != s.rotary_dim:
             out += f" (exponent d={s.exponent_dim}, HF rounds up)"
         return out
 
@@ -365,6 +367,10 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
         if e.spec is not None and e.spec.rope_type == "axial" and e.spec.freq_dim is None:
             notes.append("axial (Pixtral): inv_freq is HF's cat(ladder[0::2], ladder[1::2]) over head_dim "
                          "(height pairs, then width)")
+        elif e.spec is not None and e.spec.rope_type == "axial" and e.spec.rotary_dim == 3 * e.spec.freq_dim:
+            notes.append(f"axial, 3 axes (MiniMax-M3-VL): {e.spec.freq_dim // 2} frequencies of the ladder over "
+                         f"2 * ((head_dim // 3) // 2) = {e.spec.freq_dim}, each turning a t, an h and a w pair; the "
+                         f"first {e.spec.rotary_dim} channels rotate, the rest pass through")
         elif e.spec is not None and e.spec.rope_type == "axial":
             notes.append(f"axial: {(e.spec.freq_dim + 1) // 2} frequencies of the ladder over head_dim/2 = "
                          f"{e.spec.freq_dim}, each turning a height and a width pair")
