@@ -36,7 +36,8 @@ Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in thi
 * DeepSeek-V4 (``model_type`` ``deepseek_v4``): the two RoPEs HF's ``DeepseekV4Config``
   builds, ``layer_type="main"`` (sliding-window layers) and ``"compress"`` (compressed
   layers, ``compress_rope_theta``), on the last channels of the head
-  (:attr:`RopeSpec.rotary_channels`); Molmo2's ``rope_scaling_layers`` through ``layer=``.
+  (:attr:`~pe_symbolic.numeric.RopeSpec.rotary_channels`); Molmo2's ``rope_scaling_layers``
+  through ``layer=``.
 
 Bad input raises :class:`ValueError` (or :class:`TypeError` for a wrong type) naming the
 key, the value and what is allowed; a YaRN ``beta_slow`` above ``beta_fast``, which HF
