@@ -1367,8 +1367,7 @@ def llama4_nope_query_scale(config: Mapping[str, Any], positions: Any) -> np.nda
     r"""The per-position query scale of Llama 4's NoPE layers (``attn_temperature_tuning``).
 
     HF's ``Llama4TextAttention`` multiplies the queries of its NoPE layers (no RoPE) by
-    :math:`1 + a \ln(1 + \lfloor (m + 1) / F 
-floor)`, :math:`a` = ``attn_scale``,
+    :math:`1 + a \ln(1 + \lfloor (m + 1) / F \rfloor)`, :math:`a` = ``attn_scale``,
     :math:`F` = ``floor_scale``, when ``attn_temperature_tuning`` is true. Not part of RoPE:
     :func:`describe` names the NoPE layers it applies to.
 
