@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-test
 DOCSTAMP := $(VENV)/.installed-docs
 
-.PHONY: prove test test-slow docs bench clean help
+.PHONY: prove test test-slow docs downloads bench clean help
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -39,8 +39,14 @@ docs: $(DOCSTAMP)  ## build the HTML docs (warnings are errors) into docs/_build
 	@# than its column (exit 2, skipped with a note: no chromium here)
 	$(BIN)/python docs/_ext/check_html.py docs/_build/html || test $$? -eq 2
 
+downloads: $(DOCSTAMP)  ## run every tutorial download (.py, .ipynb) in a brand-new venv with the package installed
+	rm -rf .venv-fresh
+	$(PYTHON) -m venv .venv-fresh
+	.venv-fresh/bin/python -m pip install --quiet '.[notebook]'
+	$(BIN)/python .ci/check_downloads.py --python .venv-fresh/bin/python
+
 bench: $(STAMP)  ## run the benchmarks (prints medians and ratios)
 	$(BIN)/python -m benchmarks
 
 clean:  ## remove the virtual environment and build products
-	rm -rf $(VENV) docs/_build build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-fresh docs/_build build *.egg-info .pytest_cache .hypothesis

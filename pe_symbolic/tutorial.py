@@ -125,12 +125,27 @@ def figure(**kwargs: Any) -> Any:
         if fig is not None:
             ax = fig.subplots()
             ...
+
+    A downloaded notebook run where matplotlib is not installed draws nothing either: it
+    says so once (``pip install matplotlib`` for the pictures) and goes on.
     """
     if not (_embedded() or _OPTIONS["plot"]):
         return None
-    import matplotlib.pyplot as plt
-
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        if _OPTIONS["plot"] and not _embedded():
+            raise ModuleNotFoundError("--plot draws with matplotlib, which is not installed: "
+                                      "pip install matplotlib (or run without --plot)") from None
+        if not _NOTED_NO_MATPLOTLIB:
+            _NOTED_NO_MATPLOTLIB.append(True)
+            print("(the pictures need matplotlib, which is not installed here: pip install matplotlib; "
+                  "everything else runs without it)")
+        return None
     return plt.figure(**kwargs)
+
+
+_NOTED_NO_MATPLOTLIB: list[bool] = []  # said once a run: no matplotlib, no pictures
 
 
 class ProofRecord(NamedTuple):

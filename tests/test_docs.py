@@ -57,6 +57,17 @@ def test_every_registered_theorem_has_a_generated_page(theory):
     assert [line for line in toc if line.startswith("generated/")] == [f"generated/{i}" for i in ids]
 
 
+def test_every_theory_page_shows_the_typeset_statement(theory):
+    from pe_symbolic.proof.render import display_lines
+
+    out, _ = theory
+    for th in theorems.all():
+        page = (out / f"{gen.page_name(th.id)}.md").read_text(encoding="utf-8")
+        statement = page.split(":::{prf:proof}")[0]
+        for line in display_lines(th.latex):
+            assert line in statement, (th.id, line)
+
+
 def test_summary_table_lists_every_theorem_once(theory):
     out, _ = theory
     summary = (out / gen.SUMMARY).read_text(encoding="utf-8")

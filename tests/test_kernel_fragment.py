@@ -354,9 +354,20 @@ def test_clearing_denominators_is_refused_outside_a_difference_chain():
 def test_identical_sides_are_said_to_be_trivial_as_stated():
     from pe_symbolic.proof.engine import TRIVIAL
 
-    proof = theorems.get("schedule.geometric").prove()
+    proof = theorems.get("layout.permutation").prove()  # sigma(2i) = i: floor and Mod evaluated away
     assert any(p.note == TRIVIAL for p in proof.parts)
     assert check_identity(sp.nan, sp.nan).verdict == "undecided"
+
+
+def test_a_statement_written_at_a_point_shows_the_substitution():
+    from pe_symbolic.proof.engine import TRIVIAL
+
+    # w_0 = 1 is stated as "b^(-2i/d) at i = 0" (Subs, unevaluated), not as 1 = 1
+    proof = theorems.get("schedule.geometric").prove()
+    first = proof.parts[0]
+    assert first.verdict == "proved" and first.note != TRIVIAL
+    assert isinstance(first.equation.lhs, sp.Subs)
+    assert [s.rule for s in first.steps][-1] == "evaluate"
 
 
 def test_identical_sides_defined_nowhere_are_not_trivially_proved():

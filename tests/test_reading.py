@@ -107,7 +107,8 @@ def test_latex_statements_are_math_not_escaped_ascii():
     tex = theorems.get("rope.relative").prove().to_latex()
     assert r"\textless" not in tex and r"\textgreater" not in tex
     head = tex.split(r"\subparagraph")[0]
-    assert r"\sum_{j=0}^{h - 1}" in head  # the statement, typeset from the equations
+    assert r"\langle R(m)\,q,\ R(n)\,k \rangle" in head  # the statement, typeset by its author
+    assert r"\sum_{j=0}^{h - 1}" in tex  # the equations, typeset in the proof's parts
 
 
 def test_long_sums_break_term_by_term_in_latex():

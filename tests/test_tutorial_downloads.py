@@ -50,3 +50,25 @@ def test_a_downloaded_notebook_runs_without_the_checkout(tmp_path):
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert "All as expected." in text
+
+
+def test_a_notebook_without_matplotlib_draws_nothing_and_says_so(monkeypatch, capsys):
+    from pe_symbolic import tutorial
+
+    monkeypatch.setattr(tutorial, "_embedded", lambda: True)
+    monkeypatch.setattr(tutorial, "_NOTED_NO_MATPLOTLIB", [])
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # import fails: not installed
+    assert tutorial.figure() is None
+    assert tutorial.figure() is None
+    out = capsys.readouterr().out
+    assert out.count("pip install matplotlib") == 1  # said once a run
+
+
+def test_plot_asked_for_without_matplotlib_is_a_clear_error(monkeypatch):
+    from pe_symbolic import tutorial
+
+    monkeypatch.setattr(tutorial, "_embedded", lambda: False)
+    monkeypatch.setitem(tutorial._OPTIONS, "plot", True)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ModuleNotFoundError, match="--plot draws with matplotlib"):
+        tutorial.figure()

@@ -2,7 +2,7 @@ r"""Rotary position embeddings R(m) (Su et al., RoFormer, 2021), in both layouts
 
 RoPE rotates pair ``i`` of a query or key at position ``m`` by the angle
 :math:`m\theta_i`, :math:`\theta_i = b^{-2i/d}`:
-:math:`R(m) = \operatorname{diag}(\operatorname{rot2}(m\theta_0), \dots)`, the blocks placed by
+:math:`R(m) = \operatorname{diag}(\mathop{\mathrm{rot2}}(m\theta_0), \dots)`, the blocks placed by
 the layout: ``"interleaved"`` (RoFormer, Meta Llama, GPT-J) or ``"split"`` (GPT-NeoX,
 HF Llama's ``rotate_half``). The *efficient form* applies the same map elementwise:
 :math:`x \odot \cos + \operatorname{rotate}(x) \odot \sin`.

@@ -19,7 +19,7 @@ __all__ = ["block_diagonal", "pair_slots", "rot2"]
 def rot2(angle: sp.Expr) -> sp.ImmutableMatrix:
     r"""The counter-clockwise rotation by ``angle``.
 
-    .. math:: \operatorname{rot2}(\theta) = \begin{pmatrix}\cos\theta & -\sin\theta\\
+    .. math:: \mathop{\mathrm{rot2}}(\theta) = \begin{pmatrix}\cos\theta & -\sin\theta\\
               \sin\theta & \cos\theta\end{pmatrix}
 
     >>> from pe_symbolic.encodings.symbols import theta

@@ -149,10 +149,10 @@ def encoding(
 def translation_block(k: sp.Expr, omega: sp.Expr, order: str = "sin_cos") -> sp.ImmutableMatrix:
     r"""The 2x2 block that moves one pair from ``t`` to ``t + k``.
 
-    For ``order="sin_cos"`` this is :math:`\operatorname{rot2}(-\omega k)`
+    For ``order="sin_cos"`` this is :math:`\mathop{\mathrm{rot2}}(-\omega k)`
     (Denk's matrix :math:`\begin{psmallmatrix}\cos\omega k & \sin\omega k\\
     -\sin\omega k & \cos\omega k\end{psmallmatrix}`); for ``"cos_sin"`` it is
-    :math:`\operatorname{rot2}(\omega k)`.
+    :math:`\mathop{\mathrm{rot2}}(\omega k)`.
 
     >>> from pe_symbolic.encodings.symbols import k, omega
     >>> translation_block(k, omega)

@@ -432,9 +432,11 @@ class Claim:
     by the checker and not part of certificates."""
     latex: str = ""
     """The statement typeset in LaTeX math by its author (``r"\\langle R(m)q, R(n)k \\rangle
-    = \\langle q, R(n-m)k \\rangle"``), shown by every rendering; by default (``""``) the
-    renderings typeset the equations (:func:`pe_symbolic.proof.render.statement_latex`).
-    Display only: never used by the checker and not part of certificates."""
+    = \\langle q, R(n-m)k \\rangle"``), shown by every rendering; display lines are
+    separated by ``\\\\`` (:func:`pe_symbolic.proof.render.display_lines`). By default (``""``)
+    the renderings typeset the equations (:func:`pe_symbolic.proof.render.statement_latex`).
+    A registered theorem gives it with ``@theorem(..., latex=...)``. Display only: never used
+    by the checker and not part of certificates."""
 
     def __post_init__(self) -> None:
         for name in ("id", "statement", "source", "latex"):

@@ -198,7 +198,8 @@ Ltac pe_nz1 := first [ assumption | apply pe_Rpower_nz | apply pe_exp_nz | (appl
   | (apply Ropp_neq_0_compat; pe_nz1) | (apply Rgt_not_eq; nra) | (apply Rlt_not_eq; nra)
   | (pe_zr; first [(apply Rgt_not_eq; lra) | (apply Rlt_not_eq; lra)]) ].
 Ltac pe_nz := repeat match goal with |- _ /\ _ => split end; pe_nz1.
-Ltac pe_close := first [ ring | (field; pe_nz) | field ].
+Ltac pe_close := first [ ring | (field; pe_nz) | field
+                       | (try unfold Rmax; try unfold Rmin; repeat destruct (Rle_dec _ _); lra) ].
 Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra]) ].
 """
 
@@ -346,9 +347,30 @@ def to_coq_ast(e: Any, env: Env) -> Node:
             a, b, c, d = (to_coq_ast(x, env) for x in m)
             return ("add", (("mul", (a, d)), ("neg", ("mul", (b, c)))))
         raise OutsideFragment(f"a determinant of {m} (only explicit 2x2 matrices are printed)")
+    if isinstance(e, sp.Subs):
+        return to_coq_ast(_substituted(e), env)
     if isinstance(e, sp.Derivative):
         raise OutsideFragment(f"a derivative ({e}) has no counterpart in the printed fragment")
     raise OutsideFragment(f"{type(e).__name__} ({_short(e)}) has no counterpart in the printed fragment")
+
+
+def _substituted(e: sp.Subs) -> sp.Basic:
+    """``Subs(f, x, p)`` printed as ``f`` with ``x`` replaced by ``p``, node for node and with
+    evaluation off (the substitution is what ``Subs`` means; nothing is simplified on the way),
+    when no variable bound inside ``f`` is ``x`` or occurs in ``p`` (no capture)."""
+    point = dict(zip(e.variables, e.point))
+    free_in_point = set().union(*(sp.sympify(p).free_symbols for p in point.values()))
+    for node in sp.preorder_traversal(e.expr):
+        if isinstance(node, (sp.Sum, sp.Product)):
+            bound = {lim[0] for lim in node.limits}
+        elif isinstance(node, (sp.Derivative, sp.Lambda, sp.Subs)):
+            bound = set(node.variables)
+        else:
+            continue
+        if bound & (set(point) | free_in_point):
+            raise OutsideFragment(f"{_short(e)}: a substituted symbol is bound inside the expression")
+    with sp.evaluate(False):
+        return e.expr.xreplace(point)
 
 
 def to_coq_derivative(e: sp.Derivative, env: Env) -> Node:

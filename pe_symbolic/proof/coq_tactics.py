@@ -42,7 +42,7 @@ _EXPAND = ("repeat (first [rewrite sin_plus | rewrite cos_plus | rewrite sin_neg
            "| rewrite sin_0 | rewrite cos_0 | rewrite sin_PI | rewrite cos_PI | rewrite pe_sin_PI2 "
            "| rewrite pe_cos_PI2])")
 _EXPAND_POW = ("repeat (first [rewrite Rpower_plus | rewrite Rpower_Ropp | rewrite exp_plus "
-               "| rewrite exp_Ropp | rewrite exp_0 | (rewrite Rpower_1 by pe_sign)])")
+               "| rewrite exp_Ropp | rewrite exp_0 | (rewrite Rpower_O by pe_sign) | (rewrite Rpower_1 by pe_sign)])")
 
 
 def script(lhs: Node, rhs: Node) -> str:

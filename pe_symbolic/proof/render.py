@@ -40,7 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .result import Proof
 
 __all__ = ["CERTIFICATE_FORMAT", "DOCS_WIDTH", "FORMATS", "LATEX_WIDTH", "MAX_PARTS", "certificate", "html",
-           "json_text", "latex", "markdown", "myst", "prose_math", "render", "statement_latex", "step_kind", "text", "wrap_math"]
+           "display_lines", "json_text", "latex", "markdown", "myst", "prose_math", "render", "statement_latex",
+           "step_kind", "text", "wrap_math"]
 
 #: Format tag of the JSON certificates this version writes and reads.
 CERTIFICATE_FORMAT = "pe_symbolic.certificate/2"
@@ -102,6 +103,10 @@ class _Str(StrPrinter):
     def _print_Derivative(self, expr: Any) -> str:
         vs = "".join(f"∂{self._print(v)}" + (f"^{n}" if n != 1 else "") for v, n in expr.variable_count)
         return f"∂/{vs}({self._print(expr.expr)})"
+
+    def _print_Subs(self, expr: Any) -> str:
+        at = ", ".join(f"{self._print(v)}={self._print(p)}" for v, p in zip(expr.variables, expr.point))
+        return f"({self._print(expr.expr)} at {at})"
 
     def _print_MatrixBase(self, expr: Any) -> str:
         return "[" + ", ".join("[" + ", ".join(self._print(x) for x in expr.row(r)) + "]"
@@ -368,10 +373,7 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
     c = proof.claim
     width = max(40, int(width))
     out = [f"{c.id}{_scope_text(proof)}: {proof.verdict.upper()} in {proof.elapsed:.2f} s"]
-    out += _wrapped(c.statement, width, "  ", "  ")
-    typeset = getattr(c, "latex", "")
-    if typeset:
-        out += _wrapped(f"in LaTeX: {typeset}", width, "  ", "    ")
+    out += _wrapped(c.statement, width, "  ", "  ")  # (its typeset form is for LaTeX, docs, notebooks)
     out += _wrapped(f"source: {c.source}", width, "  ", "    ")
     out += _wrapped(f"assumptions: {_assumption_text(proof)}", width, "  ", "    ")
     if c.notation:
@@ -607,25 +609,56 @@ def _latex_lines(e: Any, max_entries: int, notation: Any = (), width: int | None
 
 
 def statement_latex(claim: Any, *, width: int | None = LATEX_WIDTH, max_entries: int = 64) -> list[str]:
-    r"""The claim's statement typeset: its author's ``Claim.latex``, or
-    else its equations (``lhs = rhs``, with the claim's notation), each broken into lines of
-    about ``width`` characters; one string a display line.
+    r"""The claim's statement typeset: its author's ``Claim.latex`` (one display line per
+    line of it, cut at its top-level ``\\``), or else its equations (``lhs = rhs``, with the
+    claim's notation), each broken into lines of about ``width`` characters; one string a
+    display line.
 
     >>> import sympy as sp
     >>> from pe_symbolic.proof import Claim, Equation
     >>> x = sp.Symbol("x", real=True)
-    >>> statement_latex(Claim("demo", "2 sin x cos x = sin 2x",
-    ...                       (Equation(2 * sp.sin(x) * sp.cos(x), sp.sin(2 * x)),)))
+    >>> eq = (Equation(2 * sp.sin(x) * sp.cos(x), sp.sin(2 * x)),)
+    >>> statement_latex(Claim("demo", "2 sin x cos x = sin 2x", eq))
     ['2 \\sin{\\left(x \\right)} \\cos{\\left(x \\right)} = \\sin{\\left(2 x \\right)}']
+    >>> statement_latex(Claim("demo", "2 sin x cos x = sin 2x", eq,
+    ...                       latex=r"2\sin x\cos x = \sin 2x \\ x \in \mathbb{R}"))
+    ['2\\sin x\\cos x = \\sin 2x', 'x \\in \\mathbb{R}']
     """
     return [line for group in _statement_groups(claim, width, max_entries) for line in group]
 
 
+def display_lines(tex: str) -> list[str]:
+    r"""An author's typeset statement cut into its display lines: at each ``\\`` that is
+    outside braces and environments (the rows of a ``pmatrix`` stay in their line).
+
+    >>> display_lines(r"T(0) = I \\ M = \begin{pmatrix} a & b \\ c & d \end{pmatrix}")
+    ['T(0) = I', 'M = \\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}']
+    """
+    lines: list[str] = []
+    depth, start, i = 0, 0, 0
+    while i < len(tex):
+        if tex.startswith("\\begin{", i) or tex.startswith("\\end{", i):
+            opening = tex[i + 1] == "b"
+            depth += 1 if opening else -1
+            i += len("\\begin" if opening else "\\end")  # the name's braces balance on their own
+        elif tex.startswith("\\\\", i) and depth == 0:
+            lines.append(tex[start:i])
+            i += 2
+            start = i
+        elif tex[i] == "\\":
+            i += 2  # a control symbol (\{, \}, \,) or the first letter of a control word
+        else:
+            depth += {"{": 1, "}": -1}.get(tex[i], 0)
+            i += 1
+    lines.append(tex[start:])
+    return [x.strip() for x in lines if x.strip()]
+
+
 def _statement_groups(claim: Any, width: int | None, max_entries: int) -> list[list[str]]:
-    """The typeset statement, one list of lines per equation (the author's: one group)."""
+    """The typeset statement, one list of lines per equation (the author's: one per line)."""
     given = getattr(claim, "latex", "")
     if given:
-        return [[given]]
+        return [[line] for line in display_lines(given)]
     return [_equation_lines(eq, claim.notation, width, max_entries) for eq in claim.equations]
 
 

@@ -116,8 +116,10 @@ _ASSUMPTIONS = frozenset(_assume_defined)
 # node present in ``srepr`` text was present in the original expression (an evaluated
 # ``sin(0)`` prints as ``Integer(0)``), so it is rebuilt as written: evaluation off, which
 # also keeps deliberately unevaluated objects (``sign(e, evaluate=False)``, ``Derivative``)
-# unevaluated.
-_EVALUATED = frozenset({"Add", "Mul", "Pow", "Sum", "Product", "Integral", "Tuple", "Lambda"})
+# unevaluated. ``Subs`` is a container too (it is never evaluated before ``doit``), but it
+# stores a canonical copy of its expression with the variables renamed, whose products and
+# sums must be ordered canonically for two equal ``Subs`` to compare equal.
+_EVALUATED = frozenset({"Add", "Mul", "Pow", "Sum", "Product", "Integral", "Tuple", "Lambda", "Subs"})
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 _FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 

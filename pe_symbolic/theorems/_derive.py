@@ -21,7 +21,7 @@ from ..proof import LHS, Step, apply_rule
 from ..proof.kernel import ASSUMPTION, instantiate, lemma_instance
 from .registry import get
 
-__all__ = ["Derivation", "instance_of"]
+__all__ = ["Derivation", "at", "call", "instance_of"]
 
 
 class Derivation:
@@ -101,3 +101,41 @@ def instance_of(id: str, index: int, **values: Any) -> tuple[Any, Any]:
     eq = claim.equations[index]
     mapping = {claim.symbol_table[name]: value for name, value in values.items()}
     return instantiate(eq.lhs, mapping, {}), instantiate(eq.rhs, mapping, {})
+
+
+def at(expr: Any, values: dict[Any, Any]) -> Any:
+    """``expr`` with the symbols of ``values`` replaced, *left unevaluated* (``Subs``), so a
+    statement reads as written ("sigma at lambda = L/high is 1") and its proof shows the
+    substitution being carried out, instead of SymPy evaluating it before the proof begins.
+
+    Only the symbols ``expr`` contains are kept; an entry of a matrix that contains none of
+    them is left as it is (a matrix becomes the matrix of its entries at the point).
+
+    >>> import sympy as sp
+    >>> i, b = sp.symbols("i b", positive=True)
+    >>> at(b ** (-i), {i: 0})
+    Subs(b**(-i), i, 0)
+    >>> at(b ** (-i), {i: 0}).doit()
+    1
+    >>> at(sp.Matrix([[i, 1]]), {i: 2})
+    Matrix([[Subs(i, i, 2), 1]])
+    """
+    if isinstance(expr, sp.MatrixBase):
+        return sp.ImmutableMatrix(expr.rows, expr.cols, [at(x, values) for x in expr])
+    expr = sp.sympify(expr, strict=True)  # a number or expression, never text
+    keep = [(v, sp.sympify(p, strict=True)) for v, p in values.items() if v in expr.free_symbols]
+    if not keep:
+        return expr
+    return sp.Subs(expr, tuple(v for v, _ in keep), tuple(p for _, p in keep))
+
+
+def call(f: sp.Lambda, *args: Any) -> Any:
+    """``f(*args)`` for a ``Lambda`` ``f``, written as ``f``'s body at the point (:func:`at`),
+    so that the statement keeps the application and the proof shows it evaluated.
+
+    >>> import sympy as sp
+    >>> n = sp.Symbol("n", integer=True)
+    >>> call(sp.Lambda(n, n**2 + 1), 3)
+    Subs(n**2 + 1, n, 3)
+    """
+    return at(f.expr, dict(zip(f.variables, args)))

@@ -35,7 +35,7 @@ from ..encodings import rope as R
 from ..encodings import symbols as S
 from ..proof import Claim, Equation
 from ..proof.kernel import instantiate
-from ._derive import Derivation, instance_of
+from ._derive import Derivation, at, instance_of
 from .chapters.certificates import Certificate
 from .registry import Built, get, theorem
 
@@ -84,6 +84,12 @@ IDS = (
 )
 
 m, n = S.m, S.n
+# Placeholders for statements written "f(x) at x = ..." (left unevaluated, see _derive.at)
+_x = sp.Symbol("x", real=True)
+_freq = sp.Symbol("theta_x", positive=True)
+_factor = sp.Symbol("s_x", positive=True)
+_dim = sp.Symbol("D", positive=True)
+_z = sp.Symbol("z")  # no properties: any point may be put in for it
 b = S.b
 s = F.s
 L = F.L
@@ -216,7 +222,11 @@ def _shift_invariance(Rq, Rk, size: int, label: str) -> Equation:
 # ======================================================================================
 @theorem("family.relative",
          "For ANY frequency vector theta: <R(m)q, R(n)k> = <q, R(n-m)k>, R(m)^T R(n) = R(n-m)",
-         f"{SRC_ROFORMER}; every rope_type of {SRC_HF}", scope="every even d")
+         f"{SRC_ROFORMER}; every rope_type of {SRC_HF}", scope="every even d",
+         latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
+                r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" R(m) = \bigoplus_{j=0}^{d/2-1} \mathop{\mathrm{rot2}}(m\theta_j) \ \text{ for any } \theta \in"
+                r" \mathbb{R}^{d/2} \qquad (\text{interleaved or split layout})"))
 def _family_relative(d: int | None) -> Built:
     if d is None:
         eqs, chains = _relative_every_d(lambda idx: THETA[idx])
@@ -246,7 +256,10 @@ def _family_relative(d: int | None) -> Built:
 
 
 @theorem("linear.interpolation",
-         "linear (position interpolation): R_{theta/s}(m) = R_theta(m/s)", SRC_PI, scope="every even d")
+         "linear (position interpolation): R_{theta/s}(m) = R_theta(m/s)", SRC_PI, scope="every even d",
+         latex=(r"R_{\theta/s}(m) = R_{\theta}(m/s), \qquad \theta_j = b^{-2j/d} / s \\"
+                r" \langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
+                r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2"))
 def _linear(d: int | None) -> Built:
     statement = ("Dividing every frequency by the factor s (HF rope_type 'linear') is the same as "
                  "dividing every position by s: R_{theta/s}(m) = R_theta(m/s) (position interpolation). "
@@ -254,7 +267,7 @@ def _linear(d: int | None) -> Built:
     source = f"{SRC_PI}; {SRC_HF} _compute_linear_scaling_rope_parameters"
     if d is None:
         th = sp.Symbol("theta", positive=True)
-        pair = Equation(R.rope_block(m, F.linear(th, s)), R.rope_block(m / s, th),
+        pair = Equation(at(R.rope_block(m, _freq), {_freq: F.linear(th, s)}), at(R.rope_block(_x, th), {_x: m / s}),
                         "one pair: R_(theta/s)(m) = R_theta(m/s)")
         eqs, chains = _family_instance(lambda v: F.linear(Q.omega(v), s), "theta_j / s")
         chains = {q + 1: c for q, c in chains.items()}
@@ -278,7 +291,10 @@ def _linear(d: int | None) -> Built:
 # ======================================================================================
 @theorem("ntk.derive",
          "NTK-aware: 'keep the highest frequency, divide the lowest by s' gives b' = b s^(d/(d-2))",
-         SRC_NTK, concrete=False)
+         SRC_NTK, concrete=False,
+         latex=(r"b'^{-2k/d} = \frac{b^{-2k/d}}{s} \iff \log b' = \log b + \frac{d}{d - 2} \log s \iff b' = b\,"
+                r" s^{d/(d-2)} \qquad (d = 2k + 2) \\"
+                r" \theta'_0 = b'^{\,0} = 1 = \theta_0"))
 def _ntk_derive(d: int | None) -> Claim:
     # d = 2k + 2: k >= 1 steps of the ladder from the highest pair (0) to the lowest (k).
     k = sp.Symbol("k", integer=True, positive=True)
@@ -296,7 +312,7 @@ def _ntk_derive(d: int | None) -> Claim:
         "b'^(-2k/d) = b^(-2k/d) / s. In logarithms this is linear in y = log b'; its unique "
         "solution is log b' = log b + (d/(d-2)) log s, i.e. b' = b s^(d/(d-2)).",
         (
-            Equation(F.default_theta(0, dd, base=b_new), 1, "the highest frequency is unchanged (pair 0)"),
+            Equation(at(F.default_theta(S.i, dd, base=b_new), {S.i: 0}), 1, "the highest frequency is unchanged (pair 0)"),
             Equation(log_b_new, sp.log(b) + dd / (dd - 2) * sp.log(s),
                      "the solution of the (linear) requirement in y = log b'"),
             Equation(sp.exp(log_b_new), b_new, "exponentiated: b' = b s^(d/(d-2))"),
@@ -309,7 +325,10 @@ def _ntk_derive(d: int | None) -> Claim:
 
 @theorem("dynamic.continuity",
          "dynamic NTK: b'(n) = b for n = L' (no jump where scaling starts); b'(n) is the NTK base of s_eff",
-         f"{SRC_HF} _compute_dynamic_ntk_parameters", concrete=False)
+         f"{SRC_HF} _compute_dynamic_ntk_parameters", concrete=False,
+         latex=(r"b'(n) = b\, s_{\mathrm{eff}}(n)^{d/(d-2)}, \quad s_{\mathrm{eff}}(n) = \frac{s\,n}{L'} - (s -"
+                r" 1):\quad b'(L') = b, \quad s_{\mathrm{eff}}(L') = 1, \quad \frac{d s_{\mathrm{eff}}}{dn} ="
+                r" \frac{s}{L'}"))
 def _dynamic_continuity(d: int | None) -> Claim:
     s_eff = s * n / L - (s - 1)
     return Claim(
@@ -320,9 +339,10 @@ def _dynamic_continuity(d: int | None) -> Claim:
         "s_eff = s n/L' - (s-1), which starts at 1 (n = L') and grows linearly with n. (Even "
         "factor = 1 scales: then b'(n) = b (n/L')^(d/(d-2)).)",
         (
-            Equation(F.dynamic_base(b, s, L, L, S.d), b, "b'(L') = b"),
-            Equation(F.dynamic_base(b, s, n, L, S.d), F.ntk_base(b, s_eff, S.d), "b'(n) = NTK base of s_eff"),
-            Equation(s_eff.subs(n, L), 1, "s_eff(L') = 1"),
+            Equation(at(F.dynamic_base(b, s, n, L, S.d), {n: L}), b, "b'(L') = b"),
+            Equation(F.dynamic_base(b, s, n, L, S.d), at(F.ntk_base(b, _z, S.d), {_z: s_eff}),
+                     "b'(n) = NTK base of s_eff"),
+            Equation(at(s_eff, {n: L}), 1, "s_eff(L') = 1"),
             Equation(sp.Derivative(s_eff, n), s / L, "s_eff grows linearly with n, slope s/L'"),
         ),
         (S.BASE_GT_1,), f"{SRC_HF} _compute_dynamic_ntk_parameters; {SRC_NTK}",
@@ -331,7 +351,9 @@ def _dynamic_continuity(d: int | None) -> Claim:
 
 @theorem("dynamic.mixed_bases",
          "HONEST NEGATIVE: keys rotated under one base, queries under another: NOT a function of n - m",
-         "HF transformers issues on dynamic RoPE with a KV cache", expect="refuted", concrete=False)
+         "HF transformers issues on dynamic RoPE with a KV cache", expect="refuted", concrete=False,
+         latex=(r"\bigl\langle R_{b_q}(m + a)\,q,\ R_{b_k}(n + a)\,k \bigr\rangle = \bigl\langle"
+                r" R_{b_q}(m)\,q,\ R_{b_k}(n)\,k \bigr\rangle \qquad (d = 4;\ b_q, b_k > 1)"))
 def _dynamic_mixed(d: int | None) -> Claim:
     # Generic form only: at d = 2 the one pair has frequency 1 under every base (the claim
     # is then true), and a concrete d adds nothing but minutes of failed simplification.
@@ -362,7 +384,8 @@ r_rot = sp.Symbol("r", positive=True)
 
 @theorem("yarn.correction_dim",
          "YaRN: the pair whose wavelength is L/r is j(r) = d ln(L/(2 pi r)) / (2 ln b)",
-         SRC_YARN)
+         SRC_YARN,
+         latex=r"2\pi\, b^{2j/d} = \frac{L}{r} \iff j = j(r) = \frac{d \ln\bigl(L / (2\pi r)\bigr)}{2 \ln b}")
 def _yarn_correction(d: int | None) -> Claim:
     dd = S.d if d is None else sp.Integer(d)
     j = sp.Symbol("j", real=True)
@@ -378,7 +401,8 @@ def _yarn_correction(d: int | None) -> Claim:
         "low = floor(j(beta_fast)), high = ceil(j(beta_slow)) (when truncate), clamped to [0, d-1].",
         (
             Equation(sol[0], jr, "the solution of 'wavelength of pair j = L/r'"),
-            Equation(F.wavelength(F.default_theta(jr, dd, base=b)), L / r_rot, "check: pair j(r) has wavelength L/r"),
+            Equation(at(F.wavelength(F.default_theta(_z, dd, base=b)), {_z: jr}), L / r_rot,
+                     "check: pair j(r) has wavelength L/r"),
         ),
         (S.BASE_GT_1,), f"{SRC_YARN}; {SRC_HF} find_correction_dim",
     )
@@ -386,7 +410,13 @@ def _yarn_correction(d: int | None) -> Claim:
 
 @theorem("yarn.blend",
          "YaRN: the ramp and the blend are continuous: gamma = 0 keeps theta, gamma = 1 gives theta/s",
-         SRC_YARN, concrete=False)
+         SRC_YARN, concrete=False,
+         latex=(r"\gamma(i) = \operatorname{clamp}\Bigl(\frac{i - \mathrm{low}}{\mathrm{high} - \mathrm{low}}, 0,"
+                r" 1\Bigr):\quad \frac{i - \mathrm{low}}{\mathrm{high} - \mathrm{low}} = 0 \text{ at } i ="
+                r" \mathrm{low}, \ 1 \text{ at } i = \mathrm{high} \\"
+                r" \theta' = \frac{\theta}{s}\,\gamma + \theta\,(1 - \gamma):\quad \theta'\big|_{\gamma = 0} ="
+                r" \theta, \quad \theta'\big|_{\gamma = 1} = \frac{\theta}{s}, \quad \frac{\partial"
+                r" \theta'}{\partial \gamma} = \frac{\theta}{s} - \theta"))
 def _yarn_blend(d: int | None) -> Claim:
     x = sp.Symbol("x", real=True)
     lo, hi = sp.symbols("low high", real=True)
@@ -403,10 +433,10 @@ def _yarn_blend(d: int | None) -> Claim:
         "(interpolated, low frequencies). So theta'_i is a continuous function of i "
         "(with low < high; HF adds 0.001 to high when low == high).",
         (
-            Equation(middle.subs(x, lo), 0, "middle piece at i = low equals the left piece 0"),
-            Equation(middle.subs(x, hi), 1, "middle piece at i = high equals the right piece 1"),
-            Equation(blend.subs(g, 0), th, "gamma = 0: theta' = theta"),
-            Equation(blend.subs(g, 1), th / s, "gamma = 1: theta' = theta/s"),
+            Equation(at(middle, {x: lo}), 0, "middle piece at i = low equals the left piece 0"),
+            Equation(at(middle, {x: hi}), 1, "middle piece at i = high equals the right piece 1"),
+            Equation(at(blend, {g: 0}), th, "gamma = 0: theta' = theta"),
+            Equation(at(blend, {g: 1}), th / s, "gamma = 1: theta' = theta/s"),
             Equation(sp.Derivative(blend, g), th / s - th, "theta' is affine in gamma (constant slope)"),
         ),
         (), f"{SRC_YARN}; {SRC_HF} linear_ramp_factor",
@@ -415,7 +445,11 @@ def _yarn_blend(d: int | None) -> Claim:
 
 @theorem("yarn.attention_factor",
          "YaRN: scaling cos and sin by a multiplies every logit by a^2; the defaults of a",
-         SRC_YARN)
+         SRC_YARN,
+         latex=(r"\langle a\,R(m)\,q,\ a\,R(n)\,k \rangle = a^2\, \langle q,\ R(n - m)\,k \rangle \qquad"
+                r" \bigl(\text{one pair},\ \theta' = \tfrac{\theta}{s}\gamma + \theta (1 - \gamma)\bigr) \\"
+                r" a = 0.1 \ln s + 1, \qquad a = \frac{0.1\,\mu \ln s + 1}{0.1\,\mu_{\mathrm{all}} \ln s + 1} = 1"
+                r" \text{ for } \mu = \mu_{\mathrm{all}}"))
 def _yarn_attention(d: int | None) -> Claim:
     af = sp.Symbol("a_f", positive=True)  # the attention factor
     size = _generic_or(d, 2)
@@ -440,7 +474,7 @@ def _yarn_attention(d: int | None) -> Claim:
                      f"<a R(m)q, a R(n)k> = a^2 <q, R(n-m)k> (d={size}, YaRN theta')"),
             Equation(F.yarn_attention_factor(1 + s), sp.Rational(1, 10) * sp.log(1 + s) + 1,
                      "default: a = 0.1 ln s + 1 for s > 1 (s written 1 + s')"),
-            Equation(F.yarn_attention_factor(1 + s, mu, mu), 1, "mscale = mscale_all_dim: a = 1"),
+            Equation(at(F.yarn_attention_factor(1 + s, mu, mu2), {mu2: mu}), 1, "mscale = mscale_all_dim: a = 1"),
             Equation(F.yarn_attention_factor(1 + s, mu, mu2),
                      (sp.Rational(1, 10) * mu * sp.log(1 + s) + 1) / (sp.Rational(1, 10) * mu2 * sp.log(1 + s) + 1),
                      "the ratio form"),
@@ -450,7 +484,11 @@ def _yarn_attention(d: int | None) -> Claim:
 
 
 @theorem("yarn.relative", "YaRN's theta' = (theta/s) gamma + theta (1 - gamma) keeps the relative property",
-         SRC_YARN, scope="every even d")
+         SRC_YARN, scope="every even d",
+         latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
+                r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" \theta'_j = \frac{\theta_j}{s}\,\gamma_j + \theta_j\,(1 - \gamma_j), \quad \theta_j = b^{-2j/d},"
+                r" \ \text{ any ramp } \gamma_j"))
 def _yarn_relative(d: int | None) -> Built:
     statement = ("With any ramp values gamma_i >= 0, YaRN's frequencies theta'_i = (theta_i/s) gamma_i + "
                  "theta_i (1 - gamma_i) form a frequency vector, so the relative property holds "
@@ -478,7 +516,11 @@ e_s = sp.Symbol("e", nonnegative=True)  # factor - 1 >= 0
 
 
 @theorem("llama3.continuity", "llama3: the smoothed band meets theta at lambda = L/high and theta/s at lambda = L/low",
-         SRC_LLAMA3, concrete=False)
+         SRC_LLAMA3, concrete=False,
+         latex=(r"\theta' = (1 - \sigma)\,\frac{\theta}{s} + \sigma\,\theta, \quad \sigma = \frac{L/\lambda -"
+                r" \mathrm{low}}{\mathrm{high} - \mathrm{low}}, \quad \lambda = \frac{2\pi}{\theta} \\"
+                r" \lambda = \frac{L}{\mathrm{high}}:\ \sigma = 1,\ \theta' = \theta; \qquad \lambda ="
+                r" \frac{L}{\mathrm{low}}:\ \sigma = 0,\ \theta' = \frac{\theta}{s}"))
 def _llama3_continuity(d: int | None) -> Claim:
     th = sp.Symbol("theta", positive=True)
     hi = lo_f + w_gap
@@ -493,19 +535,24 @@ def _llama3_continuity(d: int | None) -> Claim:
         "sigma = (L/lambda - low)/(high - low). At both band edges the middle formula meets the "
         "outer one (high = low + w, w > 0), so theta' is continuous in theta.",
         (
-            Equation(F.wavelength(at_high), L / hi, "theta = 2 pi high/L is the edge lambda = L/high"),
-            Equation(sigma.subs(th, at_high), 1, "sigma = 1 at lambda = L/high"),
-            Equation(middle.subs(th, at_high), at_high, "the middle formula gives theta there"),
-            Equation(F.wavelength(at_low), L / lo_f, "theta = 2 pi low/L is the edge lambda = L/low"),
-            Equation(sigma.subs(th, at_low), 0, "sigma = 0 at lambda = L/low"),
-            Equation(middle.subs(th, at_low), at_low / s, "the middle formula gives theta/s there"),
+            Equation(at(F.wavelength(th), {th: at_high}), L / hi, "theta = 2 pi high/L is the edge lambda = L/high"),
+            Equation(at(sigma, {th: at_high}), 1, "sigma = 1 at lambda = L/high"),
+            Equation(at(middle, {th: at_high}), at_high, "the middle formula gives theta there"),
+            Equation(at(F.wavelength(th), {th: at_low}), L / lo_f, "theta = 2 pi low/L is the edge lambda = L/low"),
+            Equation(at(sigma, {th: at_low}), 0, "sigma = 0 at lambda = L/low"),
+            Equation(at(middle, {th: at_low}), at_low / s, "the middle formula gives theta/s there"),
         ),
         (), f"{SRC_LLAMA3}; {SRC_HF} _compute_llama3_parameters",
     )
 
 
 @theorem("llama3.monotone", "llama3: theta'_i is non-increasing in i (for high > low, s >= 1, b > 1)",
-         SRC_LLAMA3, concrete=False)
+         SRC_LLAMA3, concrete=False,
+         latex=(r"\frac{d\theta'}{d\theta} = \frac{1}{s} + \Bigl(1 - \frac{1}{s}\Bigr)\Bigl(2\sigma +"
+                r" \frac{\mathrm{low}}{\mathrm{high} - \mathrm{low}}\Bigr) > 0 \text{ on the band}, \quad"
+                r" \frac{1}{s} \text{ below it}, \quad 1 \text{ above it} \\"
+                r" \frac{\theta_{i+1}}{\theta_i} = b^{-2/d} < 1, \ \text{ so } \theta'_{i+1} \le \theta'_i \qquad (s"
+                r" \ge 1,\ \mathrm{high} > \mathrm{low},\ b > 1)"))
 def _llama3_monotone(d: int | None) -> Claim:
     th = sp.Symbol("theta", positive=True)
     sig = sp.Symbol("sigma", nonnegative=True)  # sigma(theta) on the middle band, in [0, 1]
@@ -527,7 +574,7 @@ def _llama3_monotone(d: int | None) -> Claim:
         (
             Equation(sp.Derivative(middle, th), slope.subs(sig, sigma),
                      "d theta'/d theta on the band, in terms of sigma(theta)"),
-            Equation(sp.sign(slope), 1, "that slope is positive for 0 <= sigma"),
+            Equation(sp.sign(slope, evaluate=False), 1, "that slope is positive for 0 <= sigma"),
             Equation(sp.sign(sp.Derivative(th / s1, th)), 1, "below the band: slope 1/s > 0"),
             Equation(sp.sign(sp.Derivative(th, th)), 1, "above the band: slope 1 > 0"),
             Equation(sp.sign(sp.log(ratio)), -1, "theta_(i+1)/theta_i = b^(-2/d) < 1"),
@@ -543,7 +590,9 @@ LLAMA31 = {"rope_theta": 500000, "head_dim": 128, "factor": 8, "low_freq_factor"
 
 @theorem("llama3.bands_llama31",
          "llama3 for Llama-3.1-8B: pairs 0..28 kept, 29..34 smoothed, 35..63 divided by 8 (exact)",
-         SRC_LLAMA3, concrete=False)
+         SRC_LLAMA3, concrete=False,
+         latex=(r"\lambda_i = 2\pi \cdot 500000^{i/64}:\quad \frac{\lambda_{i+1}}{\lambda_i} > 1, \quad \lambda_{28}"
+                r" < 2048 < \lambda_{29}, \quad \lambda_{34} < 8192 < \lambda_{35}"))
 def _llama3_bands(d: int | None) -> Claim:
     p = LLAMA31
     base, dim = sp.Integer(p["rope_theta"]), p["head_dim"]
@@ -563,11 +612,11 @@ def _llama3_bands(d: int | None) -> Claim:
         "pairs 35..63 are divided by 8. Signs of exact constants, decided by SymPy with "
         "certified precision.",
         (
-            Equation(sp.sign(sp.log(lam(1) / lam(0))), 1, "lambda_(i+1)/lambda_i = 500000^(1/64) > 1"),
-            Equation(sp.sign(lam(28) - edge_high), -1, "lambda_28 < L/high = 2048: pair 28 is kept"),
-            Equation(sp.sign(lam(29) - edge_high), 1, "lambda_29 > 2048: pair 29 is in the band"),
-            Equation(sp.sign(lam(34) - edge_low), -1, "lambda_34 < L/low = 8192: pair 34 is in the band"),
-            Equation(sp.sign(lam(35) - edge_low), 1, "lambda_35 > 8192: pair 35 is divided by s"),
+            Equation(sp.sign(sp.log(lam(1) / lam(0)), evaluate=False), 1, "lambda_(i+1)/lambda_i = 500000^(1/64) > 1"),
+            Equation(sp.sign(lam(28) - edge_high, evaluate=False), -1, "lambda_28 < L/high = 2048: pair 28 is kept"),
+            Equation(sp.sign(lam(29) - edge_high, evaluate=False), 1, "lambda_29 > 2048: pair 29 is in the band"),
+            Equation(sp.sign(lam(34) - edge_low, evaluate=False), -1, "lambda_34 < L/low = 8192: pair 34 is in the band"),
+            Equation(sp.sign(lam(35) - edge_low, evaluate=False), 1, "lambda_35 > 8192: pair 35 is divided by s"),
         ),
         (), f"{SRC_LLAMA3}; meta-llama/Llama-3.1-8B config.json",
     )
@@ -581,13 +630,17 @@ def _lambdas(count: int, name: str) -> tuple[sp.Symbol, ...]:
 
 
 @theorem("longrope.relative", "longrope: theta_i / lambda_i (per-pair factors) keeps the relative property",
-         SRC_LONGROPE, scope="every even d")
+         SRC_LONGROPE, scope="every even d",
+         latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
+                r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" \theta_j = b^{-2j/d} / \lambda_j \ \text{ for any factors } \lambda_j, \qquad \sqrt{1 + \frac{\ln"
+                r" s}{\ln L}}\,\bigg|_{s = 1} = 1"))
 def _longrope_relative(d: int | None) -> Built:
     statement = ("LongRoPE divides each frequency by its own factor lambda_i (long_factor beyond the "
                  "original context L, short_factor up to it). For ONE choice of factors this is a "
                  "frequency vector, so the relative property holds (an instance of family.relative); "
                  "the attention factor sqrt(1 + ln s/ln L) is 1 at s = 1.")
-    factor_one = Equation(F.longrope_attention_factor(1, L), 1, "attention factor 1 without scaling")
+    factor_one = Equation(at(F.longrope_attention_factor(s, L), {s: 1}), 1, "attention factor 1 without scaling")
     if d is None:
         lam = sp.IndexedBase("lambda", positive=True)
         eqs, chains = _family_instance(lambda v: F.longrope_theta(Q.omega(v), lam[v]), "theta_j / lambda_j")
@@ -606,7 +659,11 @@ def _longrope_relative(d: int | None) -> Built:
 
 @theorem("longrope.switch",
          "HONEST NEGATIVE: keys cached with short_factor, queries with long_factor: NOT a function of n - m",
-         SRC_LONGROPE, expect="refuted", concrete=False)
+         SRC_LONGROPE, expect="refuted", concrete=False,
+         latex=(r"\bigl\langle R_{\mathrm{long}}(m + a)\,q,\ R_{\mathrm{short}}(n + a)\,k \bigr\rangle ="
+                r" \bigl\langle R_{\mathrm{long}}(m)\,q,\ R_{\mathrm{short}}(n)\,k \bigr\rangle \\"
+                r" R_{\mathrm{long}}:\ \theta_j / \lambda^{\mathrm{long}}_j, \quad R_{\mathrm{short}}:\ \theta_j /"
+                r" \lambda^{\mathrm{short}}_j \qquad (d = 4)"))
 def _longrope_switch(d: int | None) -> Claim:
     size = _generic_or(d, 4)
     th = _ladder(size) if d is not None else _theta_symbols(size // 2)
@@ -632,7 +689,11 @@ def _longrope_switch(d: int | None) -> Claim:
 # ======================================================================================
 @theorem("partial.relative",
          "partial rotary (both pairings): relative on the rotated channels; pass-through channels ignore m",
-         "GPT-NeoX (rotary_pct), GPT-J (rotary_dim), Phi-2, GLM; HF partial_rotary_factor")
+         "GPT-NeoX (rotary_pct), GPT-J (rotary_dim), Phi-2, GLM; HF partial_rotary_factor",
+         latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
+                r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" R(m) = \mathop{\mathrm{rot2}}(m\theta) \oplus I_2, \qquad \frac{\partial}{\partial m}\,"
+                r" \bigl(\text{pass-through rows of } R(m)\bigr) = 0 \qquad (d = 4,\ \text{rotary dim } 2)"))
 def _partial_relative(d: int | None) -> Claim:
     if d is None:
         head, r = 4, 2
@@ -665,7 +726,11 @@ def _partial_relative(d: int | None) -> Claim:
 
 @theorem("proportional.relative",
          "proportional: theta_i = b^(-2i/head_dim)/s, zeros after: relative; zero frequencies = identity",
-         f"{SRC_HF} _compute_proportional_rope_parameters")
+         f"{SRC_HF} _compute_proportional_rope_parameters",
+         latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
+                r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" \theta = \bigl(b^{-2i/d} / s\bigr)_{i < \mathrm{rope\_angles}} \text{ then } 0, \qquad"
+                r" \mathop{\mathrm{rot2}}(m \cdot 0) = I \qquad (d = 4,\ \mathrm{rope\_angles} = 1)"))
 def _proportional(d: int | None) -> Claim:
     head = _generic_or(d, 4)
     angles = max(1, head // 4)  # rope_angles = int(0.5 * head_dim // 2)
@@ -686,7 +751,12 @@ def _proportional(d: int | None) -> Claim:
 
 @theorem("partial.permutation",
          "partial rotary: P^T R_split P = R_interleaved, scores unchanged when q, k rows are permuted by P",
-         "HF transformers convert_llama_weights_to_hf.py (permute)")
+         "HF transformers convert_llama_weights_to_hf.py (permute)",
+         latex=(r"P^{\mathsf T} P = I, \qquad P^{\mathsf T} R_{\mathrm{split}}(m)\,P = R_{\mathrm{int}}(m) \\"
+                r" \langle R_{\mathrm{split}}(m)\,Pq,\ R_{\mathrm{split}}(n)\,Pk \rangle = \langle"
+                r" R_{\mathrm{int}}(m)\,q,\ R_{\mathrm{int}}(n)\,k \rangle \qquad (d = 6,\ r = 4) \\"
+                r" P:\ \text{slot } 2i \mapsto i,\ \ 2i + 1 \mapsto i + r/2 \text{ for } i < r/2, \text{ the other"
+                r" slots fixed}"))
 def _partial_permutation(d: int | None) -> Claim:
     if d is None:
         head, r = 6, 4
@@ -746,7 +816,7 @@ def _homomorphism_parts(R, zero, size: int, label: str) -> list[Equation]:
     pu = tuple(x + y for x, y in zip(p, u))
     up = tuple(y - x for x, y in zip(p, u))
     return [
-        Equation(R(zero), sp.eye(size), f"R(0) = I ({label})"),
+        Equation(at(R(p), dict(zip(p, zero))), sp.eye(size), f"R(0) = I ({label})"),
         Equation(R(p) * R(u), R(pu), f"R(p) R(p') = R(p + p') ({label})"),
         Equation(R(p).T * R(u), R(up), f"R(p)^T R(p') = R(p' - p) ({label})"),
         Equation(_dot(R(p) * q, R(u) * kv), _dot(q, R(up) * kv), f"<R(p)q, R(p')k> = <q, R(p'-p)k> ({label})"),
@@ -755,7 +825,12 @@ def _homomorphism_parts(R, zero, size: int, label: str) -> list[Equation]:
 
 @theorem("mrope.homomorphism",
          "M-RoPE (Qwen2-VL contiguous, Qwen3-VL interleaved): R(p)R(p') = R(p+p'); scores depend on p' - p",
-         SRC_MROPE)
+         SRC_MROPE,
+         latex=(r"R(0) = I, \qquad R(p)\,R(p') = R(p + p'), \qquad R(p)^{\mathsf T} R(p') = R(p' - p) \\"
+                r" \langle R(p)\,q,\ R(p')\,k \rangle = \langle q,\ R(p' - p)\,k \rangle \\"
+                r" R(p) = \bigoplus_j \mathop{\mathrm{rot2}}\bigl(p_{a(j)}\,\theta_j\bigr), \quad p = (t, h, w),"
+                r" \quad d = 8 \\"
+                r" a(j) \text{ the axis of pair } j\text{: sections } [2, 1, 1]\text{, contiguous or interleaved}"))
 def _mrope_hom(d: int | None) -> Claim:
     contiguous, inter, size = _mrope_sections(d)
     th = _ladder(size) if d is not None else _theta_symbols(size // 2)
@@ -777,7 +852,9 @@ def _mrope_hom(d: int | None) -> Claim:
 
 
 @theorem("mrope.reduces_to_rope", "M-RoPE with t = h = w = m is 1-D RoPE R(m), for both section layouts",
-         SRC_MROPE)
+         SRC_MROPE,
+         latex=(r"R_{\text{M-RoPE}}(m, m, m) = R(m) = \bigoplus_j \mathop{\mathrm{rot2}}(m\theta_j) \qquad (d ="
+                r" 8,\ \text{both section orders, both layouts})"))
 def _mrope_reduces(d: int | None) -> Claim:
     contiguous, inter, size = _mrope_sections(d)
     th = _ladder(size) if d is not None else _theta_symbols(size // 2)
@@ -798,7 +875,12 @@ def _mrope_reduces(d: int | None) -> Claim:
 
 @theorem("axial.homomorphism",
          "2-D axial RoPE: R(p)R(p') = R(p+p'), scores depend on (row' - row, col' - col) only",
-         SRC_AXIAL, concrete=False)
+         SRC_AXIAL, concrete=False,
+         latex=(r"R(0) = I, \qquad R(p)\,R(p') = R(p + p'), \qquad R(p)^{\mathsf T} R(p') = R(p' - p) \\"
+                r" \langle R(p)\,q,\ R(p')\,k \rangle = \langle q,\ R(p' - p)\,k \rangle \\"
+                r" R(p) = \bigoplus_{j < d/4} \mathop{\mathrm{rot2}}(p_{\mathrm{row}}\,\theta_j) \oplus \bigoplus_{j"
+                r" < d/4} \mathop{\mathrm{rot2}}(p_{\mathrm{col}}\,\theta_j), \quad \theta_j = b^{-4j/d} \qquad (d ="
+                r" 8)"))
 def _axial(d: int | None) -> Claim:
     size = 8
     eqs: list[Equation] = []
@@ -822,7 +904,9 @@ def _axial(d: int | None) -> Claim:
 # xPos
 # ======================================================================================
 @theorem("xpos.relative", "xPos: the score is zeta_i^((m-n)/gamma) times the RoPE score of pair i: a function of m - n",
-         SRC_XPOS)
+         SRC_XPOS,
+         latex=(r"\bigl\langle \zeta^{(m - c)/\gamma} R(m)\,q,\ \zeta^{-(n - c)/\gamma} R(n)\,k \bigr\rangle ="
+                r" \zeta^{(m - n)/\gamma}\, \langle q,\ R(n - m)\,k \rangle \qquad (\text{one pair})"))
 def _xpos(d: int | None) -> Claim:
     gam = sp.Symbol("gamma", positive=True)
     c = sp.Symbol("c", real=True)
@@ -861,7 +945,10 @@ def _xpos(d: int | None) -> Claim:
 # ======================================================================================
 @theorem("roformer.abel",
          "RoFormer 3.4.3: sum_j h_j e^(i k theta_j) = sum_j (h_j - h_(j+1)) S_(j+1) (Abel summation), h_(d/2) = 0",
-         f"{SRC_ROFORMER}.3")
+         f"{SRC_ROFORMER}.3",
+         latex=(r"\sum_{j=0}^{d/2-1} h_j\, e^{i k \theta_j} = \sum_{j=0}^{d/2-1} (h_j - h_{j+1})\, S_{j+1}, \qquad"
+                r" S_j = \sum_{l < j} e^{i k \theta_l}, \quad h_{d/2} = 0 \\"
+                r" d = 8, \quad \theta_j = b^{-2j/d}, \quad h_j \in \mathbb{C}"))
 def _roformer_abel(d: int | None) -> Claim:
     size = _generic_or(d, 8)
     half = size // 2
@@ -977,7 +1064,9 @@ SRC_HF_AXIAL = ("HF transformers 5.23 compute_axial_rope_parameters: Qwen2-VL / 
 
 @theorem("ntk_alpha.base",
          "Hunyuan's fixed alpha: b' = b alpha^(d/(d-2)) is the NTK base of factor alpha (pair 0 kept, lowest / alpha)",
-         SRC_HUNYUAN, concrete=False)
+         SRC_HUNYUAN, concrete=False,
+         latex=(r"b' = b\, \alpha^{d/(d-2)}:\quad \theta'_0 = 1, \quad b'^{-2k/d} = \frac{b^{-2k/d}}{\alpha} \qquad"
+                r" (d = 2k + 2)"))
 def _ntk_alpha(d: int | None) -> Claim:
     k = sp.Symbol("k", integer=True, positive=True)
     dd = 2 * k + 2
@@ -990,8 +1079,8 @@ def _ntk_alpha(d: int | None) -> Claim:
         "of factor alpha (ntk.derive): pair 0 keeps frequency 1 and the lowest pair's frequency is divided "
         "by alpha exactly, so the parser reads it as the ntk ladder with s = alpha.",
         (
-            Equation(b_new, F.ntk_base(b, alpha, dd), "b alpha^(d/(d-2)) is the NTK base with s = alpha"),
-            Equation(F.default_theta(0, dd, base=b_new), 1, "the highest frequency is unchanged (pair 0)"),
+            Equation(b_new, at(F.ntk_base(b, _factor, dd), {_factor: alpha}), "b alpha^(d/(d-2)) is the NTK base with s = alpha"),
+            Equation(at(F.default_theta(S.i, dd, base=b_new), {S.i: 0}), 1, "the highest frequency is unchanged (pair 0)"),
             Equation(F.default_theta(k, dd, base=b_new), F.default_theta(k, dd, base=b) / alpha,
                      "the lowest frequency is divided by alpha"),
         ),
@@ -1001,7 +1090,8 @@ def _ntk_alpha(d: int | None) -> Claim:
 
 @theorem("axial.spatial_ladder",
          "HF's axial ladder over D/2 is the even pairs of the D ladder: b^(-2j/(D/2)) = b^(-2(2j)/D)",
-         SRC_HF_AXIAL, concrete=False)
+         SRC_HF_AXIAL, concrete=False,
+         latex=r"b^{-2j/(d/2)} = b^{-2(2j)/d}")
 def _axial_spatial(d: int | None) -> Claim:
     j = sp.Symbol("j", integer=True, nonnegative=True)
     return Claim(
@@ -1011,7 +1101,7 @@ def _axial_spatial(d: int | None) -> Claim:
         "head_dim ladder, so it equals the height half of Pixtral's axial frequencies, "
         "cat(ladder[0::2], ladder[1::2]); Pixtral's width half (the odd pairs) differs, which is why the "
         "parser keys the convention on model_type.",
-        (Equation(F.default_theta(j, S.d / 2), F.default_theta(2 * j, S.d),
+        (Equation(at(F.default_theta(j, _dim), {_dim: S.d / 2}), at(F.default_theta(_x, S.d), {_x: 2 * j}),
                   "theta_j over D/2 = theta_(2j) over D"),),
         (S.BASE_GT_1,), SRC_HF_AXIAL,
     )
@@ -1020,7 +1110,11 @@ def _axial_spatial(d: int | None) -> Claim:
 @theorem("deepseek.interleave_in_split_out",
          "DeepSeek-V3 (apply_rotary_pos_emb_interleave): R_split(m) P = P R_interleaved(m); scores as interleaved RoPE",
          "HF transformers deepseek_v3 modeling apply_rotary_pos_emb_interleave (rope_interleave=True; "
-         "12 HF families)")
+         "12 HF families)",
+         latex=(r"R_{\mathrm{split}}(m)\,P = P\,R_{\mathrm{int}}(m), \qquad \langle"
+                r" R_{\mathrm{split}}(m)\,Pq,\ R_{\mathrm{split}}(n)\,Pk \rangle = \langle"
+                r" R_{\mathrm{int}}(m)\,q,\ R_{\mathrm{int}}(n)\,k \rangle \\"
+                r" P:\ \text{slot } 2i \mapsto i,\ \ 2i + 1 \mapsto i + d/2 \qquad (d = 4)"))
 def _interleave_in_split_out(d: int | None) -> Claim:
     if d is None:
         head = 4

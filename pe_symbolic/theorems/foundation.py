@@ -23,7 +23,7 @@ from ..encodings import sinusoidal as P
 from ..encodings import symbols as S
 from ..proof import DIFFERENCE, Claim, Equation, Step
 from ..proof.rules import PYTHAGORAS, is_zero
-from ._derive import Derivation, instance_of
+from ._derive import Derivation, at, instance_of
 from .registry import Built, theorem
 
 #: Up to this d, a concrete instantiation also checks the assembled d x d identities directly
@@ -43,6 +43,8 @@ SRC_ROFORMER = "Su et al. (2021), RoFormer, section 3.4 (seed 003)"
 
 w = S.omega
 t, k, m, n = S.t, S.k, S.m, S.n
+_x = sp.Symbol("x", real=True)
+"""A real argument, for statements written "f(x) at x = ..." (left unevaluated, see :func:`at`)."""
 
 
 def _dot(u: sp.MatrixBase, v: sp.MatrixBase) -> sp.Expr:
@@ -90,13 +92,16 @@ def _solve_block(kk: sp.Expr, omega: sp.Expr, tag: str) -> tuple[sp.ImmutableMat
     "translation.derive",
     "Solving M p(t) = p(t+k) gives exactly one M: a rotation block free of t",
     SRC_DENK,
+    latex=(r"M\,p(t) = p(t + k) \text{ for all } t \iff M = \begin{pmatrix} \cos \omega k & \sin \omega k \\ -\sin"
+           r" \omega k & \cos \omega k \end{pmatrix} = \mathop{\mathrm{rot2}}(-\omega k) \\"
+           r" \frac{\partial M}{\partial t} = 0, \qquad p(t) = (\sin \omega t,\ \cos \omega t)"),
 )
 def _translation_derive(d: int | None) -> Built:
     sol, det = _solve_block(k, w, "")
     generic = [
         Equation(det**2, 1, "the linear system's determinant is +-1, not 0: exactly one M"),
         Equation(sol, P.translation_block(k, w), "the solution is Denk's block"),
-        Equation(sol, sp.ImmutableMatrix(R.rope_block(-k, w)), "it is the rotation rot2(-omega k)"),
+        Equation(sol, at(R.rope_block(_x, w), {_x: -k}), "it is the rotation rot2(-omega k)"),
         Equation(_d_dt(sol), sp.zeros(2, 2), "it contains no t"),
         Equation(sol * P.pair(t, w), P.pair(t + k, w), "and it does translate"),
     ]
@@ -144,7 +149,12 @@ def _t_block(kk: sp.Expr, order: str, schedule: str = "vaswani"):
 
 
 @theorem("translation.identity", "T(k) PE(t) = PE(t+k) in every layout and order", SRC_VASWANI,
-         scope="every even d")
+         scope="every even d",
+         latex=(r"T(k)\,\mathrm{PE}(t) = \mathrm{PE}(t + k) \qquad (t, k \in \mathbb{R}) \\"
+                r" \mathrm{PE}(t) = \bigl(\sin \omega_i t,\ \cos \omega_i t\bigr)_{i=0}^{d/2-1}, \quad T(k) ="
+                r" \bigoplus_{i=0}^{d/2-1} \mathop{\mathrm{rot2}}(-\omega_i k), \quad \omega_i = b^{-2i/d} \\"
+                r" \text{in every layout; with cosine first, } T(k) = \bigoplus_{i} \mathop{\mathrm{rot2}}(\omega_i"
+                r" k)"))
 def _translation_identity(d: int | None) -> Built:
     if d is None:
         eqs, chains = [], {}
@@ -191,7 +201,9 @@ _TRANSLATION_STATEMENT = (
 )
 
 
-@theorem("translation.independent", "t is not among T(k)'s free symbols", SRC_DENK, scope="every even d")
+@theorem("translation.independent", "t is not among T(k)'s free symbols", SRC_DENK, scope="every even d",
+         latex=(r"\frac{\partial}{\partial t}\, T(k) = 0, \qquad T(k) = \bigoplus_{i=0}^{d/2-1}"
+                r" \mathop{\mathrm{rot2}}(\mp\omega_i k), \quad \omega_i = b^{-2i/d}"))
 def _translation_independent(d: int | None) -> Claim:
     if d is None:
         mats = [(Q.block(_t_block(k, order), Q.i, Q.l), f"block (i, l) of T(k), order {order}") for order in ORDERS]
@@ -213,7 +225,10 @@ def _translation_independent(d: int | None) -> Claim:
 
 
 @theorem("translation.group", "T(0)=I, T(a)T(b)=T(a+b), T^T T=I, det T=1, T(-k)=T(k)^T", SRC_DENK,
-         scope="every even d")
+         scope="every even d",
+         latex=(r"T(0) = I, \qquad T(a)\,T(c) = T(a + c), \qquad T(-k) = T(k)^{\mathsf T} \\"
+                r" T(k)^{\mathsf T}\,T(k) = I, \qquad \det T(k) = \prod_{i=0}^{d/2-1} \det"
+                r" \mathop{\mathrm{rot2}}(-\omega_i k) = 1"))
 def _translation_group(d: int | None) -> Built:
     a, c = sp.symbols("a c", real=True)
     if d is None:
@@ -224,7 +239,7 @@ def _translation_group(d: int | None) -> Built:
         orth = Q.multiply_blocks(lambda idx: B(k)(idx).T, B(k), i, l)
         det = sp.Product(sp.Determinant(B(k)(j)), (j, 0, Q.h - 1))
         eqs = (
-            Equation(Q.block(B(sp.S.Zero), i, l), sp.KroneckerDelta(i, l) * sp.eye(2),
+            Equation(at(Q.block(B(_x), i, l), {_x: 0}), sp.KroneckerDelta(i, l) * sp.eye(2),
                      "block (i, l) of T(0) is delta_il I"),
             Equation(prod, Q.block(B(a + c), i, l),
                      "block (i, l) of T(a) T(c) = sum_j delta_ij delta_jl T_j(a) T_j(c) is that of T(a + c)"),
@@ -233,7 +248,7 @@ def _translation_group(d: int | None) -> Built:
             Equation(det, 1, "prod_j det T_j(k) = 1, which is det T(k) for the block-diagonal T(k) (a "
                              "determinant of a block-diagonal matrix is the product of its blocks': taken "
                              "as known for a symbolic number of blocks, checked for each concrete d <= 64)"),
-            Equation(Q.block(B(-k), i, l), Q.block(lambda idx: B(k)(idx).T, i, l),
+            Equation(at(Q.block(B(_x), i, l), {_x: -k}), Q.block(lambda idx: B(k)(idx).T, i, l),
                      "block (i, l) of T(-k) is that of T(k)^T, delta_il T_i(k)^T"),
         )
         chains = {
@@ -257,11 +272,11 @@ def _translation_group(d: int | None) -> Built:
         Tq = lambda x, om=om: P.translation_block(x, om)  # noqa: E731
         sfx = f" (d={d}, block {q})"
         eqs += [
-            Equation(Tq(sp.S.Zero), sp.eye(2), "T_q(0) = I" + sfx),
+            Equation(at(Tq(_x), {_x: 0}), sp.eye(2), "T_q(0) = I" + sfx),
             Equation(Tq(a) * Tq(c), Tq(a + c), "T_q(a) T_q(c) = T_q(a + c)" + sfx),
             Equation(Tq(k).T * Tq(k), sp.eye(2), "T_q(k)^T T_q(k) = I" + sfx),
             Equation(sp.Determinant(Tq(k)), 1, "det T_q(k) = 1" + sfx),
-            Equation(Tq(-k), Tq(k).T, "T_q(-k) = T_q(k)^T" + sfx),
+            Equation(at(Tq(_x), {_x: -k}), Tq(k).T, "T_q(-k) = T_q(k)^T" + sfx),
         ]
         chains[len(eqs) - 4] = (Derivation(eqs[-4].lhs).lemma("rot2.compose", sfx.strip(" ()"), a=-om * a, c=-om * c)
                                 .to(eqs[-4].rhs, "-w a - w c = -w (a + c)").steps)
@@ -304,7 +319,11 @@ _GROUP_STATEMENT = (
 # Dot products and norms
 # ======================================================================================
 @theorem("sinusoidal.dot", "PE(t).PE(t+k) = sum_i cos(w_i k): depends on k only, even; |PE|^2 = d/2",
-         "Kernes (seed 000), 'bonus property'; seed 004 (sphere of radius sqrt(d/2))", scope="every even d")
+         "Kernes (seed 000), 'bonus property'; seed 004 (sphere of radius sqrt(d/2))", scope="every even d",
+         latex=(r"\mathrm{PE}(t) \cdot \mathrm{PE}(t + k) = \sum_{i=0}^{d/2-1} \cos \omega_i k, \qquad \lVert"
+                r" \mathrm{PE}(t) \rVert^2 = \frac{d}{2}, \qquad \omega_i = b^{-2i/d} \\"
+                r" \frac{\partial}{\partial t}\, \mathrm{PE}(t) \cdot \mathrm{PE}(t + k) = 0, \qquad \mathrm{PE}(t)"
+                r" \cdot \mathrm{PE}(t - k) = \mathrm{PE}(t) \cdot \mathrm{PE}(t + k)"))
 def _sinusoidal_dot(d: int | None) -> Built:
     if d is None:
         j = Q.j
@@ -355,18 +374,20 @@ _DOT_STATEMENT = (
 
 @theorem("sine_only.no_translation",
          "A sine-only encoding has a per-dimension linear translation only when w k is in pi Z",
-         "Denk (seed 002): the open question why both sin and cos are needed")
+         "Denk (seed 002): the open question why both sin and cos are needed",
+         latex=(r"\bigl(\exists \lambda\ \forall t:\ \lambda \sin \omega t = \sin \omega (t + k)\bigr) \iff \omega k"
+                r" = \pi j \text{ with } j \in \mathbb{Z}, \text{ and then } \lambda = (-1)^j"))
 def _sine_only(d: int | None) -> Built:
     lam = sp.Symbol("lambda", real=True)
     j = S.j
     need = lam * sp.sin(w * t) - sp.sin(w * (t + k))  # must vanish for all t
     generic = [
-        Equation(need.subs(t, 0), -sp.sin(w * k),
+        Equation(at(need, {t: 0}), -sp.sin(w * k),
                  "at t = 0 the requirement reads 0 = sin(w k): so w k must be in pi Z"),
-        Equation(need.subs(t, sp.pi / (2 * w)), lam - sp.cos(w * k), "at w t = pi/2 it forces lambda = cos(w k)"),
+        Equation(at(need, {t: sp.pi / (2 * w)}), lam - sp.cos(w * k), "at w t = pi/2 it forces lambda = cos(w k)"),
         Equation(sp.sin(w * (t + k)) - sp.cos(w * k) * sp.sin(w * t), sp.cos(w * t) * sp.sin(w * k),
                  "with that lambda the residual is cos(w t) sin(w k), zero for all t iff sin(w k) = 0"),
-        Equation((-1) ** j * sp.sin(w * t), sp.sin(w * t + sp.pi * j),
+        Equation((-1) ** j * sp.sin(w * t), sp.sin(w * t + sp.pi * j, evaluate=False),
                  "conversely, if w k = pi j (j integer), lambda = (-1)^j translates"),
     ]
     if d is None:
@@ -390,7 +411,11 @@ def _r_block(mm: sp.Expr):
 
 
 @theorem("rope.relative", "<R(m)q, R(n)k> = <q, R(n-m)k>; R(m)^T R(n) = R(n-m); |R(m)x| = |x|",
-         SRC_ROFORMER, scope="every even d")
+         SRC_ROFORMER, scope="every even d",
+         latex=(r"\langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n - m)\,k \rangle, \qquad R(m)^{\mathsf T} R(n)"
+                r" = R(n - m), \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" R(m) = \bigoplus_{i=0}^{d/2-1} \mathop{\mathrm{rot2}}(m\theta_i), \quad \theta_i = b^{-2i/d}"
+                r" \qquad (\text{interleaved or split layout})"))
 def _rope_relative(d: int | None) -> Built:
     if d is None:
         j, i, l = Q.j, Q.i, Q.l
@@ -457,7 +482,13 @@ _ROPE_STATEMENT = (
 
 
 @theorem("rope.efficient_form", "x*cos + rotate(x)*sin equals R(m)x, in both layouts",
-         f"{SRC_ROFORMER}, eq. (34); HF transformers rotate_half", scope="every even d")
+         f"{SRC_ROFORMER}, eq. (34); HF transformers rotate_half", scope="every even d",
+         latex=(r"x \odot \cos m\Theta + \operatorname{rotate}(x) \odot \sin m\Theta = R(m)\,x, \qquad \theta_i ="
+                r" b^{-2i/d},\ h = d/2 \\"
+                r" \text{split: } \operatorname{rotate}(x) = (-x_{h:d},\ x_{0:h}), \quad \Theta = (\theta_0, \dots,"
+                r" \theta_{h-1}, \theta_0, \dots, \theta_{h-1}) \\"
+                r" \text{interleaved: } \operatorname{rotate}(x) = (-x_1, x_0, -x_3, x_2, \dots), \quad \Theta ="
+                r" (\theta_0, \theta_0, \theta_1, \theta_1, \dots)"))
 def _rope_efficient(d: int | None) -> Built:
     if d is None:
         i, h = Q.i, Q.h
@@ -518,7 +549,10 @@ def _sigma(jj: sp.Expr, dd: sp.Expr) -> sp.Expr:
 
 @theorem("layout.permutation",
          "P PE_interleaved = PE_split, P^T R_split P = R_interleaved",
-         "HF transformers convert_llama_weights_to_hf.py (permute of q/k projections)", scope="every even d")
+         "HF transformers convert_llama_weights_to_hf.py (permute of q/k projections)", scope="every even d",
+         latex=(r"P\,\mathrm{PE}_{\mathrm{int}}(t) = \mathrm{PE}_{\mathrm{split}}(t), \qquad P\,R_{\mathrm{int}}(m)"
+                r" = R_{\mathrm{split}}(m)\,P, \qquad P\,T_{\mathrm{int}}(k) = T_{\mathrm{split}}(k)\,P \\"
+                r" P:\ \text{slot } 2i \mapsto i,\ \ 2i + 1 \mapsto i + d/2 \qquad (0 \le i < d/2)"))
 def _layout_permutation(d: int | None) -> Built:
     if d is None:
         return _layout_permutation_every_d()
@@ -610,7 +644,11 @@ def _layout_permutation_every_d() -> Built:
 # ======================================================================================
 @theorem("schedule.geometric",
          "Both schedules start at w_0 = 1 and fall by a constant ratio: b^(-2/d) or b^(-1/(d/2-1))",
-         f"{SRC_VASWANI}; tensor2tensor get_timing_signal_1d", scope="every even d")
+         f"{SRC_VASWANI}; tensor2tensor get_timing_signal_1d", scope="every even d",
+         latex=(r"\text{Vaswani: } \omega_i = b^{-2i/d}:\quad \omega_0 = 1, \quad \frac{\omega_{i+1}}{\omega_i} ="
+                r" b^{-2/d} \\"
+                r" \text{tensor2tensor: } \omega_i = b^{-i/(d/2-1)}:\quad \omega_0 = 1, \quad"
+                r" \frac{\omega_{i+1}}{\omega_i} = b^{-1/(d/2-1)}"))
 def _schedule_geometric(d: int | None) -> Claim:
     i = S.i
     if d is None:
@@ -619,7 +657,7 @@ def _schedule_geometric(d: int | None) -> Claim:
         for schedule, ratio in (("vaswani", S.b ** (-2 / dd)), ("tensor2tensor", S.b ** (-1 / (dd / 2 - 1)))):
             w_i = P.frequency(i, dd, schedule=schedule)
             eqs += [
-                Equation(w_i.subs(i, 0), 1, f"{schedule}: w_0 = 1"),
+                Equation(at(w_i, {i: 0}), 1, f"{schedule}: w_0 = 1"),
                 Equation(P.frequency(i + 1, dd, schedule=schedule) / w_i, ratio,
                          f"{schedule}: w_(i+1) / w_i = {sp.sstr(ratio)}, the same for every i (d > 2 for tensor2tensor)"),
             ]
@@ -629,7 +667,7 @@ def _schedule_geometric(d: int | None) -> Claim:
             ws = P.frequencies(d, schedule=schedule)
             half = d // 2
             ratio = S.b ** sp.Rational(-2, d) if schedule == "vaswani" else S.b ** sp.Rational(-1, max(half - 1, 1))
-            eqs.append(Equation(ws[0], 1, f"{schedule}: w_0 = 1 (d={d})"))
+            eqs.append(Equation(at(P.frequency(i, d, schedule=schedule), {i: 0}), 1, f"{schedule}: w_0 = 1 (d={d})"))
             eqs += [Equation(ws[q + 1] / ws[q], ratio, f"{schedule}: w_{q + 1} / w_{q} (d={d})")
                     for q in range(half - 1)]
     return Claim(

@@ -45,7 +45,8 @@ def _dot(u: sp.MatrixBase, v: sp.MatrixBase) -> sp.Expr:
 
 
 @theorem("trig.angle_addition", "sin(a + c) = sin a cos c + cos a sin c, cos(a + c) = cos a cos c - sin a sin c",
-         SRC_TRIG, concrete=False, scope=LEMMA)
+         SRC_TRIG, concrete=False, scope=LEMMA,
+         latex=r"\sin(a + c) = \sin a\,\cos c + \cos a\,\sin c, \qquad \cos(a + c) = \cos a\,\cos c - \sin a\,\sin c")
 def _angle_addition(d: int | None) -> Claim:
     eqs = (
         Equation(sp.sin(a + c), sp.sin(a) * sp.cos(c) + sp.cos(a) * sp.sin(c), "sin(a + c)"),
@@ -58,7 +59,9 @@ def _angle_addition(d: int | None) -> Claim:
 
 
 @theorem("rot2.compose", "rot2(a) rot2(c) = rot2(a + c): rotations compose by adding angles", SRC_TRIG,
-         concrete=False, scope=LEMMA)
+         concrete=False, scope=LEMMA,
+         latex=(r"\mathop{\mathrm{rot2}}(a)\,\mathop{\mathrm{rot2}}(c) = \mathop{\mathrm{rot2}}(a + c), \qquad"
+                r" \mathop{\mathrm{rot2}}(a) = \begin{pmatrix} \cos a & -\sin a \\ \sin a & \cos a \end{pmatrix}"))
 def _compose(d: int | None) -> Claim:
     eq = Equation(rot2(a) * rot2(c), rot2(a + c), "rot2(a) rot2(c) = rot2(a + c)")
     dv = (Derivation(eq.lhs, why="multiply the two 2x2 rotations")
@@ -68,28 +71,35 @@ def _compose(d: int | None) -> Claim:
                  SRC_TRIG), {0: dv.steps}
 
 
-@theorem("rot2.transpose", "rot2(a)^T = rot2(-a)", SRC_TRIG, concrete=False, scope=LEMMA)
+@theorem("rot2.transpose", "rot2(a)^T = rot2(-a)", SRC_TRIG, concrete=False, scope=LEMMA,
+         latex=r"\mathop{\mathrm{rot2}}(a)^{\mathsf T} = \mathop{\mathrm{rot2}}(-a)")
 def _transpose(d: int | None) -> Claim:
     eq = Equation(rot2(a).T, rot2(-a), "rot2(a)^T = rot2(-a) (cos is even, sin is odd)")
     return Claim("rot2.transpose", "The transpose of a rotation is the rotation by minus the angle.", (eq,), (),
                  SRC_TRIG)
 
 
-@theorem("rot2.orthogonal", "rot2(a)^T rot2(a) = I", SRC_TRIG, concrete=False, scope=LEMMA)
+@theorem("rot2.orthogonal", "rot2(a)^T rot2(a) = I", SRC_TRIG, concrete=False, scope=LEMMA,
+         latex=r"\mathop{\mathrm{rot2}}(x)^{\mathsf T}\mathop{\mathrm{rot2}}(x) = I \qquad (x \in \mathbb{R})")
 def _orthogonal(d: int | None) -> Claim:
     x = sp.Symbol("x", real=True)
     eq = Equation(rot2(x).T * rot2(x), sp.eye(2), "rot2(x)^T rot2(x) = I for real x")
     return Claim("rot2.orthogonal", "A rotation by a real angle is orthogonal.", (eq,), (), SRC_TRIG)
 
 
-@theorem("rot2.det", "det rot2(a) = 1", SRC_TRIG, concrete=False, scope=LEMMA)
+@theorem("rot2.det", "det rot2(a) = 1", SRC_TRIG, concrete=False, scope=LEMMA,
+         latex=r"\det \mathop{\mathrm{rot2}}(a) = \cos^2 a + \sin^2 a = 1")
 def _det(d: int | None) -> Claim:
     eq = Equation(sp.Determinant(rot2(a)), 1, "det rot2(a) = cos^2 a + sin^2 a = 1")
     return Claim("rot2.det", "Every rotation has determinant 1.", (eq,), (), SRC_TRIG)
 
 
 @theorem("pair.translation", "rot2(-w k) p(w t) = p(w (t + k)) for one sin/cos pair (either order)", SRC_DENK,
-         concrete=False, scope=LEMMA)
+         concrete=False, scope=LEMMA,
+         latex=(r"\mathop{\mathrm{rot2}}(-\omega k) \begin{pmatrix} \sin \omega t \\ \cos \omega t \end{pmatrix} ="
+                r" \begin{pmatrix} \sin \omega (t + k) \\ \cos \omega (t + k) \end{pmatrix}, \qquad"
+                r" \mathop{\mathrm{rot2}}(\omega k) \begin{pmatrix} \cos \omega t \\ \sin \omega t \end{pmatrix} ="
+                r" \begin{pmatrix} \cos \omega (t + k) \\ \sin \omega (t + k) \end{pmatrix}"))
 def _pair_translation(d: int | None) -> Claim:
     eqs, chains = [], {}
     for q, order in enumerate(ORDERS):
@@ -109,7 +119,9 @@ def _pair_translation(d: int | None) -> Claim:
 
 
 @theorem("pair.dot", "p(w t) . p(w (t + k)) = cos(w k), p(w t) . p(w t) = 1", "Kernes (seed 000)",
-         concrete=False, scope=LEMMA)
+         concrete=False, scope=LEMMA,
+         latex=(r"p(t) \cdot p(t + k) = \cos \omega k, \qquad p(t) \cdot p(t) = 1, \qquad p(t) = (\sin \omega"
+                r" t,\ \cos \omega t)"))
 def _pair_dot(d: int | None) -> Claim:
     p0, p1 = P.pair(t, w), P.pair(t + k, w)
     e1 = Equation(_dot(p0, p1), sp.cos(w * k), "p(t) . p(t + k) = cos(w k)")
@@ -122,7 +134,10 @@ def _pair_dot(d: int | None) -> Claim:
 
 
 @theorem("rope.pair_relative", "<R(m) q, R(n) k> = <q, R(n - m) k> and R(m)^T R(n) = R(n - m) for one pair",
-         SRC_ROFORMER, concrete=False, scope=LEMMA)
+         SRC_ROFORMER, concrete=False, scope=LEMMA,
+         latex=(r"R(m)^{\mathsf T} R(n) = R(n - m), \qquad \langle R(m)\,q,\ R(n)\,k \rangle = \langle q,\ R(n -"
+                r" m)\,k \rangle, \qquad \lVert R(m)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" R(m) = \mathop{\mathrm{rot2}}(m\theta), \quad q, k, x \in \mathbb{R}^2"))
 def _rope_pair(d: int | None) -> Claim:
     q, kv, x = S.vector("q", 2), S.vector("k", 2), S.vector("x", 2)
     Rm, Rn, Rd = R.rope_block(m, th), R.rope_block(n, th), R.rope_block(n - m, th)
@@ -141,7 +156,9 @@ def _rope_pair(d: int | None) -> Claim:
 
 
 @theorem("rope.pair_efficient", "x * cos + rotate(x) * sin = R(m) x for one pair", SRC_ROFORMER, concrete=False,
-         scope=LEMMA)
+         scope=LEMMA,
+         latex=(r"\begin{pmatrix} x_0 \\ x_1 \end{pmatrix} \cos m\theta + \begin{pmatrix} -x_1 \\ x_0 \end{pmatrix}"
+                r" \sin m\theta = \mathop{\mathrm{rot2}}(m\theta) \begin{pmatrix} x_0 \\ x_1 \end{pmatrix}"))
 def _rope_pair_efficient(d: int | None) -> Claim:
     x = S.vector("x", 2)
     eq = Equation(R.efficient_form(x, m, layout="interleaved", theta=(th,)), R.rope_block(m, th) * x,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..proof import Claim, Equation
+from ._derive import at
 from .registry import theorem
 
 __all__ = ["IDS"]
@@ -55,7 +56,9 @@ def _nonneg(y: sp.Expr, label: str) -> Equation:
 
 @theorem("precision.compose",
          "two relative errors compose: |(1+alpha)(1+beta) - 1| <= (1+A)(1+B) - 1 for |alpha| <= A, |beta| <= B",
-         SRC, concrete=False)
+         SRC, concrete=False,
+         latex=(r"\lvert \alpha \rvert \le A,\ \lvert \beta \rvert \le B \implies \bigl\lvert (1 + \alpha)(1 +"
+                r" \beta) - 1 \bigr\rvert \le (1 + A)(1 + B) - 1"))
 def _compose(d: int | None) -> Claim:
     al, A = _rounding("alpha")
     be, B = _rounding("beta")
@@ -79,7 +82,11 @@ def _compose(d: int | None) -> Claim:
 @theorem("precision.angle",
          "angle of a recipe: |a_hat - t theta| <= ((1+u_p)(1+u_theta)(1+u_m)(1+u_c) - 1)|t theta|"
          " = (u_p + u_theta + u_m + u_c)|t theta| + O(u^2)",
-         SRC, concrete=False)
+         SRC, concrete=False,
+         latex=(r"\hat a = t\theta\,(1 + \delta_p)(1 + \delta_\theta)(1 + \delta_m)(1 + \delta_c), \ \ \lvert"
+                r" \delta_\kappa \rvert \le u_\kappa \implies \lvert \hat a - t\theta \rvert \le \Gamma\, \lvert"
+                r" t\theta \rvert \\"
+                r" \Gamma = (1 + u_p)(1 + u_\theta)(1 + u_m)(1 + u_c) - 1 = u_p + u_\theta + u_m + u_c + O(u^2)"))
 def _angle(d: int | None) -> Claim:
     x = sp.Symbol("x", real=True)  # the exact angle t*theta
     roundings = [_rounding(n) for n in ("p", "theta", "m", "c")]
@@ -121,7 +128,12 @@ def _angle(d: int | None) -> Claim:
 @theorem("precision.running_product",
          "running product (llama.cpp): after i products by s(1+eps_s), each rounded, the relative error "
          "is at most (1+u_p)((1+u_s)(1+u))^i - 1 = u_p + i(u_s + u) + O(u^2)",
-         SRC, concrete=False)
+         SRC, concrete=False,
+         latex=(r"\hat\theta_i = p\, s^i\, (1 + \delta_p) \prod_{j=1}^{i} (1 + \varepsilon_s)(1 + \delta_j) \implies"
+                r" \Bigl\lvert \frac{\hat\theta_i}{p\, s^i} - 1 \Bigr\rvert \le G_i = (1 + u_p)\bigl((1 + u_s)(1 +"
+                r" u)\bigr)^i - 1 \\"
+                r" G_0 = u_p, \qquad G_{i+1} = (1 + G_i)(1 + u_s)(1 + u) - 1, \qquad \frac{\partial G_i}{\partial"
+                r" u_s}\Big|_{u_p = u_s = u = 0} = i"))
 def _running(d: int | None) -> Claim:
     i = sp.Symbol("i", integer=True, nonnegative=True)
     up = sp.Symbol("u_p", nonnegative=True)
@@ -147,7 +159,7 @@ def _running(d: int | None) -> Claim:
         "first-order coefficient of u_s (and of u) is i (4): the error grows linearly with the "
         "pair index, where a direct power has one rounding.",
         (
-            Equation(G.subs(i, 0), up, "(1) base: G_0 = u_p"),
+            Equation(at(G, {i: 0}), up, "(1) base: G_0 = u_p"),
             Equation((1 + G) * (1 + us) * (1 + u) - 1, G_next, "(2) step: (1+G_i)(1+u_s)(1+u) - 1 = G_(i+1)"),
             _nonneg(G_step - D_step, "(3a) one step of precision.compose: (1+A)(1+B) - 1 - D >= 0"),
             _nonneg(G_step + D_step, "(3b) and (1+A)(1+B) - 1 + D >= 0"),

@@ -65,6 +65,13 @@ class Theorem:
         What the generic form (``d=None``) covers, as printed in headers: ``"every even d"``
         (the foundation theorems, lifted pair by pair), ``"lemma"`` (one 2x2 block or one
         pair, cited by the others) or ``"as stated"`` (a claim that does not depend on d).
+    latex : str
+        The statement typeset by its author, in LaTeX math (amsmath, and what MathJax
+        accepts): concise mathematics as a paper states it, saying no more than the
+        equations that are checked; display lines separated by ``\\\\``. Carried by
+        :meth:`claim` (and so by every proof and rendering of it) as
+        :attr:`Claim.latex <pe_symbolic.proof.Claim.latex>` unless the built claim sets its
+        own; display only: never checked, not part of certificates.
     """
 
     id: str
@@ -74,15 +81,23 @@ class Theorem:
     concrete: bool = True
     expect: str = "proved"
     scope: str = "as stated"
+    latex: str = ""
 
     def __post_init__(self) -> None:
         if self.expect not in ("proved", "refuted"):
             raise ValueError(f"expect={self.expect!r} is not allowed; use 'proved' or 'refuted'")
         if self.scope not in SCOPES:
             raise ValueError(f"scope={self.scope!r} is not allowed; use one of {', '.join(map(repr, SCOPES))}")
+        if not isinstance(self.latex, str):
+            raise TypeError(f"latex={self.latex!r} must be a string")
 
     def claim(self, d: int | None = None) -> Claim:
-        """The claim, generic (``d=None``) or instantiated for an even ``d`` (built once)."""
+        r"""The claim, generic (``d=None``) or instantiated for an even ``d`` (built once),
+        carrying the theorem's typeset statement (its ``latex``).
+
+        >>> get("rope.relative").claim().latex.startswith(r"\langle R(m)\,q")
+        True
+        """
         return _built_cached(self.id, self._check_d(d))[0]
 
     def prove(self, d: int | None = None, *, timeout: float | None = DEFAULT_THEOREM_TIMEOUT,
@@ -133,11 +148,15 @@ def register(theorem: Theorem) -> Theorem:
 
 
 def theorem(id: str, title: str, source: str, *, concrete: bool = True, expect: str = "proved",
-            scope: str = "as stated"):
-    """Decorator: register ``build(d)`` as the theorem ``id`` (see :class:`Theorem`)."""
+            scope: str = "as stated", latex: str = ""):
+    r"""Decorator: register ``build(d)`` as the theorem ``id`` (see :class:`Theorem`).
+
+    ``latex`` is the statement typeset by its author (see :class:`Theorem`), e.g.
+    ``latex=r"\det \mathrm{rot2}(a) = 1"``; every rendering of the theorem's proofs shows it.
+    """
 
     def deco(build: Callable[[int | None], Built]) -> Callable[[int | None], Built]:
-        register(Theorem(id, title, source, build, concrete, expect, scope))
+        register(Theorem(id, title, source, build, concrete, expect, scope, latex))
         return build
 
     return deco
@@ -253,7 +272,11 @@ def lemma(id: str) -> Claim:
 
 @functools.lru_cache(maxsize=64)
 def _built_cached(id: str, d: int | None) -> tuple[Claim, Mapping[int, Sequence[Step]] | None]:
-    return _split(get(id).build(d))
+    th = get(id)
+    claim, chains = _split(th.build(d))
+    if th.latex and not claim.latex:  # display only: certificates and the checker never read it
+        claim = dataclasses.replace(claim, latex=th.latex)
+    return claim, chains
 
 
 _PROGRESS: dict[tuple[str, int | None, float | None], Callable[[int, int], None]] = {}

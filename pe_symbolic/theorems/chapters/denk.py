@@ -30,6 +30,10 @@ from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
+from .._derive import at, call
+
+_base = sp.Symbol("b_x", positive=True)
+"""A base, for "b_x^(-2i/d) at b_x = b^(d/(d-2))" (left unevaluated)."""
 from ..registry import theorem
 from ._common import SRC_DENK, SRC_KAZEMNEJAD, SRC_T2T, dot, sgn
 
@@ -75,7 +79,11 @@ def wavelength(i: sp.Expr, d: sp.Expr, *, base: sp.Expr = S.b, schedule: str = "
 
 @theorem("denk.r_equals_lambda",
          "Denk: |Phi_r(k) p(t) - p(t+k)|^2 = 4 sin^2((r - lambda) k/2): translation for all k iff r = lambda",
-         f"{SRC_DENK}, eqs. (6)-(9)", concrete=False)
+         f"{SRC_DENK}, eqs. (6)-(9)", concrete=False,
+         latex=(r"\lVert \Phi(k)\,p(t) - p(t + k) \rVert^2 = 4 \sin^2 \frac{(r - \lambda)\,k}{2}, \qquad \Phi(k) ="
+                r" \mathop{\mathrm{rot2}}(-rk), \quad p(t) = (\sin \lambda t,\ \cos \lambda t) \\"
+                r" \Phi(k)\,p(t) = p(t + k) \text{ for every } k \iff r = \lambda, \qquad \frac{\partial"
+                r" \Phi_m(k)}{\partial t} = 0 \ \ (\lambda_m = b^{-2m/d})"))
 def _r_equals_lambda(d: int | None) -> Claim:
     t, k = S.t, S.k
     p = sp.Lambda(t, P.pair(t, lam))
@@ -109,7 +117,11 @@ def _r_equals_lambda(d: int | None) -> Claim:
 
 @theorem("denk.wavelengths",
          "Wavelengths 2 pi b^(2i/d): geometric, from 2 pi up to 2 pi b^((d-2)/d) < 2 pi b (not reached)",
-         f"{SRC_KAZEMNEJAD}; Vaswani et al. 3.5 ('from 2 pi to 10000 * 2 pi')")
+         f"{SRC_KAZEMNEJAD}; Vaswani et al. 3.5 ('from 2 pi to 10000 * 2 pi')",
+         latex=(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\, b^{2i/d}:\quad \frac{\lambda_{i+1}}{\lambda_i} ="
+                r" b^{2/d} > 1, \quad \lambda_0 = 2\pi \\"
+                r" \lambda_{d/2-1} = 2\pi\, b^{(d-2)/d} < 2\pi b, \qquad \lim_{d \to \infty} \lambda_{d/2-1} = 2\pi"
+                r" b"))
 def _wavelengths(d: int | None) -> Claim:
     if d is None:
         i, dd = S.i, S.d
@@ -120,7 +132,7 @@ def _wavelengths(d: int | None) -> Claim:
             Equation(lam_i(i + 1) / lam_i(i), base ** (2 / dd), "lambda_(i+1)/lambda_i = b^(2/d): geometric"),
             Equation(sgn(sp.log(base ** (2 / dd))), 1,
                      "log b^(2/d) = 2 log(b)/d > 0: the ratio exceeds 1, so the wavelengths grow with i"),
-            Equation(lam_i(0), 2 * sp.pi, "the first pair (i = 0) has wavelength 2 pi"),
+            Equation(call(lam_i, 0), 2 * sp.pi, "the first pair (i = 0) has wavelength 2 pi"),
             Equation(last, 2 * sp.pi * base ** ((dd - 2) / dd), "the last pair (i = d/2 - 1): 2 pi b^((d-2)/d)"),
             Equation(sgn(sp.log(last / (2 * sp.pi * base))), -1,
                      "log(lambda_last / (2 pi b)) = -2 log(b)/d < 0: the last wavelength is below 2 pi b"),
@@ -153,7 +165,11 @@ def _wavelengths(d: int | None) -> Claim:
 
 @theorem("kazemnejad.distance_shift_invariant",
          "|PE(t+k) - PE(t)|^2 = sum_i 4 sin^2(omega_i k/2): the distance depends on k only",
-         f"{SRC_KAZEMNEJAD}, criterion 2")
+         f"{SRC_KAZEMNEJAD}, criterion 2",
+         latex=(r"\lVert p(t + k) - p(t) \rVert^2 = 2 - 2 \cos \omega k = 4 \sin^2 \frac{\omega k}{2}, \qquad"
+                r" \frac{\partial}{\partial t}\, \lVert p(t + k) - p(t) \rVert^2 = 0 \\"
+                r" \text{so } \lVert \mathrm{PE}(t + k) - \mathrm{PE}(t) \rVert^2 = \sum_i 4 \sin^2 \frac{\omega_i"
+                r" k}{2}"))
 def _distance(d: int | None) -> Claim:
     t, k = S.t, S.k
     if d is None:
@@ -186,7 +202,9 @@ def _distance(d: int | None) -> Claim:
 
 
 @theorem("kazemnejad.bounded", "Every entry of PE(t) lies in [-1, 1], for every real t",
-         f"{SRC_KAZEMNEJAD}, criterion 3; video (seed 001), second requirement")
+         f"{SRC_KAZEMNEJAD}, criterion 3; video (seed 001), second requirement",
+         latex=(r"1 - \sin^2 \omega t = \cos^2 \omega t \ge 0, \quad 1 - \cos^2 \omega t = \sin^2 \omega t \ge 0,"
+                r" \quad \text{so } -1 \le \mathrm{PE}_j(t) \le 1 \ \ (t \in \mathbb{R})"))
 def _bounded(d: int | None) -> Claim:
     t = S.t
     pe = P.pair(t, S.omega) if d is None else P.encoding(t, d)
@@ -243,7 +261,11 @@ def timing_signal_1d(
 
 @theorem("t2t.relation",
          "get_timing_signal_1d = P PE_Vaswani(t; base b^(d/(d-2))); start_index is T(s); odd channels pad 0",
-         SRC_T2T)
+         SRC_T2T,
+         latex=(r"\frac{i}{d/2 - 1} = \frac{d}{d - 2} \cdot \frac{2i}{d}, \quad \text{so} \quad b^{-i/(d/2-1)} ="
+                r" \bigl(b^{d/(d-2)}\bigr)^{-2i/d} \qquad (d \ge 4) \\"
+                r" \frac{2\pi}{\omega_{d/2-1}} = 2\pi b \ \ \bigl(\text{Vaswani: } 2\pi b^{(d-2)/d}\bigr), \qquad"
+                r" \text{timescales } \frac{1}{m},\ \frac{M}{m^2} \text{ for min } m,\ \max M"))
 def _t2t(d: int | None) -> Claim:
     t, i = S.t, S.i
     if d is None:
@@ -253,7 +275,7 @@ def _t2t(d: int | None) -> Claim:
         # cannot say d >= 4, so write d = 2h + 2 with h = d/2 - 1 a positive integer.
         h = sp.Symbol("h", integer=True, positive=True)
         d_h = 2 * h + 2
-        mapped = Equation(S.b ** (-e_t.subs(dd, d_h)), (S.b ** (d_h / (d_h - 2))) ** (-e_v.subs(dd, d_h)),
+        mapped = Equation(S.b ** (-e_t.subs(dd, d_h)), at(_base ** (-e_v.subs(dd, d_h)), {_base: S.b ** (d_h / (d_h - 2))}),
                           "so b^(-i/(d/2-1)) is Vaswani's frequency with base b^(d/(d-2)) "
                           "(written with d = 2h + 2, h = d/2 - 1 >= 1, so that d/(d-2) is real)")
         mts, Mts = sp.Symbol("m_ts", positive=True), sp.Symbol("M_ts", positive=True)
@@ -261,8 +283,8 @@ def _t2t(d: int | None) -> Claim:
             Equation(e_t / e_v, dd / (dd - 2),
                      "exponents: tensor2tensor's i/(d/2 - 1) is d/(d-2) times Vaswani's 2i/d (d >= 4)"),
             mapped,
-            Equation(e_t.subs(i, dd / 2 - 1), 1, "the last pair's exponent is 1 (wavelength 2 pi b) ..."),
-            Equation(e_v.subs(i, dd / 2 - 1), (dd - 2) / dd, "... Vaswani's is (d-2)/d"),
+            Equation(at(e_t, {i: dd / 2 - 1}), 1, "the last pair's exponent is 1 (wavelength 2 pi b) ..."),
+            Equation(at(e_v, {i: dd / 2 - 1}), (dd - 2) / dd, "... Vaswani's is (d-2)/d"),
             Equation(wavelength(dd / 2 - 1, dd, schedule="tensor2tensor"), 2 * sp.pi * S.b,
                      "so tensor2tensor's last wavelength is exactly 2 pi b"),
             Equation(timing_signal_1d(t, 4, min_timescale=mts, max_timescale=Mts),

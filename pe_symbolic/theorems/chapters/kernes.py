@@ -28,6 +28,10 @@ from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
+from .._derive import at, call
+
+_dial = sp.Symbol("j", integer=True, positive=True)
+"""A dial index, for "the dial at j = 1" (left unevaluated)."""
 from ..registry import theorem
 from ._common import SRC_KERNES, sgn
 
@@ -57,7 +61,9 @@ beta = sp.Symbol("beta", positive=True)
 # ----------------------------------------------------------------------------- guesses 1, 2
 @theorem("kernes.counting_unbounded",
          "Guess 1 (PE(n) = n): values grow by 1 a step; the largest in a length-L sequence, L-1, is unbounded",
-         f"{SRC_KERNES}, 'Guess #1: just count'", concrete=False)
+         f"{SRC_KERNES}, 'Guess #1: just count'", concrete=False,
+         latex=(r"\mathrm{PE}(n) = n:\quad \mathrm{PE}(n + 1) - \mathrm{PE}(n) = 1, \quad \max_{0 \le n < L}"
+                r" \mathrm{PE}(n) = L - 1, \quad \lim_{L \to \infty} \frac{1}{\mathrm{PE}(L + 1)} = 0"))
 def _counting(d: int | None) -> Claim:
     pe = sp.Lambda(pos, pos)
     return Claim(
@@ -78,7 +84,10 @@ def _counting(d: int | None) -> Claim:
 
 @theorem("kernes.normalized_ambiguous",
          "Guess 2 (PE(n) = n/L): 0.8 is position 4 of 5 and 16 of 20; the value depends on L",
-         f"{SRC_KERNES}, 'Guess #2: normalize'", concrete=False)
+         f"{SRC_KERNES}, 'Guess #2: normalize'", concrete=False,
+         latex=(r"\mathrm{PE}(n; L) = \frac{n}{L}:\quad \mathrm{PE}(4; 5) = \mathrm{PE}(16; 20) = \frac{4}{5} \\"
+                r" \mathrm{PE}(cn; cL) = \mathrm{PE}(n; L), \quad \frac{\partial}{\partial L}\,\mathrm{PE}(n + 1; L)"
+                r" < 0"))
 def _normalized(d: int | None) -> Claim:
     pe = sp.Lambda((pos, L), pos / L)
     return Claim(
@@ -88,9 +97,9 @@ def _normalized(d: int | None) -> Claim:
         "the value of position n of a length-L one, and the value of a fixed position n > 0 "
         "changes with L (dPE/dL = -n/L^2 < 0).",
         (
-            Equation(pe(4, 5), sp.Rational(4, 5), "PE(4; 5) = 4/5 = 0.8"),
-            Equation(pe(16, 20), sp.Rational(4, 5), "PE(16; 20) = 4/5 = 0.8 as well"),
-            Equation(pe(c * pos, c * L), pe(pos, L), "PE(c n; c L) = PE(n; L) for every scale c"),
+            Equation(call(pe, 4, 5), sp.Rational(4, 5), "PE(4; 5) = 4/5 = 0.8"),
+            Equation(call(pe, 16, 20), sp.Rational(4, 5), "PE(16; 20) = 4/5 = 0.8 as well"),
+            Equation(call(pe, c * pos, c * L), pe(pos, L), "PE(c n; c L) = PE(n; L) for every scale c"),
             Equation(sgn(-sp.Subs(sp.Derivative(pe(pos + 1, x_len), x_len), x_len, L)), 1,
                      "dPE(n+1; x)/dx < 0 at x = L: a fixed position's value depends on the length"),
         ),
@@ -113,7 +122,12 @@ def binary_vector(n: int, dim: int) -> sp.ImmutableMatrix:
 
 @theorem("kernes.binary",
          "Guess 3: bit vectors; dim bits give 2^dim positions (35 <-> 00100011), 2x-1 rescales to [-1, 1]",
-         f"{SRC_KERNES}, 'Guess #3: binary'", concrete=False)
+         f"{SRC_KERNES}, 'Guess #3: binary'", concrete=False,
+         latex=(r"\beta_j(n) = \lfloor n / 2^j \rfloor \bmod 2:\quad (\beta_7, \dots, \beta_0)(35) = (0, 0, 1, 0, 0,"
+                r" 0, 1, 1) \\"
+                r" \sum_{j=0}^{7} 2^j \beta_j(n) = n \ \ (0 \le n < 256), \qquad \beta_j(256) = \beta_j(0) \ \ (j <"
+                r" 8), \qquad \sum_{j=0}^{D-1} 2^j = 2^D - 1 \\"
+                r" f(x) = 2x - 1:\ f(0) = -1,\ f(1) = 1,\ f'(x) = 2 > 0"))
 def _binary(d: int | None) -> Claim:
     dim = 8
     D, q = sp.Symbol("D", integer=True, positive=True), sp.Symbol("q", integer=True, nonnegative=True)
@@ -164,7 +178,10 @@ def slowed_frequency(j: sp.Expr, d: sp.Expr, base: sp.Expr = S.b) -> sp.Expr:
 
 @theorem("kernes.dials_collide",
          "Guess 4: the dials sin(2 pi i/2^j) repeat with period 2^J: distinct positions collide",
-         f"{SRC_KERNES}, 'Guess #4: use a continuous binary vector'", concrete=False)
+         f"{SRC_KERNES}, 'Guess #4: use a continuous binary vector'", concrete=False,
+         latex=(r"M_j(i) = \sin \frac{2\pi i}{2^j}\ \ (j = 1, 2, 3):\quad M(i + 2^3) = M(i), \quad M_1(i) = \sin \pi"
+                r" i = 0 \ \ (i \in \mathbb{Z}) \\"
+                r" \sin \frac{\pi (x + 16)}{2^j} = \sin \frac{\pi x}{2^j} \qquad (j = 1, 2, 3)"))
 def _dials_collide(d: int | None) -> Claim:
     J = 3
     x = sp.Symbol("x", real=True)
@@ -183,7 +200,7 @@ def _dials_collide(d: int | None) -> Claim:
             Equation(sp.ImmutableMatrix([sp.sin(w * (x + 16)) for w in figure]),
                      sp.ImmutableMatrix([sp.sin(w * x) for w in figure]),
                      "frequencies pi/2, pi/4, pi/8: position x + 16 collides with x"),
-            Equation(dial(ii, 1), 0, "the dial j = 1 is sin(pi i) = 0 at every integer position"),
+            Equation(at(dial(ii, _dial), {_dial: 1}), 0, "the dial j = 1 is sin(pi i) = 0 at every integer position"),
         ),
         (),
         SRC_KERNES,
@@ -192,7 +209,9 @@ def _dials_collide(d: int | None) -> Claim:
 
 @theorem("kernes.slowed_dials",
          "Frequencies omega_min^(j/d), omega_min = 1/b, fall monotonically from 1 (j=0) to 1/b (j=d)",
-         f"{SRC_KERNES}, 'the slowed down dial version'")
+         f"{SRC_KERNES}, 'the slowed down dial version'",
+         latex=(r"\omega_j = \omega_{\min}^{\,j/d} = b^{-j/d}:\quad \frac{d\omega_j}{dj} < 0, \quad \omega_0 = 1,"
+                r" \quad \omega_d = \frac{1}{b} \qquad (b > 1)"))
 def _slowed(d: int | None) -> Claim:
     s = sp.Symbol("s", real=True)
     if d is None:
@@ -201,8 +220,8 @@ def _slowed(d: int | None) -> Claim:
         eqs = (
             Equation(sgn(sp.Derivative(w(s), s)), -1,
                      "d omega_s/ds = -log(b)/d omega_s < 0 (b = 1 + beta > 1): strictly decreasing"),
-            Equation(w(0), 1, "j = 0 gives the largest frequency, 1"),
-            Equation(w(S.d), 1 / base, "j = d gives the smallest, omega_min = 1/b"),
+            Equation(call(w, 0), 1, "j = 0 gives the largest frequency, 1"),
+            Equation(call(w, S.d), 1 / base, "j = d gives the smallest, omega_min = 1/b"),
         )
         assumptions: tuple[sp.Basic, ...] = ()
     else:
@@ -230,7 +249,11 @@ def _slowed(d: int | None) -> Claim:
 # ----------------------------------------------------------------------------- bonus
 @theorem("kernes.bonus_dot",
          "f(k) = PE(t).PE(t+k) is largest at k = 0 (strictly, for integer k != 0) and symmetric",
-         f"{SRC_KERNES}, 'Bonus property'")
+         f"{SRC_KERNES}, 'Bonus property'",
+         latex=(r"f(k) = \sum_i \cos \omega_i k:\quad f(0) - f(k) = \sum_i \frac{\lVert p_i(k) - p_i(0) \rVert^2}{2}"
+                r" \ge 0, \qquad f(-k) = f(k) \\"
+                r" 1 - \cos k = 2 \sin^2 \frac{k}{2} > 0 \ \ (k \in \mathbb{Z} \setminus \{0\}), \text{ so with }"
+                r" \omega_0 = 1:\ f(k) < f(0)"))
 def _bonus(d: int | None) -> Claim:
     k = S.k
     kk = sp.Symbol("k_int", integer=True, nonzero=True)  # an integer offset: its own name
@@ -243,14 +266,14 @@ def _bonus(d: int | None) -> Claim:
     half_sq = sp.ImmutableMatrix([(sp.sin(w * k) ** 2 + (sp.cos(w * k) - 1) ** 2) / 2 for w in ws])
     what = "generic pair" if d is None else f"d={d}"
     eqs = (
-        Equation(f(0), half, f"f(0) = sum_i cos 0 = d/2 ({what})"),
+        Equation(call(f, 0), half, f"f(0) = sum_i cos 0 = d/2 ({what})"),
         Equation(sp.ImmutableMatrix([1 - sp.cos(w * k) for w in ws]), half_sq,
                  "f(0) - f(k) = sum_i (1 - cos(omega_i k)); each term is (sin^2 + (cos - 1)^2)/2 = |p_i(k) - p_i(0)|^2 / 2"),
         Equation(half_sq.applyfunc(lambda e: sp.Abs(e, evaluate=False)), half_sq,
                  "a sum of squares is >= 0: f(k) <= f(0)"),
         Equation(1 - sp.cos(kk), 2 * sp.sin(kk / 2) ** 2, "the pair with omega_0 = 1 at an integer offset k_int: 1 - cos k_int = 2 sin^2(k_int/2)"),
         Equation(sgn(2 * sp.sin(kk / 2) ** 2), 1, "> 0 for integer k_int != 0 (pi is irrational): f(k_int) < f(0)"),
-        Equation(f(-k), f(k), "f(-k) = f(k): symmetric"),
+        Equation(call(f, -k), f(k), "f(-k) = f(k): symmetric"),
     )
     return Claim(
         "kernes.bonus_dot",

@@ -102,7 +102,11 @@ def men_admissible(d: int, length: int, base: int) -> tuple[bool, int, float]:
 
 @theorem("literature.men_upward_closed",
          "Men et al.: every base above an admissible one is admissible (B_b(m) >= 0 for all m <= L); refuted",
-         SRC_MEN, concrete=False, expect="refuted")
+         SRC_MEN, concrete=False, expect="refuted",
+         latex=(r"B_b \ge 0 \text{ on } 0, \dots, L \ \Rightarrow\ B_{b'} \ge 0 \text{ on } 0, \dots, L \text{ for"
+                r" every } b' > b; \text{ here } b = 967375,\ b' = 10^6: \\"
+                r" \operatorname{sign} B_{10^6}(28259) = +1, \qquad B_b(m) = \sum_{i=0}^{d/2-1}"
+                r" \cos\bigl(m\,b^{-2i/d}\bigr), \quad d = 128,\ L = 32768"))
 def _men(d: int | None) -> Claim:
     dd, length, big, m = MEN_POINT
     return Claim(
@@ -118,7 +122,9 @@ def _men(d: int | None) -> Claim:
 
 @theorem("literature.liu_critical_dim",
          "Liu et al.'s critical dimension (d/2) log_b(T/2pi) is YaRN's correction dimension j(1) (high at beta_slow=1)",
-         SRC_LIU, concrete=False)
+         SRC_LIU, concrete=False,
+         latex=(r"\frac{d}{2} \log_b \frac{T}{2\pi} = j(1)\big|_{L = T}, \qquad j(r) = \frac{d \ln\bigl(L / (2\pi"
+                r" r)\bigr)}{2 \ln b}"))
 def _liu(d: int | None) -> Claim:
     T = sp.Symbol("T", positive=True)
     liu = (S.d / 2) * sp.log(T / (2 * sp.pi)) / sp.log(S.b)
@@ -136,7 +142,9 @@ def _liu(d: int | None) -> Claim:
 
 @theorem("literature.barbero_low_frequency",
          "Barbero et al.: (R(phi) - I)^T (R(phi) - I) = 4 sin^2(phi/2) I, so a pair differs from NoPE by <= |q||k| 2|sin(phi/2)|",
-         SRC_BARBERO, concrete=False)
+         SRC_BARBERO, concrete=False,
+         latex=(r"\bigl(R(\varphi) - I\bigr)^{\mathsf T} \bigl(R(\varphi) - I\bigr) = 4 \sin^2 \frac{\varphi}{2}\,"
+                r" I, \qquad R(\varphi) = \mathop{\mathrm{rot2}}(\varphi)"))
 def _barbero(d: int | None) -> Claim:
     phi = sp.Symbol("phi", real=True)
     rot = sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
@@ -164,7 +172,10 @@ def _block_rotation(a: sp.Expr, c: sp.Expr) -> sp.Matrix:
 
 @theorem("literature.comrope_commuting",
          "ComRoPE: with commuting skew generators, R(x)^T R(y) = R(y - x) (block-diagonal generators)",
-         SRC_COMROPE, concrete=False)
+         SRC_COMROPE, concrete=False,
+         latex=(r"A_1 A_2 = A_2 A_1, \qquad R(x)^{\mathsf T} R(y) = R(y - x) \\"
+                r" A_1 = J \oplus 0, \quad A_2 = 0 \oplus J, \quad R(x) = \mathop{\mathrm{rot2}}(x_1) \oplus"
+                r" \mathop{\mathrm{rot2}}(x_2), \quad x, y \in \mathbb{R}^2"))
 def _comrope(d: int | None) -> Claim:
     x1, x2, y1, y2 = sp.symbols("x1 x2 y1 y2", real=True)
     j = sp.Matrix([[0, -1], [1, 0]])
@@ -183,7 +194,11 @@ def _comrope(d: int | None) -> Claim:
 
 @theorem("literature.liere_noncommuting",
          "LieRE: R(x)^T R(y) = R(y - x) for general skew generators; refuted (rotations about x and y in R^3)",
-         SRC_COMROPE, concrete=False, expect="refuted")
+         SRC_COMROPE, concrete=False, expect="refuted",
+         latex=(r"R(x)^{\mathsf T} R(y) = R(y - x) \text{ at } x = (1, 0),\ y = (0, 1):\quad e^{-A_1} e^{A_2} ="
+                r" e^{A_2 - A_1} \\"
+                r" R(x) = e^{x_1 A_1 + x_2 A_2}, \quad A_1, A_2 \in \mathfrak{so}(3) \text{ the generators of the"
+                r" rotations about the } x \text{ and } y \text{ axes}"))
 def _liere(d: int | None) -> Claim:
     a1 = sp.Matrix([[0, 0, 0], [0, 0, -1], [0, 1, 0]])  # rotation about the x axis
     a2 = sp.Matrix([[0, 0, 1], [0, 0, 0], [-1, 0, 0]])  # rotation about the y axis

@@ -20,6 +20,8 @@ r"""Positional-embedding notes (seed 003): Shaw's clipped relative positions, Ro
 
 from __future__ import annotations
 
+import itertools
+
 import sympy as sp
 
 from ...encodings import rope as R
@@ -27,7 +29,11 @@ from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...encodings.symbols import as_expr
 from ...proof import Claim, Equation
+from .._derive import at
 from ..registry import theorem
+
+_offset = sp.Symbol("o", integer=True)
+"""An offset j - i, for statements written clip(o) at o = ... (left unevaluated)."""
 from ._common import SRC_NOTES, SRC_ROFORMER, SRC_SHAW, dot
 
 __all__ = ["IDS", "LEARNED_TABLE", "clip", "notes_rope_matrix", "shaw_bias"]
@@ -58,7 +64,11 @@ def shaw_bias(i: sp.Expr, j: sp.Expr, k_max: sp.Expr = K) -> sp.Expr:
 
 @theorem("shaw.clipped_shift_invariant",
          "Shaw: a_ij = w(clip(j - i, -K, K)) is unchanged by shifting both positions; 2K+1 embeddings",
-         f"{SRC_SHAW}; {SRC_NOTES}, section 05", concrete=False)
+         f"{SRC_SHAW}; {SRC_NOTES}, section 05", concrete=False,
+         latex=(r"a_{ij} = w_{\operatorname{clip}(j - i,\, -K,\, K)}:\quad a_{i+s,\, j+s} = a_{ij}, \qquad"
+                r" \frac{\partial a_{i+\sigma,\, j+\sigma}}{\partial \sigma} = 0 \\"
+                r" K = 3:\ \operatorname{clip}(\{-8, \dots, 8\}, -3, 3) = \{-3, \dots, 3\}, \ \ 2K + 1 = 7 \text{"
+                r" embeddings}"))
 def _shaw(d: int | None) -> Claim:
     k_max = 3
     offsets = list(range(-8, 9))
@@ -70,10 +80,10 @@ def _shaw(d: int | None) -> Claim:
         "position and every sequence length. Offsets beyond +-K share w_(+-K), so only 2K + 1 "
         "embeddings exist (K = 3: offsets -8..8 use the 7 embeddings w_-3 .. w_3).",
         (
-            Equation(shaw_bias(qi + sh, kj + sh), shaw_bias(qi, kj), "a_(i+s)(j+s) = a_ij"),
+            Equation(at(shaw_bias(qi, kj), {qi: qi + sh, kj: kj + sh}), shaw_bias(qi, kj), "a_(i+s)(j+s) = a_ij"),
             Equation(sp.Derivative(shaw_bias(qi + sh_real, kj + sh_real), sh_real), 0,
                      "d a_(i+sigma)(j+sigma)/d sigma = 0 for a real shift sigma"),
-            Equation(sp.ImmutableMatrix(clipped),
+            Equation(sp.ImmutableMatrix([at(clip(_offset, k_max), {_offset: v}) for v in offsets]),
                      sp.ImmutableMatrix([-3] * 5 + list(range(-3, 4)) + [3] * 5),
                      "K = 3: offsets -8..8 clip to -3 .. 3"),
             Equation(sp.Integer(len(set(clipped))), 2 * k_max + 1, "2K + 1 = 7 distinct embeddings"),
@@ -85,7 +95,11 @@ def _shaw(d: int | None) -> Claim:
 
 @theorem("rope.two_d_example",
          "2-D RoPE f(x_m, m) = R(m theta) W x_m: <f_q(x_m,m), f_k(x_n,n)> depends on n - m only",
-         f"{SRC_ROFORMER}; {SRC_NOTES}, section 06 (the example case)", concrete=False)
+         f"{SRC_ROFORMER}; {SRC_NOTES}, section 06 (the example case)", concrete=False,
+         latex=(r"\bigl\langle R(m\theta)\,W_q x_m,\ R(n\theta)\,W_k x_n \bigr\rangle = (W_q x_m)^{\mathsf T}\,"
+                r" R\bigl((n - m)\theta\bigr)\,W_k x_n, \qquad \lVert R(m\theta)\,x \rVert^2 = \lVert x \rVert^2 \\"
+                r" R(m\theta)\,x = \bigl(\operatorname{Re}, \operatorname{Im}\bigr)\bigl((x_0 + i x_1)\,e^{i"
+                r" m\theta}\bigr), \qquad \text{score}(3, 1) = \text{score}(5, 3)"))
 def _rope_2d(d: int | None) -> Claim:
     m, n = S.m, S.n
     th = sp.Symbol("theta", positive=True)
@@ -143,7 +157,9 @@ def notes_rope_matrix(m: sp.Expr, d: int, base: sp.Expr = 10000) -> sp.Immutable
 
 @theorem("rope.theta_set",
          "The notes' R^d_{Theta,m}, Theta = {10000^(-2(i-1)/d)}, and its elementwise form are interleaved RoPE",
-         f"{SRC_ROFORMER}, eqs. (15), (34); {SRC_NOTES}, section 06")
+         f"{SRC_ROFORMER}, eqs. (15), (34); {SRC_NOTES}, section 06",
+         latex=(r"\theta_i = 10000^{-2(i-1)/d} = \omega_{i-1} \ \ (i = 1, \dots, d/2), \qquad \omega_j ="
+                r" 10000^{-2j/d}"))
 def _theta_set(d: int | None) -> Claim:
     m = S.m
     if d is None:
@@ -179,9 +195,24 @@ def _theta_set(d: int | None) -> Claim:
 LEARNED_TABLE = sp.ImmutableMatrix([[1, 0], [0, 1], [1, 1], [1, 0]])
 
 
+def _nonsingular_rows(M: sp.MatrixBase) -> tuple[tuple[int, ...], sp.ImmutableMatrix]:
+    """The first rows of ``M`` (as many as its columns) whose square submatrix is nonsingular."""
+    for rows in itertools.combinations(range(M.rows), M.cols):
+        minor = sp.ImmutableMatrix(M.extract(list(rows), list(range(M.cols))))
+        if minor.det() != 0:
+            return rows, minor
+    raise ValueError("no nonsingular square submatrix")  # pragma: no cover - the table has one
+
+
 @theorem("learned.no_translation",
          "A learned table need not have any T with T E_t = E_(t+1): a 4 x 2 counterexample",
-         f"{SRC_NOTES}, section 07; seed 004 (learned embedding)", concrete=False)
+         f"{SRC_NOTES}, section 07; seed 004 (learned embedding)", concrete=False,
+         latex=(r"E = \bigl((1, 0), (0, 1), (1, 1), (1, 0)\bigr):\quad \nexists\, T \in \mathbb{R}^{2 \times 2}:\ T"
+                r" E_t = E_{t+1} \ \ (t = 0, 1, 2) \\"
+                r" (\text{coefficient rank } 4,\ \text{augmented rank } 5), \qquad E_t \cdot E_{t+1} = 0, 1, 1"
+                r" \ \ (t = 0, 1, 2) \\"
+                r" T = \begin{pmatrix} 0 & 1 \\ 1 & 1 \end{pmatrix}:\quad T E_0 = E_1, \quad T E_1 = E_2, \quad T"
+                r" E_2 - E_3 = (0, 2)"))
 def _learned(d: int | None) -> Claim:
     E = LEARNED_TABLE
     u = sp.symbols("T_11 T_12 T_21 T_22", real=True)
@@ -191,6 +222,10 @@ def _learned(d: int | None) -> Claim:
         eqs_lin += list(T * E.row(row).T - E.row(row + 1).T)
     A, rhs = sp.linear_eq_to_matrix(eqs_lin, u)
     aug = A.row_join(rhs)
+    # the ranks, each shown by a square submatrix whose determinant the kernel evaluates (the
+    # rows are found here; that the determinant is the nonzero number stated is what is proved)
+    rows_a, minor_a = _nonsingular_rows(A)
+    rows_aug, minor_aug = _nonsingular_rows(aug)
     T01 = sp.ImmutableMatrix([[0, 1], [1, 1]])
     return Claim(
         "learned.no_translation",
@@ -203,8 +238,11 @@ def _learned(d: int | None) -> Claim:
         "shape (L rows, d columns, L*d parameters; no row for positions >= L). What a trained "
         "table contains cannot be proved.",
         (
-            Equation(sp.Integer(A.rank()), 4, "rank of the 6 x 4 coefficient matrix: 4"),
-            Equation(sp.Integer(aug.rank()), 5, "rank of the augmented matrix: 5 -> no T exists"),
+            Equation(sp.Determinant(minor_a), sp.Integer(minor_a.det()),
+                     f"rows {rows_a} of the 6 x 4 coefficient matrix: determinant != 0, so its rank is 4"),
+            Equation(sp.Determinant(minor_aug), sp.Integer(minor_aug.det()),
+                     f"rows {rows_aug} of the augmented 6 x 5 matrix: determinant != 0, so its rank is 5 > 4 "
+                     "-> no T exists"),
             Equation(sp.ImmutableMatrix([T01 * E.row(0).T, T01 * E.row(1).T]),
                      sp.ImmutableMatrix([E.row(1).T, E.row(2).T]), "T = [[0,1],[1,1]] moves E_0 -> E_1 -> E_2"),
             Equation(T01 * E.row(2).T - E.row(3).T, sp.ImmutableMatrix([0, 2]),

@@ -35,6 +35,11 @@ import sympy as sp
 from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...proof import Claim, Equation
+from .._derive import at, call
+_k = sp.Symbol("k", integer=True, nonnegative=True)
+"""The post's embedding index k (one per dimension)."""
+_sq = sp.Symbol("x", positive=True)
+"""A squared length, for "sqrt(x) at x = d/2" (left unevaluated)."""
 from ..registry import theorem
 from ._common import SRC_ALIBI, SRC_SPHERE, dot, sgn
 
@@ -188,7 +193,9 @@ def exact_tables() -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
 
 
 @theorem("sphere.radius", "Every p_i lies on the sphere of radius sqrt(n_embed/2) about the origin",
-         f"{SRC_SPHERE}, 'by considering the squares of each even-odd pair'")
+         f"{SRC_SPHERE}, 'by considering the squares of each even-odd pair'",
+         latex=(r"\lVert p_t \rVert^2 = \sum_{j=0}^{d/2-1} \bigl(\sin^2 \omega_j t + \cos^2 \omega_j t\bigr) ="
+                r" \frac{d}{2}, \qquad \lVert p_t \rVert = \sqrt{d/2}"))
 def _radius(d: int | None) -> Claim:
     t = S.t
     if d is None:
@@ -197,7 +204,7 @@ def _radius(d: int | None) -> Claim:
         eqs: tuple[Equation, ...] = (
             Equation(dot(pair, pair), 1, "each even-odd pair: sin^2 + cos^2 = 1"),
             Equation(sp.Sum(1, (q, 0, S.d / 2 - 1)), S.d / 2, "d/2 pairs: |p_i|^2 = d/2"),
-            Equation(sp.sqrt(S.d / 2), sp.sqrt(S.d) / sp.sqrt(2), "radius sqrt(d/2)"),
+            Equation(at(sp.sqrt(_sq), {_sq: S.d / 2}), sp.sqrt(S.d) / sp.sqrt(2), "radius sqrt(d/2)"),
         )
     else:
         p = post_encoding(t, d)
@@ -216,13 +223,15 @@ def _radius(d: int | None) -> Claim:
 
 
 @theorem("sphere.exponent", "The post's exponent k/n (k even), (k-1)/n (k odd), ((k>>1)<<1)/n is Vaswani's 2i/d",
-         f"{SRC_SPHERE}; Vaswani et al. 3.5")
+         f"{SRC_SPHERE}; Vaswani et al. 3.5",
+         latex=(r"\frac{k}{d}\Big|_{k = 2i} = \frac{k - 1}{d}\Big|_{k = 2i + 1} = \frac{(k \gg 1) \ll 1}{d}\Big|_{k"
+                r" = 2i,\, 2i + 1} = \frac{2i}{d}"))
 def _exponent(d: int | None) -> Claim:
     i, dd, t = S.i, S.d, S.t
     if d is None:
         eqs: tuple[Equation, ...] = (
-            Equation((2 * i) / dd, 2 * i / dd, "k = 2i even: k/n_embed = 2i/d"),
-            Equation(((2 * i + 1) - 1) / dd, 2 * i / dd, "k = 2i+1 odd: (k-1)/n_embed = 2i/d"),
+            Equation(at(_k / dd, {_k: 2 * i}), 2 * i / dd, "k = 2i even: k/n_embed = 2i/d"),
+            Equation(at((_k - 1) / dd, {_k: 2 * i + 1}), 2 * i / dd, "k = 2i+1 odd: (k-1)/n_embed = 2i/d"),
             Equation(2 * sp.floor((2 * i) / sp.Integer(2)) / dd, 2 * i / dd, "the code: ((2i >> 1) << 1)/n = 2i/d"),
             Equation(2 * sp.floor((2 * i + 1) / sp.Integer(2)) / dd, 2 * i / dd,
                      "the code: ((2i+1 >> 1) << 1)/n = 2i/d"),
@@ -246,7 +255,13 @@ def _exponent(d: int | None) -> Claim:
 
 @theorem("sphere.tables",
          "The printed radians and encodings tables (context 4, dim 8) are the exact values, correctly rounded",
-         f"{SRC_SPHERE}, the script's printed output", concrete=False)
+         f"{SRC_SPHERE}, the script's printed output", concrete=False,
+         latex=(r"\mathrm{radians}_{pk} = p \cdot 10^{-\lfloor k/2 \rfloor}, \quad \mathrm{encodings}_p ="
+                r" \mathrm{PE}(p), \quad \lVert \mathrm{PE}(p) \rVert = 2 \\"
+                r" (p = 0, \dots, 3;\ d = 8;\ b = 10^4):\ \text{each printed radian correctly rounded,} \\"
+                r" \text{each printed encoding within one unit of its last digit}, \quad \sin 0.03 > 2.9995 \cdot"
+                r" 10^{-2} + \tfrac{1}{2} \cdot 10^{-6} \\"
+                r" \text{with float32 angles, each printed encoding correctly rounded}"))
 def _tables(d: int | None) -> Claim:
     radians, enc = exact_tables()
     pkg = sp.ImmutableMatrix.vstack(*[P.encoding(p, EMBEDDING_DIM, base=10000).T for p in range(CONTEXT_LENGTH)])
@@ -303,7 +318,8 @@ def alibi_slopes(n_heads: int) -> tuple[sp.Expr, ...]:
 
 
 @theorem("alibi.offset_only", "ALiBi's bias m (j - i) is unchanged by shifting both positions",
-         SRC_ALIBI, concrete=False)
+         SRC_ALIBI, concrete=False,
+         latex=r"m\,\bigl((j + s) - (i + s)\bigr) = m\,(j - i), \qquad m\,(j - i) - m\,(j - 1 - i) = m > 0")
 def _alibi_offset(d: int | None) -> Claim:
     i, j, s = sp.symbols("i j s", integer=True)
     slope = sp.Symbol("m", positive=True)
@@ -316,8 +332,8 @@ def _alibi_offset(d: int | None) -> Claim:
         "both positions by s leaves every biased score unchanged, and it falls linearly with "
         "distance.",
         (
-            Equation(bias(i + s, j + s), bias(i, j), "m((j+s) - (i+s)) = m(j - i)"),
-            Equation(qk(i, j) + bias(i + s, j + s) - (qk(i, j) + bias(i, j)), 0,
+            Equation(call(bias, i + s, j + s), bias(i, j), "m((j+s) - (i+s)) = m(j - i)"),
+            Equation(qk(i, j) + call(bias, i + s, j + s) - (qk(i, j) + bias(i, j)), 0,
                      "the biased score q_i.k_j + m(j-i) does not see the shift"),
             Equation(sgn(bias(i, j) - bias(i, j - 1)), 1,
                      "one step further back (j -> j - 1) lowers the bias by m > 0"),
@@ -328,7 +344,11 @@ def _alibi_offset(d: int | None) -> Claim:
 
 
 @theorem("alibi.slopes", "ALiBi slopes 2^(-8h/n): geometric, ratio 2^(-8/n), from 2^(-8/n) to 1/256",
-         SRC_ALIBI, concrete=False)
+         SRC_ALIBI, concrete=False,
+         latex=(r"m_h = 2^{-8h/n}:\quad \frac{m_{h+1}}{m_h} = 2^{-8/n}, \quad m_1 = 2^{-8/n}, \quad m_n = 2^{-8} ="
+                r" \frac{1}{256} \\"
+                r" n = 8:\ (m_h) = \bigl(\tfrac{1}{2}, \tfrac{1}{4}, \dots, \tfrac{1}{256}\bigr); \qquad n ="
+                r" 16:\ m_1 = \tfrac{1}{\sqrt{2}}"))
 def _alibi_slopes(d: int | None) -> Claim:
     h = sp.Symbol("h", integer=True, positive=True)
     nh = sp.Symbol("n", integer=True, positive=True)
@@ -340,8 +360,8 @@ def _alibi_slopes(d: int | None) -> Claim:
         "1/256; for 8 heads: 1/2, 1/4, ..., 1/256; for 16 heads it starts at 1/sqrt(2).",
         (
             Equation(slope(h + 1) / slope(h), sp.Integer(2) ** (-8 / nh), "m_(h+1)/m_h = 2^(-8/n)"),
-            Equation(slope(1), sp.Integer(2) ** (-8 / nh), "m_1 = 2^(-8/n)"),
-            Equation(slope(nh), sp.Rational(1, 256), "m_n = 2^(-8) = 1/256"),
+            Equation(call(slope, 1), sp.Integer(2) ** (-8 / nh), "m_1 = 2^(-8/n)"),
+            Equation(call(slope, nh), sp.Rational(1, 256), "m_n = 2^(-8) = 1/256"),
             Equation(sp.ImmutableMatrix(alibi_slopes(8)), sp.ImmutableMatrix([sp.Rational(1, 2**q) for q in range(1, 9)]),
                      "8 heads: 1/2, 1/4, ..., 1/256"),
             Equation(sp.ImmutableMatrix(alibi_slopes(16))[0], 1 / sp.sqrt(2), "16 heads: m_1 = 1/sqrt(2)"),

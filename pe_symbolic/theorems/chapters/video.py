@@ -24,8 +24,12 @@ import sympy as sp
 from ...encodings import sinusoidal as P
 from ...encodings import symbols as S
 from ...proof import Claim, Equation
+from .._derive import at
 from ..registry import theorem
 from ._common import SRC_VIDEO, dot, half_angle, quarter_angle, sgn
+
+_sq = sp.Symbol("x", nonnegative=True)
+"""A squared length, for "sqrt(x) at x = ..." (left unevaluated)."""
 
 __all__ = ["IDS", "monotone_range_length"]
 
@@ -52,7 +56,9 @@ def monotone_range_length(d: int, base: float = 10000) -> sp.Expr:
 
 
 @theorem("video.length_free", "PE(t) contains no sequence length and no content: dPE/dL = dPE/da = 0",
-         f"{SRC_VIDEO}, first requirement")
+         f"{SRC_VIDEO}, first requirement",
+         latex=(r"\frac{\partial\,\mathrm{PE}(t)}{\partial L} = 0, \qquad \frac{\partial\,\mathrm{PE}(t)}{\partial"
+                r" a} = 0 \qquad (L \text{ the sequence length, } a \text{ the token's content})"))
 def _length_free(d: int | None) -> Claim:
     pe = P.pair(S.t, S.omega) if d is None else P.encoding(S.t, d)
     zero = sp.zeros(*pe.shape)
@@ -73,7 +79,10 @@ def _length_free(d: int | None) -> Claim:
 
 @theorem("video.resolution",
          "|p(t+1) - p(t)| = 2|sin(omega/2)|, independent of t, and increasing in omega on (0, pi)",
-         f"{SRC_VIDEO}, 'if we increase the frequency ... the values differ more'")
+         f"{SRC_VIDEO}, 'if we increase the frequency ... the values differ more'",
+         latex=(r"\lVert p(t + 1) - p(t) \rVert = 2\,\Bigl\lvert \sin \frac{\omega}{2} \Bigr\rvert, \qquad"
+                r" \frac{d}{d\omega}\, 4 \sin^2 \frac{\omega}{2} = 2 \sin \omega > 0 \ \ (0 < \omega < \pi) \\"
+                r" 0 < \omega_i = b^{-2i/d} \le 1 < \pi"))
 def _resolution(d: int | None) -> Claim:
     t, w = S.t, S.omega
     step2 = sp.Lambda(w, 4 * sp.sin(w / 2) ** 2)
@@ -81,7 +90,7 @@ def _resolution(d: int | None) -> Claim:
     ang, _ = half_angle()
     eqs = [
         Equation(dot(diff, diff), step2(w), "|p(t+1) - p(t)|^2 = 4 sin^2(omega/2): no t in it"),
-        Equation(sp.sqrt(step2(w)), 2 * sp.Abs(sp.sin(w / 2)), "so |p(t+1) - p(t)| = 2|sin(omega/2)|"),
+        Equation(at(sp.sqrt(_sq), {_sq: step2(w)}), 2 * sp.Abs(sp.sin(w / 2)), "so |p(t+1) - p(t)| = 2|sin(omega/2)|"),
         Equation(sgn(sp.Subs(sp.Derivative(step2(w), w), w, ang)), 1,
                  "d/domega 4 sin^2(omega/2) = 2 sin(omega) > 0 for 0 < omega = 2 atan(u) < pi"),
     ]
@@ -111,7 +120,11 @@ def _resolution(d: int | None) -> Claim:
 
 @theorem("video.monotone_range",
          "sin(omega t) rises and cos(omega t) falls strictly for 0 <= t <= pi/(2 omega); p(t) != p(s) if 0 < omega|t-s| < 2 pi",
-         f"{SRC_VIDEO}, 'the last dimension tells us broadly where the token is'")
+         f"{SRC_VIDEO}, 'the last dimension tells us broadly where the token is'",
+         latex=(r"\frac{d}{dt} \sin \omega t > 0, \quad \frac{d}{dt} \cos \omega t < 0 \qquad \Bigl(0 < t <"
+                r" \frac{\pi}{2\omega}\Bigr) \\"
+                r" \lVert p(t) - p(s) \rVert^2 = 4 \sin^2 \frac{\omega (t - s)}{2} > 0 \qquad (0 < \omega (t - s) <"
+                r" 2\pi)"))
 def _monotone(d: int | None) -> Claim:
     t, s = S.t, sp.Symbol("s", real=True)
     w = S.omega if d is None else P.frequencies(d, base=10000)[-1]
