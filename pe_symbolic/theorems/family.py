@@ -1162,7 +1162,10 @@ SRC_DEEPSEEK_V4 = ("HF transformers 5.24 deepseek_v4 modeling: apply_rotary_pos_
 
 @theorem("ntk_mixed.endpoints",
          "vLLM's mixed NTK: the last pair is divided by exactly s; mixed_b = 1 is vLLM's fixed NTK (b s)^(-2i/d) / s^(2/d)",
-         SRC_VLLM_NTK, concrete=False)
+         SRC_VLLM_NTK, concrete=False,
+         latex=(r"\lambda_i = \exp\!\Big(\frac{\ln s}{(d/2)^{\beta}}\,(i + 1)^{\beta}\Big): \quad"
+                r" \lambda_k = s \ \ (d = 2k + 2), \qquad \lambda_i\big|_{\beta = 1} = s^{2(i+1)/d} \\"
+                r" \frac{b^{-2i/d}}{s^{2(i+1)/d}} = \frac{(b\,s)^{-2i/d}}{s^{2/d}}"))
 def _ntk_mixed(d: int | None) -> Claim:
     k = sp.Symbol("k", integer=True, positive=True)
     beta = sp.Symbol("beta", positive=True)
@@ -1189,7 +1192,9 @@ def _ntk_mixed(d: int | None) -> Claim:
 
 @theorem("telechat3.attention_factor",
          "telechat3-yarn: the attention factor 0.07 ln s + 1 is YaRN's get_mscale with mu = 0.7 (1 at s = 1)",
-         SRC_TELECHAT3, concrete=False)
+         SRC_TELECHAT3, concrete=False,
+         latex=(r"m(s, \tfrac{7}{10}) = \tfrac{7}{100}\ln s + 1, \quad m(s, \tfrac{7}{10}) - 1"
+                r" = \tfrac{7}{10}\,\big(m(s, 1) - 1\big) \quad (s = 1 + v > 1), \qquad m(1, \tfrac{7}{10}) = 1"))
 def _telechat3(d: int | None) -> Claim:
     v = sp.Symbol("v", positive=True)
     s1 = 1 + v  # a factor above 1
@@ -1212,7 +1217,9 @@ def _telechat3(d: int | None) -> Claim:
 @theorem("deepseek_v4.output_conjugate",
          "DeepSeek-V4: RoPE on the trailing pair of a head, and the output rotated back at the query "
          "position, give value contributions and scores that depend on n - m only",
-         SRC_DEEPSEEK_V4, concrete=False)
+         SRC_DEEPSEEK_V4, concrete=False,
+         latex=(r"P(x) = \mathrm{diag}\big(I_2,\ R(x\theta)\big): \quad P(-m)\,P(n) = P(n - m),"
+                r" \qquad \langle P(m)\,q,\ P(n)\,k \rangle = \langle q,\ P(n - m)\,k \rangle"))
 def _deepseek_v4(d: int | None) -> Claim:
     th = sp.Symbol("theta", positive=True)
     m, n = S.m, S.n
