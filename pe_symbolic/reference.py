@@ -324,11 +324,13 @@ def mrope_axes(sections, *, interleaved: bool = False) -> tuple[int, ...]:
 # ----------------------------------------------------------------------------------------
 # The RoPE family from a model config, HF transformers' conventions (written again here).
 
-_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional", "axial")
+_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional", "axial",
+          "telechat3-yarn")
 # Model types whose HF config keeps head_dim beside qk_rope_head_dim and rotates
 # int(head_dim * partial_rotary_factor) (Mistral4Config, DeepseekV4Config, LongcatFlashConfig)
 _KEEP_HEAD_DIM = ("mistral4", "deepseek_v4", "longcat_flash")
-_OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "xdrope": "dynamic"}
+_OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "deepseek_llama_scaling": "yarn",
+              "xdrope": "dynamic"}
 
 
 def _cfg_rope(config, layer_type):
@@ -339,6 +341,11 @@ def _cfg_rope(config, layer_type):
     ):
         cfg = cfg["text_config"]
     rope = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {}
+    if cfg.get("model_type") == "deepseek_v4":
+        rope = _deepseek_v4_rope(cfg, rope)
+        # HF's DeepseekV4Attention: sliding layers use "main", compressed layers "compress"
+        layer_type = {"sliding_attention": "main", "compressed_sparse_attention": "compress",
+                      "heavily_compressed_attention": "compress"}.get(layer_type, layer_type)
     if "rope_local_base_freq" in cfg and not (rope and all(isinstance(v, dict) for v in rope.values())):
         full = dict(rope)
         full.setdefault("rope_theta", cfg.get("rope_theta", 10000.0))
@@ -353,6 +360,29 @@ def _cfg_rope(config, layer_type):
     elif layer_type is not None:
         raise ValueError(f"layer_type={layer_type!r}: this config has no per-layer rope parameters")
     return cfg, rope
+
+
+def _deepseek_v4_rope(cfg, rope):
+    """DeepseekV4Config.__post_init__: the flat rope dict becomes ``compress`` (at
+    ``compress_rope_theta``, YaRN's cos/sin factor pinned to 1), and ``main`` is plain RoPE at
+    ``rope_theta``; both rotate ``partial_rotary_factor`` (or ``qk_rope_head_dim / head_dim``)."""
+    if isinstance(rope.get("main"), dict) and isinstance(rope.get("compress"), dict):
+        return {"main": rope["main"], "compress": rope["compress"]}
+    if cfg.get("partial_rotary_factor") is not None:
+        frac = cfg["partial_rotary_factor"]
+    elif cfg.get("qk_rope_head_dim") is not None:
+        frac = cfg["qk_rope_head_dim"] / cfg["head_dim"]
+    else:
+        frac = 64 / 512
+    compress = dict(rope)
+    compress["rope_theta"] = cfg.get("compress_rope_theta", 160000.0)
+    compress["partial_rotary_factor"] = frac
+    compress["rope_type"] = compress.pop("type", compress.get("rope_type", "default"))
+    if compress["rope_type"] == "yarn":
+        compress.setdefault("attention_factor", 1.0)
+    return {"main": {"rope_type": "default", "rope_theta": cfg.get("rope_theta", 10000.0),
+                     "partial_rotary_factor": frac},
+            "compress": compress}
 
 
 def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str = "original",
@@ -380,7 +410,8 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     dps : int, default 50
     layer : int, optional
         Layer index into a ``layer_rope_theta`` list (Granite SWA: that layer's base; 0 is
-        NoPE, refused; MuseSpark / MuseGlimmer keep the global base).
+        NoPE, refused; MuseSpark / MuseGlimmer keep the global base); for Molmo2, a layer
+        outside ``rope_scaling_layers`` gets the unscaled ladder over ``head_dim``.
 
     Returns
     -------
@@ -394,8 +425,9 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     (['0.25', '0.025', '0.0025', '0.00025'], mpf('1.0'))
     """
     cfg, rope = _cfg_rope(config, layer_type)
-    kind = rope.get("rope_type", rope.get("type", "default")) or "default"
+    kind = raw_kind = rope.get("rope_type", rope.get("type", "default")) or "default"
     kind = _OLD_NAMES.get(kind, kind)
+    vllm_deepseek = raw_kind in ("deepseek_yarn", "deepseek_llama_scaling")  # vLLM DeepseekScalingRotaryEmbedding
     if kind == "default" and "mrope_section" not in rope and (
             cfg.get("model_type") == "pixtral" or str(cfg.get("model_type", "")).endswith(
                 ("_vision", "_vision_encoder", "_vision_model", "sam2_video", "sam3_tracker_video", "edgetam_video"))):
@@ -409,7 +441,12 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             return mpf(v) if isinstance(v, int) else mpf(float(v))
 
         base = num(rope.get("rope_theta", cfg.get("rope_theta", cfg.get("rotary_emb_base", 10000.0))))
-        if layer is not None:
+        if layer is not None and cfg.get("rope_scaling_layers") is not None and str(
+                cfg.get("model_type")).startswith("molmo2"):
+            if layer not in cfg["rope_scaling_layers"]:
+                # Molmo2RotaryEmbedding(scaled=False): compute_default_rope_parameters over head_dim
+                kind, rope = "default", {"rope_theta": base}
+        elif layer is not None:
             per_layer = cfg["layer_rope_theta"][layer]
             if not per_layer:
                 raise ValueError(f"layer {layer} is NoPE (layer_rope_theta 0)")
@@ -420,6 +457,8 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             # Gemma 4 (HF Gemma4TextConfig): full-attention layers are wider; their head dim
             # overrides head_dim for every rope type of that layer type
             head = int(cfg["global_head_dim"])
+        elif cfg.get("model_type") == "deepseek_v4":
+            head = int(cfg["head_dim"])  # DeepseekV4Config: head_dim, of which the last int(head * frac) rotate
         elif cfg.get("qk_rope_head_dim") is not None and not (
                 cfg.get("head_dim") is not None and cfg.get("model_type") in _KEEP_HEAD_DIM
                 and any(x is not None for x in (rope.get("partial_rotary_factor"), cfg.get("partial_rotary_factor")))):
@@ -449,6 +488,10 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             # PixtralVisionRotaryEmbedding: cat(inv_freq[0::2], inv_freq[1::2]) over head_dim
             full = ladder(base, head, head // 2)
             inv = full[0::2] + full[1::2]
+        elif kind == "axial" and cfg.get("model_type") == "minimax_m3_vl_vision":
+            # MiniMaxM3VLVisionRotaryEmbedding: spatial_dim = 2 * ((dim // 3) // 2), one ladder for t, h, w
+            spatial = 2 * ((head // 3) // 2)
+            inv = ladder(base, spatial, spatial // 2)
         elif kind == "axial":
             # Qwen2-VL / GLM-4V / Gemma 4 vision: base ** -(arange(0, spatial, 2) / spatial), spatial = head_dim // 2
             spatial = head // 2
@@ -459,6 +502,12 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             inv = ladder(base * alpha ** (mpf(head) / (head - 2)), head, head // 2)
         elif kind == "linear":
             inv = [v / num(rope["factor"]) for v in ladder(base, dim, pairs)]
+        elif kind == "ntk" and rope.get("mixed_b") is not None:
+            # vLLM NTKScalingRotaryEmbedding (kexue.fm/archives/9706): the base ladder over the
+            # rotary dim divided by lambda_m = exp(a m^b), m = 1 .. dim/2, a = ln(factor) / (dim/2)^b
+            factor, expo = num(rope["factor"]), num(rope["mixed_b"])
+            a = mpmath.log(factor) / (mpf(dim) / 2) ** expo
+            inv = [v / mpmath.exp(a * mpf(j + 1) ** expo) for j, v in enumerate(ladder(base, dim, dim // 2))]
         elif kind == "ntk":
             factor = num(rope["factor"])
             inv = ladder(base * factor ** (mpf(dim) / (dim - 2)), dim, dim // 2)
@@ -467,7 +516,7 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             n = max(seq_len or 0, int(max_pos))
             grown = base * (factor * n / int(max_pos) - (factor - 1)) ** (mpf(dim) / (dim - 2))
             inv = ladder(grown, dim, dim // 2)
-        elif kind == "yarn":
+        elif kind in ("yarn", "telechat3-yarn"):
             factor = num(rope["factor"])
             length = int(orig) if yarn_length == "original" else int(max_pos)
 
@@ -476,20 +525,31 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
 
             lo = correction(num(rope.get("beta_fast") or 32))
             hi = correction(num(rope.get("beta_slow") or 1))
-            if rope.get("truncate", True):
+            if vllm_deepseek or rope.get("truncate", True):
                 lo, hi = mpmath.floor(lo), mpmath.ceil(hi)
             lo, hi = max(lo, mpf(0)), min(hi, mpf(dim - 1))
             if lo == hi:
                 hi = hi + mpf("0.001")
+            # vLLM's YaRN (telechat3-yarn): inv_freq_mask = (1 - ramp) * extrapolation_factor
+            keep_scale = num(rope.get("extrapolation_factor", 1)) if kind == "telechat3-yarn" or vllm_deepseek else one
             inv = []
             for j, extrap in enumerate(ladder(base, dim, pairs)):
                 ramp = min(max((j - lo) / (hi - lo), mpf(0)), one)  # 1: interpolate
-                inv.append(extrap / factor * ramp + extrap * (1 - ramp))
+                keep = (1 - ramp) * keep_scale
+                inv.append(extrap / factor * (1 - keep) + extrap * keep)
 
             def get_mscale(scale, ms=one):
                 return one if scale <= 1 else mpf("0.1") * ms * mpmath.log(scale) + 1
 
-            if rope.get("attention_factor") is not None:
+            if kind == "telechat3-yarn":
+                # vLLM TeleChat3RoPEScaledRotaryEmbedding: get_mscale(s) = 0.07 ln s + 1, times attn_factor
+                slope = mpf(7) / 100
+                attention = (one if factor <= 1 else slope * mpmath.log(factor) + 1) * num(rope.get("attn_factor", 1))
+            elif vllm_deepseek:
+                # vLLM: yarn_get_mscale(s, mscale) / yarn_get_mscale(s, mscale_all_dim) * attn_factor, defaults 1, 0, 1
+                attention = (get_mscale(factor, num(rope.get("mscale", 1))) /
+                             get_mscale(factor, num(rope.get("mscale_all_dim", 0))) * num(rope.get("attn_factor", 1)))
+            elif rope.get("attention_factor") is not None:
                 attention = num(rope["attention_factor"])
             elif rope.get("mscale") and rope.get("mscale_all_dim"):
                 attention = get_mscale(factor, num(rope["mscale"])) / get_mscale(factor, num(rope["mscale_all_dim"]))

@@ -155,7 +155,7 @@ def ulp_errors(num: np.ndarray, ref: np.ndarray, bits: int = 53) -> np.ndarray:
 # model configs for the RoPE family (pe_symbolic.numeric.rope_frequencies)
 
 #: Every rope_type the config reader knows.
-ROPE_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional")
+ROPE_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional", "telechat3-yarn")
 
 #: Bases of real models: Llama 2 / Mistral, Llama 3, Qwen 2.5, gpt-oss, and a small one.
 REAL_BASES = (10000.0, 500000.0, 1000000.0, 150000.0, 100.0)
@@ -187,10 +187,19 @@ def rope_configs(draw, rope_type: str | None = None) -> tuple[dict, int | None]:
     factors = st.one_of(st.sampled_from((1.0, 2.0, 4.0, 8.0, 32.0, 40.0)), st.floats(1.0, 64.0))
     lengths = st.sampled_from((256, 2048, 4096, 8192, 32768))
     cfg["max_position_embeddings"] = draw(st.sampled_from((2048, 4096, 32768, 131072)))
-    if kind in ("linear", "ntk", "dynamic", "yarn", "llama3"):
+    if kind in ("linear", "ntk", "dynamic", "yarn", "llama3", "telechat3-yarn"):
         rope["factor"] = draw(factors)
-    if kind in ("yarn", "llama3", "longrope"):
+    if kind == "ntk" and draw(st.booleans()):  # vLLM's mixed NTK
+        rope["mixed_b"] = draw(st.one_of(st.sampled_from((0.625, 1.0, 2.0)), st.floats(0.05, 4.0)))
+    if kind in ("yarn", "llama3", "longrope", "telechat3-yarn"):
         rope["original_max_position_embeddings"] = draw(lengths)
+    if kind == "telechat3-yarn":
+        if draw(st.booleans()):
+            rope["beta_fast"], rope["beta_slow"] = draw(st.sampled_from((32, 16.0))), draw(st.sampled_from((1, 2.0)))
+        if draw(st.booleans()):
+            rope["extrapolation_factor"] = draw(st.floats(0.0, 2.0))
+        if draw(st.booleans()):
+            rope["attn_factor"] = draw(st.floats(0.5, 2.0))
     if kind == "yarn":
         if draw(st.booleans()):
             rope["beta_fast"] = draw(st.sampled_from((32, 16.0, 64.0)))

@@ -51,7 +51,7 @@ def test_every_preset_has_a_source_note_and_the_issue_names():
         "hf", "hf-autocast", "gpt-neox", "vllm", "torchtune", "flash-attn", "liger", "llama.cpp", "mlx",
         "rotary-embedding-torch", "t2t", "fairseq", "distilbert", "pe_symbolic",
         "pe_symbolic-torch", "pe_symbolic-jax",
-        "hf-tf32", "vllm-fp32", "sglang", "flashinfer", "tensorrt-llm", "maxtext"}
+        "hf-tf32", "vllm-fp32", "sglang", "flashinfer", "tensorrt-llm", "maxtext", "keras-hub"}
     for r in recipes.PRESETS.values():
         assert len(r.source) > 40
 

@@ -20,7 +20,8 @@ Inverse frequencies (``inv_freq``), with :math:`h = d/2` pairs and base :math:`b
 ``exp``          ``exp(arange(h) * -(ln b / (h - 1)))`` (tensor2tensor, fairseq schedule)
 ``exp2``         ``exp2(-(i / h) * log2 b)`` (MLX ``fast.rope``)
 ``divide``       the angle is ``t / b ** (2i / d)``, a division (DistilBERT; MaxText's RoPE
-                 divides positions by timescales; plain ladders only)
+                 divides positions by timescales; plain ladders only; KerasHub's
+                 ``RotaryEmbedding`` does not: it multiplies by ``reciprocal``)
 ``running``      the angle of pair ``i`` is ``t * s * s * ... * s`` (``i`` float products,
                  ``s = b ** (-2 / d)``), llama.cpp's ``theta *= theta_scale``
 ``exact``        the 40-digit frequencies, angles as double-doubles (pe_symbolic)
@@ -297,6 +298,14 @@ PRESETS: dict[str, Recipe] = {
             inv_freq="divide", table_dtype="float32", rotation_dtype="float32",
         ),
         Recipe(
+            "keras-hub",
+            "keras_hub src/layers/modeling/rotary_embedding.py RotaryEmbedding: inverse_freq = 1.0 / "
+            "(max_wavelength ** (arange(0, d, 2, float32) / d)) in float32 (a reciprocal, not MaxText's "
+            "division by timescales), positions float32 (divided by scaling_factor), einsum in float32, "
+            "cos/sin float32 cast to the layer's compute dtype, x*cos + rotate_half(x)*sin in that dtype "
+            "(split halves); a linear factor is emulated on inv_freq (KerasHub rounds positions / factor)",
+        ),
+        Recipe(
             "torchtune",
             "torchtune modules/position_embeddings.py RotaryPositionalEmbeddings (and Llama3ScaledRoPE): "
             "theta, seq_idx and cache float32; x.float() rotated in float32 (interleaved pairs), "
@@ -402,7 +411,7 @@ def get_recipe(recipe: str | Recipe | Mapping[str, Any]) -> Recipe:
     'vllm'
     >>> get_recipe("hugginface")
     Traceback (most recent call last):
-    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-tf32', 'hf-autocast', 'gpt-neox', 'vllm', 'vllm-fp32', 'sglang', 'flashinfer', 'tensorrt-llm', 'maxtext', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic', 'pe_symbolic-torch', 'pe_symbolic-jax'
+    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-tf32', 'hf-autocast', 'gpt-neox', 'vllm', 'vllm-fp32', 'sglang', 'flashinfer', 'tensorrt-llm', 'maxtext', 'keras-hub', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic', 'pe_symbolic-torch', 'pe_symbolic-jax'
     """
     if isinstance(recipe, Recipe):
         return recipe

@@ -22,7 +22,8 @@ Members (each a small function returning SymPy expressions; nothing here evaluat
 numerically):
 
 * :func:`default_theta`, :func:`linear` (position interpolation);
-* :func:`ntk_base` (static NTK-aware), :func:`dynamic_base` (HF ``dynamic``);
+* :func:`ntk_base` (static NTK-aware), :func:`dynamic_base` (HF ``dynamic``),
+  :func:`ntk_mixed_factor` (vLLM's ``ntk`` with ``mixed_b``);
 * YaRN: :func:`yarn_correction_dim`, :func:`yarn_ramp`, :func:`yarn_theta`,
   :func:`yarn_mscale`, :func:`yarn_attention_factor`;
 * LongRoPE: :func:`longrope_theta`, :func:`longrope_attention_factor`;
@@ -64,6 +65,7 @@ __all__ = [
     "mrope_axes",
     "mrope_matrix",
     "ntk_base",
+    "ntk_mixed_factor",
     "partial_layout_permutation",
     "partial_rope_matrix",
     "proportional_thetas",
@@ -137,6 +139,25 @@ def ntk_base(base: sp.Expr = S.b, factor: sp.Expr = s, d: int | sp.Expr = S.d) -
     """
     d = _e(d)
     return _e(base) * _e(factor) ** (d / (d - 2))
+
+
+def ntk_mixed_factor(i: int | sp.Expr = S.i, d: int | sp.Expr = S.d, factor: sp.Expr = s,
+                     mixed_b: sp.Expr = sp.Symbol("beta", positive=True)) -> sp.Expr:
+    r"""vLLM's mixed NTK divisor :math:`\lambda_i = \exp\big(a\,(i+1)^{\beta}\big)`,
+    :math:`a = \ln s / (d/2)^{\beta}` (Su, "NTK-RoPE-mixed", kexue.fm/archives/9706).
+
+    vLLM's ``NTKScalingRotaryEmbedding`` with ``mixed_b`` = :math:`\beta` divides pair
+    :math:`i` of the default ladder by it (:math:`\theta'_i = \theta_i/\lambda_i`, a
+    per-pair rescaling like LongRoPE's): the last pair (:math:`i = d/2 - 1`) is divided by
+    exactly :math:`s`, and :math:`\beta = 1` gives :math:`\lambda_i = s^{2(i+1)/d}`.
+
+    >>> ntk_mixed_factor()
+    exp((i + 1)**beta*log(s)/(d/2)**beta)
+    >>> ntk_mixed_factor(3, 8, 4, 1)
+    4
+    """
+    d, beta = _e(d), _e(mixed_b)
+    return sp.exp(sp.log(_e(factor)) / (d / 2) ** beta * (_e(i) + 1) ** beta)
 
 
 def dynamic_base(

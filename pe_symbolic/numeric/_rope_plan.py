@@ -84,6 +84,13 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
                          "one angle. For text (every axis the same position) pass inv_freq=rope_frequencies(config) "
                          "with the positions")
 
+    if spec.rotary_channels == "trailing":
+        raise ValueError(f"DeepSeek-V4 (layer_type {spec.layer_type!r}) rotates the LAST {spec.rotary_dim} channels of "
+                         f"each {spec.head_dim}-channel head in interleaved pairs, which config= does not place; rotate "
+                         f"x[..., -{spec.rotary_dim}:] with inv_freq=rope_frequencies(config, layer_type=...) and "
+                         "layout='interleaved' (HF then rotates the attention output's last channels back at the "
+                         "query positions: negated positions)")
+
     def exact() -> tuple:
         return tuple(_exact_frequencies(spec, seq_key, yarn_length)[0])
 

@@ -30,6 +30,14 @@ Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in thi
   field wins (Phi-3), then the rope dict's, then ``max_position_embeddings``.
 * older type names: ``"su"`` (first Phi-3 releases) is ``longrope``; ``"mrope"``
   (Qwen2-VL) is ``default`` with ``mrope_section``.
+* engine type names, as vLLM computes them: ``"deepseek_yarn"`` / ``"deepseek_llama_scaling"``
+  (YaRN with vLLM's ``mscale`` rule), ``"telechat3-yarn"`` (YaRN, attention factor
+  ``0.07 ln s + 1``), ``"ntk"`` with ``mixed_b`` (mixed NTK).
+* DeepSeek-V4 (``model_type`` ``deepseek_v4``): the two RoPEs HF's ``DeepseekV4Config``
+  builds, ``layer_type="main"`` (sliding-window layers) and ``"compress"`` (compressed
+  layers, ``compress_rope_theta``), on the last channels of the head
+  (:attr:`~pe_symbolic.numeric.RopeSpec.rotary_channels`); Molmo2's ``rope_scaling_layers``
+  through ``layer=``.
 
 Bad input raises :class:`ValueError` (or :class:`TypeError` for a wrong type) naming the
 key, the value and what is allowed; a YaRN ``beta_slow`` above ``beta_fast``, which HF
@@ -60,6 +68,7 @@ __all__ = [
     "RopeSpec",
     "UnknownConfigKeyError",
     "UnknownConfigKeyWarning",
+    "llama4_nope_query_scale",
     "llama4_query_scale",
     "model_config",
     "model_configs",
@@ -68,16 +77,24 @@ __all__ = [
 ]
 
 #: The rope types :func:`rope_frequencies` knows: HF's ``ROPE_INIT_FUNCTIONS`` keys, plus
-#: ``"default"`` and the static NTK-aware ``"ntk"`` (rotary-embedding-torch's
-#: ``theta_rescale_factor``; not an HF type).
+#: ``"default"``, the static NTK-aware ``"ntk"`` (rotary-embedding-torch's
+#: ``theta_rescale_factor``; not an HF type; with ``mixed_b``, vLLM's mixed NTK) and vLLM's
+#: ``"telechat3-yarn"`` (YaRN with a 0.07 attention-factor slope).
 ROPE_TYPES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional",
-                               "axial")
+                               "axial", "telechat3-yarn")
+#: The YaRN-shaped types (the same frequencies; ``telechat3-yarn`` differs in the attention
+#: factor and reads vLLM's ``extrapolation_factor`` / ``attn_factor``).
+YARN_TYPES: tuple[str, ...] = ("yarn", "telechat3-yarn")
 #: Older or engine names found in published configs, and what they mean today: ``"su"``
 #: (first Phi-3 releases) is ``longrope``, ``"mrope"`` (Qwen2-VL) is ``default`` with
 #: ``mrope_section``, ``"deepseek_yarn"`` (vLLM's and SGLang's name for DeepSeek's YaRN,
 #: the same inverse frequencies and ``mscale``/``mscale_all_dim`` attention factor) is ``yarn``.
 ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn",
-                                     "xdrope": "dynamic"}
+                                     "deepseek_llama_scaling": "yarn", "xdrope": "dynamic"}
+#: vLLM's names for its ``DeepseekScalingRotaryEmbedding``: YaRN's frequencies (always
+#: truncated) with vLLM's attention factor ``m(s, mscale) / m(s, mscale_all_dim) * attn_factor``
+#: (defaults 1, 0, 1), which differs from HF's rule when only one of the two mscales is given.
+VLLM_DEEPSEEK_NAMES: tuple[str, ...] = ("deepseek_yarn", "deepseek_llama_scaling")
 #: HunyuanVL's ``"xdrope"``: HF's ``HunYuanVLTextConfig`` reads it as ``dynamic`` with a fixed
 #: ``alpha`` (``ntk_alpha``) and a 4-axis M-RoPE section (``xdrope_section``, alias of
 #: ``mrope_section``).
@@ -85,18 +102,23 @@ ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default", "deep
 YARN_LENGTHS: tuple[str, ...] = ("original", "max")
 #: HF model types whose config class sets ``default_rope_type = "axial"`` (HF 5.23): a
 #: ``default`` (or absent) rope type there is read as ``axial``, as HF's
-#: ``standardize_rope_params`` does. All but ``pixtral`` compute HF's axial frequencies over
-#: the spatial dim ``head_dim // 2`` (``base ** -(arange(0, head_dim/2, 2) / (head_dim/2))``,
-#: shared by the height and the width pairs); ``pixtral`` takes the ``head_dim`` ladder and
-#: reorders it (even pairs for height, odd for width).
+#: ``standardize_rope_params`` does. All but ``pixtral`` and ``minimax_m3_vl_vision`` compute
+#: HF's axial frequencies over the spatial dim ``head_dim // 2`` (``base ** -(arange(0,
+#: head_dim/2, 2) / (head_dim/2))``, shared by the height and the width pairs); ``pixtral``
+#: takes the ``head_dim`` ladder and reorders it (even pairs for height, odd for width);
+#: ``minimax_m3_vl_vision`` has three axes (``AXIAL_3D_MODEL_TYPES``).
 AXIAL_MODEL_TYPES: frozenset[str] = frozenset({
     "cohere_compass_vision", "dots3_note_vision_encoder", "edgetam_video", "ernie4_5_vl_moe_vision",
     "exaone4_5_vision", "gemma4_vision", "glm4v_moe_vision", "glm4v_vision", "glm5_next_vision",
     "glm_image_vision", "glm_ocr_vision", "inkling2_vision", "kimi_k25_vision", "lfm3_vl_vision",
-    "mlcd_vision_model", "muse_glimmer_vision", "muse_spark_vision", "paddleocr_vl_vision", "pixtral",
+    "minimax_m3_vl_vision", "mlcd_vision_model", "muse_glimmer_vision", "muse_spark_vision", "paddleocr_vl_vision",
+    "pixtral",
     "qwen2_5_omni_vision_encoder", "qwen2_5_vl_vision", "qwen2_vl_vision", "qwen3_5_moe_vision", "qwen3_5_vision",
     "qwen3_omni_moe_vision_encoder", "qwen3_vl_moe_vision", "qwen3_vl_vision", "qwen4_exp_vision", "sam2_video",
     "sam3_tracker_video", "sam3_vit_model", "step3p5_vision", "video_llama_3_vision"})
+#: HF model types whose axial vision RoPE has three axes (t, h, w), each with the ladder over
+#: ``2 * ((head_dim // 3) // 2)`` (``MiniMaxM3VLVisionRotaryEmbedding``).
+AXIAL_3D_MODEL_TYPES: frozenset[str] = frozenset({"minimax_m3_vl_vision"})
 #: Digits at which the lowered formulas are evaluated before the one rounding to float64.
 DPS = 40
 
@@ -105,6 +127,7 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "ntk": ("factor",),
     "dynamic": ("factor",),
     "yarn": ("factor",),
+    "telechat3-yarn": ("factor",),
     "longrope": ("short_factor", "long_factor"),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
 }
@@ -119,10 +142,16 @@ _TYPE_KEYS: dict[str, frozenset[str]] = {
     "default": frozenset(),
     "axial": frozenset(),
     "linear": frozenset({"factor"}),
-    "ntk": frozenset({"factor"}),
+    "ntk": frozenset({"factor", "mixed_b"}),
     "dynamic": frozenset({"factor", "alpha", "xdrope_section"}),
     "yarn": frozenset({"factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow",
                        "mscale", "mscale_all_dim", "truncate"}),
+    # vLLM's DeepseekScalingRotaryEmbedding keywords (deepseek_yarn, deepseek_llama_scaling)
+    "deepseek_yarn": frozenset({"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "mscale",
+                                "mscale_all_dim", "extrapolation_factor", "attn_factor"}),
+    # vLLM's TeleChat3RoPEScaledRotaryEmbedding keywords (no mscale / attention_factor there)
+    "telechat3-yarn": frozenset({"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "truncate",
+                                 "extrapolation_factor", "attn_factor"}),
     "longrope": frozenset({"short_factor", "long_factor", "factor", "original_max_position_embeddings",
                            "attention_factor", "short_mscale", "long_mscale"}),
     "llama3": frozenset({"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}),
@@ -139,6 +168,18 @@ _IGNORED_LIKE_HF: dict[str, frozenset[str]] = {
 _TOP_KEYS_READ = frozenset({"rope_theta", "rope_parameters", "rope_scaling", "rotary_emb_base", "rotary_pct",
                             "partial_rotary_factor", "rope_local_base_freq", "qk_rope_head_dim", "rotary_dim",
                             "no_rope_layers", "no_rope_layer_interval", "rope_interleave", "layer_rope_theta"})
+#: Top-level RoPE keys read only for one model type.
+_TOP_KEYS_READ_FOR: dict[str, frozenset[str]] = {"deepseek_v4": frozenset({"compress_rope_theta"}),
+                                                  "molmo2_text": frozenset({"rope_scaling_layers"}),
+                                                  "molmo2": frozenset({"rope_scaling_layers"})}
+#: DeepSeek-V4 (HF's ``DeepseekV4Config``): the rope dict is keyed by rope labels, not by
+#: layer types; each HF layer type uses one label.
+DEEPSEEK_V4_LABELS: dict[str, str] = {"sliding_attention": "main", "compressed_sparse_attention": "compress",
+                                      "heavily_compressed_attention": "compress"}
+#: HF's ``DeepseekV4Config`` defaults: ``compress_rope_theta`` and the rotated fraction
+#: ``qk_rope_head_dim / head_dim`` = 64 / 512 when the config gives neither.
+DEEPSEEK_V4_COMPRESS_THETA = 160000.0
+DEEPSEEK_V4_PARTIAL = 64 / 512
 #: Model types whose ``layer_rope_theta`` only marks NoPE layers (0): every RoPE layer uses the
 #: global ``rope_theta`` (HF's MuseSpark / MuseGlimmer build one rotary embedding). Elsewhere
 #: (Granite SWA, GraniteMoE SWA) a non-zero entry is that layer's base.
@@ -206,6 +247,19 @@ class RopeSpec:
     freq_dim: int | None = None
     ignored: tuple[str, ...] = ()
     xdrope_section: tuple[int, ...] | None = None
+    mixed_b: float | None = None
+    """vLLM's mixed-NTK exponent (``rope_type`` ``ntk``)."""
+    extrapolation_factor: float = 1.0
+    """vLLM's YaRN ``extrapolation_factor`` (``telechat3-yarn``): scales the kept share."""
+    attn_factor: float = 1.0
+    """vLLM's ``attn_factor`` (``telechat3-yarn``): multiplies the attention factor."""
+    mscale_rule: str = "hf"
+    """How YaRN's attention factor reads ``mscale`` / ``mscale_all_dim``: ``"hf"`` (the ratio
+    when both are given, else :math:`0.1 \\ln s + 1`) or ``"vllm"`` (vLLM's DeepSeek names:
+    always the ratio, defaults 1 and 0, times ``attn_factor``)."""
+    rotary_channels: str = "leading"
+    """Which channels of the head rotate: ``"leading"`` (HF's partial rotary) or
+    ``"trailing"`` (DeepSeek-V4: the last ``rotary_dim`` channels, in interleaved pairs)."""
 
     @property
     def pairs(self) -> int:
@@ -325,8 +379,9 @@ def _per_layer(params: Mapping[str, Any]) -> bool:
 
 def _check_top_keys(cfg: Mapping[str, Any], strict: bool) -> None:
     """Warn (or raise under ``strict``) on every top-level key naming RoPE that nothing reads."""
+    extra = _TOP_KEYS_READ_FOR.get(cfg.get("model_type"), frozenset())  # type: ignore[arg-type]
     for key in cfg:
-        if not isinstance(key, str) or key in _TOP_KEYS_READ:
+        if not isinstance(key, str) or key in _TOP_KEYS_READ or key in extra:
             continue
         low = key.lower()
         if "rope" in low or "rotary" in low:
@@ -338,7 +393,7 @@ def _check_rope_keys(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], r
                      case: str, strict: bool) -> tuple[str, ...]:
     """Warn (or raise) on the rope dict's keys this ``rope_type`` does not read; return the
     keys accepted only because HF ignores them too (``case``: ``rope_type`` or ``ntk_alpha``)."""
-    known = _COMMON_KEYS | _TYPE_KEYS[rope_type]
+    known = _COMMON_KEYS | _TYPE_KEYS["deepseek_yarn" if raw_type in VLLM_DEEPSEEK_NAMES else rope_type]
     like_hf = _IGNORED_LIKE_HF.get(case, frozenset())
     ignored = []
     for key in p:
@@ -364,6 +419,59 @@ def _gemma_layers(cfg: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str
     }
 
 
+def _deepseek_v4_params(cfg: Mapping[str, Any], where: str, params: Mapping[str, Any],
+                        strict: bool) -> tuple[dict[str, Mapping[str, Any]], tuple[str, ...]]:
+    """DeepSeek-V4's rope dicts as HF's ``DeepseekV4Config.__post_init__`` builds them.
+
+    ``main`` (sliding-window layers): ``default`` at the top-level ``rope_theta``;
+    ``compress`` (compressed layers): the config's rope dict at ``compress_rope_theta``, with
+    ``attention_factor`` 1.0 unless given when it is YaRN. Both rotate
+    ``partial_rotary_factor`` (else ``qk_rope_head_dim / head_dim``) of ``head_dim``.
+    Returns the two dicts and the keys HF does not use (``mscale``, ``mscale_all_dim`` beside
+    the injected attention factor).
+    """
+    if cfg.get("head_dim") is None:
+        raise ValueError("config is missing the key 'head_dim', which DeepSeek-V4 (model_type 'deepseek_v4') needs: "
+                         "RoPE turns the last head_dim * partial_rotary_factor channels of each head (HF's "
+                         "DeepseekV4Config defaults head_dim to 512; give it)")
+    if isinstance(params.get("main"), Mapping) and isinstance(params.get("compress"), Mapping):
+        for key in params:
+            if key not in ("main", "compress"):
+                _unknown(f"{where}[{key!r}]={params[key]!r} is not used: HF's DeepseekV4Config keeps only the "
+                         "'main' and 'compress' entries of a nested rope dict", strict)
+        for top, label in (("rope_theta", "main"), ("compress_rope_theta", "compress")):
+            nested = params[label].get("rope_theta")
+            if cfg.get(top) is not None and nested is not None and cfg[top] != nested:
+                _unknown(f"config[{top!r}]={cfg[top]!r} is not used: the nested {where}[{label!r}]['rope_theta']="
+                         f"{nested!r} is (HF's DeepseekV4Config keeps a nested rope dict as it is)", strict)
+        return {"main": params["main"], "compress": params["compress"]}, ()
+    head = _int("config", "head_dim", cfg["head_dim"], minimum=2)
+    if cfg.get("partial_rotary_factor") is not None:
+        prf = cfg["partial_rotary_factor"]
+    elif cfg.get("qk_rope_head_dim") is not None:
+        prf = _int("config", "qk_rope_head_dim", cfg["qk_rope_head_dim"]) / head
+    else:
+        prf = DEEPSEEK_V4_PARTIAL
+    theta = cfg.get("rope_theta", 10000.0)
+    flat = {k: v for k, v in params.items() if k not in ("main", "compress")}
+    for key, used in (("rope_theta", cfg.get("compress_rope_theta", DEEPSEEK_V4_COMPRESS_THETA)),
+                      ("partial_rotary_factor", prf)):
+        if flat.get(key) is not None and flat[key] != used:
+            _unknown(f"{where}[{key!r}]={flat[key]!r} is not used: HF's DeepseekV4Config sets the compressed "
+                     f"layers' {key} to {used!r} (sliding layers: rope_theta={theta!r})", strict)
+    rt = flat.get("rope_type", flat.get("type", "default")) or "default"
+    compress = {**flat, "rope_theta": cfg.get("compress_rope_theta", DEEPSEEK_V4_COMPRESS_THETA),
+                "partial_rotary_factor": prf, "rope_type": rt}
+    compress.pop("type", None)
+    ignored: tuple[str, ...] = ()
+    if rt in ("yarn", "deepseek_yarn") and compress.get("attention_factor") is None:
+        # HF: the V4 reference does not multiply cos/sin by YaRN's mscale
+        compress["attention_factor"] = 1.0
+        ignored = tuple(k for k in ("mscale", "mscale_all_dim") if compress.pop(k, None) is not None)
+    main = {"rope_type": "default", "rope_theta": theta, "partial_rotary_factor": prf}
+    return {"main": main, "compress": compress}, ignored
+
+
 # ----------------------------------------------------------------------------------------
 # parsing
 
@@ -387,7 +495,10 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         :class:`UnknownConfigKeyError`. Either way the key is named with its rope type.
     layer : int, optional
         For configs with a per-layer ``layer_rope_theta`` (Granite SWA: each layer's base,
-        0 for NoPE): which layer. Needed only when the non-zero bases differ.
+        0 for NoPE): which layer. Needed only when the non-zero bases differ. Likewise for
+        Molmo2's ``rope_scaling_layers`` (the listed layers use the rope dict's scaling, the
+        others HF's unscaled ``default`` ladder at the same base): needed when some layers are
+        unscaled.
 
     Returns
     -------
@@ -426,7 +537,7 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     ('llama3', 128, 8.0)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "yarnn", "factor": 4}})
     Traceback (most recent call last):
-    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial' (did you mean 'yarn'?)
+    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial', 'telechat3-yarn' (did you mean 'yarn'?)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2,
     ...                    "low_freq_factor": 1}}, strict=True)
     Traceback (most recent call last):
@@ -442,6 +553,18 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         raise TypeError(f"strict={strict!r} must be True or False")
     _check_top_keys(cfg, strict)
     where, params = _rope_dicts(cfg)
+    v4 = cfg.get("model_type") == "deepseek_v4"
+    v4_ignored: tuple[str, ...] = ()
+    if v4:
+        params, v4_ignored = _deepseek_v4_params(cfg, where, params, strict)
+        where = f"{where} (as HF's DeepseekV4Config reads it)"
+        if layer_type in DEEPSEEK_V4_LABELS:
+            layer_type = DEEPSEEK_V4_LABELS[layer_type]
+        elif layer_type is None:
+            raise ValueError("DeepSeek-V4 (model_type 'deepseek_v4') has two RoPEs: pass layer_type='main' "
+                             "(sliding_attention layers, rope_theta) or 'compress' (compressed_sparse_attention / "
+                             "heavily_compressed_attention layers, compress_rope_theta); HF's layer types are "
+                             "accepted too")
     if "rope_local_base_freq" in cfg and not _per_layer(params):
         params = _gemma_layers(cfg, params)
         where = "config (Gemma 3 fields)"
@@ -464,7 +587,58 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
             "(no per-layer-type entries); omit layer_type"
         )
     spec = _parse_params(cfg, where, params, layer_type, strict)
+    if v4:
+        # HF's DeepSeek-V4 apply_rotary_pos_emb: interleaved pairs on the last rotary_dim channels
+        spec = dataclasses.replace(spec, rotary_channels="trailing",
+                                   ignored=spec.ignored + (v4_ignored if layer_type == "compress" else ()))
+    if cfg.get("rope_scaling_layers") is not None and cfg.get("model_type") in ("molmo2_text", "molmo2"):
+        return _scaling_layers(cfg, spec, layer)
     return _layer_theta(cfg, spec, layer)
+
+
+def scaling_layer_groups(cfg: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Molmo2's ``rope_scaling_layers``: (scaled layers, unscaled layers), or ``None`` when the
+    config has none, or does not say how many layers it has (``num_hidden_layers``)."""
+    rsl, n = cfg.get("rope_scaling_layers"), cfg.get("num_hidden_layers")
+    if rsl is None or cfg.get("model_type") not in ("molmo2_text", "molmo2"):
+        return None
+    if isinstance(rsl, (str, bytes)) or not isinstance(rsl, Sequence):
+        raise TypeError(f"config['rope_scaling_layers']={rsl!r} must be a list of layer indices")
+    idx = tuple(_int("config", "rope_scaling_layers", v, minimum=0, index=q) for q, v in enumerate(rsl))
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        return None
+    bad = [v for v in idx if v >= n]
+    if bad:
+        raise ValueError(f"config['rope_scaling_layers'] names layer {bad[0]}, but num_hidden_layers = {n}")
+    return tuple(sorted(set(idx))), tuple(i for i in range(int(n)) if i not in idx)
+
+
+def _scaling_layers(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> RopeSpec:
+    """Molmo2 (HF's ``Molmo2TextModel``): layers in ``rope_scaling_layers`` use the rope dict's
+    scaling, the others ``Molmo2RotaryEmbedding(scaled=False)``, the default ladder over
+    ``head_dim`` at the same base."""
+    groups = scaling_layer_groups(cfg)
+    rsl = [int(v) for v in cfg["rope_scaling_layers"]]
+    if layer is None:
+        if spec.rope_type == "default" or (groups is not None and not groups[1]):
+            return spec  # every layer scaled, or nothing to scale
+        shown = "the others" if groups is None else f"layers {list(groups[1])}"
+        raise ValueError(f"config['rope_scaling_layers'] scales only layers {rsl} (rope_type {spec.rope_type!r}); "
+                         f"{shown} use HF's unscaled default ladder: pass layer= (the layer index) to say which")
+    if isinstance(layer, bool) or not isinstance(layer, numbers.Integral) or layer < 0:
+        raise ValueError(f"layer={layer!r} must be a non-negative integer (a layer index)")
+    n = cfg.get("num_hidden_layers")
+    if isinstance(n, numbers.Integral) and not isinstance(n, bool) and layer >= n:
+        raise ValueError(f"layer={layer!r} must be < num_hidden_layers = {n}")
+    if int(layer) in rsl or spec.rope_type == "default":
+        return spec
+    if spec.freq_dim is not None or spec.rotary_dim != spec.head_dim:
+        raise ValueError(f"layer {layer} is outside config['rope_scaling_layers']: HF's unscaled table rotates the "
+                         f"whole head_dim = {spec.head_dim}, but the config rotates {spec.rotary_dim} channels; "
+                         "not supported")
+    return RopeSpec(rope_type="default", rope_theta=spec.rope_theta, head_dim=spec.head_dim,
+                    rotary_dim=spec.head_dim, max_position_embeddings=spec.max_position_embeddings,
+                    layer_type=spec.layer_type, ignored=spec.ignored)
 
 
 def _layer_theta(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> RopeSpec:
@@ -472,7 +646,8 @@ def _layer_theta(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> R
     lrt = cfg.get("layer_rope_theta")
     if lrt is None:
         if layer is not None:
-            raise ValueError(f"layer={layer!r} was given, but the config has no 'layer_rope_theta'; omit layer")
+            raise ValueError(f"layer={layer!r} was given, but the config has no 'layer_rope_theta' (nor Molmo2's "
+                             "'rope_scaling_layers'); omit layer")
         return spec
     if isinstance(lrt, (str, bytes)) or not isinstance(lrt, Sequence) or not lrt:
         raise TypeError(f"config['layer_rope_theta']={lrt!r} must be a non-empty list of bases (0 for NoPE)")
@@ -510,9 +685,6 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
     model_type = cfg.get("model_type")
     if rope_type == "default" and model_type in AXIAL_MODEL_TYPES and p.get("mrope_section") is None:
         rope_type = "axial"  # HF's default_rope_type for these vision configs
-    if rope_type == "axial" and model_type == "minimax_m3_vl_vision":
-        raise ValueError(f"rope_type 'axial' for model_type {model_type!r} is computed by neither of HF's two axial "
-                         "conventions; not supported")
     ntk_alpha = rope_type == "dynamic" and bool(p.get("alpha"))
     ignored = _check_rope_keys(cfg, where, p, rope_type, raw_rt, "ntk_alpha" if ntk_alpha else rope_type, strict)
 
@@ -557,7 +729,15 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
         )
     if rope_type in ("proportional", "axial"):
         rotary_dim = head_dim
-        if rope_type == "axial" and model_type != "pixtral":
+        if rope_type == "axial" and model_type in AXIAL_3D_MODEL_TYPES:
+            # MiniMax-M3-VL's vision tower: one ladder over spatial = 2 * ((head_dim // 3) // 2) for
+            # each of t, h, w; the first 3 * spatial channels rotate, the rest pass through
+            freq_dim = 2 * ((head_dim // 3) // 2)
+            if freq_dim < 2:
+                raise ValueError(f"{head_src} is too small for a 3-axis (t, h, w) axial RoPE: "
+                                 "2 * ((head_dim // 3) // 2) must be >= 2")
+            rotary_dim = 3 * freq_dim
+        elif rope_type == "axial" and model_type != "pixtral":
             freq_dim = head_dim // 2  # HF's spatial_dim: the ladder is shared by height and width
         if top_rd is not None:
             raise ValueError(f"config['rotary_dim']={top_rd!r} is not allowed with rope_type {rope_type!r}")
@@ -610,13 +790,22 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                              "(the L of the query scale 1 + beta*log(1 + floor(pos/L)), which HF reads from there)")
         kw["original_max_position_embeddings"] = _int(where, "original_max_position_embeddings",
                                                       p["original_max_position_embeddings"])
-    if rope_type in ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional") and p.get("factor") is not None and not ntk_alpha:
+    if rope_type in ("linear", "ntk", "dynamic", "yarn", "telechat3-yarn", "llama3", "longrope", "proportional") \
+            and p.get("factor") is not None and not ntk_alpha:
         kw["factor"] = _real(where, "factor", p["factor"], minimum=1.0, what=" (a context-extension factor, >= 1)")
-    if rope_type in ("ntk", "dynamic") and rotary_dim < 4:
+    if p.get("mixed_b") is not None and rope_type == "ntk":
+        # vLLM's NTKScalingRotaryEmbedding with mixed_b: theta_i / exp(a (i+1)^beta), a = ln s / (d/2)^beta
+        kw["mixed_b"] = _real(where, "mixed_b", p["mixed_b"], minimum=0.0, strict=True,
+                              what=" (vLLM's mixed-NTK exponent, > 0)")
+        if freq_dim is not None:
+            raise ValueError(f"{where}['mixed_b'] (vLLM's mixed NTK) needs an even rotary dim: vLLM's lambda has "
+                             f"rotary_dim // 2 entries and its ladder ceil(rotary_dim / 2); got int(head_dim * "
+                             f"partial_rotary_factor) = {freq_dim}")
+    elif rope_type in ("ntk", "dynamic") and rotary_dim < 4:
         raise ValueError(f"rope_type {rope_type!r} needs a rotary dim >= 4 (the exponent is d/(d-2)); got {rotary_dim}")
     if rope_type == "dynamic" and max_pos is None and not ntk_alpha:
         raise ValueError("config is missing the key 'max_position_embeddings', which rope_type 'dynamic' requires")
-    if rope_type in ("llama3", "yarn", "longrope"):
+    if rope_type in ("llama3", "yarn", "telechat3-yarn", "longrope"):
         # a top-level value wins (Phi-3), then the rope dict's, then max_position_embeddings
         if cfg.get("original_max_position_embeddings") is not None:
             o_where, omax = "config", cfg["original_max_position_embeddings"]
@@ -630,9 +819,9 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                 f"'max_position_embeddings' to fall back to), which rope_type {rope_type!r} requires"
             )
         kw["original_max_position_embeddings"] = _int(o_where, "original_max_position_embeddings", omax)
-    if rope_type in ("yarn", "longrope") and p.get("attention_factor") is not None:
+    if rope_type in ("yarn", "longrope") and p.get("attention_factor") is not None and raw_rt not in VLLM_DEEPSEEK_NAMES:
         kw["attention_factor"] = _real(where, "attention_factor", p["attention_factor"], minimum=0.0, strict=True)
-    if rope_type == "yarn":
+    if rope_type in YARN_TYPES:
         kw["beta_fast"] = _real(where, "beta_fast", p.get("beta_fast") or 32)
         kw["beta_slow"] = _real(where, "beta_slow", p.get("beta_slow") or 1)
         for key in ("beta_fast", "beta_slow"):
@@ -651,9 +840,24 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
                 stacklevel=_user_stacklevel(),
             )
         for key in ("mscale", "mscale_all_dim"):
-            if p.get(key) is not None:
+            if p.get(key) is not None and rope_type == "yarn":
                 kw[key] = _real(where, key, p[key])
-        trunc = p.get("truncate", True)
+        vllm_deepseek = raw_rt in VLLM_DEEPSEEK_NAMES
+        if vllm_deepseek:
+            kw["mscale_rule"] = "vllm"
+            for key in ("mscale", "mscale_all_dim"):
+                if p.get(key) is not None:
+                    kw[key] = _real(where, key, p[key])
+        if rope_type == "telechat3-yarn" or vllm_deepseek:
+            # vLLM's TeleChat3RoPEScaledRotaryEmbedding (a YaRNScalingRotaryEmbedding): the kept share
+            # times extrapolation_factor, the attention factor (0.07 ln s + 1) times attn_factor
+            if p.get("extrapolation_factor") is not None:
+                kw["extrapolation_factor"] = _real(where, "extrapolation_factor", p["extrapolation_factor"],
+                                                   minimum=0.0, what=" (vLLM's YaRN extrapolation_factor)")
+            if p.get("attn_factor") is not None:
+                kw["attn_factor"] = _real(where, "attn_factor", p["attn_factor"], minimum=0.0, strict=True,
+                                          what=" (vLLM's attn_factor, multiplies the attention factor)")
+        trunc = True if vllm_deepseek else p.get("truncate", True)  # vLLM's DeepSeek class always truncates
         if not isinstance(trunc, bool):
             raise TypeError(f"{where}['truncate']={trunc!r} must be true or false")
         kw["truncate"] = trunc
@@ -865,8 +1069,8 @@ def rope_frequencies(
         instead of warning with :class:`UnknownConfigKeyWarning` (see
         :func:`parse_rope_config`).
     layer : int, optional
-        The layer index, for a per-layer ``layer_rope_theta`` whose bases differ (see
-        :func:`parse_rope_config`).
+        The layer index, for a per-layer ``layer_rope_theta`` whose bases differ, or Molmo2's
+        ``rope_scaling_layers`` (see :func:`parse_rope_config`).
 
     Returns
     -------
@@ -917,6 +1121,11 @@ def rope_frequencies(
     ``llama3``                by wavelength :math:`2\pi/\theta_i`: kept below
                               :math:`L/high`, :math:`/s` above :math:`L/low`, blended
                               between (no blend when ``low == high``: Llama 4); 1
+    ``ntk`` + ``mixed_b``     :math:`\theta_i / e^{a (i+1)^\beta}`, :math:`a = \ln s/(d/2)^\beta`
+                              (vLLM's mixed NTK); 1
+    ``telechat3-yarn``        YaRN's :math:`\theta'_i` (vLLM's ``extrapolation_factor``
+                              scaling :math:`1-\gamma_i`); :math:`(0.07\ln s + 1)` times
+                              ``attn_factor``
     ``proportional``          :math:`b^{-2i/D}/s` for the first
                               ``int(partial_rotary_factor * D // 2)`` pairs, 0 after
                               (:math:`D` = head_dim, Gemma 4's
@@ -937,6 +1146,9 @@ def rope_frequencies(
     parser reads it into ``RopeSpec.llama_4_scaling_beta`` and :func:`describe` shows
     it). An odd ``int(head_dim * partial_rotary_factor)`` keeps the odd :math:`d` in the
     exponents and rotates one more channel, as HF does (:attr:`RopeSpec.exponent_dim`).
+    DeepSeek-V4 rotates the *last* ``rotary_dim`` channels in interleaved pairs
+    (:attr:`RopeSpec.rotary_channels`); the frequencies here are its, and
+    :func:`apply_rope` refuses ``config=`` for it (naming how to rotate the trailing slice).
 
     Examples
     --------
@@ -1009,6 +1221,10 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
         elif t == "linear":
             f = family_formula("linear")
             vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
+        elif t == "ntk" and spec.mixed_b is not None:
+            # vLLM's mixed NTK: the ladder over the rotary dim, pair i divided by exp(a (i+1)^beta)
+            f = family_formula("ntk_mixed")
+            vals = [f(q, dm, b, mp(spec.factor), mp(spec.mixed_b)) for q in idx]
         elif t == "ntk":
             f = family_formula("ntk")
             vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
@@ -1016,7 +1232,7 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
             f = family_formula("dynamic")
             n, lmax = mp(seq_key), mp(spec.max_position_embeddings)
             vals = [f(q, dm, b, mp(spec.factor), n, lmax) for q in idx]
-        elif t == "yarn":
+        elif t in YARN_TYPES:
             vals, attn = _yarn(spec, idx, dm, b, yarn_length)
         elif t == "longrope":
             f = family_formula("longrope")
@@ -1074,8 +1290,23 @@ def _yarn(spec: RopeSpec, idx: list, dm: Any, b: Any, yarn_length: str) -> tuple
         high += mp("0.001")  # HF's guard against a zero-width ramp
     ramp = family_formula("yarn_ramp")
     blend = family_formula("yarn")
-    vals = [blend(q, dm, b, s, ramp(q, low, high)) for q in idx]
-    if spec.attention_factor is not None:
+    if spec.extrapolation_factor == 1:
+        vals = [blend(q, dm, b, s, ramp(q, low, high)) for q in idx]
+    else:
+        # vLLM's YaRN: the kept share 1 - gamma is scaled by extrapolation_factor, so the blend's
+        # interpolated share is 1 - e (1 - gamma)
+        e = mp(spec.extrapolation_factor)
+        vals = [blend(q, dm, b, s, 1 - e * (1 - ramp(q, low, high))) for q in idx]
+    if spec.rope_type == "telechat3-yarn":
+        # vLLM's TeleChat3 get_mscale: 0.07 ln s + 1 (YaRN's 0.1 mu ln s + 1 with mu = 0.7), times attn_factor
+        attn = family_formula("yarn_mscale")(s, mp(7) / 10) * mp(spec.attn_factor)
+    elif spec.mscale_rule == "vllm":
+        # vLLM's DeepseekScalingRotaryEmbedding: m(s, mscale) / m(s, mscale_all_dim) * attn_factor, defaults 1, 0
+        ms = family_formula("yarn_mscale")
+        num = mp(spec.mscale if spec.mscale is not None else 1)
+        den = mp(spec.mscale_all_dim if spec.mscale_all_dim is not None else 0)
+        attn = ms(s, num) / ms(s, den) * mp(spec.attn_factor)
+    elif spec.attention_factor is not None:
         attn = mp(spec.attention_factor)
     elif spec.mscale and spec.mscale_all_dim:
         ms = family_formula("yarn_mscale")
@@ -1130,6 +1361,64 @@ def llama4_query_scale(config: Mapping[str, Any] | RopeSpec, positions: Any, *,
         raise ValueError(f"positions must be non-negative integers; got dtype {pos.dtype}")
     assert spec.original_max_position_embeddings is not None
     return 1.0 + spec.llama_4_scaling_beta * np.log1p(pos // spec.original_max_position_embeddings).astype(np.float64)
+
+
+def llama4_nope_query_scale(config: Mapping[str, Any], positions: Any) -> np.ndarray:
+    r"""The per-position query scale of Llama 4's NoPE layers (``attn_temperature_tuning``).
+
+    HF's ``Llama4TextAttention`` multiplies the queries of its NoPE layers (no RoPE) by
+    :math:`1 + a \ln(1 + \lfloor (m + 1) / F \rfloor)`, :math:`a` = ``attn_scale``,
+    :math:`F` = ``floor_scale``, when ``attn_temperature_tuning`` is true. Not part of RoPE:
+    :func:`describe` names the NoPE layers it applies to.
+
+    Parameters
+    ----------
+    config : Mapping
+        A Llama 4 config (its ``text_config`` is used when the top level has no
+        ``attn_temperature_tuning``). Without the keys, HF's ``Llama4TextConfig`` defaults
+        apply to ``model_type`` ``llama4`` / ``llama4_text`` (true, 8192, 0.1).
+    positions : array_like of int
+        Non-negative positions :math:`m`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 scales, the shape of ``positions``.
+
+    Raises
+    ------
+    ValueError
+        ``attn_temperature_tuning`` is false (HF tests its truthiness: Llama-4-Scout's
+        config says 4), or the config is not Llama 4's, a bad
+        ``floor_scale`` / ``attn_scale``, or a negative position.
+
+    Examples
+    --------
+    >>> cfg = {"model_type": "llama4_text", "attn_temperature_tuning": True, "floor_scale": 8192,
+    ...        "attn_scale": 0.1}
+    >>> llama4_nope_query_scale(cfg, [0, 8190, 8191, 3 * 8192]).round(6).tolist()
+    [1.0, 1.0, 1.069315, 1.138629]
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
+    cfg: Mapping[str, Any] = config
+    tc = cfg.get("text_config")
+    if "attn_temperature_tuning" not in cfg and isinstance(tc, Mapping):
+        cfg = tc
+    llama4 = str(cfg.get("model_type", "")).startswith("llama4")
+    on = cfg.get("attn_temperature_tuning", True if llama4 else None)
+    if on is None or not llama4:
+        raise ValueError(f"config['attn_temperature_tuning']={on!r}: the NoPE layers' queries are not scaled "
+                         "(the key is read for Llama 4 configs only)")
+    if not isinstance(on, (bool, numbers.Real)) or not on:
+        # HF tests its truthiness (Llama-4-Scout's published config says 4)
+        raise ValueError(f"config['attn_temperature_tuning']={on!r}: the NoPE layers' queries are not scaled")
+    floor = _int("config", "floor_scale", cfg.get("floor_scale", 8192), minimum=1)
+    scale = _real("config", "attn_scale", cfg.get("attn_scale", 0.1))
+    pos = np.asarray(positions)
+    if pos.dtype.kind not in "iu" or (pos.size and pos.min() < 0):
+        raise ValueError(f"positions must be non-negative integers; got dtype {pos.dtype}")
+    return 1.0 + scale * np.log1p((pos + 1) // floor).astype(np.float64)
 
 
 # ----------------------------------------------------------------------------------------

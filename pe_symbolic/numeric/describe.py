@@ -17,13 +17,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .config import (
+    DEEPSEEK_V4_LABELS,
     LAYER_THETA_MARKS_ONLY,
+    YARN_TYPES,
     RopeSpec,
     _per_layer,
     _rope_dicts,
     _ROPE_KEYS,
     parse_rope_config,
     rope_frequencies,
+    scaling_layer_groups,
 )
 
 __all__ = ["ConfigDescription", "LayerRope", "describe"]
@@ -63,12 +66,15 @@ class LayerRope:
 
     @property
     def rotary(self) -> str:
-        """``"64 of 128"`` (rotated channels of the head), with the exponent's d when it differs."""
+        """``"64 of 128"`` (rotated channels of the head; ``"last 64 of 512"`` when they are the
+        trailing ones, DeepSeek-V4), with the exponent's d when it differs."""
         if self.spec is None:
             return "-"
         s = self.spec
-        out = f"{s.rotary_dim} of {s.head_dim}"
-        if s.exponent_dim != s.rotary_dim:
+        out = ("last " if s.rotary_channels == "trailing" else "") + f"{s.rotary_dim} of {s.head_dim}"
+        if s.exponent_dim != s.rotary_dim and s.rope_type == "axial":
+            out += f" (ladder over d={s.exponent_dim})"
+        elif s.exponent_dim != s.rotary_dim:
             out += f" (exponent d={s.exponent_dim}, HF rounds up)"
         return out
 
@@ -129,12 +135,18 @@ def _factors(s: RopeSpec) -> str:
         parts.append(f"alpha={s.alpha:g}")
     elif s.factor is not None and t != "default":
         parts.append(f"factor={s.factor:g}")
-    if t == "yarn":
+    if s.mixed_b is not None:
+        parts.append(f"mixed_b={s.mixed_b:g} (vLLM's mixed NTK)")
+    if t in YARN_TYPES:
         parts.append(f"beta_fast={s.beta_fast:g}, beta_slow={s.beta_slow:g}")
         if s.mscale is not None or s.mscale_all_dim is not None:
             parts.append(f"mscale={s.mscale}, mscale_all_dim={s.mscale_all_dim}")
         if not s.truncate:
             parts.append("truncate=false")
+        if s.extrapolation_factor != 1:
+            parts.append(f"extrapolation_factor={s.extrapolation_factor:g}")
+        if s.attn_factor != 1:
+            parts.append(f"attn_factor={s.attn_factor:g}")
     if t == "llama3":
         parts.append(f"low={s.low_freq_factor:g}, high={s.high_freq_factor:g}")
     if t == "longrope":
@@ -143,7 +155,7 @@ def _factors(s: RopeSpec) -> str:
                      f"long {min(s.long_factor):.4g}..{max(s.long_factor):.4g}")
         if s.short_mscale is not None:
             parts.append(f"short_mscale={s.short_mscale:.6g}, long_mscale={s.long_mscale:.6g}")
-    if t in ("llama3", "yarn", "longrope") and s.original_max_position_embeddings is not None:
+    if t in ("llama3", "longrope") + YARN_TYPES and s.original_max_position_embeddings is not None:
         parts.append(f"L={s.original_max_position_embeddings}")
     if s.xdrope_section is not None:
         parts.append(f"xdrope_section={list(s.xdrope_section)} ({len(s.xdrope_section)}-axis M-RoPE)")
@@ -161,7 +173,7 @@ def _effective_base(s: RopeSpec) -> float:
     d = s.exponent_dim
     if s.alpha is not None:
         return s.rope_theta * s.alpha ** (d / (d - 2))
-    if s.rope_type == "ntk":
+    if s.rope_type == "ntk" and s.mixed_b is None:
         assert s.factor is not None
         return s.rope_theta * s.factor ** (d / (d - 2))
     return s.rope_theta
@@ -175,6 +187,8 @@ def _text(config: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _layer_types(cfg: Mapping[str, Any]) -> list[str | None]:
+    if cfg.get("model_type") == "deepseek_v4":
+        return ["main", "compress"]
     _, params = _rope_dicts(cfg)
     if "rope_local_base_freq" in cfg and not _per_layer(params):
         return ["full_attention", "sliding_attention"]
@@ -185,7 +199,14 @@ def _layer_types(cfg: Mapping[str, Any]) -> list[str | None]:
 
 def _theta_groups(cfg: Mapping[str, Any]) -> list[tuple[int, ...] | None]:
     """``[None]``, or the layers of each distinct non-zero base of a ``layer_rope_theta``
-    whose bases differ (Granite SWA)."""
+    whose bases differ (Granite SWA), or Molmo2's scaled and unscaled layers."""
+    scaling = scaling_layer_groups(cfg)
+    if scaling is not None and scaling[1]:  # Molmo2 with unscaled layers: one row each, unless all read alike
+        try:
+            parse_rope_config(cfg)
+            return [None]  # a default rope type: scaled and unscaled layers are the same
+        except ValueError:
+            return [g for g in scaling if g]
     lrt = cfg.get("layer_rope_theta")
     if not isinstance(lrt, list) or cfg.get("model_type") in LAYER_THETA_MARKS_ONLY:
         return [None]
@@ -201,6 +222,10 @@ def _theta_groups(cfg: Mapping[str, Any]) -> list[tuple[int, ...] | None]:
 def _layout(cfg: Mapping[str, Any]) -> str:
     mt = cfg.get("model_type")
     inter = cfg.get("rope_interleave")
+    if mt == "deepseek_v4":
+        return ("interleaved pairs on the LAST rotary_dim channels of each head (HF's DeepSeek-V4 "
+                "apply_rotary_pos_emb; the leading channels are not rotated); the attention output's last "
+                "rotary_dim channels are rotated back by the conjugate (-sin) at the query position")
     if mt in ALWAYS_INTERLEAVE_IN_SPLIT_OUT:
         return f"interleaved in, split out (HF apply_rotary_pos_emb_interleave, always for model_type {mt!r})"
     if inter is True or (inter is None and mt in INTERLEAVE_IN_SPLIT_OUT):
@@ -240,6 +265,25 @@ def _nope(cfg: Mapping[str, Any], layers: list[LayerRope]) -> tuple[tuple[int, .
     if nope_types and isinstance(types, list):
         return tuple(i for i, t in enumerate(types) if t in nope_types), notes
     return (() if n is not None else None), notes
+
+
+def _deepseek_v4_note(cfg: Mapping[str, Any]) -> str:
+    """Which layers use DeepSeek-V4's ``main`` and ``compress`` RoPE (HF: sliding-window
+    layers ``main``, compressed layers ``compress``)."""
+    types = cfg.get("layer_types")
+    ratios = cfg.get("compress_ratios")
+    if not isinstance(types, list) and isinstance(ratios, list):
+        types = ["sliding_attention" if not r else "compressed" for r in ratios]
+        n = cfg.get("num_hidden_layers")
+        if isinstance(n, int) and not isinstance(n, bool):
+            types = types[:n]
+    if not isinstance(types, list):
+        return ("DeepSeek-V4: sliding_attention layers use 'main' (rope_theta), compressed layers 'compress' "
+                "(compress_rope_theta); the config lists neither layer_types nor compress_ratios")
+    main = tuple(i for i, t in enumerate(types) if DEEPSEEK_V4_LABELS.get(t, "compress") == "main")
+    rest = tuple(i for i in range(len(types)) if i not in main)
+    return (f"DeepSeek-V4: layers {_ranges(main) or 'none'} (sliding_attention) use 'main', layers "
+            f"{_ranges(rest) or 'none'} (compressed) 'compress'")
 
 
 def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: bool = False,
@@ -289,7 +333,7 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     entries = []
     for lt in _layer_types(cfg):
         _, params = _rope_dicts(cfg)
-        if lt is not None and _per_layer(params) and params.get(lt) is None:
+        if lt is not None and _per_layer(params) and lt in params and params.get(lt) is None:
             entries.append(LayerRope(lt, None))
             continue
         for layers in _theta_groups(cfg):
@@ -301,12 +345,32 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     if cfg.get("attn_temperature_tuning"):
         notes.append(f"attn_temperature_tuning: HF's Llama 4 scales the queries of NoPE layers by "
                      f"log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (floor_scale="
-                     f"{cfg.get('floor_scale', 8192)}, attn_scale={cfg.get('attn_scale', 0.1)}); not part of RoPE, "
-                     "not computed here")
+                     f"{cfg.get('floor_scale', 8192)}, attn_scale={cfg.get('attn_scale', 0.1)}); not part of RoPE: "
+                     "llama4_nope_query_scale(config, positions)")
+    if cfg.get("model_type") == "deepseek_v4":
+        notes.append(_deepseek_v4_note(cfg))
+    if cfg.get("rope_scaling_layers") is not None and cfg.get("model_type") in ("molmo2_text", "molmo2"):
+        notes.append("rope_scaling_layers (Molmo2): the listed layers use the rope dict's scaling, the others HF's "
+                     "unscaled default ladder at the same base (rope_frequencies(..., layer=i) for each)")
     for e in entries:
+        if e.spec is not None and e.spec.rope_type == "ntk" and e.spec.mixed_b is None:
+            notes.append("ntk: read as the static NTK-aware base b*s**(d/(d-2)) (rotary-embedding-torch; not an HF "
+                         "type). vLLM's 'ntk' without mixed_b computes (b*s)**(-2i/d) / s**(2/d) instead (its "
+                         "mixed NTK with mixed_b = 1); give mixed_b for vLLM's reading")
+        if e.spec is not None and e.spec.mscale_rule == "vllm":
+            notes.append("deepseek_yarn (vLLM's name): attention factor m(s, mscale) / m(s, mscale_all_dim) * "
+                         "attn_factor with vLLM's defaults 1 and 0 (HF's yarn takes the ratio only when both are "
+                         "given); YaRN's bands always truncated")
+        if e.spec is not None and e.spec.rope_type == "telechat3-yarn":
+            notes.append("telechat3-yarn: YaRN's frequencies, attention factor (0.07 ln s + 1) * attn_factor as "
+                         "vLLM's TeleChat3RoPEScaledRotaryEmbedding (MLX ports read it as plain YaRN: 0.1 ln s + 1)")
         if e.spec is not None and e.spec.rope_type == "axial" and e.spec.freq_dim is None:
             notes.append("axial (Pixtral): inv_freq is HF's cat(ladder[0::2], ladder[1::2]) over head_dim "
                          "(height pairs, then width)")
+        elif e.spec is not None and e.spec.rope_type == "axial" and e.spec.rotary_dim == 3 * e.spec.freq_dim:
+            notes.append(f"axial, 3 axes (MiniMax-M3-VL): {e.spec.freq_dim // 2} frequencies of the ladder over "
+                         f"2 * ((head_dim // 3) // 2) = {e.spec.freq_dim}, each turning a t, an h and a w pair; the "
+                         f"first {e.spec.rotary_dim} channels rotate, the rest pass through")
         elif e.spec is not None and e.spec.rope_type == "axial":
             notes.append(f"axial: {(e.spec.freq_dim + 1) // 2} frequencies of the ladder over head_dim/2 = "
                          f"{e.spec.freq_dim}, each turning a height and a width pair")

@@ -608,6 +608,7 @@ FAMILY_FORMULAS: dict[str, str] = {
     "default": SCHEDULE_CLAIM,
     "linear": "linear.interpolation",
     "ntk": "ntk.derive",
+    "ntk_mixed": "ntk_mixed.endpoints",
     "dynamic": "dynamic.continuity",
     "yarn_correction_dim": "yarn.correction_dim",
     "yarn_ramp": "yarn.blend",
@@ -634,6 +635,7 @@ def family_formula(name: str) -> Callable[..., Any]:
     ``default``                ``i, d, b``                            ``schedule.geometric``
     ``linear``                 ``i, d, b, s``                         ``linear.interpolation``
     ``ntk``                    ``i, d, b, s``                         ``ntk.derive``
+    ``ntk_mixed``              ``i, d, b, s, beta`` (``mixed_b``)     ``ntk_mixed.endpoints``
     ``dynamic``                ``i, d, b, s, n, L``                   ``dynamic.continuity``
     ``yarn_correction_dim``    ``r, d, b, L``                         ``yarn.correction_dim``
     ``yarn_ramp``              ``x, low, high``                       ``yarn.blend``
@@ -665,7 +667,7 @@ def family_formula(name: str) -> Callable[..., Any]:
         from ..encodings.symbols import b, d, i, n
 
         s, L = F.s, F.L
-        r, x, lam, mu = sp.symbols("r x lambda mu", positive=True)
+        r, x, lam, mu, beta = sp.symbols("r x lambda mu beta", positive=True)
         low, high, gamma = sp.symbols("low high gamma", real=True)
         lo_f, hi_f = sp.symbols("l h", positive=True)
         theta = F.default_theta(i, d, base=b)
@@ -673,6 +675,9 @@ def family_formula(name: str) -> Callable[..., Any]:
             "default": (theta, (i, d, b)),
             "linear": (F.linear(theta, s), (i, d, b, s)),
             "ntk": (F.default_theta(i, d, base=F.ntk_base(b, s, d)), (i, d, b, s)),
+            # vLLM's mixed NTK: theta_i / lambda_i with lambda_i = exp(a (i+1)^beta) > 0 (the claim is
+            # about lambda; relative as any positive per-pair rescaling, longrope.relative)
+            "ntk_mixed": (F.longrope_theta(theta, F.ntk_mixed_factor(i, d, s, beta)), (i, d, b, s, beta)),
             "dynamic": (F.default_theta(i, d, base=F.dynamic_base(b, s, n, L, d)), (i, d, b, s, n, L)),
             "yarn_correction_dim": (F.yarn_correction_dim(r, d, b, L), (r, d, b, L)),
             "yarn_ramp": (F.yarn_ramp(x, low, high), (x, low, high)),

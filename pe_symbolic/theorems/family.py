@@ -78,6 +78,9 @@ IDS = (
     "ntk_alpha.base",
     "axial.spatial_ladder",
     "deepseek.interleave_in_split_out",
+    "ntk_mixed.endpoints",
+    "telechat3.attention_factor",
+    "deepseek_v4.output_conjugate",
 )
 
 m, n = S.m, S.n
@@ -1143,4 +1146,99 @@ def _interleave_in_split_out(d: int | None) -> Claim:
                      "scores: <R_split(m) P q, R_split(n) P k> = <R_int(m) q, R_int(n) k>"),
         ),
         ass, "HF transformers deepseek_v3 apply_rotary_pos_emb_interleave",
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# engine and model variants read since (issue 23): vLLM's mixed NTK, TeleChat3, DeepSeek-V4
+
+SRC_VLLM_NTK = ("vLLM model_executor/layers/rotary_embedding/ntk_scaling_rope.py NTKScalingRotaryEmbedding "
+                "(mixed_b); Su (2023), 'NTK-RoPE-mixed', kexue.fm/archives/9706")
+SRC_TELECHAT3 = ("vLLM model_executor/layers/rotary_embedding/telechat3_scaling_rope.py "
+                 "TeleChat3RoPEScaledRotaryEmbedding (get_mscale: 0.07 * mscale * log(scale) + 1)")
+SRC_DEEPSEEK_V4 = ("HF transformers 5.24 deepseek_v4 modeling: apply_rotary_pos_emb on x[..., -rope_dim:], and on "
+                   "the attention output with -sin (DeepseekV4Attention.forward)")
+
+
+@theorem("ntk_mixed.endpoints",
+         "vLLM's mixed NTK: the last pair is divided by exactly s; mixed_b = 1 is vLLM's fixed NTK (b s)^(-2i/d) / s^(2/d)",
+         SRC_VLLM_NTK, concrete=False,
+         latex=(r"\lambda_i = \exp\!\Big(\frac{\ln s}{(d/2)^{\beta}}\,(i + 1)^{\beta}\Big): \quad"
+                r" \lambda_k = s \ \ (d = 2k + 2), \qquad \lambda_i\big|_{\beta = 1} = s^{2(i+1)/d} \\"
+                r" \frac{b^{-2i/d}}{s^{2(i+1)/d}} = \frac{(b\,s)^{-2i/d}}{s^{2/d}}"))
+def _ntk_mixed(d: int | None) -> Claim:
+    k = sp.Symbol("k", integer=True, positive=True)
+    beta = sp.Symbol("beta", positive=True)
+    dd = 2 * k + 2
+    i, dsym = S.i, S.d
+    return Claim(
+        "ntk_mixed.endpoints",
+        "vLLM's NTKScalingRotaryEmbedding with mixed_b = beta divides pair i of the ladder by "
+        "lambda_i = exp(a (i+1)^beta), a = ln s / (d/2)^beta (a per-pair rescaling, so relative by "
+        "longrope.relative). With d = 2k + 2 the last pair (i = k) is divided by exactly s, whatever beta; "
+        "beta = 1 gives lambda_i = s^(2(i+1)/d), and that ladder is vLLM's fixed NTK (no mixed_b): base "
+        "b s, then every frequency divided by s^(2/d). It is not the static NTK-aware base b s^(d/(d-2)) "
+        "(which keeps pair 0): the parser reads 'ntk' without mixed_b as that one and says so.",
+        (
+            Equation(F.ntk_mixed_factor(k, dd, F.s, beta), F.s, "lambda of the last pair is s"),
+            Equation(F.ntk_mixed_factor(i, dsym, F.s, 1), F.s ** (2 * (i + 1) / dsym), "beta = 1: s^(2(i+1)/d)"),
+            Equation(F.default_theta(i, dsym) / F.s ** (2 * (i + 1) / dsym),
+                     F.default_theta(i, dsym, base=S.b * F.s) / F.s ** (2 / dsym),
+                     "beta = 1 is vLLM's fixed NTK: (b s)^(-2i/d) / s^(2/d)"),
+        ),
+        (S.BASE_GT_1,), SRC_VLLM_NTK,
+    )
+
+
+@theorem("telechat3.attention_factor",
+         "telechat3-yarn: the attention factor 0.07 ln s + 1 is YaRN's get_mscale with mu = 0.7 (1 at s = 1)",
+         SRC_TELECHAT3, concrete=False,
+         latex=(r"m(s, \tfrac{7}{10}) = \tfrac{7}{100}\ln s + 1, \quad m(s, \tfrac{7}{10}) - 1"
+                r" = \tfrac{7}{10}\,\big(m(s, 1) - 1\big) \quad (s = 1 + v > 1), \qquad m(1, \tfrac{7}{10}) = 1"))
+def _telechat3(d: int | None) -> Claim:
+    v = sp.Symbol("v", positive=True)
+    s1 = 1 + v  # a factor above 1
+    seven = sp.Rational(7, 10)
+    return Claim(
+        "telechat3.attention_factor",
+        "vLLM's TeleChat3 YaRN keeps YaRN's frequencies and replaces get_mscale by 0.07 mscale ln s + 1 "
+        "(times attn_factor). For every factor s = 1 + v > 1 that is YaRN's get_mscale with mu = 0.7, i.e. "
+        "its growth above 1 is 0.7 of YaRN's; at s = 1 both are 1. The numeric core evaluates it as "
+        "yarn_mscale(s, 7/10) (the formula lowered under yarn.attention_factor).",
+        (
+            Equation(F.yarn_mscale(s1, seven), sp.Rational(7, 100) * sp.log(s1) + 1, "0.07 ln s + 1 for s > 1"),
+            Equation(F.yarn_mscale(s1, seven) - 1, seven * (F.yarn_mscale(s1) - 1), "0.7 of YaRN's growth"),
+            Equation(F.yarn_mscale(1, seven), 1, "no scaling: factor 1"),
+        ),
+        (), SRC_TELECHAT3,
+    )
+
+
+@theorem("deepseek_v4.output_conjugate",
+         "DeepSeek-V4: RoPE on the trailing pair of a head, and the output rotated back at the query "
+         "position, give value contributions and scores that depend on n - m only",
+         SRC_DEEPSEEK_V4, concrete=False,
+         latex=(r"P(x) = \mathrm{diag}\big(I_2,\ R(x\theta)\big): \quad P(-m)\,P(n) = P(n - m),"
+                r" \qquad \langle P(m)\,q,\ P(n)\,k \rangle = \langle q,\ P(n - m)\,k \rangle"))
+def _deepseek_v4(d: int | None) -> Claim:
+    th = sp.Symbol("theta", positive=True)
+    m, n = S.m, S.n
+
+    def P(x: sp.Expr) -> sp.ImmutableMatrix:  # two leading channels kept, the trailing pair rotated
+        return sp.ImmutableMatrix(sp.diag(sp.eye(2), F.rope_matrix(x, (th,))))
+
+    q, kv = S.vector("q", 4), S.vector("k", 4)
+    return Claim(
+        "deepseek_v4.output_conjugate",
+        "DeepSeek-V4 rotates only the last channels of each head (P(x) = diag(I, R(x theta)), leading "
+        "channels kept) and, since its keys are its values, applies the conjugate rotation P(-m) to the "
+        "attention output at the query position m. A value rotated at key position n then contributes "
+        "P(-m) P(n) v = P(n - m) v: a function of the distance, as the scores <P(m) q, P(n) k> = "
+        "<q, P(n - m) k> are. Shown for one rotated pair after two kept channels; the blocks are "
+        "independent (family.relative lifts it to every pair).",
+        (
+            Equation(P(-m) * P(n), P(n - m), "P(-m) P(n) = P(n - m): the output's conjugate rotation"),
+            Equation(_dot(P(m) * q, P(n) * kv), _dot(q, P(n - m) * kv), "scores depend on n - m"),
+        ),
+        (), SRC_DEEPSEEK_V4,
     )
