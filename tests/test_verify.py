@@ -624,3 +624,19 @@ def test_a_cached_table_indexed_by_position_ids_is_traced_at_numeric_positions()
     assert report.verdict == "verified" and report.structure["method"] == "traced at numeric positions", \
         report.to_text()
     assert "index" in report.structure["not_traced_symbolically"]
+
+
+def test_a_trailing_channel_rope_is_refused_not_checked_on_the_wrong_channels():
+    # DeepSeek-V4 rotates the LAST 64 of 512 channels: the structure step checks the leading
+    # ones, so it must refuse (a right implementation could be refuted, a wrong one proved)
+    import numpy as np
+
+    from pe_symbolic.audit.verify import verify_rope
+
+    config = {"model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64, "head_dim": 512,
+              "qk_rope_head_dim": 64, "max_position_embeddings": 1048576, "rope_theta": 10000,
+              "compress_rope_theta": 160000, "compress_ratios": [0, 0, 4, 128, 4, 0], "num_hidden_layers": 6,
+              "rope_scaling": {"type": "yarn", "factor": 16, "original_max_position_embeddings": 65536,
+                               "beta_fast": 32, "beta_slow": 1}}
+    with pytest.raises(ValueError, match="LAST 64 of 512 channels"):
+        verify_rope(lambda x, ids: np.asarray(x), config, layer_type="main")

@@ -849,6 +849,13 @@ def _pick(fn: Any, layer_type: str) -> Any:
 def _verify_one(fn: Any, config: Mapping[str, Any], *, layout: str, dtype: str, context: int | None,
                 framework: str | None, layer_type: str | None, trace: bool, picked: bool = False) -> VerifyReport:
     spec = parse_rope_config(config, layer_type=layer_type)
+    if getattr(spec, "rotary_channels", None) == "trailing":
+        # the structure below is R(theta) on the LEADING rotary_dim channels; checking a model that
+        # rotates the last ones against it would prove or refute the wrong thing
+        raise ValueError(f"config: layer type {spec.layer_type!r} rotates the LAST {spec.rotary_dim} of "
+                         f"{spec.head_dim} channels (DeepSeek-V4), which verify_rope does not check yet; "
+                         f"verify the rotation of x[..., -{spec.rotary_dim}:] with a config of rotary dim "
+                         f"{spec.rotary_dim} (head_dim={spec.rotary_dim}) and the same frequencies")
     geo = _geometry(config, spec, "split" if layout == IN_SPLIT_OUT else layout, layer_type)
     d, r, pairs = geo.d, geo.r, geo.pairs
     if context is None:
