@@ -90,6 +90,18 @@ def test_a_wrong_implementation_is_caught_and_explained(fn, cfg, why):
     assert why in report.to_text(), report.to_text()
 
 
+def test_angles_in_float32_are_verified_as_hf_recipe_and_said_so_angles_in_float16_are_not():
+    def float32_angles(x, ids):
+        cos, sin = _tables(ids, _inv(), angle_dtype=np.float32)
+        return (x * cos + _rotate_half(x) * sin).astype(x.dtype)
+
+    report = pe.verify_rope(float32_angles, CFG)
+    assert report.verdict == "verified", report.to_text()
+    assert "within the bound of HF's recipe" in report.precision["summary"]
+    assert "beyond the float64-angle bound" in report.to_text()
+    assert pe.verify_rope(float16_angles, CFG).verdict != "verified"
+
+
 def test_a_missing_attention_factor_is_named():
     cfg = {**CFG, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024}}
     inv, factor = pe.reference.rope_frequencies(cfg)
@@ -179,9 +191,12 @@ def test_hf_llama_rotary_classes_verify_when_transformers_is_installed():
     cfg = pe.numeric.model_config("llama-3.1-8b")
     emb = LlamaRotaryEmbedding(LlamaConfig(**{k: v for k, v in cfg.items() if k != "architectures"}))
     report = pe.verify_rope((emb, apply_rotary_pos_emb), cfg, framework="torch", context=8192)
-    # the right rotation and frequencies; its float32 angles are what the precision section judges
+    # the right rotation and frequencies; its float32 angles are within the bound of HF's recipe
+    # (which forms them in float32), beyond the tighter float64-angle bound, and the report says so
     assert report.structure["verdict"] == "proved" and "why" not in report.frequencies, report.to_text()
-    assert report.verdict in ("verified", "out of bound")
+    assert report.verdict == "verified", report.to_text()
+    assert report.precision["beyond_float64_angle_bound_from"] > 0
+    assert "angles formed in float32" in report.precision["bound"]
 
     def minus_on_the_wrong_half(q, k, cos, sin):
         h = q.shape[-1] // 2
