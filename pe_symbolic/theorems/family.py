@@ -1180,7 +1180,7 @@ def _ntk_mixed(d: int | None) -> Claim:
         "b s, then every frequency divided by s^(2/d). It is not the static NTK-aware base b s^(d/(d-2)) "
         "(which keeps pair 0): the parser reads 'ntk' without mixed_b as that one and says so.",
         (
-            Equation(F.ntk_mixed_factor(k, dd, F.s, beta), F.s, "lambda of the last pair is s"),
+            Equation(at(F.ntk_mixed_factor(S.i, dd, F.s, beta), {S.i: k}), F.s, "lambda of the last pair is s"),
             Equation(F.ntk_mixed_factor(i, dsym, F.s, 1), F.s ** (2 * (i + 1) / dsym), "beta = 1: s^(2(i+1)/d)"),
             Equation(F.default_theta(i, dsym) / F.s ** (2 * (i + 1) / dsym),
                      F.default_theta(i, dsym, base=S.b * F.s) / F.s ** (2 / dsym),
@@ -1206,9 +1206,10 @@ def _telechat3(d: int | None) -> Claim:
         "its growth above 1 is 0.7 of YaRN's; at s = 1 both are 1. The numeric core evaluates it as "
         "yarn_mscale(s, 7/10) (the formula lowered under yarn.attention_factor).",
         (
-            Equation(F.yarn_mscale(s1, seven), sp.Rational(7, 100) * sp.log(s1) + 1, "0.07 ln s + 1 for s > 1"),
-            Equation(F.yarn_mscale(s1, seven) - 1, seven * (F.yarn_mscale(s1) - 1), "0.7 of YaRN's growth"),
-            Equation(F.yarn_mscale(1, seven), 1, "no scaling: factor 1"),
+            Equation(at(F.yarn_mscale(_factor, seven), {_factor: s1}), sp.Rational(7, 100) * sp.log(s1) + 1, "0.07 ln s + 1 for s > 1"),
+            Equation(at(F.yarn_mscale(_factor, seven), {_factor: s1}) - 1, seven * (at(F.yarn_mscale(_factor), {_factor: s1}) - 1),
+                     "0.7 of YaRN's growth"),
+            Equation(at(F.yarn_mscale(_factor, seven), {_factor: 1}), 1, "no scaling: factor 1"),
         ),
         (), SRC_TELECHAT3,
     )
