@@ -122,7 +122,9 @@ pdflatex = shutil.which("pdflatex")
 
 @pytest.mark.skipif(pdflatex is None, reason="pdflatex is not installed (apt-get install texlive-latex-extra)")
 def test_standalone_latex_compiles_without_overfull_boxes(tmp_path):
-    body = "\n\n".join(render.latex(theorems.get(id_).prove()) for id_ in LONG)
+    # every registered theorem (what `pe-derive all --format latex --standalone` prints), so a
+    # new claim's long source or statement cannot run into the margin unnoticed
+    body = "\n\n".join(render.latex(th.prove()) for th in theorems.all())
     body += "\n\n" + render.latex(theorems.get("translation.identity").prove(16))
     (tmp_path / "proofs.tex").write_text(render._PREAMBLE + body + "\n\\end{document}\n", encoding="ascii")
     run = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "proofs.tex"], cwd=tmp_path,

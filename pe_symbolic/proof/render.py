@@ -719,6 +719,8 @@ def _tex_prose(s: str) -> str:
     # a long identifier (modeling_rope_utils.py, _compute_..._parameters) may break after
     # an underscore, a dot or a slash instead of running into the margin
     out = out.replace(r"\_", r"\_\allowbreak{}")
+    # so may a long CamelCase name (TeleChat3RoPEScaledRotaryEmbedding), between its words
+    out = re.sub(r"[A-Za-z0-9]{24,}", lambda m: re.sub(r"(?<=[a-z0-9])(?=[A-Z])", r"\\allowbreak{}", m.group()), out)
     return re.sub(r"(?<=\w)([./])(?=\w)", r"\1\\allowbreak{}", out)
 
 
