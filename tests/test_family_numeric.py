@@ -29,6 +29,7 @@ SHIPPED = {
     "qwen2.5-7b-yarn": [{}],
     "deepseek-v3": [{}],
     "phi-3.5-mini": [{"seq_len": 4096}, {"seq_len": 4097}],
+    "phi-3.5-moe": [{"seq_len": 4096}, {"seq_len": 4097}],
     "gpt-oss-20b": [{}],
     "gpt-neox-20b": [{}],
     "qwen2-vl-7b": [{}],
@@ -665,3 +666,34 @@ def test_yarn_with_beta_slow_above_beta_fast_warns():
     assert inv.shape == (32,)
     with pytest.warns(UserWarning, match=r"\['beta_slow'\]=64 is greater than .*\['beta_fast'\]=None \(default 32\)"):
         numeric.parse_rope_config(_cfg(rope_type="yarn", factor=4.0, beta_slow=64))
+
+
+def test_shipped_phi_3_5_moe_matches_hf():
+    # the real 64-entry factor lists. Up to the original context HF's PhimoeRotaryEmbedding is the
+    # reference (short factors, short_mscale 1.243163121016122 where plain longrope gives 1.19);
+    # beyond it, HF's longrope init (long factors) with long_mscale: transformers 5.24's
+    # PhimoeRotaryEmbedding.forward recomputes inv_freq without seq_len, so it never switches to
+    # the long factors itself (its cos at position 1 beyond 4096 is still the short one)
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import PhimoeConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.phimoe import modeling_phimoe
+
+    cfg = numeric.model_config("phi-3.5-moe")
+    assert len(cfg["rope_scaling"]["long_factor"]) == len(cfg["rope_scaling"]["short_factor"]) == 64
+    hf_cfg = PhimoeConfig(**cfg)
+    emb = modeling_phimoe.PhimoeRotaryEmbedding(hf_cfg)
+    n = 64
+    cos, _ = emb(torch.zeros(1, 1, 128, dtype=torch.float32), torch.arange(n)[None])
+    short = numeric.rope_frequencies(cfg, seq_len=n)
+    assert float(short.attention_factor) == 1.243163121016122
+    ang = np.arange(n, dtype=np.float64)[:, None] * np.asarray(short.inv_freq, dtype=np.float64)[None]
+    want = np.concatenate([np.cos(ang), np.cos(ang)], -1) * float(short.attention_factor)
+    assert np.max(np.abs(cos[0].double().numpy() - want)) <= 8 * 2.0**-24 * n  # float32 angles and tables
+    long = numeric.rope_frequencies(cfg, seq_len=4097)
+    hf_long, _ = ROPE_INIT_FUNCTIONS["longrope"](hf_cfg, "cpu", seq_len=4097)
+    ours = np.asarray(long.inv_freq, dtype=np.float64)
+    # HF forms inv_freq in float32: a power, a product and a division, each rounded (4 units of 2**-24)
+    assert np.max(np.abs(hf_long.double().numpy() - ours) / ours) <= 4 * 2.0**-24
+    assert float(long.attention_factor) == hf_cfg.rope_parameters["long_mscale"]
