@@ -54,7 +54,7 @@ def load_target(config: Any, *, seq_len: int | None = None, layer_type: str | No
     'sinusoidal:512 (sinusoidal, d 512, base 10000, vaswani schedule)'
     >>> load_target("lama-3.1-8b")
     Traceback (most recent call last):
-    ValueError: config='lama-3.1-8b' is neither a shipped model config (deepseek-v3, ..., qwen2.5-7b-yarn), a path to a config.json, nor sinusoidal:D[:BASE] (did you mean 'llama-3.1-8b'?)
+    ValueError: config='lama-3.1-8b' is neither a shipped model config (deepseek-v3, ...), a path to a config.json, nor sinusoidal:D[:BASE] (did you mean 'llama-3.1-8b'?)
     """
     from .. import numeric
     from .emulate import rope_target, sinusoidal_target
