@@ -1219,8 +1219,8 @@ def _telechat3(d: int | None) -> Claim:
          "DeepSeek-V4: RoPE on the trailing pair of a head, and the output rotated back at the query "
          "position, give value contributions and scores that depend on n - m only",
          SRC_DEEPSEEK_V4, concrete=False,
-         latex=(r"P(x) = \mathrm{diag}\big(I_2,\ R(x\theta)\big): \quad P(-m)\,P(n) = P(n - m),"
-                r" \qquad \langle P(m)\,q,\ P(n)\,k \rangle = \langle q,\ P(n - m)\,k \rangle"))
+         latex=(r"P(x) = \mathrm{diag}\big(I_2,\ R(x\theta)\big): \quad P(-m)\,P(n) = P(n - m), \\"
+                r" \langle P(m)\,q,\ P(n)\,k \rangle = \langle q,\ P(n - m)\,k \rangle"))
 def _deepseek_v4(d: int | None) -> Claim:
     th = sp.Symbol("theta", positive=True)
     m, n = S.m, S.n
