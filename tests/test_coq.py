@@ -405,3 +405,24 @@ def test_cli_check_reports_per_claim_and_equation(capsys) -> None:
     assert "equation 0 [pe_rot2_det_e0]: coq: outside the exported fragment (the symbol a is not declared real)" in out
     assert "dynamic.mixed_bases: coq: not proved, as expected" in out
     assert re.search(r"summary: 2 of 4 equations checked by Coq \(50\.0%\), 1 failed, 1 outside .*coqtop \d", out)
+
+
+def test_a_substitution_is_printed_without_capture_or_refused() -> None:
+    j, n = sp.symbols("j n", integer=True, nonnegative=True)
+    xr = sp.Symbol("x", real=True)
+    # x := j inside a sum over j would capture the index: refused, never printed
+    with pytest.raises(OutsideFragment, match="bound inside"):
+        to_coq_ast(sp.Subs(sp.Sum(xr * j, (j, 0, n)), xr, j), Env())
+    # otherwise the expression with x replaced, node for node (nothing evaluated on the way)
+    assert coq_text(to_coq_ast(sp.Subs(xr**2 + 1, xr, 3), Env())) == "(1 + (3 ^ 2))"  # not 10: Coq computes
+
+
+@needs_coq
+def test_coq_rejects_a_false_substitution_and_a_false_max() -> None:
+    xr = sp.Symbol("x", real=True)
+    false = [Equation(sp.Subs(xr**2, xr, 3), 8), Equation(sp.Max(-3, sp.Min(3, xr)), 3)]
+    true = [Equation(sp.Subs(xr**2, xr, 3), 9), Equation(sp.Subs(sp.Max(-3, sp.Min(3, xr)), xr, -8), -3)]
+    bad = check([export_claim(Claim(f"false.s{q}", "", (e,))) for q, e in enumerate(false)])
+    assert [r.status for r in bad.results] == ["failed", "failed"]
+    good = check([export_claim(Claim(f"true.s{q}", "", (e,))) for q, e in enumerate(true)])
+    assert [r.status for r in good.results] == ["checked", "checked"]

@@ -228,3 +228,39 @@ def test_the_enclosure_sums_a_half_integer_range_as_sympy_reads_it():
     assert enclose(lhs, {i_nn: 2, n: 3}) == 0  # the index never meets an integer
     with pytest.raises(Undecidable):
         enclose(sp.Sum(j_plain, (j_plain, H, 2)), {})  # 1/2, 3/2, ... never reaches 2
+
+
+# ----------------------------------------------------------------------------------------
+# statements written at a point (Subs, theorems._derive.at): the reader, the kernel, Coq
+
+def test_a_statement_at_the_wrong_point_is_not_proved_and_the_right_one_not_refuted():
+    b = sp.Symbol("b", positive=True)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    d = sp.Symbol("d", integer=True, positive=True, even=True)
+    w = b ** (-2 * i / d)
+    assert check_identity(sp.Subs(w, i, 1), 1, assumptions=[b > 1]).verdict != "proved"
+    assert check_identity(sp.Subs(w, i, 0), 1, assumptions=[b > 1]).verdict == "proved"
+    x = sp.Symbol("x", real=True)
+    assert check_identity(sp.Subs(x**2, x, 3), 8).verdict == "refuted"  # enclosures: 9 vs 8
+    assert check_identity(sp.Subs(x**2, x, 3), 9).verdict == "proved"
+
+
+def test_a_certificate_whose_point_was_moved_does_not_match_the_registry():
+    import json
+
+    from pe_symbolic import theorems
+    from pe_symbolic.proof.render import certificate
+    from pe_symbolic.proof.srepr import CertificateError, parse_srepr
+
+    cert = certificate(theorems.get("schedule.geometric").prove())
+    text = json.dumps(cert)
+    # the reader rebuilds Subs canonically: an untouched certificate round-trips ...
+    assert theorems.recheck_certificate(cert).verdict == "proved"
+    # ... and w_0 = 1 moved to w_1 = 1 is refused as another claim, never re-proved
+    assert "Tuple(Integer(0))" in text
+    moved = json.loads(text.replace("Tuple(Integer(0))", "Tuple(Integer(1))", 1))
+    with pytest.raises(CertificateError, match="does not match the registry"):
+        theorems.recheck_certificate(moved)
+    b, i = sp.Symbol("b", positive=True), sp.Symbol("i", integer=True)
+    assert parse_srepr(sp.srepr(sp.Subs(b**i, i, 0))) == sp.Subs(b**i, i, 0)
+    assert parse_srepr(sp.srepr(sp.Subs(b**i, i, 1))) != sp.Subs(b**i, i, 0)

@@ -359,7 +359,7 @@ def _substituted(e: sp.Subs) -> sp.Basic:
     evaluation off (the substitution is what ``Subs`` means; nothing is simplified on the way),
     when no variable bound inside ``f`` is ``x`` or occurs in ``p`` (no capture)."""
     point = dict(zip(e.variables, e.point))
-    free_in_point = set().union(*(sp.sympify(p).free_symbols for p in point.values()))
+    free_in_point = set().union(*(p.free_symbols for p in point.values()))  # Subs holds SymPy objects
     for node in sp.preorder_traversal(e.expr):
         if isinstance(node, (sp.Sum, sp.Product)):
             bound = {lim[0] for lim in node.limits}
