@@ -12,7 +12,9 @@ and against Hugging Face's formula in the same run):
   forward, as in a model), "full" rows compute them too;
 * ``pe_symbolic``: :func:`pe_symbolic.torch.apply_rope` with ``position_ids`` (full: the
   same ids every call, as every layer of a model passes them, so the table cache hits) and
-  with ``cos_sin=`` from :func:`pe_symbolic.torch.rope_cos_sin` (apply); "full, new ids":
+  with ``cos_sin=`` from :func:`pe_symbolic.torch.rope_cos_sin` (apply); the batch's rows
+  hold the same positions, so those tables are one row's, expanded; "apply, distinct rows":
+  each row shifted by its index (a left-padded batch), tables of every row; "full, new ids":
   new positions every call (a cache miss each time), measured in a round of their own;
 * each eager and ``torch.compile``-d (``fullgraph=True``), or ``jax.jit``-ted.
 
@@ -92,15 +94,20 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
     for dt in dtypes:
         x = torch.randn(shape, device=device).to(dt)
         hc, hs = _hf_tables(torch, inv, ids, dt)
-        pc, ps = PT.rope_cos_sin(ids, D, base=base, dtype=torch.float32 if dt != torch.float64 else dt)
+        tdt = torch.float32 if dt != torch.float64 else dt
+        pc, ps = PT.rope_cos_sin(ids, D, base=base, dtype=tdt)
+        shifted = ids + torch.arange(B, device=device)[:, None]  # a left-padded batch: rows differ
+        dc, ds = PT.rope_cos_sin(shifted, D, base=base, dtype=tdt)
         compiled = {
             "HF apply": torch.compile(lambda x, c, s: _hf_apply(torch, x, c, s), fullgraph=True),
             "HF full": torch.compile(lambda x, i: _hf_apply(torch, x, *_hf_tables(torch, inv, i, dt)), fullgraph=True),
             "pe_symbolic apply": torch.compile(lambda x, c, s: PT.apply_rope(x, cos_sin=(c, s)), fullgraph=True),
+            "pe_symbolic apply, distinct rows": torch.compile(lambda x, c, s: PT.apply_rope(x, cos_sin=(c, s)),
+                                                              fullgraph=True),
             "pe_symbolic full": torch.compile(lambda x, i: PT.apply_rope(x, i, base=base), fullgraph=True),
         }
         args = {"HF apply": (x, hc, hs), "HF full": (x, ids), "pe_symbolic apply": (x, pc, ps),
-                "pe_symbolic full": (x, ids)}
+                "pe_symbolic apply, distinct rows": (x, dc, ds), "pe_symbolic full": (x, ids)}
         t_compile = {}
         for k, f in compiled.items():
             t0 = time.perf_counter()
@@ -111,6 +118,7 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
             "HF apply eager": lambda: _hf_apply(torch, x, hc, hs),
             "HF full eager": lambda: _hf_apply(torch, x, *_hf_tables(torch, inv, ids, dt)),
             "pe_symbolic apply eager": lambda: PT.apply_rope(x, cos_sin=(pc, ps)),
+            "pe_symbolic apply, distinct rows eager": lambda: PT.apply_rope(x, cos_sin=(dc, ds)),
             "pe_symbolic full eager": lambda: PT.apply_rope(x, ids, base=base),
         }
         for k, f in compiled.items():
@@ -130,14 +138,14 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
         print(f"\n{device} {name} x{tuple(shape)} ({x.numel() * x.element_size() / 2**20:.0f} MiB), "
               f"torch {torch.__version__}, {torch.get_num_threads()} threads; copy {copy * 1e3:.2f} ms "
               f"(rows measured round robin, median of {repeat})")
-        print(f"{'row':<36} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}")
+        print(f"{'row':<42} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}")
         for group, ref in ((times, copy), (again, again.pop("copy"))):
             for k, v in group.items():
                 if group is again and k.startswith("HF"):
                     continue
                 kind, mode = k.rsplit(" ", 1)
                 hf = group[f"HF {kind.split(' ', 1)[1].split(',')[0]} {mode}"] if kind.startswith("pe_symbolic") else v
-                print(f"{k:<36} {v * 1e3:>8.2f}ms {v / ref:>7.2f}x {v / hf:>14.2f}x")
+                print(f"{k:<42} {v * 1e3:>8.2f}ms {v / ref:>7.2f}x {v / hf:>14.2f}x")
         print("compile (first call): " + ", ".join(f"{k} {v:.1f} s" for k, v in t_compile.items()))
         print("(full: tables from position_ids; the same ids each call hit pe_symbolic's table cache, "
               "as every layer of a model does; 'new ids': a miss each call, measured in a second round "

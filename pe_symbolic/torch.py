@@ -388,6 +388,19 @@ class _Torch(F.Backend):
             return torch.cat((half, half), dim=-1)
         return half.repeat_interleave(2, dim=-1)
 
+    def repeated_rows(self, t: Any, axis: int) -> int:
+        # eager CPU positions only: under a tracer the values are unknown, and on an
+        # accelerator the comparison would make the host wait for the device
+        torch = _torch()
+        if (_compiling() or type(t) is not torch.Tensor or t.device.type != "cpu" or t.ndim < axis + 2
+                or t.shape[axis] < 2):
+            return 0
+        b = _bits(t)
+        return t.shape[axis] if torch.equal(b, b.narrow(axis, 0, 1).expand_as(b)) else 0
+
+    def expand_rows(self, v: Any, n: int) -> Any:
+        return v.expand((n,) + tuple(v.shape[1:]))
+
     def rotate(self, x: Any, c: Any, s: Any, layout: str, rd: int) -> Any:
         torch = _torch()
         if (_compiling() or type(x) is not torch.Tensor or x.device.type != "cpu" or x.ndim < 2
@@ -527,7 +540,12 @@ def rope_cos_sin(
     Returns
     -------
     cos, sin : torch.Tensor
-        Shape ``positions.shape + (d,)`` (M-RoPE: ``positions.shape[1:] + (d,)``).
+        Shape ``positions.shape + (d,)`` (M-RoPE: ``positions.shape[1:] + (d,)``). When
+        every row of eager CPU positions is the same (the batch axis: the first, after
+        M-RoPE's), as in training or a batch without padding, the tables are one row's,
+        expanded over the batch: a read-only view (writing into it raises; ``.contiguous()``
+        copies), ``batch`` times less memory, and less for a compiled :func:`apply_rope` to
+        read.
 
     Examples
     --------
@@ -538,6 +556,9 @@ def rope_cos_sin(
             [0.5403, 0.9950, 0.5403, 0.9950]], dtype=torch.float64)
     >>> rope_cos_sin(torch.tensor([1]), 4, base=100.0, layout="interleaved")[1]
     tensor([[0.8415, 0.8415, 0.0998, 0.0998]])
+    >>> c, s = rope_cos_sin(torch.arange(6).expand(3, 6), 8)  # three equal rows
+    >>> c.shape, c.stride()
+    (torch.Size([3, 6, 8]), (0, 8, 1))
     """
     return F.rope_cos_sin(_B, positions, d, base=base, layout=layout, dtype=dtype, device=device,
                           config=config, inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len,

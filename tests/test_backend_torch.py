@@ -349,3 +349,52 @@ def test_axial_pixtral_is_hf_placement():
     got_pt = PT.apply_rope(x, positions=torch.from_numpy(pos), config=cfg)
     np.testing.assert_allclose(got_np, want.numpy(), rtol=0, atol=1e-14)
     torch.testing.assert_close(got_pt, want, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("layout", ["split", "interleaved"])
+def test_equal_rows_give_one_rows_tables_expanded_and_nothing_else_does(layout):
+    # the batch's rows hold the same positions: one row's tables, a stride-0 view over the batch
+    PT.clear_cache()
+    ids = torch.arange(7, 7 + 33)[None].expand(4, 33).contiguous()
+    c, s = PT.rope_cos_sin(ids, 16, base=500.0, dtype=torch.float64, layout=layout)
+    assert c.shape == (4, 33, 16) and c.stride(0) == 0 and s.stride(0) == 0
+    one_c, one_s = PT.rope_cos_sin(ids[:1], 16, base=500.0, dtype=torch.float64, layout=layout)
+    for b in range(4):
+        assert torch.equal(c[b], one_c[0]) and torch.equal(s[b], one_s[0])
+    with pytest.raises(RuntimeError):
+        c.add_(1.0)  # a view over one row: writing into it is refused, never silently shared
+    # one position differs in the last row (or only by the sign of a zero): every row computed
+    for moved, value in ((ids.clone(), 1000), (torch.zeros(3, 5, dtype=torch.float64), -0.0)):
+        moved[-1, 2] = value
+        mc, ms = PT.rope_cos_sin(moved, 16, base=500.0, dtype=torch.float64, layout=layout)
+        assert mc.stride(0) != 0
+        for b in range(moved.shape[0]):  # each row as computed alone
+            rc, rs = PT.rope_cos_sin(moved[b:b + 1], 16, base=500.0, dtype=torch.float64, layout=layout)
+            assert torch.equal(mc[b], rc[0]) and torch.equal(ms[b], rs[0])
+        assert not torch.equal(mc[0, 2], mc[-1, 2]) or value == -0.0
+        assert torch.signbit(ms[-1, 2, 0]) == (value == -0.0)
+    # a batch of one, and positions of one axis, are left as they are
+    assert PT.rope_cos_sin(ids[:1], 16)[0].stride(0) != 0
+    assert PT.rope_cos_sin(torch.arange(5), 16)[0].is_contiguous()
+    # the expanded tables rotate exactly as the full ones, eager and compiled
+    x = _x((4, 2, 33, 16), torch.float32, seed=5)
+    full = tuple(t.contiguous() for t in PT.rope_cos_sin(ids, 16, base=500.0, layout=layout))
+    got = PT.apply_rope(x, cos_sin=PT.rope_cos_sin(ids, 16, base=500.0, layout=layout), layout=layout)
+    assert torch.equal(got, PT.apply_rope(x, cos_sin=full, layout=layout))
+
+
+def test_equal_rows_of_mrope_positions_are_the_batch_axis():
+    # M-RoPE's (3, batch, seq): the rows compared are the batch's, each of the three axes kept
+    cfg = {"rope_theta": 10000.0, "head_dim": 16, "hidden_size": 64, "num_attention_heads": 4,
+           "rope_scaling": {"rope_type": "default", "mrope_section": [2, 3, 3]}}
+    row = torch.stack([torch.arange(9), torch.arange(9) // 3, torch.arange(9) % 3])  # (3, seq)
+    ids = row[:, None].expand(3, 2, 9).contiguous()
+    c, s = PT.rope_cos_sin(ids, config=cfg, dtype=torch.float64)
+    assert c.shape == (2, 9, 16) and c.stride(0) == 0
+    rc, rs = PT.rope_cos_sin(ids[:, :1], config=cfg, dtype=torch.float64)
+    assert torch.equal(c[1], rc[0]) and torch.equal(s[1], rs[0])
+    moved = ids.clone()
+    moved[2, 1, 4] = 0  # the last axis of the second row differs: both rows computed
+    mc, ms = PT.rope_cos_sin(moved, config=cfg, dtype=torch.float64)
+    assert mc.stride(0) != 0 and torch.equal(mc[0], c[0]) and not torch.equal(ms[1], s[1])
+    np.testing.assert_allclose(ms.numpy(), N.rope_cos_sin(moved.numpy(), config=cfg)[1], rtol=0, atol=1e-15)

@@ -230,6 +230,15 @@ class Backend:
         """Full-width table from a half-width one: ``[c, c]`` (split) or each entry twice."""
         raise NotImplementedError
 
+    def repeated_rows(self, t: Any, axis: int) -> int:
+        """``t.shape[axis]`` when every slice of ``t`` along ``axis`` holds the same positions
+        (read here; a backend that cannot or need not look says 0), else 0."""
+        return 0
+
+    def expand_rows(self, v: Any, n: int) -> Any:
+        """``v`` of leading axis 1 as ``n`` rows, without copying (a view)."""
+        raise NotImplementedError
+
     def rotate(self, x: Any, c: Any, s: Any, layout: str, rd: int) -> Any:
         """``x`` rotated with half tables ``c``, ``s`` (default: :func:`rotate`)."""
         return rotate(self, x, c, s, layout, rd)
@@ -347,8 +356,13 @@ def rope_cos_sin(B: Backend, positions: Any, d: int | None, *, base: Any, layout
               attention_factor=attention_factor)
     plan = B.plan(rotary_dim=None, **kw)
     _mrope_core(plan, t)
+    axis = 0 if plan.n_axes == 1 else 1  # the batch: after M-RoPE's / axial RoPE's axes
+    n = B.repeated_rows(t, axis)
+    if n:  # every row the same positions (training, a batch without padding): one row's tables
+        t = t[(slice(None),) * axis + (slice(0, 1),)]
     c, s = B.tables(t, plan, dt, kw, device)
-    return B.widen(c, layout), B.widen(s, layout)
+    c, s = B.widen(c, layout), B.widen(s, layout)
+    return (B.expand_rows(c, n), B.expand_rows(s, n)) if n else (c, s)
 
 
 def _check_xs(B: Backend, x: Any) -> tuple[list[Any], bool]:
