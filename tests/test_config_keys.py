@@ -69,6 +69,46 @@ def test_unknown_top_level_rope_key_warns():
         numeric.parse_rope_config(cfg, strict=True)
 
 
+@pytest.mark.parametrize("key, value", [
+    ("use_dynamic_ntk", True),           # Qwen-1 (remote code): its own dynamic NTK
+    ("use_logn_attn", True),             # Qwen-1: log-n attention scaling
+    ("alibi", True),                     # Falcon-RW: ALiBi instead of RoPE
+    ("position_embedding_type", "absolute"),  # learned positions, no RoPE
+    ("yarn_factor", 4.0),
+])
+def test_a_set_key_of_another_position_scheme_warns_naming_it(key, value):
+    cfg = {"head_dim": 64, "rope_theta": 10000.0, key: value}
+    with pytest.warns(UnknownConfigKeyWarning, match=rf"config\['{key}'\]={value!r} names a position scheme"):
+        numeric.parse_rope_config(cfg)
+    with pytest.raises(UnknownConfigKeyError, match=key):
+        numeric.parse_rope_config(cfg, strict=True)
+
+
+@pytest.mark.parametrize("model_type", ["chatglm", "qwen", "baichuan"])
+def test_remote_code_model_types_whose_rope_differs_warn(model_type):
+    # ChatGLM3-6B's config says nothing about its interleaved half-head RoPE: only the type does
+    cfg = {"model_type": model_type, "hidden_size": 4096, "num_attention_heads": 32, "kv_channels": 128}
+    with pytest.warns(UnknownConfigKeyWarning, match=rf"config\['model_type'\]='{model_type}' is not a transformers"):
+        numeric.parse_rope_config(cfg)
+    with pytest.raises(UnknownConfigKeyError):
+        numeric.parse_rope_config(cfg, strict=True)
+
+
+def test_mpt_attn_config_alibi_warns_one_level_down():
+    cfg = {"head_dim": 64, "rope_theta": 10000.0, "attn_config": {"alibi": True, "attn_pdrop": 0.0}}
+    with pytest.warns(UnknownConfigKeyWarning, match=r"config\['attn_config'\]\['alibi'\]=True"):
+        numeric.parse_rope_config(cfg)
+
+
+@pytest.mark.parametrize("key, value", [("use_dynamic_ntk", False), ("alibi", False), ("alibi", None),
+                                        ("position_embedding_type", "rotary"), ("use_logn_attn", 0)])
+def test_another_scheme_switched_off_or_rope_itself_is_silent(key, value):
+    cfg = {"head_dim": 64, "rope_theta": 10000.0, key: value, "attn_config": {"alibi": False}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        numeric.parse_rope_config(cfg, strict=True)
+
+
 def test_unknown_key_in_a_per_layer_entry_names_the_layer():
     cfg = {"head_dim": 64, "rope_parameters": {
         "full_attention": {"rope_type": "default", "rope_theta": 1e6, "scaling": 2},

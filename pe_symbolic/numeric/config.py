@@ -185,6 +185,23 @@ DEEPSEEK_V4_PARTIAL = 64 / 512
 #: (Granite SWA, GraniteMoE SWA) a non-zero entry is that layer's base.
 LAYER_THETA_MARKS_ONLY: frozenset[str] = frozenset({"muse_spark", "muse_spark_text", "muse_glimmer",
                                                     "muse_glimmer_text"})
+#: Top-level keys whose name says another position scheme (ALiBi, learned or relative
+#: positions) or a long-context recipe outside the rope dict (Qwen-1's ``use_dynamic_ntk`` and
+#: ``use_logn_attn``, ...): the parser implements none of them, so a set value warns (a false
+#: or null one is the scheme switched off: nothing to read). ``position_embedding_type``
+#: naming RoPE itself is what the parser computes.
+_OTHER_POSITION_WORDS = ("ntk", "yarn", "alibi", "logn", "position_embedding_type")
+_ROPE_POSITION_TYPES = frozenset({"rope", "rotary"})
+#: Model types of remote code (not in HF transformers) whose RoPE is not what the standard
+#: keys say: the parser would read them as HF's Llama does, so they warn (error under strict).
+REMOTE_CODE_ROPE: dict[str, str] = {
+    "chatglm": "ChatGLM2/3 and GLM-4 (remote code) rotate the first kv_channels // 2 channels in interleaved "
+               "pairs, base 10000 * rope_ratio",
+    "qwen": "Qwen (1st generation, remote code) stretches the base by its own dynamic NTK (use_dynamic_ntk) "
+            "and scales attention by log-n (use_logn_attn)",
+    "baichuan": "Baichuan (remote code) uses RoPE in its 7B model and ALiBi in its 13B model, which the same "
+                "model_type names",
+}
 _ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size",
               "num_attention_heads", "rotary_emb_base", "rotary_pct", "partial_rotary_factor")
 
@@ -379,6 +396,10 @@ def _per_layer(params: Mapping[str, Any]) -> bool:
 
 def _check_top_keys(cfg: Mapping[str, Any], strict: bool) -> None:
     """Warn (or raise under ``strict``) on every top-level key naming RoPE that nothing reads."""
+    mt = cfg.get("model_type")
+    if isinstance(mt, str) and mt in REMOTE_CODE_ROPE:
+        _unknown(f"config['model_type']={mt!r} is not a transformers model: {REMOTE_CODE_ROPE[mt]}; the parser "
+                 "reads the standard keys as HF's Llama does, which is not this model's RoPE", strict)
     extra = _TOP_KEYS_READ_FOR.get(cfg.get("model_type"), frozenset())  # type: ignore[arg-type]
     for key in cfg:
         if not isinstance(key, str) or key in _TOP_KEYS_READ or key in extra:
@@ -387,6 +408,24 @@ def _check_top_keys(cfg: Mapping[str, Any], strict: bool) -> None:
         if "rope" in low or "rotary" in low:
             _unknown(f"config[{key!r}]={cfg[key]!r} is not understood by the RoPE config parser and is not used "
                      f"(the top-level RoPE keys it reads: {', '.join(sorted(_TOP_KEYS_READ))})", strict)
+        elif any(w in low for w in _OTHER_POSITION_WORDS):
+            _other_position_key(f"config[{key!r}]", cfg[key], strict)
+        elif isinstance(cfg[key], Mapping) and key not in ("text_config", "vision_config"):
+            # MPT's attn_config = {"alibi": true, ...}: one level down, the same words
+            for sub, v in cfg[key].items():
+                if isinstance(sub, str) and any(w in sub.lower() for w in _OTHER_POSITION_WORDS):
+                    _other_position_key(f"config[{key!r}][{sub!r}]", v, strict)
+
+
+def _other_position_key(where: str, value: object, strict: bool) -> None:
+    """Warn (or raise) on a set key of a position scheme the parser does not implement."""
+    if value is None or value is False or (_is_number(value) and value == 0) or value in ("", [], {}):
+        return
+    if isinstance(value, str) and value.lower() in _ROPE_POSITION_TYPES:
+        return
+    _unknown(f"{where}={value!r} names a position scheme or long-context recipe the RoPE config parser does "
+             "not implement, and is not used: the tables computed are plain RoPE from the config's RoPE keys, "
+             "which may not be what this model applies", strict)
 
 
 def _check_rope_keys(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], rope_type: str, raw_type: object,
