@@ -11,8 +11,9 @@ shares code with what it checks checks nothing): it imports neither SymPy nor
 * Su et al. (2021), RoFormer eq. (34): pair ``i`` of ``x`` rotated by :math:`m\theta_i`,
   :math:`\theta_i = b^{-2i/d}`.
 * The RoPE family of Hugging Face transformers' ``modeling_rope_utils.py`` (``linear``,
-  ``dynamic``, ``yarn``, ``longrope``, ``llama3``, ``proportional``), the static NTK-aware
-  base, and the multimodal position layouts of Qwen2-VL / Qwen3-VL
+  ``dynamic``, ``yarn``, ``longrope``, ``llama3``, ``proportional``), vLLM's ``ntk``
+  (``NTKScalingRotaryEmbedding``: fixed NTK :math:`(b s)^{-2i/d} / s^{2/d}`, mixed NTK with
+  ``mixed_b``; HF has no ``ntk`` type), and the multimodal position layouts of Qwen2-VL / Qwen3-VL
   (:func:`rope_frequencies`, :func:`mrope_axes`, and ``apply_rope(..., inv_freq=...,
   mrope_section=...)``), written again here from those published conventions.
 
@@ -390,7 +391,7 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     r"""Inverse frequencies and attention factor of a model config, at ``dps`` digits.
 
     Follows the published conventions of Hugging Face transformers' ``ROPE_INIT_FUNCTIONS``
-    (plus the static NTK-aware ``"ntk"``), evaluated in exact arithmetic with mpmath:
+    (plus vLLM's ``"ntk"``, fixed or mixed), evaluated in exact arithmetic with mpmath:
     the config's numbers are taken as the binary64 values they parse to.
 
     Parameters
@@ -509,8 +510,11 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             a = mpmath.log(factor) / (mpf(dim) / 2) ** expo
             inv = [v / mpmath.exp(a * mpf(j + 1) ** expo) for j, v in enumerate(ladder(base, dim, dim // 2))]
         elif kind == "ntk":
+            # vLLM NTKScalingRotaryEmbedding without mixed_b (fixed NTK; vllm/model_executor/layers/
+            # rotary_embedding/ntk_scaling_rope.py): base * factor, then every inv_freq divided by
+            # factor ** (2 / rotary_dim), i.e. (b s)^(-2i/d) / s^(2/d). HF has no "ntk" type.
             factor = num(rope["factor"])
-            inv = ladder(base * factor ** (mpf(dim) / (dim - 2)), dim, dim // 2)
+            inv = [v / factor ** (mpf(2) / dim) for v in ladder(base * factor, dim, dim // 2)]
         elif kind == "dynamic":
             factor = num(rope["factor"])
             n = max(seq_len or 0, int(max_pos))

@@ -508,3 +508,47 @@ def test_a_length_dependent_config_is_audited_at_the_length_its_positions_imply(
     assert r.measured("table") < 1e-7
     short = pe.audit("phi-3.5-mini", recipe="pe_symbolic", dtype="float32", context=8192, seq_len=4096)
     assert short.results[0].measured("table") < 1e-7  # consistent with an explicit length too
+
+
+#: DeepSeek-V4-Flash's RoPE fields (as tests/test_config_engines.py quotes them)
+DEEPSEEK_V4 = {
+    "_name_or_path": "deepseek-ai/DeepSeek-V4-Flash", "model_type": "deepseek_v4", "hidden_size": 4096,
+    "num_attention_heads": 64, "head_dim": 512, "qk_rope_head_dim": 64, "max_position_embeddings": 1048576,
+    "rope_theta": 10000, "compress_rope_theta": 160000, "compress_ratios": [0, 0, 4, 128, 4, 0],
+    "num_hidden_layers": 6,
+    "rope_scaling": {"type": "yarn", "factor": 16, "original_max_position_embeddings": 65536, "beta_fast": 32,
+                     "beta_slow": 1},
+}
+
+
+@pytest.mark.parametrize("layer_type, which", [
+    (None, "both of its RoPEs"),
+    ("main", "its 'main' RoPE turns the LAST 64 of the 512 channels"),
+    ("compressed_sparse_attention", "its 'compress' RoPE"),
+])
+def test_deepseek_v4_is_refused_by_the_audit_naming_why(layer_type, which, tmp_path, capsys):
+    """The audit's recipes rotate the leading channels and leave the output alone; DeepSeek-V4
+    rotates the trailing ones and the output back by the conjugate: refused by the audit itself
+    (not apply_rope's message from deep inside the emulation), what and why."""
+    with pytest.raises(ValueError) as err:
+        pe.audit(DEEPSEEK_V4, recipe="hf", dtype="bfloat16", context=8192, layer_type=layer_type)
+    msg = str(err.value)
+    assert msg.startswith("pe.audit does not support 'deepseek-ai/DeepSeek-V4-Flash' (DeepSeek-V4")
+    assert which in msg and "LAST" in msg and "conjugate" in msg and "leading channels" in msg
+    assert "config=" not in msg  # not apply_rope's refusal
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(DEEPSEEK_V4))
+    argv = [str(path), "--recipe", "hf", "--context", "4096"] + ([] if layer_type is None else
+                                                                 ["--layer-type", layer_type])
+    assert main(argv) == 2
+    cli = capsys.readouterr().err
+    assert "pe.audit does not support" in cli and "conjugate" in cli and cli.count("\n") == 1
+
+
+def test_deepseek_v4_audit_refusal_suggests_a_config_that_audits_the_same_frequencies():
+    rope = dict(DEEPSEEK_V4["rope_scaling"], attention_factor=1.0)
+    plain = {"head_dim": 64, "max_position_embeddings": 1048576, "rope_theta": 160000, "rope_scaling": rope}
+    a = pe.numeric.rope_frequencies(plain)
+    b = pe.numeric.rope_frequencies(DEEPSEEK_V4, layer_type="compress")
+    assert np.array_equal(a.inv_freq, b.inv_freq) and a.attention_factor == b.attention_factor == 1.0
+    assert pe.audit(plain, recipe="hf", dtype="bfloat16", context=4096).results[0].within_bounds

@@ -4,7 +4,8 @@
   (vLLM's ``extrapolation_factor`` scaling the kept share), attention factor
   ``(0.07 ln s + 1) * attn_factor``;
 * vLLM's ``ntk`` with ``mixed_b`` (``NTKScalingRotaryEmbedding``, Su's NTK-RoPE-mixed):
-  pair ``i`` of the ladder divided by ``exp(a (i+1)^b)``, ``a = ln s / (d/2)^b``;
+  pair ``i`` of the ladder divided by ``exp(a (i+1)^b)``, ``a = ln s / (d/2)^b``; and without
+  it (vLLM's fixed NTK): ``(b s)^(-2i/d) / s^(2/d)``, the mixed NTK at ``mixed_b = 1``;
 * DeepSeek-V4 (HF's ``DeepseekV4Config`` / ``modeling_deepseek_v4``): two RoPEs, ``main``
   (sliding-window layers, ``rope_theta``) and ``compress`` (compressed layers,
   ``compress_rope_theta``, YaRN with the cos/sin factor pinned to 1), on the *last*
@@ -192,9 +193,65 @@ def test_mixed_b_is_a_key_of_ntk_only():
         numeric.rope_frequencies(cfg)
 
 
-def test_describe_says_how_ntk_differs_from_vllm():
+def _vllm_fixed_ntk(head_dim, base, factor):
+    """vLLM's NTKScalingRotaryEmbedding._compute_inv_freq with mixed_b None, written out by
+    hand in float64 as vLLM's code reads (no torch): base * factor, the default ladder
+    1 / base' ** (arange(0, d, 2) / d), then divided by factor ** (2 / d)."""
+    d = head_dim
+    b = base * factor
+    ladder = 1.0 / (b ** (np.arange(0, d, 2, dtype=np.float64) / d))
+    return ladder / factor ** (2 / d)
+
+
+@settings(max_examples=60, deadline=None)
+@given(head=st.sampled_from([2, 4, 8, 32, 64, 128, 256]), base=st.sampled_from([1e4, 5e5, 1e6, 2.5]),
+       factor=st.floats(1.0, 64.0))
+@example(head=128, base=1e4, factor=4.0)
+@example(head=64, base=1e4, factor=1.0)  # s = 1: the plain ladder
+def test_fixed_ntk_is_vllms_formula_and_its_mixed_ntk_at_b_1(head, base, factor):
+    cfg = {"head_dim": head, "rope_theta": base, "rope_scaling": {"rope_type": "ntk", "factor": factor}}
+    got = _agree(cfg)  # the oracle, written from (b s)^(-2i/d) / s^(2/d), within 1 ulp
+    # the oracle against vLLM's formula computed by hand in float64: a few roundings there, and
+    # the rounded exponent 2i/d moves b**x by up to |ln b**x| / 2 ulps
+    inv = reference.to_float(reference.rope_frequencies(cfg)[0])
+    hand = _vllm_fixed_ntk(head, base, factor)
+    assert np.all(np.abs(hand - inv) <= (4 + np.abs(np.log(inv))) * np.spacing(inv))
+    # exact at 40 digits: the oracle is (b s)^(-2i/d) / s^(2/d) to <= 1 ulp, not only near it
+    with mpmath.workdps(60):
+        b, s = mpmath.mpf(base), mpmath.mpf(factor)
+        closed = [float((b * s) ** (-mpmath.mpf(2 * i) / head) / s ** (mpmath.mpf(2) / head)) for i in range(head // 2)]
+    assert _ulps(inv, closed) <= 1.0
+    # ... and it is vLLM's mixed NTK with mixed_b = 1, bit for bit (one lowered formula)
+    mixed = numeric.rope_frequencies(dict(cfg, rope_scaling=dict(cfg["rope_scaling"], mixed_b=1.0)))
+    assert np.array_equal(got.inv_freq, mixed.inv_freq) and got.attention_factor == mixed.attention_factor == 1.0
+
+
+def test_fixed_ntk_against_vllm_itself():
+    torch = pytest.importorskip("torch")
+    ntk = pytest.importorskip("vllm.model_executor.layers.rotary_embedding.ntk_scaling_rope")
+    for head, base, factor in ((128, 10000.0, 4.0), (64, 1e6, 8.0)):
+        emb = ntk.NTKScalingRotaryEmbedding(head, head, 4096, base, True, factor, torch.float32)
+        want = emb._compute_inv_freq(base).double().numpy()  # vLLM computes in float32
+        cfg = {"head_dim": head, "rope_theta": base, "rope_scaling": {"rope_type": "ntk", "factor": factor}}
+        got = numeric.rope_frequencies(cfg).inv_freq
+        np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+def test_fixed_ntk_with_an_odd_rotary_dim_is_refused():
+    cfg = {"head_dim": 64, "partial_rotary_factor": 0.3, "rope_scaling": {"rope_type": "ntk", "factor": 4.0}}
+    with pytest.raises(ValueError, match=r"rope_type 'ntk'.*fixed NTK.*needs an even rotary dim.*19"):
+        numeric.rope_frequencies(cfg)
+
+
+def test_describe_reads_ntk_as_vllms_fixed_ntk():
     d = numeric.describe({"head_dim": 64, "rope_scaling": {"rope_type": "ntk", "factor": 4.0}}, quiet=True)
-    assert any("vLLM's 'ntk' without mixed_b" in n for n in d.notes)
+    (row,) = d.layers
+    assert row.effective_base == 40000.0  # vLLM's base b * s (then every frequency / s**(2/d))
+    assert "vLLM's fixed NTK: (b*s)**(-2i/d) / s**(2/d)" in row.factors
+    (note,) = [n for n in d.notes if n.startswith("ntk:")]
+    assert "read as vLLM's NTKScalingRotaryEmbedding without mixed_b" in note and "mixed_b = 1" in note
+    assert "HF has no 'ntk' type" in note and "static NTK-aware base b*s**(d/(d-2))" in note
+    assert "(40000)" in str(d) and "vLLM's fixed NTK" in str(d)
     d = numeric.describe(_mixed(), quiet=True)
     assert "mixed_b=0.625" in d.layers[0].factors and not d.notes
     assert d.layers[0].effective_base == 10000.0  # not a base change

@@ -210,3 +210,17 @@ def test_every_hf_config_class_at_its_defaults():
                 agree += 1
     print(f"\nHF config classes at their defaults: {agree} agree, {refused} refused by name, {len(bad)} differ")
     assert agree > 100 and not bad, bad
+
+
+def test_scan_of_every_hf_config_class_parses_warns_or_refuses_by_name(capsys):
+    """benchmarks/hf_config_scan.py, whose figures docs/family/configs.md quotes: every config
+    class with a RoPE-named key parses, warns naming a key, or is refused with a message
+    (ValueError / TypeError); nothing else escapes."""
+    from benchmarks.hf_config_scan import scan
+
+    res = scan()
+    with capsys.disabled():
+        print("\n" + res.summary())
+    parts = len(res.not_instantiated) + len(res.no_rope) + len(res.clean) + len(res.warned) + len(res.refused)
+    assert parts == res.classes > 800
+    assert len(res.clean) > 300 and all(res.warned.values()) and all(res.refused.values())

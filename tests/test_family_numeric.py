@@ -193,12 +193,24 @@ def test_gemma3_has_two_bases_and_both_layouts_agree():
     assert tc["rope_local_base_freq"] == 10000.0
 
 
-def test_ntk_static_is_the_derived_base():
+def test_config_ntk_is_vllms_fixed_ntk_and_the_static_base_is_family_formula_ntk():
+    # a config's "ntk" is vLLM's NTKScalingRotaryEmbedding without mixed_b: every pair scaled,
+    # pair 0 by s**(-2/d), the lowest pair by exactly s
     cfg = {"head_dim": 32, "rope_theta": 10000.0, "rope_scaling": {"rope_type": "ntk", "factor": 4.0}}
     inv = numeric.rope_frequencies(cfg)[0]
-    assert inv[0] == 1.0  # ntk.derive: highest frequency unchanged
-    lowest = 10000.0 ** (-30 / 32) / 4  # ... and the lowest divided by s
+    assert inv[0] == pytest.approx(4.0 ** (-2 / 32), rel=4 * U64)
+    lowest = 10000.0 ** (-30 / 32) / 4
     assert inv[-1] == pytest.approx(lowest, rel=4 * U64)
+    # the static NTK-aware base (ntk.derive) stays available by its own name, not through a config
+    from pe_symbolic.numeric.lower import family_formula
+
+    f = family_formula("ntk")
+    assert f.claim_id == "ntk.derive"
+    with mpmath.workdps(40):
+        static = [float(f(i, 32, 10000, 4)) for i in range(16)]
+    assert static[0] == 1.0  # ntk.derive: highest frequency unchanged
+    assert static[-1] == pytest.approx(lowest, rel=4 * U64)  # ... and the lowest divided by s
+    assert not np.allclose(static, inv)
 
 
 def test_results_are_fresh_arrays_and_cached_values():

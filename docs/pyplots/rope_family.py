@@ -6,9 +6,11 @@ Each page of docs/family/ draws one function of this file with the plot directiv
 """
 
 import matplotlib.pyplot as plt
+import mpmath
 import numpy as np
 
 from pe_symbolic import numeric
+from pe_symbolic.numeric.lower import family_formula
 from pe_symbolic.encodings.family import mrope_axes
 
 AXIS_COLOURS = ("tab:blue", "tab:orange", "tab:green")
@@ -52,8 +54,12 @@ def ntk():
     ax.plot(i, numeric.rope_frequencies(cfg)[0], label="default", lw=2)
     ax.plot(i, numeric.rope_frequencies(cfg | {"rope_scaling": {"rope_type": "linear", "factor": 4.0}})[0],
             label=r"linear $\theta_i/4$", ls=":")
-    ax.plot(i, numeric.rope_frequencies(cfg | {"rope_scaling": {"rope_type": "ntk", "factor": 4.0}})[0],
-            label=r"static NTK $b' = b\,4^{d/(d-2)}$")
+    # the static NTK-aware base is not a config type: its lowered element formula (ntk.derive)
+    static = family_formula("ntk")
+    with mpmath.workdps(40):
+        ax.plot(i, [float(static(int(k), 128, 1e6, 4)) for k in i], label=r"static NTK-aware $b' = b\,4^{d/(d-2)}$")
+    ax.plot(i, numeric.rope_frequencies(cfg | {"rope_scaling": {"rope_type": "ntk", "factor": 4.0}})[0], ls="-.",
+            label="config \"ntk\" (vLLM's fixed NTK): $(4b)^{-2i/d} / 4^{2/d}$")
     dyn = cfg | {"rope_scaling": {"rope_type": "dynamic", "factor": 4.0}}
     for n in (65536, 131072):
         ax.plot(i, numeric.rope_frequencies(dyn, seq_len=n)[0], ls="--", label=f"dynamic at n = {n}")

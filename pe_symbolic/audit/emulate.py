@@ -224,13 +224,40 @@ def rope_target(config: Mapping[str, Any], name: str, *, seq_len: int | None = N
     """The :class:`Target` of a model config (any config :func:`~pe_symbolic.numeric.rope_frequencies` reads)."""
     from ..numeric.config import _exact_frequencies, _seq_key
 
+    if layer_type is None and _is_deepseek_v4(config):
+        raise ValueError(_trailing_refusal(name, None))  # before the parser asks for a layer type
     spec = numeric.parse_rope_config(config, layer_type=layer_type)
+    if spec.rotary_channels == "trailing":
+        raise ValueError(_trailing_refusal(name, spec))
     if spec.mrope_section is not None:
         spec = _text_only(spec)
     theta, attn = _exact_frequencies(spec, _seq_key(spec, seq_len), "original")
     ladder = _mp_ladder(spec.pairs, spec.rotary_dim, spec.rope_theta)
     return Target("rope", name, spec.rotary_dim, spec.rope_theta, tuple(theta), ladder, float(attn),
                   spec=spec, config=config, layer_type=layer_type, seq_len=seq_len)
+
+
+def _is_deepseek_v4(config: Mapping[str, Any]) -> bool:
+    tc = config.get("text_config")
+    return config.get("model_type") == "deepseek_v4" or (isinstance(tc, Mapping)
+                                                          and tc.get("model_type") == "deepseek_v4")
+
+
+def _trailing_refusal(name: str, spec: Any) -> str:
+    """Why :func:`~pe_symbolic.audit.audit` refuses a config whose RoPE sits on the trailing
+    channels (DeepSeek-V4), and what can be audited instead."""
+    if spec is None:
+        what, r = "both of its RoPEs ('main' and 'compress') turn the LAST rotary_dim channels", "rotary_dim"
+    else:
+        what = f"its {spec.layer_type!r} RoPE turns the LAST {spec.rotary_dim} of the {spec.head_dim} channels"
+        r = str(spec.rotary_dim)
+    return (f"pe.audit does not support {name!r} (DeepSeek-V4, model_type 'deepseek_v4'): {what} of each head, "
+            "in interleaved pairs, and the model rotates the attention output's last channels back by the conjugate "
+            "rotation (-sin) at the query position. The audit's recipes emulate RoPE on the leading channels of q "
+            "and k with no output rotation, so their output and score measurements would not be this model's. "
+            f"Its frequencies are read (numeric.rope_frequencies(config, layer_type='main' or 'compress')): to audit "
+            f"the angles and tables of one of them, audit a plain config with head_dim={r} and its rope dict "
+            "(for 'compress': rope_theta = compress_rope_theta and attention_factor 1, as HF pins it)")
 
 
 def _text_only(spec):

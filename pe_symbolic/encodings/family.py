@@ -23,7 +23,8 @@ numerically):
 
 * :func:`default_theta`, :func:`linear` (position interpolation);
 * :func:`ntk_base` (static NTK-aware), :func:`dynamic_base` (HF ``dynamic``),
-  :func:`ntk_mixed_factor` (vLLM's ``ntk`` with ``mixed_b``);
+  :func:`ntk_mixed_factor` (vLLM's ``ntk``: with ``mixed_b``, and at :math:`\beta = 1`
+  without it);
 * YaRN: :func:`yarn_correction_dim`, :func:`yarn_ramp`, :func:`yarn_theta`,
   :func:`yarn_mscale`, :func:`yarn_attention_factor`;
 * LongRoPE: :func:`longrope_theta`, :func:`longrope_attention_factor`;
@@ -127,7 +128,8 @@ def linear(theta: sp.Expr, factor: sp.Expr = s) -> sp.Expr:
 
 def ntk_base(base: sp.Expr = S.b, factor: sp.Expr = s, d: int | sp.Expr = S.d) -> sp.Expr:
     r"""Static NTK-aware base :math:`b' = b\,s^{d/(d-2)}` (rotary-embedding-torch's
-    ``theta_rescale_factor``; not an HF ``rope_type``).
+    ``theta_rescale_factor``; not an HF ``rope_type``, and not what a config's ``"ntk"``
+    means: that is vLLM's fixed NTK, :func:`ntk_mixed_factor` at :math:`\beta = 1`).
 
     It is the base that keeps the highest frequency (pair 0) and divides the lowest
     (pair :math:`d/2-1`) by :math:`s` (theorem ``ntk.derive``). Needs :math:`d > 2`.
@@ -149,7 +151,9 @@ def ntk_mixed_factor(i: int | sp.Expr = S.i, d: int | sp.Expr = S.d, factor: sp.
     vLLM's ``NTKScalingRotaryEmbedding`` with ``mixed_b`` = :math:`\beta` divides pair
     :math:`i` of the default ladder by it (:math:`\theta'_i = \theta_i/\lambda_i`, a
     per-pair rescaling like LongRoPE's): the last pair (:math:`i = d/2 - 1`) is divided by
-    exactly :math:`s`, and :math:`\beta = 1` gives :math:`\lambda_i = s^{2(i+1)/d}`.
+    exactly :math:`s`, and :math:`\beta = 1` gives :math:`\lambda_i = s^{2(i+1)/d}`, vLLM's
+    fixed NTK (``ntk`` without ``mixed_b``: base :math:`b s`, every frequency divided by
+    :math:`s^{2/d}`; theorem ``ntk_mixed.endpoints``).
 
     >>> ntk_mixed_factor()
     exp((i + 1)**beta*log(s)/(d/2)**beta)

@@ -32,7 +32,8 @@ Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in thi
   (Qwen2-VL) is ``default`` with ``mrope_section``.
 * engine type names, as vLLM computes them: ``"deepseek_yarn"`` / ``"deepseek_llama_scaling"``
   (YaRN with vLLM's ``mscale`` rule), ``"telechat3-yarn"`` (YaRN, attention factor
-  ``0.07 ln s + 1``), ``"ntk"`` with ``mixed_b`` (mixed NTK).
+  ``0.07 ln s + 1``), ``"ntk"`` (vLLM's ``NTKScalingRotaryEmbedding``: fixed NTK
+  :math:`(b s)^{-2i/d} / s^{2/d}`, or mixed NTK with ``mixed_b``; HF has no ``"ntk"`` type).
 * DeepSeek-V4 (``model_type`` ``deepseek_v4``): the two RoPEs HF's ``DeepseekV4Config``
   builds, ``layer_type="main"`` (sliding-window layers) and ``"compress"`` (compressed
   layers, ``compress_rope_theta``), on the last channels of the head
@@ -77,9 +78,11 @@ __all__ = [
 ]
 
 #: The rope types :func:`rope_frequencies` knows: HF's ``ROPE_INIT_FUNCTIONS`` keys, plus
-#: ``"default"``, the static NTK-aware ``"ntk"`` (rotary-embedding-torch's
-#: ``theta_rescale_factor``; not an HF type; with ``mixed_b``, vLLM's mixed NTK) and vLLM's
-#: ``"telechat3-yarn"`` (YaRN with a 0.07 attention-factor slope).
+#: ``"default"``, vLLM's ``"ntk"`` (``NTKScalingRotaryEmbedding``: fixed NTK
+#: :math:`(b s)^{-2i/d} / s^{2/d}`, mixed NTK with ``mixed_b``; not an HF type) and vLLM's
+#: ``"telechat3-yarn"`` (YaRN with a 0.07 attention-factor slope). The static NTK-aware base
+#: :math:`b s^{d/(d-2)}` (rotary-embedding-torch's ``theta_rescale_factor``) is not a config
+#: type: it is ``family_formula("ntk")`` (claim ``ntk.derive``).
 ROPE_TYPES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional",
                                "axial", "telechat3-yarn")
 #: The YaRN-shaped types (the same frequencies; ``telechat3-yarn`` differs in the attention
@@ -265,7 +268,8 @@ class RopeSpec:
     ignored: tuple[str, ...] = ()
     xdrope_section: tuple[int, ...] | None = None
     mixed_b: float | None = None
-    """vLLM's mixed-NTK exponent (``rope_type`` ``ntk``)."""
+    """vLLM's mixed-NTK exponent (``rope_type`` ``ntk``; ``None``: vLLM's fixed NTK, which is
+    the mixed NTK at ``mixed_b = 1``, claim ``ntk_mixed.endpoints``)."""
     extrapolation_factor: float = 1.0
     """vLLM's YaRN ``extrapolation_factor`` (``telechat3-yarn``): scales the kept share."""
     attn_factor: float = 1.0
@@ -832,7 +836,7 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
     if rope_type in ("linear", "ntk", "dynamic", "yarn", "telechat3-yarn", "llama3", "longrope", "proportional") \
             and p.get("factor") is not None and not ntk_alpha:
         kw["factor"] = _real(where, "factor", p["factor"], minimum=1.0, what=" (a context-extension factor, >= 1)")
-    if p.get("mixed_b") is not None and rope_type == "ntk":
+    if rope_type == "ntk" and p.get("mixed_b") is not None:
         # vLLM's NTKScalingRotaryEmbedding with mixed_b: theta_i / exp(a (i+1)^beta), a = ln s / (d/2)^beta
         kw["mixed_b"] = _real(where, "mixed_b", p["mixed_b"], minimum=0.0, strict=True,
                               what=" (vLLM's mixed-NTK exponent, > 0)")
@@ -840,7 +844,13 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
             raise ValueError(f"{where}['mixed_b'] (vLLM's mixed NTK) needs an even rotary dim: vLLM's lambda has "
                              f"rotary_dim // 2 entries and its ladder ceil(rotary_dim / 2); got int(head_dim * "
                              f"partial_rotary_factor) = {freq_dim}")
-    elif rope_type in ("ntk", "dynamic") and rotary_dim < 4:
+    elif rope_type == "ntk" and freq_dim is not None:
+        # vLLM's fixed NTK (no mixed_b): HF has no 'ntk' type, so HF's round-up of an odd dim does not
+        # apply, and vLLM's rotation splits rotary_dim channels into two equal halves
+        raise ValueError(f"rope_type 'ntk' (vLLM's NTKScalingRotaryEmbedding, fixed NTK) needs an even rotary dim: "
+                         f"vLLM rotates rotary_dim // 2 pairs (HF, which rounds an odd dim up, has no 'ntk' type); "
+                         f"got int(head_dim * partial_rotary_factor) = {freq_dim}")
+    elif rope_type == "dynamic" and rotary_dim < 4:
         raise ValueError(f"rope_type {rope_type!r} needs a rotary dim >= 4 (the exponent is d/(d-2)); got {rotary_dim}")
     if rope_type == "dynamic" and max_pos is None and not ntk_alpha:
         raise ValueError("config is missing the key 'max_position_embeddings', which rope_type 'dynamic' requires")
@@ -1137,7 +1147,9 @@ def rope_frequencies(
     ========================  =================================================================
     ``default``               :math:`\theta_i`; 1
     ``linear``                :math:`\theta_i/s`; 1
-    ``ntk``                   ladder of :math:`b' = b s^{d/(d-2)}`; 1 (not an HF type)
+    ``ntk``                   :math:`(b s)^{-2i/d} / s^{2/d}` (vLLM's fixed NTK,
+                              ``NTKScalingRotaryEmbedding`` without ``mixed_b``; not an
+                              HF type); 1
     ``dynamic``               ladder of :math:`b' = b (s n/L' - (s-1))^{d/(d-2)}`,
                               :math:`n = \max(` ``seq_len``, :math:`L')`,
                               :math:`L'` = ``max_position_embeddings``; 1
@@ -1161,7 +1173,8 @@ def rope_frequencies(
                               :math:`L/high`, :math:`/s` above :math:`L/low`, blended
                               between (no blend when ``low == high``: Llama 4); 1
     ``ntk`` + ``mixed_b``     :math:`\theta_i / e^{a (i+1)^\beta}`, :math:`a = \ln s/(d/2)^\beta`
-                              (vLLM's mixed NTK); 1
+                              (vLLM's mixed NTK; :math:`\beta = 1` is the fixed NTK
+                              above); 1
     ``telechat3-yarn``        YaRN's :math:`\theta'_i` (vLLM's ``extrapolation_factor``
                               scaling :math:`1-\gamma_i`); :math:`(0.07\ln s + 1)` times
                               ``attn_factor``
@@ -1184,7 +1197,8 @@ def rope_frequencies(
     4's ``llama_4_scaling_beta`` (queries multiplied by :func:`llama4_query_scale`; the
     parser reads it into ``RopeSpec.llama_4_scaling_beta`` and :func:`describe` shows
     it). An odd ``int(head_dim * partial_rotary_factor)`` keeps the odd :math:`d` in the
-    exponents and rotates one more channel, as HF does (:attr:`RopeSpec.exponent_dim`).
+    exponents and rotates one more channel, as HF does (:attr:`RopeSpec.exponent_dim`);
+    ``ntk``, which HF does not have, is read as vLLM reads it and refuses an odd rotary dim.
     DeepSeek-V4 rotates the *last* ``rotary_dim`` channels in interleaved pairs
     (:attr:`RopeSpec.rotary_channels`); the frequencies here are its, and
     :func:`apply_rope` refuses ``config=`` for it (naming how to rotate the trailing slice).
@@ -1260,13 +1274,16 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
         elif t == "linear":
             f = family_formula("linear")
             vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
-        elif t == "ntk" and spec.mixed_b is not None:
-            # vLLM's mixed NTK: the ladder over the rotary dim, pair i divided by exp(a (i+1)^beta)
-            f = family_formula("ntk_mixed")
-            vals = [f(q, dm, b, mp(spec.factor), mp(spec.mixed_b)) for q in idx]
         elif t == "ntk":
-            f = family_formula("ntk")
-            vals = [f(q, dm, b, mp(spec.factor)) for q in idx]
+            # vLLM's NTKScalingRotaryEmbedding (vllm/model_executor/layers/rotary_embedding/
+            # ntk_scaling_rope.py, _compute_inv_freq; get_rope passes mixed_b=rope_scaling.get("mixed_b")).
+            # With mixed_b: the ladder over the rotary dim, pair i divided by exp(a (i+1)^beta). Without:
+            # base b*s, every inv_freq divided by s**(2/rotary_dim), i.e. (b s)^(-2i/d) / s^(2/d), which
+            # ntk_mixed.endpoints proves is the mixed NTK at beta = 1: one lowered formula for both.
+            # (Not the static NTK-aware base b s^(d/(d-2)), family_formula("ntk"), which keeps pair 0.)
+            f = family_formula("ntk_mixed")
+            beta = one if spec.mixed_b is None else mp(spec.mixed_b)
+            vals = [f(q, dm, b, mp(spec.factor), beta) for q in idx]
         elif t == "dynamic":
             f = family_formula("dynamic")
             n, lmax = mp(seq_key), mp(spec.max_position_embeddings)

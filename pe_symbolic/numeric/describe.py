@@ -137,6 +137,8 @@ def _factors(s: RopeSpec) -> str:
         parts.append(f"factor={s.factor:g}")
     if s.mixed_b is not None:
         parts.append(f"mixed_b={s.mixed_b:g} (vLLM's mixed NTK)")
+    elif t == "ntk":
+        parts.append("vLLM's fixed NTK: (b*s)**(-2i/d) / s**(2/d)")
     if t in YARN_TYPES:
         parts.append(f"beta_fast={s.beta_fast:g}, beta_slow={s.beta_slow:g}")
         if s.mscale is not None or s.mscale_all_dim is not None:
@@ -174,8 +176,9 @@ def _effective_base(s: RopeSpec) -> float:
     if s.alpha is not None:
         return s.rope_theta * s.alpha ** (d / (d - 2))
     if s.rope_type == "ntk" and s.mixed_b is None:
+        # vLLM's fixed NTK: the ladder of base b*s (then every frequency divided by s**(2/d))
         assert s.factor is not None
-        return s.rope_theta * s.factor ** (d / (d - 2))
+        return s.rope_theta * s.factor
     return s.rope_theta
 
 
@@ -354,9 +357,10 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
                      "unscaled default ladder at the same base (rope_frequencies(..., layer=i) for each)")
     for e in entries:
         if e.spec is not None and e.spec.rope_type == "ntk" and e.spec.mixed_b is None:
-            notes.append("ntk: read as the static NTK-aware base b*s**(d/(d-2)) (rotary-embedding-torch; not an HF "
-                         "type). vLLM's 'ntk' without mixed_b computes (b*s)**(-2i/d) / s**(2/d) instead (its "
-                         "mixed NTK with mixed_b = 1); give mixed_b for vLLM's reading")
+            notes.append("ntk: read as vLLM's NTKScalingRotaryEmbedding without mixed_b (fixed NTK): "
+                         "(b*s)**(-2i/d) / s**(2/d), its mixed NTK at mixed_b = 1 (HF has no 'ntk' type). Every "
+                         "pair is scaled, pair 0 by 1/s**(2/d); not the static NTK-aware base b*s**(d/(d-2)) of "
+                         "rotary-embedding-torch, which keeps pair 0 (family_formula('ntk'), claim ntk.derive)")
         if e.spec is not None and e.spec.mscale_rule == "vllm":
             notes.append("deepseek_yarn (vLLM's name): attention factor m(s, mscale) / m(s, mscale_all_dim) * "
                          "attn_factor with vLLM's defaults 1 and 0 (HF's yarn takes the ratio only when both are "

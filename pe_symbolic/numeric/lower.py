@@ -629,6 +629,11 @@ def family_formula(name: str) -> Callable[..., Any]:
     arguments; the caller evaluates them in a local :func:`mpmath.workdps` context (the
     numeric config reader uses 40 digits, then rounds once to float64).
 
+    ``ntk`` is the static NTK-aware ladder :math:`b' = b s^{d/(d-2)}` (pair 0 kept), which
+    the config reader uses for Hunyuan's fixed ``alpha`` only; a config's ``"ntk"`` is vLLM's
+    ``NTKScalingRotaryEmbedding`` and reads ``ntk_mixed`` (``beta = 1`` without ``mixed_b``:
+    vLLM's fixed NTK :math:`(b s)^{-2i/d} / s^{2/d}`, the third equation of its claim).
+
     =========================  =====================================  ========================
     name                       arguments                              claim
     =========================  =====================================  ========================

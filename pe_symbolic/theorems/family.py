@@ -1178,7 +1178,8 @@ def _ntk_mixed(d: int | None) -> Claim:
         "longrope.relative). With d = 2k + 2 the last pair (i = k) is divided by exactly s, whatever beta; "
         "beta = 1 gives lambda_i = s^(2(i+1)/d), and that ladder is vLLM's fixed NTK (no mixed_b): base "
         "b s, then every frequency divided by s^(2/d). It is not the static NTK-aware base b s^(d/(d-2)) "
-        "(which keeps pair 0): the parser reads 'ntk' without mixed_b as that one and says so.",
+        "(which keeps pair 0): the config parser reads 'ntk' without mixed_b as vLLM does, through this "
+        "formula at beta = 1 (HF has no 'ntk' type).",
         (
             Equation(at(F.ntk_mixed_factor(S.i, dd, F.s, beta), {S.i: k}), F.s, "lambda of the last pair is s"),
             Equation(F.ntk_mixed_factor(i, dsym, F.s, 1), F.s ** (2 * (i + 1) / dsym), "beta = 1: s^(2(i+1)/d)"),
