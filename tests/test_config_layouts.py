@@ -23,7 +23,7 @@ import pytest
 transformers = pytest.importorskip("transformers")
 
 from pe_symbolic import numeric  # noqa: E402
-from pe_symbolic.numeric.config import HF_MROPE_DEFAULT_SECTIONS  # noqa: E402
+from pe_symbolic.numeric.config import HF_MROPE_DEFAULT_SECTIONS, HF_MROPE_PLACEMENT  # noqa: E402
 
 MODELS = Path(transformers.__file__).parent / "models"
 describe_module = importlib.import_module("pe_symbolic.numeric.describe")
@@ -163,6 +163,81 @@ def test_layout_sets_name_real_model_types():
 
 
 # ----------------------------------------------------------------------------------------
+# the VL text models' M-RoPE: HF's default section and placement, read from the modeling code
+
+#: Modules whose rotary embedding has a ``recomposition_frequencies`` that is not a 3-axis
+#: M-RoPE section placement, with the reason.
+MROPE_EXCLUDED = {
+    "hunyuan_vl": "HunyuanVL's 4-axis xdrope_section (no default; apply_rope(config=...) refuses it)",
+    "neomme": "NeoMME's 2-axis (row, col) text rotary, no mrope_section default",
+}
+
+
+def _placement(fn: ast.FunctionDef) -> str | None:
+    body = ast.unparse(fn)
+    if "mrope_section[dim] * 3" in body:
+        return "interleaved"  # freqs_t[..., slice(offset, 3 * section[dim], 3)] = freqs[dim, ...]
+    if "(i + 1) % 3" in body:
+        return "ernie4_5_vl"
+    if "i % 3" in body:
+        return "contiguous"  # cat(m[i % 3] for m in freq.split(mrope_section))
+    return None
+
+
+def _mrope_scan() -> dict[str, tuple[tuple[int, ...], str, list[str]]]:
+    """Module -> (HF's default mrope_section, placement, the text model types of its rotary
+    embedding: the config class of ``__init__(self, config: ...)``, the module's own model
+    type and ``<module>_text``)."""
+    out = {}
+    for path in sorted(MODELS.glob("*/modeling_*.py")):
+        module = path.parent.name
+        src = path.read_text(encoding="utf-8")
+        if "mrope_section" not in src or module in MROPE_EXCLUDED:
+            continue
+        classes = {}
+        for cfg_path in (MODELS / module).glob("configuration_*.py"):
+            for cls in ast.walk(ast.parse(cfg_path.read_text(encoding="utf-8"))):
+                if isinstance(cls, ast.ClassDef):
+                    for st in cls.body:
+                        if (isinstance(st, ast.Assign) and ast.unparse(st.targets[0]) == "model_type"
+                                and isinstance(st.value, ast.Constant)):
+                            classes[cls.name] = st.value.value
+        for cls in ast.walk(ast.parse(src)):
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            recompose = [f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "recomposition_frequencies"]
+            default = None
+            for n in ast.walk(cls):
+                if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get"
+                        and len(n.args) == 2 and isinstance(n.args[0], ast.Constant)
+                        and n.args[0].value == "mrope_section"):
+                    default = tuple(ast.literal_eval(n.args[1]))
+            if not recompose or default is None:
+                continue
+            init = next(f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+            ann = next(ast.unparse(a.annotation) for a in init.args.args if a.arg == "config")
+            types = {classes[ann], module, f"{module}_text"} & set(classes.values())
+            out[module] = (default, _placement(recompose[0]), sorted(types))
+    return out
+
+
+def test_mrope_defaults_and_placement_are_hf_s():
+    """Every HF text rotary embedding with an mrope_section default: the parser knows the same
+    default and placement for its model types (a new family, or a changed default, fails)."""
+    scan = _mrope_scan()
+    assert {"qwen2_vl", "qwen3_vl", "glm4v", "ernie4_5_vl_moe", "hy_v4_vl"} <= set(scan)
+    wrong = []
+    for module, (default, placement, types) in scan.items():
+        if module == "hy_v4_vl":
+            default = (12, 10, 10)  # HYV4VLTextConfig.convert_rope_params_to_dict sets it before the modeling default
+        for mt in types:
+            got = (HF_MROPE_DEFAULT_SECTIONS.get(mt), HF_MROPE_PLACEMENT.get(mt))
+            if got != (default, placement):
+                wrong.append(f"{module}: model_type {mt!r}: HF {default} {placement}, parser {got}")
+    assert not wrong, "\n".join(wrong)
+
+
+# ----------------------------------------------------------------------------------------
 # the VL text models' M-RoPE placement, against HF's own rotary embedding classes
 
 
@@ -177,6 +252,12 @@ def _hf_vl_cases():
     from transformers.models.glm_ocr import modeling_glm_ocr as O
     from transformers.models.hy_v4_vl import configuration_hy_v4_vl as HC
     from transformers.models.hy_v4_vl import modeling_hy_v4_vl as H
+    from transformers.models.qwen2_vl import configuration_qwen2_vl as Q2C
+    from transformers.models.qwen2_vl import modeling_qwen2_vl as Q2
+    from transformers.models.qwen3_5 import configuration_qwen3_5 as Q35C
+    from transformers.models.qwen3_5 import modeling_qwen3_5 as Q35
+    from transformers.models.qwen3_vl import configuration_qwen3_vl as Q3C
+    from transformers.models.qwen3_vl import modeling_qwen3_vl as Q3
 
     small = dict(hidden_size=256, num_attention_heads=2, num_key_value_heads=1)
     half = {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}
@@ -197,11 +278,20 @@ def _hf_vl_cases():
             EC.Ernie4_5_VLMoeTextConfig(**small, rope_parameters={**full, "mrope_section": [20, 20, 24]}),
             E.Ernie4_5_VLMoeTextRotaryEmbedding, E.apply_rotary_pos_emb, 128, "interleaved"),
         "hy_v4_vl_text": (HC.HYV4VLTextConfig(), H.HYV4VLRotaryEmbedding, H.apply_rotary_pos_emb, 64, "interleaved"),
+        # no mrope_section, no mrope_interleaved: the modeling defaults and placements
+        "qwen2_vl_text": (Q2C.Qwen2VLTextConfig(hidden_size=256, num_attention_heads=2, num_key_value_heads=1,
+                                                rope_parameters=full), Q2.Qwen2VLRotaryEmbedding,
+                          Q2.apply_rotary_pos_emb, 128, "split"),
+        "qwen3_vl_text": (Q3C.Qwen3VLTextConfig(**small, head_dim=128, rope_parameters=full),
+                          Q3.Qwen3VLTextRotaryEmbedding, Q3.apply_rotary_pos_emb, 128, "split"),
+        "qwen3_5_text": (Q35C.Qwen3_5TextConfig(**small, head_dim=256, rope_parameters={**full, "partial_rotary_factor": 0.25}),
+                         Q35.Qwen3_5TextRotaryEmbedding, Q35.apply_rotary_pos_emb, 256, "split"),
     }
 
 
 @pytest.mark.parametrize("case", ["glm4v_text", "glm4v_text, mrope_section", "glm_ocr_text", "glm4v_moe_text",
-                                  "ernie4_5_vl_moe_text", "ernie4_5_vl_moe_text, mrope_section", "hy_v4_vl_text"])
+                                  "ernie4_5_vl_moe_text", "ernie4_5_vl_moe_text, mrope_section", "hy_v4_vl_text",
+                                  "qwen2_vl_text", "qwen3_vl_text", "qwen3_5_text"])
 def test_vl_mrope_placement_matches_hf(case):
     """3-axis positions, HF's own rotary embedding and apply_rotary_pos_emb (cos/sin from
     float32 angles) against apply_rope(config=config.to_dict(), layout=HF's): the same
@@ -238,9 +328,12 @@ def test_vl_mrope_hf_defaults_and_fixed_placement():
     assert not spec.mrope_interleaved and spec.ignored == ("mrope_interleaved",)
     spec = numeric.parse_rope_config({"model_type": "ernie4_5_vl_moe_text", "head_dim": 128})
     assert spec.mrope_rule == "ernie4_5_vl"
-    # a default that does not fit the rotary dim, as in HF, is an error naming the model type
-    with pytest.raises(ValueError, match="HF's default for model_type 'glm4v_text'"):
-        numeric.parse_rope_config({"model_type": "glm4v_text", "head_dim": 32})
+    # a default that does not fit the rotary dim: warned (raised under strict), not placed
+    with pytest.warns(numeric.UnknownConfigKeyWarning, match="model_type 'glm4v_text', \\[8, 12, 12\\]"):
+        spec = numeric.parse_rope_config({"model_type": "glm4v_text", "head_dim": 32})
+    assert spec.mrope_section is None
+    with pytest.raises(numeric.UnknownConfigKeyError, match="no M-RoPE sections"):
+        numeric.parse_rope_config({"model_type": "qwen4_exp_text", "head_dim": 256}, strict=True)
     with pytest.raises(ValueError, match="mrope_section\\[0\\] == mrope_section\\[1\\]"):
         numeric.parse_rope_config({"model_type": "ernie4_5_vl_moe_text", "head_dim": 128,
                                    "rope_parameters": {"rope_type": "default", "mrope_section": [20, 24, 20]}})

@@ -119,25 +119,30 @@ AXIAL_MODEL_TYPES: frozenset[str] = frozenset({
 #: HF model types whose axial vision RoPE has three axes (t, h, w), each with the ladder over
 #: ``2 * ((head_dim // 3) // 2)`` (``MiniMaxM3VLVisionRotaryEmbedding``).
 AXIAL_3D_MODEL_TYPES: frozenset[str] = frozenset({"minimax_m3_vl_vision"})
-#: HF 5.24 text models whose rotary embedding falls back to an ``mrope_section`` of its own
-#: when the config has none (``config.rope_parameters.get("mrope_section", ...)`` in the
-#: modeling code; HY-V4-VL's config class sets ``[12, 10, 10]`` itself): the parser uses the
-#: same default, so 3-axis positions are placed as HF places them.
-HF_MROPE_DEFAULT_SECTIONS: dict[str, tuple[int, int, int]] = {
-    **{mt: (8, 12, 12) for mt in ("glm4v", "glm4v_text", "glm_ocr", "glm_ocr_text", "glm4v_moe", "glm4v_moe_text")},
-    **{mt: (22, 22, 20) for mt in ("ernie4_5_vl_moe", "ernie4_5_vl_moe_text")},
-    **{mt: (12, 10, 10) for mt in ("hy_v4_vl", "hy_v4_vl_text")},
-}
-#: HF 5.24 M-RoPE models that place the axes by a fixed rule whatever the config's
-#: ``mrope_interleaved`` says (HF never reads that key there): ``"contiguous"`` (GLM-4.xV's
-#: ``cat(m[i % 3] for m in freq.split(mrope_section))``, Qwen2-VL's sections),
-#: ``"interleaved"`` (HY-V4-VL's ``recomposition_frequencies``, Qwen3-VL's t, h, w cycle) and
-#: ``"ernie4_5_vl"`` (``mrope_rule_axes``).
-HF_MROPE_PLACEMENT: dict[str, str] = {
-    **{mt: "contiguous" for mt in ("glm4v", "glm4v_text", "glm_ocr", "glm_ocr_text", "glm4v_moe", "glm4v_moe_text")},
-    **{mt: "ernie4_5_vl" for mt in ("ernie4_5_vl_moe", "ernie4_5_vl_moe_text")},
-    **{mt: "interleaved" for mt in ("hy_v4_vl", "hy_v4_vl_text")},
-}
+#: HF 5.24 M-RoPE text models (and the flat form of their VL model type): the
+#: ``mrope_section`` their rotary embedding falls back to when the config has none
+#: (``config.rope_parameters.get("mrope_section", ...)`` in the modeling code; HY-V4-VL's
+#: config class sets ``[12, 10, 10]`` itself), and how it places the axes whatever the
+#: config's ``mrope_interleaved`` says (HF never reads that key): ``"contiguous"``
+#: (``cat(m[i % 3] for m in freq.split(mrope_section))``, Qwen2-VL's sections),
+#: ``"interleaved"`` (``recomposition_frequencies`` with ``slice(offset, 3 * section, 3)``,
+#: Qwen3-VL's t, h, w cycle) or ``"ernie4_5_vl"`` (``mrope_rule_axes``). The parser uses the
+#: same default and placement, so 3-axis positions are placed as HF places them
+#: (``tests/test_config_layouts.py`` reads both from the installed modeling code).
+_MROPE_FAMILIES: tuple[tuple[tuple[str, ...], tuple[int, int, int], str], ...] = (
+    (("glm4v", "glm4v_text", "glm_ocr", "glm_ocr_text", "glm4v_moe", "glm4v_moe_text", "glm_image",
+      "glm_image_text"), (8, 12, 12), "contiguous"),
+    (("qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text", "qwen2_5_omni", "qwen2_5_omni_text",
+      "paddleocr_vl", "paddleocr_vl_text"), (16, 24, 24), "contiguous"),
+    (("qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_omni_moe", "qwen3_omni_moe_text",
+      "cosmos3_edge", "cosmos3_edge_text", "cohere_compass", "cohere_compass_text"), (24, 20, 20), "interleaved"),
+    (("qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen4_exp", "qwen4_exp_text"), (11, 11, 10),
+     "interleaved"),
+    (("hy_v4_vl", "hy_v4_vl_text"), (12, 10, 10), "interleaved"),
+    (("ernie4_5_vl_moe", "ernie4_5_vl_moe_text"), (22, 22, 20), "ernie4_5_vl"),
+)
+HF_MROPE_DEFAULT_SECTIONS: dict[str, tuple[int, int, int]] = {mt: sec for mts, sec, _ in _MROPE_FAMILIES for mt in mts}
+HF_MROPE_PLACEMENT: dict[str, str] = {mt: rule for mts, _, rule in _MROPE_FAMILIES for mt in mts}
 
 
 def mrope_rule_axes(rule: str, section: Sequence[int]) -> tuple[int, ...]:
@@ -966,11 +971,14 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
         raise ValueError(f"{where}['rope_type']={raw_rt!r}: HF's Ernie 4.5 VL (model_type {model_type!r}) accepts only "
                          "the 'default' rope type (Ernie4_5_VLMoeTextRotaryEmbedding raises on any other)")
     if section is None and placement is not None and model_type in HF_MROPE_DEFAULT_SECTIONS:
-        section = HF_MROPE_DEFAULT_SECTIONS[model_type]  # type: ignore[index]
-        if sum(section) != rotary_dim // 2:
-            raise ValueError(f"{where} has no 'mrope_section', and HF's default for model_type {model_type!r}, "
-                             f"{list(section)}, sums to {sum(section)}, not rotary_dim/2 = {rotary_dim // 2}; give "
-                             "the config's mrope_section")
+        default = HF_MROPE_DEFAULT_SECTIONS[model_type]  # type: ignore[index]
+        if sum(default) == rotary_dim // 2:
+            section = default
+        else:  # HF's split fails there (contiguous), or leaves the extra pairs to t (interleaved): not placed here
+            _unknown(f"{where} has no 'mrope_section', and the default of HF's rotary embedding for model_type "
+                     f"{model_type!r}, {list(default)} ({placement} placement), sums to {sum(default)}, not "
+                     f"rotary_dim/2 = {rotary_dim // 2}: the parser reads no M-RoPE sections (positions of one axis "
+                     "only; the frequencies are HF's); give the config's mrope_section", strict)
     if section is not None:
         kw["mrope_section"] = _mrope_section(where, section, rotary_dim)
         inter = p.get("mrope_interleaved", False)
