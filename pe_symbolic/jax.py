@@ -137,13 +137,14 @@ def _half_tables_host(t, plan: F.TablePlan, dtype, kw: dict[str, Any]):
     once to ``dtype`` (float32 or a 16-bit type), through ``jax.pure_callback`` when
     ``t`` is traced."""
     jax, jnp = _jax()
-    from .numeric import rope_cos_sin as np_cos_sin
+    from .numeric.rope import _rope_cos_sin
 
     npdt = np.dtype(jnp.dtype(dtype))
     h = plan.h
 
     def host(pos):
-        c, s = np_cos_sin(np.asarray(pos), layout="split", dtype=npdt, **kw)
+        # the split half tables, whatever the call's layout (no layout warning here: the caller warned)
+        c, s = _rope_cos_sin(np.asarray(pos), layout="split", dtype=npdt, accurate=False, **kw)
         return np.ascontiguousarray(c[..., :h]), np.ascontiguousarray(s[..., :h])
 
     if not _is_traced(t):

@@ -359,6 +359,9 @@ class _Torch(F.Backend):
     def traced(self, t: Any) -> bool:
         return _compiling()
 
+    def can_warn(self) -> bool:
+        return not _compiling()  # Dynamo cannot trace warnings.warn (fullgraph would fail)
+
     def host_max(self, t: Any) -> float:
         return float(t.max())
 

@@ -264,7 +264,7 @@ def _text_only(spec):
     """M-RoPE configs audited on text tokens (every axis at the same position): plain RoPE."""
     import dataclasses
 
-    return dataclasses.replace(spec, mrope_section=None, mrope_interleaved=False)
+    return dataclasses.replace(spec, mrope_section=None, mrope_interleaved=False, mrope_rule=None)
 
 
 def sinusoidal_target(d: int, base: float, schedule: str, name: str) -> Target:

@@ -74,7 +74,7 @@ import numpy as np
 import sympy as sp
 
 from .. import reference
-from ..numeric.config import parse_rope_config
+from ..numeric.config import mrope_rule_axes, parse_rope_config
 from ..numeric.describe import describe
 from ..proof import check_identity
 from .gappa import angle_gamma, angle_script, gappa_path, rotation_script, run_gappa
@@ -333,7 +333,10 @@ def _geometry(config: Mapping[str, Any], spec: Any, layout: str, layer_type: str
             raise ValueError(f"axial config: the oracle gives {len(inv)} frequencies for {npairs} pairs")
         axes, names, kind = [0] * k + [1] * (npairs - k), ("h", "w"), "axial"
     elif spec.mrope_section is not None:
-        axes = list(reference.mrope_axes(spec.mrope_section, interleaved=spec.mrope_interleaved))
+        if spec.mrope_rule is not None:  # a model's own placement (Ernie 4.5 VL), from the parser's rule
+            axes = list(mrope_rule_axes(spec.mrope_rule, spec.mrope_section))
+        else:
+            axes = list(reference.mrope_axes(spec.mrope_section, interleaved=spec.mrope_interleaved))
         per, names, kind = inv, ("t", "h", "w"), "mrope"
     else:
         per, axes, names, kind = inv, [0] * npairs, ("m",), "rope"

@@ -67,12 +67,13 @@ from .config import (
     parse_rope_config,
     rope_frequencies,
 )
-from .describe import ConfigDescription, LayerRope, describe
+from .describe import ConfigDescription, ConfigLayoutWarning, LayerRope, describe
 from .rope import apply_rope, rope_cos_sin
 from .tables import sinusoidal_table, translation_matrix
 
 __all__ = [
     "ConfigDescription",
+    "ConfigLayoutWarning",
     "LayerRope",
     "RopeFrequencies",
     "RopeSpec",

@@ -138,6 +138,17 @@ def table_plan_sinusoidal(d: int, base: float, schedule: str) -> TablePlan:
     return TablePlan(tuple(float(v) for v in hi), d, None, 1.0)
 
 
+def _warn_layout(B: Backend, config: Any, layout: str) -> None:
+    """:func:`pe_symbolic.numeric.describe.warn_config_layout` (imported on first use), the
+    warning pointed at the caller of the backend's public function; not while
+    ``torch.compile`` traces the call (Dynamo cannot trace ``warnings.warn``: the eager call
+    warns)."""
+    if config is not None and B.can_warn():
+        from .describe import warn_config_layout
+
+        warn_config_layout(config, layout, stacklevel=5)
+
+
 def slot_order(layout: str) -> str:
     """``layout`` checked (``"split"`` or ``"interleaved"``)."""
     return check_layout(layout)
@@ -204,6 +215,10 @@ class Backend:
     def traced(self, t: Any) -> bool:
         """Whether the positions' values are unknown here (under a tracer)."""
         raise NotImplementedError
+
+    def can_warn(self) -> bool:
+        """Whether ``warnings.warn`` may run here (not inside a graph compiler that cannot trace it)."""
+        return True
 
     def host_max(self, t: Any) -> float:
         """The largest position, read on the host (a sync; never under a tracer)."""
@@ -348,6 +363,7 @@ def rope_cos_sin(B: Backend, positions: Any, d: int | None, *, base: Any, layout
                  attention_factor: float | None) -> tuple[Any, Any]:
     """The backends' ``rope_cos_sin``: full-width ``(cos, sin)`` tables in ``dtype``."""
     layout = slot_order(layout)
+    _warn_layout(B, config, layout)
     dt = B.check_dtype(dtype)
     t = B.positions(positions, "positions", device)
     seq_len = _length_of(B, config, inv_freq, layer_type, seq_len, t, "positions")
@@ -397,6 +413,7 @@ def apply_rope(B: Backend, x: Any, position_ids: Any, *, positions: Any, cos_sin
     if cos_sin is not None:
         return _apply_tables(B, xs, cos_sin, layout, rotary_dim, many, positions, position_ids, config,
                              inv_freq, seq_len, mrope_section, attention_factor, base)
+    _warn_layout(B, config, layout)
     given = config is not None or inv_freq is not None
     if not given and rotary_dim is None and d % 2:
         raise ValueError(f"the last axis of x has odd length d={d}; RoPE needs pairs (pass an even rotary_dim)")

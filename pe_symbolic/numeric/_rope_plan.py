@@ -166,6 +166,7 @@ def frequency_plan(
     if inv_freq is not None and (layer_type is not None or seq_len is not None):
         raise ValueError("layer_type= and seq_len= need config= (inv_freq is already resolved)")
     section = None if mrope_section is None else tuple(int(v) for v in mrope_section)
+    rule = None
     n_axes, axes_2d = 1, None
     interleaved = mrope_interleaved
     if not isinstance(interleaved, bool):
@@ -189,6 +190,7 @@ def frequency_plan(
             if section is not None and section != spec.mrope_section:
                 raise ValueError(f"mrope_section={list(section)!r} conflicts with the config's {list(spec.mrope_section)!r}")
             section, interleaved = spec.mrope_section, spec.mrope_interleaved or interleaved
+            rule = spec.mrope_rule
         attention = float(attn)
     elif inv_freq is not None:
         hi, attn_given = _as_inv_freq(inv_freq)
@@ -220,7 +222,12 @@ def frequency_plan(
         n_axes = 3
         from ..encodings.family import mrope_axes  # (imports SymPy: only for M-RoPE)
 
-        axes = mrope_axes(section, interleaved=interleaved)
+        if rule is not None:
+            from .config import mrope_rule_axes
+
+            axes = mrope_rule_axes(rule, section)
+        else:
+            axes = mrope_axes(section, interleaved=interleaved)
         if len(axes) != rd // 2:
             raise ValueError(
                 f"mrope_section={list(section)!r} sums to {len(axes)}; it must sum to rotary_dim/2 = {rd // 2}"

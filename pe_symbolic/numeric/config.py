@@ -122,6 +122,54 @@ AXIAL_MODEL_TYPES: frozenset[str] = frozenset({
 #: HF model types whose axial vision RoPE has three axes (t, h, w), each with the ladder over
 #: ``2 * ((head_dim // 3) // 2)`` (``MiniMaxM3VLVisionRotaryEmbedding``).
 AXIAL_3D_MODEL_TYPES: frozenset[str] = frozenset({"minimax_m3_vl_vision"})
+#: HF 5.24 M-RoPE text models (and the flat form of their VL model type): the
+#: ``mrope_section`` their rotary embedding falls back to when the config has none
+#: (``config.rope_parameters.get("mrope_section", ...)`` in the modeling code; HY-V4-VL's
+#: config class sets ``[12, 10, 10]`` itself), and how it places the axes whatever the
+#: config's ``mrope_interleaved`` says (HF never reads that key): ``"contiguous"``
+#: (``cat(m[i % 3] for m in freq.split(mrope_section))``, Qwen2-VL's sections),
+#: ``"interleaved"`` (``recomposition_frequencies`` with ``slice(offset, 3 * section, 3)``,
+#: Qwen3-VL's t, h, w cycle) or ``"ernie4_5_vl"`` (``mrope_rule_axes``). The parser uses the
+#: same default and placement, so 3-axis positions are placed as HF places them
+#: (``tests/test_config_layouts.py`` reads both from the installed modeling code).
+_MROPE_FAMILIES: tuple[tuple[tuple[str, ...], tuple[int, int, int], str], ...] = (
+    (("glm4v", "glm4v_text", "glm_ocr", "glm_ocr_text", "glm4v_moe", "glm4v_moe_text", "glm_image",
+      "glm_image_text"), (8, 12, 12), "contiguous"),
+    (("qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text", "qwen2_5_omni", "qwen2_5_omni_text",
+      "paddleocr_vl", "paddleocr_vl_text"), (16, 24, 24), "contiguous"),
+    (("qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_omni_moe", "qwen3_omni_moe_text",
+      "cosmos3_edge", "cosmos3_edge_text", "cohere_compass", "cohere_compass_text"), (24, 20, 20), "interleaved"),
+    (("qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen4_exp", "qwen4_exp_text"), (11, 11, 10),
+     "interleaved"),
+    (("hy_v4_vl", "hy_v4_vl_text"), (12, 10, 10), "interleaved"),
+    (("ernie4_5_vl_moe", "ernie4_5_vl_moe_text"), (22, 22, 20), "ernie4_5_vl"),
+)
+HF_MROPE_DEFAULT_SECTIONS: dict[str, tuple[int, int, int]] = {mt: sec for mts, sec, _ in _MROPE_FAMILIES for mt in mts}
+HF_MROPE_PLACEMENT: dict[str, str] = {mt: rule for mts, _, rule in _MROPE_FAMILIES for mt in mts}
+
+
+def mrope_rule_axes(rule: str, section: Sequence[int]) -> tuple[int, ...]:
+    """The position axis (0 = t, 1 = h, 2 = w) of each pair under a :attr:`RopeSpec.mrope_rule`.
+
+    ``"ernie4_5_vl"``: HF's ``Ernie4_5_VLMoeTextRotaryEmbedding`` permutes the ladder
+    (``inv_freq_3d[:hw] = cat(inv_freq[:hw][0::2], inv_freq[:hw][1::2])``, ``hw = section[0] +
+    section[1]``), takes h for the first ``section[0]`` entries, w for the next
+    ``section[1]``, t for the last ``section[2]``, then interleaves the h and w entries
+    (``stack([freq_h, freq_w], -1).flatten(-2)``): pair ``j`` keeps the ladder's frequency
+    ``j`` and turns by h (even ``j < hw``), w (odd ``j < hw``) or t (``j >= hw``).
+
+    >>> mrope_rule_axes("ernie4_5_vl", (2, 2, 1))
+    (1, 2, 1, 2, 0)
+    """
+    if rule != "ernie4_5_vl":
+        raise ValueError(f"unknown M-RoPE rule {rule!r}")
+    h, w, t = (int(v) for v in section)
+    if h != w:
+        raise ValueError(f"mrope_section={list(section)!r}: HF's Ernie 4.5 VL interleaves the h and w sections "
+                         "pair by pair, which needs mrope_section[0] == mrope_section[1]")
+    return (1, 2) * h + (0,) * t
+
+
 #: Digits at which the lowered formulas are evaluated before the one rounding to float64.
 DPS = 40
 
@@ -281,6 +329,11 @@ class RopeSpec:
     rotary_channels: str = "leading"
     """Which channels of the head rotate: ``"leading"`` (HF's partial rotary) or
     ``"trailing"`` (DeepSeek-V4: the last ``rotary_dim`` channels, in interleaved pairs)."""
+    mrope_rule: str | None = None
+    """How M-RoPE assigns position axes to pairs when neither Qwen2-VL's contiguous sections
+    nor Qwen3-VL's interleaving (``mrope_interleaved``) is HF's rule: ``"ernie4_5_vl"``
+    (HF's ``Ernie4_5_VLMoeTextRotaryEmbedding``: the first ``2 * mrope_section[0]`` pairs
+    alternate h, w, the last ``mrope_section[2]`` take t)."""
 
     @property
     def pairs(self) -> int:
@@ -962,11 +1015,34 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
     if section is not None and rope_type == "axial":
         raise ValueError(f"{where} has rope_type 'axial' (HF's 2-D vision RoPE) and an 'mrope_section'; "
                          "an M-RoPE text config uses rope_type 'default'")
+    placement = HF_MROPE_PLACEMENT.get(model_type) if rope_type != "axial" else None  # type: ignore[arg-type]
+    if placement == "ernie4_5_vl" and rope_type != "default":
+        raise ValueError(f"{where}['rope_type']={raw_rt!r}: HF's Ernie 4.5 VL (model_type {model_type!r}) accepts only "
+                         "the 'default' rope type (Ernie4_5_VLMoeTextRotaryEmbedding raises on any other)")
+    if section is None and placement is not None and model_type in HF_MROPE_DEFAULT_SECTIONS:
+        default = HF_MROPE_DEFAULT_SECTIONS[model_type]  # type: ignore[index]
+        if sum(default) == rotary_dim // 2:
+            section = default
+        else:  # HF's split fails there (contiguous), or leaves the extra pairs to t (interleaved): not placed here
+            _unknown(f"{where} has no 'mrope_section', and the default of HF's rotary embedding for model_type "
+                     f"{model_type!r}, {list(default)} ({placement} placement), sums to {sum(default)}, not "
+                     f"rotary_dim/2 = {rotary_dim // 2}: the parser reads no M-RoPE sections (positions of one axis "
+                     "only; the frequencies are HF's); give the config's mrope_section", strict)
     if section is not None:
         kw["mrope_section"] = _mrope_section(where, section, rotary_dim)
         inter = p.get("mrope_interleaved", False)
         if not isinstance(inter, bool):
             raise TypeError(f"{where}['mrope_interleaved']={inter!r} must be true or false")
+        if placement is not None:
+            if "mrope_interleaved" in p and inter != (placement == "interleaved"):
+                kw["ignored"] = kw["ignored"] + ("mrope_interleaved",)  # HF's code for this model never reads it
+            inter = placement == "interleaved"
+            if placement == "ernie4_5_vl":
+                try:
+                    mrope_rule_axes(placement, kw["mrope_section"])
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {exc}") from None
+                kw["mrope_rule"] = placement
         kw["mrope_interleaved"] = inter
         if inter:
             _check_interleavable(where, kw["mrope_section"])

@@ -16,6 +16,7 @@ from ._core import _rope_product
 from ._scratch import scratch
 from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source, positions_error
 from .config import RopeSpec, model_config, parse_rope_config  # noqa: F401  (model_config: doctests)
+from .describe import warn_config_layout
 from .tables import _slot_views
 
 __all__ = ["apply_rope", "rope_cos_sin"]
@@ -56,6 +57,9 @@ def rope_cos_sin(
     layout : {"split", "interleaved"}
         ``"split"`` (GPT-NeoX / HF Llama ``rotate_half``): ``cos = concat(cos mθ, cos mθ)``;
         ``"interleaved"`` (RoFormer / Meta / GPT-J): each entry repeated twice.
+        With ``config`` of a model type whose HF attention rotates interleaved pairs
+        (:func:`describe` names it: GPT-J, Cohere, GLM, DeepSeek-V3, ...), ``"split"``
+        warns (:class:`ConfigLayoutWarning`): pass ``"interleaved"`` for HF's result.
     dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}
         float16 / bfloat16: the float64 tables rounded once (correctly, not through
         float32), as in :func:`sinusoidal_table`.
@@ -104,6 +108,15 @@ def rope_cos_sin(
     >>> c.shape
     (2, 128)
     """
+    warn_config_layout(config, check_layout(layout))
+    return _rope_cos_sin(positions, d, base=base, layout=layout, dtype=dtype, accurate=accurate, config=config,
+                         inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len, mrope_section=mrope_section,
+                         mrope_interleaved=mrope_interleaved, attention_factor=attention_factor)
+
+
+def _rope_cos_sin(positions, d, *, base, layout, dtype, accurate, config, inv_freq, layer_type, seq_len,
+                  mrope_section, mrope_interleaved, attention_factor) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rope_cos_sin` without the layout warning (the backends' host tables, always split)."""
     layout = check_layout(layout)
     dt = check_float_dtype(dtype)
     t = as_positions(positions)
@@ -207,6 +220,8 @@ def apply_rope(
     base : float, default 10000.0
     layout : {"split", "interleaved"}
         Pair slots ``(i, i + r/2)`` (GPT-NeoX / HF Llama) or ``(2i, 2i+1)`` (RoFormer / GPT-J).
+        ``"split"`` with ``config`` of a model type HF rotates in interleaved pairs warns, as
+        in :func:`rope_cos_sin`.
     rotary_dim : int, optional
         Even, ``<= d``; only the first ``rotary_dim`` channels rotate (partial rotary), the
         rest pass through. Default: ``d`` (or what ``config`` / ``inv_freq`` say).
@@ -236,6 +251,14 @@ def apply_rope(
     -------
     numpy.ndarray or tuple
         Same shape and dtype as ``x`` (a tuple for a tuple).
+
+    Warns
+    -----
+    ConfigLayoutWarning
+        ``layout="split"`` (the default) with ``config`` (a mapping) of a model type whose HF
+        attention rotates interleaved pairs (``describe(config).layout`` says "interleaved"):
+        the message names the model type, HF's function and ``layout="interleaved"``. A
+        :class:`RopeSpec` carries no model type and does not warn.
 
     Notes
     -----
@@ -280,6 +303,7 @@ def apply_rope(
         for q, v in enumerate(xs):
             check_finite_x(v, name=f"x[{q}]" if many else "x")
     layout = check_layout(layout)
+    warn_config_layout(config, layout)
     d = xs[0].shape[-1]
     for q, v in enumerate(xs[1:], start=1):
         if v.shape[-1] != d:
