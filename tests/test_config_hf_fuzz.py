@@ -157,57 +157,44 @@ def test_every_hf_config_class_at_its_defaults():
     """Every configuration class of the installed transformers, at its defaults, whose rope type
     HF computes generically (default or ROPE_INIT_FUNCTIONS): the parser agrees with HF's
     formula on the object HF builds (head_dim as HF resolves it), or refuses / warns by name."""
-    import importlib
-    import pkgutil
-
-    import transformers.models as tm
-    from transformers import PretrainedConfig
+    from benchmarks.hf_config_scan import _config_classes
 
     agree, refused, bad = 0, 0, []
-    for info in pkgutil.iter_modules(tm.__path__):
+    for cls in _config_classes():
         try:
-            mod = importlib.import_module(f"transformers.models.{info.name}.configuration_{info.name}")
-        except Exception:  # a model whose config needs an optional dependency
-            continue
-        for name in dir(mod):
-            cls = getattr(mod, name)
-            if not (isinstance(cls, type) and issubclass(cls, PretrainedConfig)) or cls.__module__ != mod.__name__ \
-                    or cls.__name__ != name:
-                continue
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    c = cls()
-                    cfg = c.to_dict()
-            except Exception:
-                continue
-            rp = getattr(c, "rope_parameters", None)
-            if (not isinstance(rp, dict) or not rp or any(isinstance(v, dict) for v in rp.values())
-                    or "text_config" in cfg):
-                continue
-            kind = rp.get("rope_type", "default")
-            if kind != "default" and kind not in mru.ROPE_INIT_FUNCTIONS:
-                continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                try:
-                    ours = numeric.rope_frequencies(cfg)
-                except (ValueError, TypeError):
-                    refused += 1
-                    continue
-                if kind == "default":
-                    hd = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
-                    dim = int(hd * rp.get("partial_rotary_factor", 1.0))
-                    inv = 1.0 / (rp["rope_theta"] ** (np.arange(0, dim, 2) / dim))
-                    af = 1.0
-                else:
-                    inv, af = mru.ROPE_INIT_FUNCTIONS[kind](c, "cpu")
-                    inv = inv.double().numpy()
-            if inv.shape != ours.inv_freq.shape or np.max(np.abs(inv - ours.inv_freq) / ours.inv_freq) > 1e-5 \
-                    or abs(float(af) - ours.attention_factor) > 1e-6:
-                bad.append(cls.__name__)
+                c = cls()
+                cfg = c.to_dict()
+        except Exception:
+            continue
+        rp = getattr(c, "rope_parameters", None)
+        if (not isinstance(rp, dict) or not rp or any(isinstance(v, dict) for v in rp.values())
+                or "text_config" in cfg):
+            continue
+        kind = rp.get("rope_type", "default")
+        if kind != "default" and kind not in mru.ROPE_INIT_FUNCTIONS:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                ours = numeric.rope_frequencies(cfg)
+            except (ValueError, TypeError):
+                refused += 1
+                continue
+            if kind == "default":
+                hd = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
+                dim = int(hd * rp.get("partial_rotary_factor", 1.0))
+                inv = 1.0 / (rp["rope_theta"] ** (np.arange(0, dim, 2) / dim))
+                af = 1.0
             else:
-                agree += 1
+                inv, af = mru.ROPE_INIT_FUNCTIONS[kind](c, "cpu")
+                inv = inv.double().numpy()
+        if inv.shape != ours.inv_freq.shape or np.max(np.abs(inv - ours.inv_freq) / ours.inv_freq) > 1e-5 \
+                or abs(float(af) - ours.attention_factor) > 1e-6:
+            bad.append(cls.__name__)
+        else:
+            agree += 1
     print(f"\nHF config classes at their defaults: {agree} agree, {refused} refused by name, {len(bad)} differ")
     assert agree > 100 and not bad, bad
 
