@@ -39,10 +39,12 @@ import time
 import numpy as np
 
 
-def _medians(fns: dict, repeat: int, sync=lambda r: r) -> dict:
-    """Median seconds of each function, measured round robin (one call of each in turn,
+def _medians(fns: dict, repeat: int, sync=lambda r: r, calls: int = 1) -> dict:
+    """Median seconds of each function, measured round robin (one sample of each in turn,
     ``repeat`` rounds, after two warm-up rounds): on a shared machine the load then falls
-    on every row alike, and the ratios of one run compare like with like."""
+    on every row alike, and the ratios of one run compare like with like. A sample is
+    ``calls`` calls, the last one waited for (``sync``), divided by ``calls`` (on an
+    accelerator: back-to-back launches, as a model makes them)."""
     for _ in range(2):
         for fn in fns.values():
             sync(fn())
@@ -50,9 +52,58 @@ def _medians(fns: dict, repeat: int, sync=lambda r: r) -> dict:
     for _ in range(repeat):
         for k, fn in fns.items():
             t0 = time.perf_counter()
+            for _ in range(calls - 1):
+                fn()
             sync(fn())
-            times[k].append(time.perf_counter() - t0)
+            times[k].append((time.perf_counter() - t0) / calls)
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+def _cuda_medians(torch, fns: dict, repeat: int, calls: int = 20) -> tuple[dict, dict]:
+    """As :func:`_medians` on a CUDA device, two ways. ``launched``: ``calls`` back-to-back
+    calls between two CUDA events, divided by ``calls`` (the host's launch time counts where
+    it is longer than the device's work, as in a model run without graphs). ``graph``: the
+    same ``calls`` calls captured once in a CUDA graph and replayed between two events: the
+    device's time, as under CUDA graphs (vLLM, ``torch.compile(mode="reduce-overhead")``).
+    A row the graph cannot capture (e.g. a copy from host memory in it) gets ``None``."""
+    for _ in range(2):
+        for fn in fns.values():
+            fn()
+    torch.cuda.synchronize()
+    graphs: dict = {}
+    for k, fn in fns.items():
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        try:
+            with torch.cuda.stream(side):
+                fn()
+            torch.cuda.current_stream().wait_stream(side)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                for _ in range(calls):
+                    fn()
+            graphs[k] = g
+        except Exception:  # noqa: BLE001 - not capturable: no graph row
+            torch.cuda.synchronize()
+            graphs[k] = None
+    times: dict = {k: [] for k in fns}
+    replays: dict = {k: [] for k in fns}
+
+    def timed(run) -> float:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3 / calls
+
+    for _ in range(repeat):
+        for k, fn in fns.items():
+            times[k].append(timed(lambda: [fn() for _ in range(calls)]))
+            if graphs[k] is not None:
+                replays[k].append(timed(graphs[k].replay))
+    return ({k: statistics.median(v) for k, v in times.items()},
+            {k: statistics.median(v) if v else None for k, v in replays.items()})
 
 
 def _hf_tables(torch, inv_freq, position_ids, dtype):
@@ -92,7 +143,13 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
     inv = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.int64, device=device).float() / D))
     sync = (lambda r: (torch.cuda.synchronize(), r)[1]) if device == "cuda" else (lambda r: r)
     for dt in dtypes:
-        x = torch.randn(shape, device=device).to(dt)
+        # on a GPU, four inputs taken in turn: x (32-64 MiB) would otherwise sit in its L2 cache
+        xs = [torch.randn(shape, device=device).to(dt) for _ in range(4 if device == "cuda" else 1)]
+        x = xs[0]
+        turn_x = iter(range(10**9))
+
+        def nx():
+            return xs[next(turn_x) % len(xs)]
         hc, hs = _hf_tables(torch, inv, ids, dt)
         tdt = torch.float32 if dt != torch.float64 else dt
         pc, ps = PT.rope_cos_sin(ids, D, base=base, dtype=tdt)
@@ -114,38 +171,50 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
             sync(f(*args[k]))
             t_compile[k] = time.perf_counter() - t0
         fns = {
-            "copy": lambda: x.clone(),
-            "HF apply eager": lambda: _hf_apply(torch, x, hc, hs),
-            "HF full eager": lambda: _hf_apply(torch, x, *_hf_tables(torch, inv, ids, dt)),
-            "pe_symbolic apply eager": lambda: PT.apply_rope(x, cos_sin=(pc, ps)),
-            "pe_symbolic apply, distinct rows eager": lambda: PT.apply_rope(x, cos_sin=(dc, ds)),
-            "pe_symbolic full eager": lambda: PT.apply_rope(x, ids, base=base),
+            "copy": lambda: nx().clone(),
+            "HF apply eager": lambda: _hf_apply(torch, nx(), hc, hs),
+            "HF full eager": lambda: _hf_apply(torch, nx(), *_hf_tables(torch, inv, ids, dt)),
+            "pe_symbolic apply eager": lambda: PT.apply_rope(nx(), cos_sin=(pc, ps)),
+            "pe_symbolic apply, distinct rows eager": lambda: PT.apply_rope(nx(), cos_sin=(dc, ds)),
+            "pe_symbolic full eager": lambda: PT.apply_rope(nx(), ids, base=base),
         }
         for k, f in compiled.items():
-            fns[f"{k} compiled"] = lambda f=f, k=k: f(*args[k])
+            fns[f"{k} compiled"] = lambda f=f, k=k: f(nx(), *args[k][1:])
         cf = compiled["pe_symbolic full"]
         # cache misses in a round of their own (they would evict the hits of the rows above)
         misses = {"copy": fns["copy"], "HF full eager": fns["HF full eager"],
                   "HF full compiled": fns["HF full compiled"],
-                  "pe_symbolic full, new ids eager": lambda: PT.apply_rope(x, new_ids(), base=base),
-                  "pe_symbolic full, new ids compiled": lambda: cf(x, new_ids())}
+                  "pe_symbolic full, new ids eager": lambda: PT.apply_rope(nx(), new_ids(), base=base),
+                  "pe_symbolic full, new ids compiled": lambda: cf(nx(), new_ids())}
         PT.clear_cache()
-        times = _medians(fns, repeat, sync)
-        again = _medians(misses, repeat, sync)
+        if device == "cuda":
+            times, graph = _cuda_medians(torch, fns, repeat)
+            again, graph_again = _cuda_medians(torch, misses, repeat)
+        else:
+            times, again, graph, graph_again = _medians(fns, repeat), _medians(misses, repeat), None, None
         PT.clear_cache()
         copy = times.pop("copy")
         name = str(dt).removeprefix("torch.")
         print(f"\n{device} {name} x{tuple(shape)} ({x.numel() * x.element_size() / 2**20:.0f} MiB), "
-              f"torch {torch.__version__}, {torch.get_num_threads()} threads; copy {copy * 1e3:.2f} ms "
-              f"(rows measured round robin, median of {repeat})")
-        print(f"{'row':<42} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}")
-        for group, ref in ((times, copy), (again, again.pop("copy"))):
+              f"torch {torch.__version__}, {torch.get_num_threads()} threads; copy {copy * 1e3:.3f} ms "
+              f"(rows measured round robin, median of {repeat}"
+              + (", each 20 calls between CUDA events; 'graph': the 20 calls replayed as one CUDA graph, "
+                 "the device's time)" if device == "cuda" else ")"))
+        print(f"{'row':<42} {'median':>10} {'/ copy':>8} {'/ HF same mode':>15}"
+              + (f" {'graph':>10} {'/ copy':>8} {'/ HF':>6}" if graph is not None else ""))
+        for group, ref, gr in ((times, copy, graph), (again, again.pop("copy"), graph_again)):
+            gref = gr.pop("copy") if gr is not None else None
             for k, v in group.items():
                 if group is again and k.startswith("HF"):
                     continue
                 kind, mode = k.rsplit(" ", 1)
-                hf = group[f"HF {kind.split(' ', 1)[1].split(',')[0]} {mode}"] if kind.startswith("pe_symbolic") else v
-                print(f"{k:<42} {v * 1e3:>8.2f}ms {v / ref:>7.2f}x {v / hf:>14.2f}x")
+                hk = f"HF {kind.split(' ', 1)[1].split(',')[0]} {mode}" if kind.startswith("pe_symbolic") else k
+                line = f"{k:<42} {v * 1e3:>8.3f}ms {v / ref:>7.2f}x {v / group[hk]:>14.2f}x"
+                if gr is not None:
+                    g, gh = gr[k], gr[hk]
+                    line += (f" {g * 1e3:>8.3f}ms {g / gref:>7.2f}x " + (f"{g / gh:>5.2f}x" if gh else "    -")
+                             if g is not None else "  (not capturable in a CUDA graph)")
+                print(line)
         print("compile (first call): " + ", ".join(f"{k} {v:.1f} s" for k, v in t_compile.items()))
         print("(full: tables from position_ids; the same ids each call hit pe_symbolic's table cache, "
               "as every layer of a model does; 'new ids': a miss each call, measured in a second round "
@@ -200,8 +269,14 @@ def bench_jax(quick: bool) -> None:
         return jax.block_until_ready(r)
 
     print(f"jax {jax.__version__}, x64 {'on' if PJ.x64_enabled() else 'off (tables: NumPy core via pure_callback)'}")
+    where = jax.default_backend()  # "cpu", "gpu", ...
+    gpu = where != "cpu"
     for dt in (jnp.float32, jnp.bfloat16):
-        x = jnp.asarray(np.random.default_rng(0).standard_normal(shape, dtype=np.float32)).astype(dt)
+        # on an accelerator, four inputs taken in turn (x would otherwise sit in its cache)
+        xs = [jnp.asarray(np.random.default_rng(k).standard_normal(shape, dtype=np.float32)).astype(dt)
+              for k in range(4 if gpu else 1)]
+        x = xs[0]
+        turn = iter(range(10**9))
         hc, hs = hf_tables(ids, dt)
         pc, ps = PJ.rope_cos_sin(ids, D, base=base, dtype=jnp.float32)
         jf = {
@@ -211,13 +286,17 @@ def bench_jax(quick: bool) -> None:
             "pe_symbolic apply": (jax.jit(lambda x, c, s: PJ.apply_rope(x, cos_sin=(c, s))), (x, pc, ps)),
             "pe_symbolic full": (jax.jit(lambda x, i: PJ.apply_rope(x, i, base=base)), (x, ids)),
         }
-        times = _medians({k: (lambda f=f, a=a: f(*a)) for k, (f, a) in jf.items()}, repeat, block)
+        for f, _ in jf.values():  # compiled once for every input (same shapes)
+            f(*_)
+        times = _medians({k: (lambda f=f, a=a: f(xs[next(turn) % len(xs)], *a[1:])) for k, (f, a) in jf.items()},
+                         repeat, block, calls=20 if gpu else 1)
         copy = times.pop("copy")
-        print(f"\ncpu {jnp.dtype(dt).name} x{shape}; copy (jit x*1) {copy * 1e3:.2f} ms")
+        print(f"\n{where} {jnp.dtype(dt).name} x{shape}; copy (jit x*1) {copy * 1e3:.3f} ms"
+              + (" (each sample 20 calls, the last waited for)" if gpu else ""))
         print(f"{'row (jax.jit)':<30} {'median':>10} {'/ copy':>8} {'/ HF same':>10}")
         for k, v in times.items():
             hf = times["HF " + k.split(" ", 1)[1]] if k.startswith("pe_symbolic") else v
-            print(f"{k:<30} {v * 1e3:>8.2f}ms {v / copy:>7.2f}x {v / hf:>9.2f}x")
+            print(f"{k:<30} {v * 1e3:>8.3f}ms {v / copy:>7.2f}x {v / hf:>9.2f}x")
 
 
 FIRST = textwrap.dedent("""

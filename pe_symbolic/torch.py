@@ -40,9 +40,10 @@ comparison of the small positions tensor), so a model that applies RoPE with the
 ``position_ids`` in every layer computes them once, and a hit gives the bits a
 recomputation gives; :func:`clear_cache` frees it. Under ``torch.compile`` the tables of
 CPU positions are one opaque operation (``torch.ops.pe_symbolic.rope_tables``) that looks
-them up in the same cache and returns a copy the graph owns; on an accelerator they are
-computed every call (traced and fused under ``torch.compile``), as a cache check there would
-make the host wait for the device. Passing ``cos_sin=`` from :func:`rope_cos_sin`
+them up in the same cache and returns a copy the graph owns. On an accelerator the tables
+are computed every call, as a cache check there would make the host wait for the device;
+under ``torch.compile`` by the same operation, once per call (traced, inductor fused their
+float64 cosines and sines into the rotation and recomputed them for every head). Passing ``cos_sin=`` from :func:`rope_cos_sin`
 (Hugging Face's ``rotary_emb`` / ``apply_rotary_pos_emb`` split) skips the lookup.
 
 torch is optional: ``pip install 'pe_symbolic[torch]'``.
@@ -144,6 +145,9 @@ def _make_table_op(torch):
 
     def rope_tables(positions, w, axes, attention, dtype):
         plan = F.TablePlan(tuple(w), 2 * len(w), None if axes is None else tuple(axes), attention)
+        if positions.device.type != "cpu":  # computed now: new tensors, the graph's own
+            c, s = _compute_tables(positions, plan, dtype)
+            return c.contiguous(), s.contiguous()  # (M-RoPE's are strided views; the fake says contiguous)
         c, s = _cached_tables(positions, plan, dtype)
         return _fresh(c), _fresh(s)  # the graph owns its outputs (it may reuse their memory)
 
@@ -166,6 +170,26 @@ _plan_values._dynamo_marked_constant = True  # type: ignore[attr-defined]
 _load_formula._dynamo_marked_constant = True  # type: ignore[attr-defined]
 _sinusoidal_values._dynamo_marked_constant = True  # type: ignore[attr-defined]
 _register_table_op._dynamo_marked_constant = True  # type: ignore[attr-defined]
+
+
+def _static(v: Any) -> Any:
+    """``v`` with every symbolic number made a plain one. Under dynamic shapes (``dynamic=True``,
+    or the automatic dynamic shapes of a recompilation) the head dim and the numbers of a
+    config can be symbolic; the frequencies depend on them, so they are fixed (specialized,
+    with a guard) before the host plans the frequencies. Mappings, lists and tuples are
+    rebuilt; anything else is returned as it is."""
+    import operator
+
+    if isinstance(v, int) and not isinstance(v, bool):
+        # (under dynamo a symbolic int passes for an int; index() specializes it, int() would not)
+        return operator.index(v)
+    if isinstance(v, float):
+        return float.fromhex(v.hex())  # (exact; specializes a symbolic float, float() would not)
+    if isinstance(v, Mapping):
+        return {k: _static(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return type(v)(_static(x) for x in v)
+    return v
 
 
 def _check_dtype(dtype: Any, name: str = "dtype"):
@@ -192,6 +216,33 @@ def _float64(t):
     return (t.to("cpu") if t.device.type == "mps" else t).to(torch.float64)
 
 
+#: Frequency vectors (and M-RoPE axis indices) already on an accelerator:
+#: (values, device, dtype) -> tensor. Made once per device: ``torch.tensor(list, device=...)``
+#: is a copy from host memory each time, which a CUDA graph cannot capture.
+_FREQS: OrderedDict[Any, Any] = OrderedDict()
+
+
+def _frequencies(w: tuple[Any, ...], device, dtype=None):
+    """``w`` as a tensor (default float64) on ``device`` (under ``torch.compile``: a constant
+    of the graph; on an accelerator in eager mode: from a small cache, read only)."""
+    torch = _torch()
+    dtype = torch.float64 if dtype is None else dtype
+    if _compiling() or device.type == "cpu":
+        return torch.tensor(w, dtype=dtype, device=device)
+    key = (w, device, dtype)
+    with _CACHE_LOCK:
+        v = _FREQS.get(key)
+        if v is not None:
+            _FREQS.move_to_end(key)
+            return v
+    v = torch.tensor(w, dtype=dtype, device=device)
+    with _CACHE_LOCK:
+        _FREQS[key] = v
+        while len(_FREQS) > 4 * _CACHE_SIZE:
+            _FREQS.popitem(last=False)
+    return v
+
+
 def _compute_tables(t, plan: F.TablePlan, dtype):
     """Half tables ``P + (h,)`` of positions ``t`` (any real dtype; ``(3,) + P`` for M-RoPE):
     the lowered ``(cos(m*theta), sin(m*theta))`` of float64 positions and frequencies, times
@@ -200,11 +251,11 @@ def _compute_tables(t, plan: F.TablePlan, dtype):
     torch = _torch()
     dev = t.device
     t64 = _float64(t)
-    w = torch.tensor(plan.w, dtype=torch.float64, device=t64.device)
+    w = _frequencies(plan.w, t64.device)
     if plan.axes is None:
         m = t64[..., None]
     else:
-        idx = torch.tensor(plan.axes, device=t64.device)
+        idx = _frequencies(plan.axes, t64.device, torch.int64)
         m = t64.index_select(0, idx).movedim(0, -1)  # P + (h,): pair j's position axis
     c, s = _formula("cos_sin")(m, w)
     if plan.attention != 1.0:
@@ -239,7 +290,7 @@ def _fresh(t):
     2-core machine: 0.2 ms when both threads run, 37 ms median while one waits for a core)."""
     torch = _torch()
     if t.device.type != "cpu" or not t.is_contiguous():
-        return t.clone()
+        return t.clone(memory_format=torch.contiguous_format)  # (M-RoPE's tables are strided)
     return torch.from_numpy(_bits(t).numpy().copy()).view(t.dtype)
 
 
@@ -280,6 +331,7 @@ def clear_cache() -> None:
     """
     with _CACHE_LOCK:
         _CACHE.clear()
+        _FREQS.clear()
 
 
 # ----------------------------------------------------------------------------------------
@@ -366,7 +418,7 @@ class _Torch(F.Backend):
         return float(t.max())
 
     def plan(self, **kw: Any) -> F.TablePlan:
-        return F.TablePlan(*_plan_values(**kw))
+        return F.TablePlan(*_plan_values(**(_static(kw) if _compiling() else kw)))
 
     def host_inv_freq(self, inv_freq: Any) -> Any:
         torch = _torch()
@@ -376,7 +428,10 @@ class _Torch(F.Backend):
 
     def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any) -> tuple[Any, Any]:
         torch = _torch()
-        if _compiling() and t.device.type == "cpu":  # (elsewhere: traced, fused by torch.compile)
+        if _compiling():
+            # one opaque operation: on the CPU a lookup in the table cache; on an accelerator the
+            # tables computed once per call (traced, inductor fused their float64 cos/sin into the
+            # rotation and recomputed them for every head: 2.8x HF's compiled formula on an H100)
             _register_table_op()
             c, s = torch.ops.pe_symbolic.rope_tables(t, list(plan.w), None if plan.axes is None else list(plan.axes),
                                                       plan.attention, dtype)
@@ -410,6 +465,8 @@ class _Torch(F.Backend):
                 or (torch.is_grad_enabled() and (x.requires_grad or c.requires_grad or s.requires_grad))):
             # one graph: fused by torch.compile, recorded by autograd; subclasses (DTensor, ...) as they are
             return F.rotate(self, x, c, s, layout, rd)
+        if x.device.type != "cpu":
+            return _rotate_whole(self, x, c, s, layout, rd)
         return _rotate_blocks(self, x, c, s, layout, rd)
 
     def dtype(self, name: str) -> Any:
@@ -497,6 +554,30 @@ def _rotate_blocks(B: _Torch, x, c, s, layout: str, rd: int):
     return out
 
 
+def _rotate_whole(B: _Torch, x, c, s, layout: str, rd: int):
+    """Eager rotation on an accelerator (no autograd): the operations of :func:`F.rotate`
+    on the same values (so the same bits), each result written once into the output
+    (16-bit ``x``: rounded once, by the copy), with fewer kernels and passes: no cast kernel
+    for a 16-bit ``x`` against float32 tables (a product of a 16-bit and a float32 tensor
+    is computed in float32 from the exact conversion: the bits of converting first), and
+    no concatenation."""
+    torch = _torch()
+    out = torch.empty_like(x)
+    h = rd // 2
+    if rd < x.shape[-1]:
+        out[..., rd:] = x[..., rd:]
+    if layout == "split":
+        x1, x2, o1, o2 = x[..., :h], x[..., h:rd], out[..., :h], out[..., h:rd]
+    else:
+        x1, x2, o1, o2 = x[..., 0:rd:2], x[..., 1:rd:2], out[..., 0:rd:2], out[..., 1:rd:2]
+    if B.is_low(x.dtype) and not (c.dtype == s.dtype == torch.float32):
+        x1, x2 = x1.to(torch.float32), x2.to(torch.float32)  # 16-bit tables: convert x itself
+    a, b = _formula("pair")(x1, x2, c, s)
+    o1.copy_(a)
+    o2.copy_(b)
+    return out
+
+
 # ----------------------------------------------------------------------------------------
 # public functions
 
@@ -563,6 +644,8 @@ def rope_cos_sin(
     >>> c.shape, c.stride()
     (torch.Size([3, 6, 8]), (0, 8, 1))
     """
+    if _compiling():  # (as in apply_rope)
+        d, config, base, seq_len, mrope_section = _static((d, config, base, seq_len, mrope_section))
     return F.rope_cos_sin(_B, positions, d, base=base, layout=layout, dtype=dtype, device=device,
                           config=config, inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len,
                           mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
@@ -645,6 +728,8 @@ def apply_rope(
     >>> qr.shape, kr.shape, qr.dtype
     (torch.Size([2, 32, 5, 128]), torch.Size([2, 8, 5, 128]), torch.float32)
     """
+    if _compiling():  # (dynamic shapes: the config's integers fixed before the host reads them)
+        config, base, rotary_dim, seq_len, mrope_section = _static((config, base, rotary_dim, seq_len, mrope_section))
     return F.apply_rope(_B, x, position_ids, positions=positions, cos_sin=cos_sin, base=base, layout=layout,
                         rotary_dim=rotary_dim, config=config, inv_freq=inv_freq, layer_type=layer_type,
                         seq_len=seq_len, mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
@@ -691,6 +776,8 @@ def sinusoidal_table(
     from ._validate import check_order, check_schedule
 
     torch = _torch()
+    if _compiling():  # (as in apply_rope)
+        d, base = _static((d, base))
     layout = F.slot_order(layout)
     order = check_order(order)
     schedule = check_schedule(schedule)

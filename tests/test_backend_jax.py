@@ -49,6 +49,28 @@ def test_matches_the_numpy_core(dtype, layout):
         assert (np.abs(got.astype(np.float64) - want.astype(np.float64)) <= 2 * eps * mag).all()
 
 
+def test_jitted_tables_are_reused_only_for_the_same_positions(monkeypatch):
+    """Under jit (x64 off) the host computes the tables once for ids it saw last (every layer
+    of a model passes the same ids) and again for any other ids: never stale."""
+    from pe_symbolic.numeric import rope
+
+    calls = []
+    real = rope._rope_cos_sin
+    monkeypatch.setattr(rope, "_rope_cos_sin", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    f = jax.jit(lambda x, i: PJ.apply_rope(x, i, config=LLAMA))
+    x = _x((2, 2, 24, 128))
+    a, b = _ids(2, 24, start=500), _ids(2, 24, start=501)
+    b2 = b.copy()
+    b2[1, 7] = 0  # one position changed
+    for ids, n in ((a, 1), (a, 1), (b, 2), (b2, 3), (b2, 3), (a, 4)):
+        got = np.asarray(f(jnp.asarray(x), jnp.asarray(ids)))
+        # (XLA may contract a*b - c*d into an FMA under jit: within two ulp; a stale table would
+        # be off by up to the whole rotation)
+        want = N.apply_rope(x, position_ids=ids, config=LLAMA)
+        np.testing.assert_allclose(got, want, rtol=0, atol=2 * 2.0**-23 * np.abs(x).max())
+        assert len(calls) == n
+
+
 def test_tables_are_the_numpy_cores_bit_for_bit():
     ids = _ids(1, 64, start=1_000_000 - 64)
     c, s = PJ.rope_cos_sin(jnp.asarray(ids), config=LLAMA)

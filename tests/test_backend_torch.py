@@ -281,6 +281,38 @@ def test_eager_blocks_give_the_bits_of_the_whole_tensor_operations(dtype, layout
     assert grad.requires_grad
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("layout", ["split", "interleaved"])
+def test_accelerator_rotation_gives_the_bits_of_the_whole_tensor_operations(dtype, layout):
+    """The eager route on an accelerator (no cast kernel for 16-bit x against float32 tables,
+    no concatenation), run here on CPU tensors: the bits of the one-graph route, with float32
+    tables and with tables in x's own 16-bit dtype."""
+    from pe_symbolic.numeric import _frontend as F
+
+    tdt, _ = DTYPES[dtype]
+    x = _x((2, 3, 19, 48), tdt, seed=23)
+    for xv, rd in [(x, 48), (x, 32), (x.transpose(1, 2), 40)]:
+        for cdt in {PT._B.compute_dtype(tdt), tdt}:
+            c, s = PT.rope_cos_sin(torch.arange(xv.shape[-2]) * 41 + 3, rd, dtype=cdt, layout="split")
+            c, s = c[..., : rd // 2], s[..., : rd // 2]
+            got = PT._rotate_whole(PT._B, xv, c, s, layout, rd)
+            want = F.rotate(PT._B, xv, c, s, layout, rd)
+            assert got.dtype == tdt and got.shape == xv.shape
+            assert torch.equal(got, want)
+
+
+def test_tables_on_another_device_than_x_are_refused_by_name():
+    """(The meta device stands in for an accelerator: no values, the same device checks.)"""
+    x = _x((1, 2, 8, 16))
+    c, s = PT.rope_cos_sin(_ids(1, 8), 16)
+    with pytest.raises(ValueError, match=r"the tables are on cpu and x on meta.*\.to\(x\.device\)"):
+        PT.apply_rope(x.to("meta"), cos_sin=(c, s))
+    with pytest.raises(ValueError, match=r"x\[1\] on meta"):
+        PT.apply_rope((x, x.to("meta")), cos_sin=(c, s))
+    with pytest.raises(ValueError, match="cos is on cpu and sin on meta"):
+        PT.apply_rope(x, cos_sin=(c, s.to("meta")))
+
+
 def test_table_cache_hits_only_for_the_same_positions_bit_for_bit():
     PT.clear_cache()
     x = _x((1, 2, 6, 16), torch.float64, seed=22)
@@ -325,6 +357,51 @@ def test_compiled_tables_follow_the_positions_values():
     c, s = op(_ids(1, 3, start=9), [1.0, 0.5], None, 1.0, torch.float64)
     want = PT._compute_tables(_ids(1, 3, start=9), PT.F.TablePlan((1.0, 0.5), 4, None, 1.0), torch.float64)
     assert torch.equal(c, want[0]) and torch.equal(s, want[1])
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", ["qwen2-vl-7b", "pixtral-12b-vision"])
+def test_compiled_multi_axis_positions_match_eager(name):
+    """M-RoPE's (3, batch, seq) and an axial config's (2, batch, seq) ids under torch.compile:
+    the table op's outputs are laid out as its shape function says (the axis gather gives
+    strided tables; a strided output once failed inductor's layout check)."""
+    cfg = N.model_config(name)
+    d = N.parse_rope_config(cfg).head_dim
+    ids = _ids(2, 20, start=700)
+    ids = torch.stack([ids, ids // 2, ids % 7]) if name.startswith("qwen") else torch.stack([ids // 9, ids % 9])
+    x = _x((2, 3, 20, d), torch.float32, seed=26)
+    cf = torch.compile(lambda x, i: PT.apply_rope(x, i, config=cfg), fullgraph=True)
+    torch.testing.assert_close(cf(x, ids), PT.apply_rope(x, ids, config=cfg), rtol=2.0**-22, atol=2.0**-22)
+    c, s = torch.ops.pe_symbolic.rope_tables(ids, [1.0, 0.5, 0.25], [0, 1, 0], 1.0, torch.float32)
+    assert c.is_contiguous() and s.is_contiguous() and c.shape == (2, 20, 3)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_dynamic_shapes_compile_without_a_graph_break():
+    """dynamic=True (and a recompilation's automatic dynamic shapes, here: two configs through
+    one compiled function) make the head dim and the config's numbers symbolic; the frequencies
+    depend on them, so they are specialized before the host plans them."""
+    torch._dynamo.reset()
+    qwen = N.model_config("qwen2-vl-7b")
+
+    def f(x, i, cfg):
+        return PT.apply_rope(x, i, config=cfg), PT.rope_cos_sin(i, config=cfg)[0], PT.sinusoidal_table(i, 32)
+
+    cf = torch.compile(f, fullgraph=True, dynamic=True)
+    for seq, d, cfg in ((16, 128, LLAMA), (24, 128, LLAMA), (8, 64, {"rope_theta": 1e4, "head_dim": 64})):
+        x, ids = _x((2, 3, seq, d), seed=seq), _ids(2, seq, start=seq)
+        for g, w in zip(cf(x, ids, cfg), f(x, ids, cfg)):
+            torch.testing.assert_close(g, w, rtol=2.0**-22, atol=2.0**-22)
+    one = torch.compile(lambda x, i, cfg: PT.apply_rope(x, i, config=cfg), fullgraph=True)
+    x, ids = _x((1, 2, 6, 128), seed=27), _ids(1, 6)
+    for cfg, i in ((LLAMA, ids), (qwen, torch.stack([ids, ids, ids])), (LLAMA, ids)):
+        torch.testing.assert_close(one(x, i, cfg), PT.apply_rope(x, i, config=cfg), rtol=2.0**-22, atol=2.0**-22)
+    base = torch.compile(lambda x, i: PT.apply_rope(x, i, base=5e5), fullgraph=True, dynamic=True)
+    for seq, d in ((16, 64), (20, 96)):
+        x, ids = _x((2, 3, seq, d), seed=seq), _ids(2, seq)
+        torch.testing.assert_close(base(x, ids), PT.apply_rope(x, ids, base=5e5), rtol=2.0**-22, atol=2.0**-22)
 
 
 def test_axial_pixtral_is_hf_placement():

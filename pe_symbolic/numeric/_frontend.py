@@ -467,6 +467,8 @@ def _apply_tables(B: Backend, xs: list[Any], cos_sin: Any, layout: str, rotary_d
     if not (isinstance(cos_sin, (tuple, list)) and len(cos_sin) == 2 and all(B.is_array(v) for v in cos_sin)):
         raise TypeError(f"cos_sin must be a pair of {B.noun}s (cos, sin), as rope_cos_sin returns")
     cos, sin = cos_sin
+    if B.device_of(cos) != B.device_of(sin):
+        raise ValueError(f"cos is on {B.device_of(cos)} and sin on {B.device_of(sin)}; they must be on one device")
     if cos.shape != sin.shape:
         raise ValueError(f"cos has shape {tuple(cos.shape)} and sin {tuple(sin.shape)}; they must match")
     rd = cos.shape[-1]
@@ -484,6 +486,10 @@ def _apply_tables(B: Backend, xs: list[Any], cos_sin: Any, layout: str, rotary_d
         why = rope_shape_error(tuple(cv.shape[:-1]), tuple(v.shape[:-1]), f"{name}.shape[:-1]")
         if why:
             raise ValueError(why.replace("positions", "tables (without their last axis)"))
+        dev = B.device_of(v)
+        if dev is not None and B.device_of(cos) != dev:
+            raise ValueError(f"the tables are on {B.device_of(cos)} and {name} on {dev}: make them there "
+                             f"(rope_cos_sin(..., device={name}.device)) or move them (.to({name}.device))")
         cdt = B.compute_dtype(v.dtype)
         if c.dtype not in (v.dtype, cdt):
             raise TypeError(f"the tables are {B.dtype_name(c.dtype)} and {name} is {B.dtype_name(v.dtype)}: make them "
