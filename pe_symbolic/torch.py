@@ -43,8 +43,9 @@ CPU positions are one opaque operation (``torch.ops.pe_symbolic.rope_tables``) t
 them up in the same cache and returns a copy the graph owns. On an accelerator the tables
 are computed every call, as a cache check there would make the host wait for the device;
 under ``torch.compile`` by the same operation, once per call (traced, inductor fused their
-float64 cosines and sines into the rotation and recomputed them for every head). Passing ``cos_sin=`` from :func:`rope_cos_sin`
-(Hugging Face's ``rotary_emb`` / ``apply_rotary_pos_emb`` split) skips the lookup.
+float64 cosines and sines into the rotation and recomputed them for every head). Passing
+``cos_sin=`` from :func:`rope_cos_sin` (Hugging Face's ``rotary_emb`` /
+``apply_rotary_pos_emb`` split) skips the lookup.
 
 torch is optional: ``pip install 'pe_symbolic[torch]'``.
 """
