@@ -217,6 +217,29 @@ def test_torch_compile_fullgraph_matches_eager():
     torch.testing.assert_close(got[3].float(), want[3].float(), rtol=2.0**-7, atol=2.0**-7)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's own (inductor imports torch.jit)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("layout", ["split", "interleaved"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_compiled_rotation_with_given_tables_matches_eager(layout, dtype):
+    """Compiled on the CPU with tables from rope_cos_sin: eager's rotation up to FMA
+    contraction, for a batch's one row expanded, distinct rows, partial rotary_dim, and x as
+    HF's transposed (batch, seq, heads, d) view."""
+    torch._dynamo.reset()  # six shapes and strides below: each its own graph (at most 8 per function)
+    dtype = getattr(torch, dtype)
+    ids = _ids(3, 40, start=9000)
+    shifted = ids + torch.arange(3)[:, None]
+    cf = torch.compile(lambda x, c, s: PT.apply_rope(x, cos_sin=(c, s), layout=layout), fullgraph=True)
+    for rd, pos in ((32, ids), (32, shifted), (16, ids)):
+        c, s = PT.rope_cos_sin(pos, rd, base=500000.0, layout=layout, dtype=torch.float32)
+        for x in (_x((3, 4, 40, 32), dtype, seed=rd), _x((3, 40, 4, 32), dtype, seed=rd).transpose(1, 2)):
+            got, want = cf(x, c, s), PT.apply_rope(x, cos_sin=(c, s), layout=layout)
+            assert got.dtype == dtype and got.shape == x.shape
+            tol = 2.0**-22 if dtype == torch.float32 else 2.0**-7  # FMA contraction: within an ulp
+            torch.testing.assert_close(got.float(), want.float(), rtol=tol, atol=tol)
+            assert torch.equal(got[..., rd:], x[..., rd:])
+
+
 def test_numpy_core_refuses_tensors_and_names_the_backend():
     with pytest.raises(TypeError, match="pe_symbolic.torch"):
         N.apply_rope(torch.ones(2, 4), [0, 1])
