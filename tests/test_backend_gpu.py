@@ -163,6 +163,34 @@ def test_mrope_on_the_gpu_eager_compiled_and_against_the_cpu():
 
 
 @cuda
+@pytest.mark.parametrize("name", sorted(N.model_configs()))
+@pytest.mark.filterwarnings("ignore:.*equals config.*:UserWarning")  # Llama-4-Scout: low == high, as HF warns
+def test_every_shipped_config_on_the_gpu_matches_the_cpu(name):
+    """Every rope type a shipped config asks for (dynamic's sequence length read on the host,
+    M-RoPE, axial, per-layer types), eager on the device against the CPU: float64, within the
+    device's cos/sin error."""
+    cfg = N.model_config(name)
+    try:
+        spec = N.parse_rope_config(cfg)
+        lt = None
+    except ValueError:  # per-layer-type configs (Gemma 3)
+        lt = "sliding_attention"
+        spec = N.parse_rope_config(cfg, layer_type=lt)
+    x = _x((2, 2, 24, spec.head_dim), torch.float64, seed=3)
+    ids = _ids(2, 24, start=5000)
+    if spec.rope_type == "axial":
+        ids = torch.stack([ids // 7, ids % 7])
+    elif spec.mrope_section is not None:
+        ids = torch.stack([ids, ids // 2, ids % 7])
+    # HF's layout for the model type (interleaved pairs for Llama 4, DeepSeek-V3 reads them so)
+    layout = "interleaved" if N.describe(cfg, quiet=True).layout.startswith("interleaved") else "split"
+    got = PT.apply_rope(x, ids, config=cfg, layer_type=lt, layout=layout)
+    want = PT.apply_rope(x.cpu(), ids.cpu(), config=cfg, layer_type=lt, layout=layout)
+    assert got.device.type == "cuda"
+    torch.testing.assert_close(got.cpu(), want, rtol=0, atol=16 * ULP[torch.float64] * float(x.abs().max()))
+
+
+@cuda
 def test_sinusoidal_table_on_the_gpu():
     t = torch.arange(0, 4096, 7)
     for dt in (torch.float32, torch.float64):
