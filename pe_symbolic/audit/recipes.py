@@ -387,7 +387,10 @@ PRESETS: dict[str, Recipe] = {
             f"pe_symbolic.{fw}.rope_cos_sin / apply_rope, run for real (pe_symbolic.audit.backends; "
             "emulated where the framework is absent): 40-digit frequencies rounded once to float64, "
             "the angle one float64 product of float64 positions, cos/sin float64, rounded once to "
-            "float32 tables; bf16/fp16 x rotated in float32 and rounded once",
+            "float32 tables; bf16/fp16 x rotated in float32 and rounded once"
+            + ("" if fw == "torch" else " (with x64; without it, JAX's default, the tables are the NumPy "
+               "core's, through jax.pure_callback: the angle column reads 0, and the bound, its dominant "
+               "term included, is the x64 route's, an upper bound for both)"),
             inv_freq="reciprocal", inv_freq_dtype="float64", position_dtype="int64", angle_dtype="float64",
             trig_dtype="float64", table_dtype="float32", rotation_dtype="float32",
         ) for fw in ("torch", "jax")),
