@@ -56,7 +56,6 @@ import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -1559,6 +1558,8 @@ def llama4_nope_query_scale(config: Mapping[str, Any], positions: Any) -> np.nda
 
 @functools.lru_cache(maxsize=1)
 def _model_files() -> dict[str, Mapping[str, Any]]:
+    from importlib import resources  # (here: 8 ms of imports a numeric first call does not need)
+
     out: dict[str, Mapping[str, Any]] = {}
     folder = resources.files("pe_symbolic.numeric") / "models"
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
