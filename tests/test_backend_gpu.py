@@ -32,8 +32,8 @@ def _ids(batch, seq, start=0, device="cuda"):
 
 
 def _table_gap(a, b):
-    """Largest difference of two tables in units of the larger one's dtype ulp at 1
-    (|entries| <= 1)."""
+    """Largest difference of two tables in units of ``a``'s dtype's ulp at 1 (their entries
+    are at most 1 in size, so that is at least an ulp of every entry)."""
     return float((a.double().cpu() - b.double().cpu()).abs().max()) / ULP[a.dtype]
 
 
