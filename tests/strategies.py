@@ -36,6 +36,7 @@ __all__ = [
     "rope_inputs",
     "same_bits",
     "schedules",
+    "shipped_config_case",
     "sincos_destinations",
 ]
 
@@ -274,3 +275,25 @@ def calls_of(obj, name: str) -> Iterator[list[int]]:
 
     with mock.patch.object(obj, name, spy):
         yield calls
+
+
+def shipped_config_case(name: str, ids, stack):
+    """A shipped model config as the backend tests run it: ``(config, spec, layer_type, ids,
+    layout)``. Per-layer-type configs (Gemma 3) take ``layer_type="sliding_attention"``;
+    ``ids`` (batch, seq) become (row, col) ids for an axial config (Pixtral) and three M-RoPE
+    axes where the config has sections (``stack``: the array library's ``stack``); the layout
+    is HF's for the model type (interleaved pairs for Llama 4, DeepSeek-V3 reads them so)."""
+    import pe_symbolic.numeric as N
+
+    cfg = N.model_config(name)
+    try:
+        spec, lt = N.parse_rope_config(cfg), None
+    except ValueError:  # per-layer-type configs
+        lt = "sliding_attention"
+        spec = N.parse_rope_config(cfg, layer_type=lt)
+    if spec.rope_type == "axial":
+        ids = stack([ids // 7, ids % 7])
+    elif spec.mrope_section is not None:
+        ids = stack([ids, ids // 2, ids % 7])
+    layout = "interleaved" if N.describe(cfg, quiet=True).layout.startswith("interleaved") else "split"
+    return cfg, spec, lt, ids, layout

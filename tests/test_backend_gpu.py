@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from pe_symbolic import reference
+from strategies import shipped_config_case
 
 torch = pytest.importorskip("torch")
 
@@ -169,21 +170,8 @@ def test_every_shipped_config_on_the_gpu_matches_the_cpu(name):
     """Every rope type a shipped config asks for (dynamic's sequence length read on the host,
     M-RoPE, axial, per-layer types), eager on the device against the CPU: float64, within the
     device's cos/sin error."""
-    cfg = N.model_config(name)
-    try:
-        spec = N.parse_rope_config(cfg)
-        lt = None
-    except ValueError:  # per-layer-type configs (Gemma 3)
-        lt = "sliding_attention"
-        spec = N.parse_rope_config(cfg, layer_type=lt)
+    cfg, spec, lt, ids, layout = shipped_config_case(name, _ids(2, 24, start=5000), torch.stack)
     x = _x((2, 2, 24, spec.head_dim), torch.float64, seed=3)
-    ids = _ids(2, 24, start=5000)
-    if spec.rope_type == "axial":
-        ids = torch.stack([ids // 7, ids % 7])
-    elif spec.mrope_section is not None:
-        ids = torch.stack([ids, ids // 2, ids % 7])
-    # HF's layout for the model type (interleaved pairs for Llama 4, DeepSeek-V3 reads them so)
-    layout = "interleaved" if N.describe(cfg, quiet=True).layout.startswith("interleaved") else "split"
     got = PT.apply_rope(x, ids, config=cfg, layer_type=lt, layout=layout)
     want = PT.apply_rope(x.cpu(), ids.cpu(), config=cfg, layer_type=lt, layout=layout)
     assert got.device.type == "cuda"

@@ -14,6 +14,7 @@ import pe_symbolic.torch as PT  # noqa: E402
 from pe_symbolic import reference  # noqa: E402
 from pe_symbolic.numeric import lower  # noqa: E402
 from pe_symbolic.numeric._checks import round_to  # noqa: E402
+from strategies import shipped_config_case  # noqa: E402
 
 LLAMA = N.model_config("llama-3.1-8b")
 DTYPES = {"float32": (torch.float32, np.float32), "bfloat16": (torch.bfloat16, ml_dtypes.bfloat16),
@@ -71,21 +72,8 @@ def test_interleaved_layout_is_ulp_bounded(dtype):
 @pytest.mark.parametrize("name", sorted(N.model_configs()))
 @pytest.mark.filterwarnings("ignore:.*equals config.*:UserWarning")  # Llama-4-Scout: low == high, as HF warns
 def test_every_shipped_config_matches_the_numpy_core(name):
-    cfg = N.model_config(name)
-    try:
-        spec = N.parse_rope_config(cfg)
-        lt = None
-    except ValueError:  # per-layer-type configs (Gemma 3)
-        lt = "sliding_attention"
-        spec = N.parse_rope_config(cfg, layer_type=lt)
+    cfg, spec, lt, ids, layout = shipped_config_case(name, _ids(2, 24, start=5000), torch.stack)
     x = _x((2, 2, 24, spec.head_dim), torch.float64, seed=3)
-    ids = _ids(2, 24, start=5000)
-    if spec.rope_type == "axial":  # Pixtral: (row, col) positions
-        ids = torch.stack([ids // 7, ids % 7])
-    elif spec.mrope_section is not None:
-        ids = torch.stack([ids, ids // 2, ids % 7])
-    # HF's layout for the model type (interleaved pairs for Llama 4, DeepSeek-V3 reads them so)
-    layout = "interleaved" if N.describe(cfg, quiet=True).layout.startswith("interleaved") else "split"
     got = PT.apply_rope(x, ids, config=cfg, layer_type=lt, layout=layout).numpy()
     want = N.apply_rope(x.numpy(), position_ids=ids.numpy(), config=cfg, layer_type=lt, layout=layout)
     # float64: the angle is one float64 product here (error <= 2**-52 |angle|), angle addition there
