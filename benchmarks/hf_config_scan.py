@@ -94,6 +94,18 @@ def _config_classes():
                 yield cls
 
 
+def _at_defaults(cls) -> tuple[Any, dict[str, Any]] | None:
+    """``cls()`` and its ``to_dict()`` (HF's own warnings silenced), or ``None`` where the
+    class cannot be built without arguments."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obj = cls()
+            return obj, obj.to_dict()
+    except Exception:
+        return None
+
+
 def scan() -> ScanResult:
     from pe_symbolic import numeric
     from pe_symbolic.numeric.config import UnknownConfigKeyWarning
@@ -102,14 +114,11 @@ def scan() -> ScanResult:
     for cls in _config_classes():
         out.classes += 1
         name = cls.__name__
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                obj = cls()
-                cfg = obj.to_dict()
-        except Exception:
+        built = _at_defaults(cls)
+        if built is None:
             out.not_instantiated.append(name)
             continue
+        _, cfg = built
         if not _has_rope(cfg):
             out.no_rope.append(name)
             continue
