@@ -5,7 +5,9 @@ RoPE rows (one run, same machine, medians of warm calls; ratios against a copy o
 and against Hugging Face's formula in the same run):
 
 * ``copy``: ``x.clone()`` (torch) / a jitted ``x * 1`` (JAX): the memory floor of any
-  out-of-place RoPE;
+  out-of-place RoPE; ``copy compiled``: ``torch.compile`` of ``x.clone()``, the floor of
+  any compiled one (inductor's own copy kernel; on a CPU it can cost more than the eager
+  copy);
 * ``HF``: Hugging Face's ``LlamaRotaryEmbedding.forward`` (float32 ``inv_freq @ position_ids``,
   ``cat``, ``cos``/``sin``, cast) and ``apply_rotary_pos_emb`` (``q * cos + rotate_half(q) *
   sin``), written inline; "apply" rows take the tables as given (computed once per
@@ -16,7 +18,9 @@ and against Hugging Face's formula in the same run):
   hold the same positions, so those tables are one row's, expanded; "apply, distinct rows":
   each row shifted by its index (a left-padded batch), tables of every row; "full, new ids":
   new positions every call (a cache miss each time), measured in a round of their own;
-* each eager and ``torch.compile``-d (``fullgraph=True``), or ``jax.jit``-ted.
+* each eager and ``torch.compile``-d (``fullgraph=True``), or ``jax.jit``-ted;
+* "by shape": eager ``apply_rope(x, cos_sin=...)`` against HF's eager formula from a decoding
+  step (one position) to a training batch.
 
 The rows of a section are measured round robin (one call of each in turn), so that the load
 of a shared machine falls on every row alike.
@@ -161,6 +165,7 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
         shifted = ids + torch.arange(B, device=device)[:, None]  # a left-padded batch: rows differ
         dc, ds = PT.rope_cos_sin(shifted, D, base=base, dtype=tdt)
         compiled = {
+            "copy": torch.compile(lambda x: x.clone(), fullgraph=True),
             "HF apply": torch.compile(lambda x, c, s: _hf_apply(torch, x, c, s), fullgraph=True),
             "HF full": torch.compile(lambda x, i: _hf_apply(torch, x, *_hf_tables(torch, inv, i, dt)), fullgraph=True),
             "pe_symbolic apply": torch.compile(lambda x, c, s: PT.apply_rope(x, cos_sin=(c, s)), fullgraph=True),
@@ -168,7 +173,7 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
                                                               fullgraph=True),
             "pe_symbolic full": torch.compile(lambda x, i: PT.apply_rope(x, i, base=base), fullgraph=True),
         }
-        args = {"HF apply": (x, hc, hs), "HF full": (x, ids), "pe_symbolic apply": (x, pc, ps),
+        args = {"copy": (x,), "HF apply": (x, hc, hs), "HF full": (x, ids), "pe_symbolic apply": (x, pc, ps),
                 "pe_symbolic apply, distinct rows": (x, dc, ds), "pe_symbolic full": (x, ids)}
         t_compile = {}
         for k, f in compiled.items():
@@ -214,16 +219,49 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
                     continue
                 kind, mode = k.rsplit(" ", 1)
                 hk = f"HF {kind.split(' ', 1)[1].split(',')[0]} {mode}" if kind.startswith("pe_symbolic") else k
-                line = f"{k:<42} {v * 1e3:>8.3f}ms {v / ref:>7.2f}x {v / group[hk]:>14.2f}x"
+                vs_hf = f"{v / group[hk]:>14.2f}x" if k != hk else f"{'-':>15}"
+                line = f"{k:<42} {v * 1e3:>8.3f}ms {v / ref:>7.2f}x {vs_hf}"
                 if gr is not None:
                     g, gh = gr[k], gr[hk]
-                    line += (f" {g * 1e3:>8.3f}ms {g / gref:>7.2f}x " + (f"{g / gh:>5.2f}x" if gh else "    -")
+                    line += (f" {g * 1e3:>8.3f}ms {g / gref:>7.2f}x " + (f"{g / gh:>5.2f}x" if gh and k != hk else "    -")
                              if g is not None else "  (not capturable in a CUDA graph)")
                 print(line)
         print("compile (first call): " + ", ".join(f"{k} {v:.1f} s" for k, v in t_compile.items()))
         print("(full: tables from position_ids; the same ids each call hit pe_symbolic's table cache, "
               "as every layer of a model does; 'new ids': a miss each call, measured in a second round "
               "robin with its own copy and HF rows, against which its ratios are taken)")
+
+
+#: Shapes of ``x`` a model rotates: decoding steps (one position), prompts, a training batch.
+EAGER_SHAPES = ((1, 32, 1, 128), (8, 32, 1, 128), (1, 32, 128, 128), (1, 32, 1024, 128), (4, 8, 4096, 128))
+
+
+def _eager_shapes(torch, shapes, repeat: int) -> None:
+    """Eager ``apply_rope(x, cos_sin=...)`` against HF's eager formula, shape by shape (the
+    tables given, as a model computes them once per forward): each sample is a run of calls
+    (20 for x under 1 MiB, else one), the two rows taken in turn, ``repeat`` rounds."""
+    import pe_symbolic.torch as PT
+
+    print(f"\ncpu eager, by shape (torch {torch.__version__}, {torch.get_num_threads()} threads; "
+          f"median of {repeat} rounds, HF and pe_symbolic in turn)")
+    print(f"{'x shape':<20} {'dtype':<9} {'HF':>10} {'pe_symbolic':>12} {'/ HF':>6}")
+    for shape in shapes:
+        B, H, S, D = shape
+        ids = torch.arange(S)[None].expand(B, S).contiguous() + 7
+        inv = 1.0 / (500000.0 ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+        for dt in (torch.float32, torch.bfloat16):
+            x = torch.randn(shape).to(dt)
+            hc, hs = _hf_tables(torch, inv, ids, dt)
+            pc, ps = PT.rope_cos_sin(ids, D, base=500000.0)
+            calls = 20 if x.numel() * x.element_size() < 2**20 else 1
+            t = _medians({"HF": lambda: _hf_apply(torch, x, hc, hs),
+                          "pe": lambda: PT.apply_rope(x, cos_sin=(pc, ps))}, repeat, calls=calls)
+            print(f"{str(shape):<20} {str(dt).removeprefix('torch.'):<9} {_us(t['HF']):>10} {_us(t['pe']):>12} "
+                  f"{t['pe'] / t['HF']:>5.2f}x")
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.0f} us" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
 
 def bench_torch(quick: bool) -> None:
@@ -234,8 +272,9 @@ def bench_torch(quick: bool) -> None:
         print("torch not installed: section skipped (pip install 'pe_symbolic[torch]')")
         return
     shape = (1, 8, 1024, 128) if quick else (4, 8, 4096, 128)
-    repeat = 3 if quick else 7
+    repeat = 3 if quick else 15
     _torch_rows(torch, "cpu", shape, (torch.float32, torch.bfloat16), repeat)
+    _eager_shapes(torch, EAGER_SHAPES[:3] if quick else EAGER_SHAPES, 5 if quick else 15)
     print("\n## GPU")
     if torch.cuda.is_available():
         print(f"CUDA device: {torch.cuda.get_device_name()}")

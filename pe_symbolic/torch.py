@@ -25,11 +25,12 @@ core's default tables are more accurate still in float64, within 7 ulp absolute 
 position; in float32 and below the two agree to the last bit almost everywhere and within
 one ulp always.)
 
-**Performance.** In eager mode on the CPU, :func:`apply_rope` rotates ``x`` in blocks of
-2**15 elements shared among ``torch.get_num_threads()`` worker threads: the same operations
-on the same values as the whole-tensor formula (the same bits), with cache-sized float32
-temporaries instead of x-sized ones, and no parallel region per operation (on a busy
-machine each one waits for every thread to get a core). With ``requires_grad``, under
+**Performance.** In eager mode on the CPU, :func:`apply_rope` rotates an ``x`` of more than
+2**22 elements in blocks of 2**16 elements shared among ``torch.get_num_threads()`` worker
+threads: the same operations on the same values as the whole-tensor formula (the same
+bits), with cache-sized float32 temporaries instead of x-sized ones (fresh pages from the
+kernel at that size). A smaller ``x`` (decoding, a short prompt) is rotated by the
+whole-tensor operations, whose temporaries the heap reuses. With ``requires_grad``, under
 ``torch.compile`` and on other devices it is one graph of whole-tensor operations (which
 ``torch.compile`` fuses into one pass over ``x``).
 
@@ -338,13 +339,21 @@ def clear_cache() -> None:
 # ----------------------------------------------------------------------------------------
 # the backend: what pe_symbolic.numeric._frontend needs from torch
 
-#: Elements of ``x`` per block of the eager CPU rotation: each operation on a block is below
-#: torch's parallel grain (32768 elements), so it runs on one thread without a parallel
-#: region, and its float32 temporaries stay in L1/L2; the blocks are shared among
-#: ``torch.get_num_threads()`` workers. (Measured on a 2-core EPYC shared with other jobs:
-#: whole-block operations of 2**18 .. 2**20 elements, each a parallel region of both threads,
-#: ran 2-10x slower than this under load; idle, both were ~0.5x HF's eager formula.)
-_BLOCK = 2**15
+#: The eager CPU rotation of an ``x`` of at most this many elements is the whole-tensor
+#: operations of :func:`F.rotate`: their temporaries (at most 8 MiB here) come back from the
+#: heap, and a few operations cost less than the blocks' Python. (Measured on a 2-core EPYC,
+#: calls in a row, against blocks of 2**16: (1, 32, 1, 128) 16 us against 39 us, (1, 32, 16, 128)
+#: 0.1 ms against 0.3 ms, (1, 32, 512, 128) float32 1.5 ms against 3.2 ms; at 2**23 elements and
+#: more, blocks were as fast or faster, and at 2**24 1.4-2.7x faster: there every temporary is
+#: fresh pages from the kernel.)
+_WHOLE = 2**22
+
+#: Elements of ``x`` per block of the larger eager CPU rotation; the blocks are shared among
+#: ``torch.get_num_threads()`` workers, and a block's float32 temporaries stay in L2. (Measured
+#: on a 2-core EPYC, x (4, 8, 4096, 128), medians of calls in a row: 2**16 took 36.8-38.5 ms
+#: against 50.7-52.1 ms for 2**15 and 44.9-52.4 ms for 2**17, and with another process busy
+#: beside it 51.2-54.8 ms against 70.0-72.3 ms and 70.2-70.6 ms.)
+_BLOCK = 2**16
 
 #: The workers of the eager CPU rotation: (process id, count, executor), made on first use
 #: (and again in a forked child, whose copy of the threads is gone).
@@ -468,6 +477,8 @@ class _Torch(F.Backend):
             return F.rotate(self, x, c, s, layout, rd)
         if x.device.type != "cpu":
             return _rotate_whole(self, x, c, s, layout, rd)
+        if x.numel() <= _WHOLE:
+            return F.rotate(self, x, c, s, layout, rd)
         return _rotate_blocks(self, x, c, s, layout, rd)
 
     def dtype(self, name: str) -> Any:
@@ -516,8 +527,9 @@ def _rotate_blocks(B: _Torch, x, c, s, layout: str, rd: int):
     """Eager CPU rotation, block by block: the same operations as :func:`F.rotate` on the
     same values (so the same bits), each block's temporaries cache-sized, each result
     written once into the output (16-bit ``x``: rounded once, by the copy). In eager mode
-    every operation is a pass over memory, and x-sized temporaries (fresh pages) cost more
-    than the arithmetic: measured 2-5x faster than the whole-tensor operations."""
+    every operation is a pass over memory, and x-sized temporaries of a large ``x`` (fresh
+    pages) cost more than the arithmetic: measured 1.4-2.7x faster than the whole-tensor
+    operations at 2**24 elements (and slower below 2**22, see :data:`_WHOLE`)."""
     torch = _torch()
     out = torch.empty_like(x)
     d, h = x.shape[-1], rd // 2

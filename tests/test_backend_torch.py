@@ -276,6 +276,7 @@ def test_eager_blocks_give_the_bits_of_the_whole_tensor_operations(dtype, layout
     from pe_symbolic.numeric import _frontend as F
 
     tdt, _ = DTYPES[dtype]
+    monkeypatch.setattr(PT, "_WHOLE", 0)  # every x in blocks
     monkeypatch.setattr(PT, "_BLOCK", 7 * 48)  # 7 rows of d=48: blocks cut the seq axis unevenly
     x = _x((2, 3, 19, 48), tdt, seed=21)
     cases = [(x, 48), (x, 32), (x.transpose(1, 2), 40)]  # partial rotary; a non-contiguous x
@@ -290,6 +291,32 @@ def test_eager_blocks_give_the_bits_of_the_whole_tensor_operations(dtype, layout
         assert torch.equal(got[..., rd:], xv[..., rd:])
     grad = PT.apply_rope(x.double().requires_grad_(True), _ids(2, 19), layout=layout)  # the graph route
     assert grad.requires_grad
+
+
+def test_eager_cpu_rotation_takes_blocks_only_above_the_whole_tensor_size(monkeypatch):
+    """An x of at most ``_WHOLE`` elements (a decoding step, a short prompt) is rotated by the
+    whole-tensor operations; a larger one in blocks. Both give the same bits (the test above)."""
+    calls = []
+
+    def spy(*args):
+        calls.append(args[1].numel())
+        return real(*args)
+
+    real = PT._rotate_blocks
+    monkeypatch.setattr(PT, "_rotate_blocks", spy)
+    monkeypatch.setattr(PT, "_WHOLE", 2 * 3 * 8 * 16)
+    c, s = PT.rope_cos_sin(_ids(2, 8), 16)
+    small, large = _x((2, 3, 8, 16)), _x((2, 4, 8, 16))
+    assert torch.equal(PT.apply_rope(small, cos_sin=(c, s)), _whole_route(small, c, s)) and calls == []
+    assert torch.equal(PT.apply_rope(large, cos_sin=(c, s)), _whole_route(large, c, s)) and calls == [large.numel()]
+
+
+def _whole_route(x, c, s):
+    """The whole-tensor route on x with full-width split tables ``c``, ``s``."""
+    from pe_symbolic.numeric import _frontend as F
+
+    h = c.shape[-1] // 2
+    return F.rotate(PT._B, x, c[:, None, :, :h], s[:, None, :, :h], "split", c.shape[-1])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
@@ -344,6 +371,7 @@ def test_table_cache_hits_only_for_the_same_positions_bit_for_bit():
 
 def test_inference_mode_reaches_the_workers_and_its_tables_stay_out_of_autograd(monkeypatch):
     PT.clear_cache()
+    monkeypatch.setattr(PT, "_WHOLE", 0)  # every x in blocks
     monkeypatch.setattr(PT, "_BLOCK", 16)  # many blocks, shared among the workers
     x = _x((1, 2, 5, 8), torch.float32, seed=23)
     ids = _ids(1, 5)

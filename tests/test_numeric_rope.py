@@ -221,6 +221,22 @@ def test_apply_rope_bad_input(x, kwargs, exc, match):
         numeric.apply_rope(x, pos, **kwargs)
 
 
+@given(pos=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=3),
+       lead=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=3))
+@example(pos=(1, 1, 3), lead=(3,)).via("leading ones that would add axes")
+@example(pos=(0,), lead=(1,)).via("a zero-length axis against 1")
+def test_positions_fit_x_exactly_when_numpy_broadcasts_them_to_x(pos, lead):
+    """The shape rule's shortcut (each axis 1 or x's own) says what NumPy's broadcasting
+    says: positions fit when they broadcast against ``x.shape[:-1]`` to that very shape."""
+    from pe_symbolic.numeric._frontend import rope_shape_error
+
+    try:
+        fits = np.broadcast_shapes(pos, lead) == lead
+    except ValueError:
+        fits = False
+    assert (rope_shape_error(pos, lead, "x.shape[:-1]") is None) == fits
+
+
 def test_rope_cos_sin_bad_input():
     with pytest.raises(ValueError, match="d=3"):
         numeric.rope_cos_sin([0], 3)

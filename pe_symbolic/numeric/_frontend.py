@@ -156,6 +156,8 @@ def slot_order(layout: str) -> str:
 
 def rope_shape_error(pos_shape: tuple[int, ...], lead: tuple[int, ...], name: str) -> str | None:
     """Why positions of shape ``pos_shape`` cannot rotate ``x`` with ``x.shape[:-1] == lead``, or ``None``."""
+    if len(pos_shape) <= len(lead) and all(p == 1 or p == q for p, q in zip(pos_shape[::-1], lead[::-1])):
+        return None  # (each axis 1 or x's own: broadcasts to lead; the common case, without NumPy's call)
     try:
         b = np.broadcast_shapes(pos_shape, lead)
     except ValueError:
