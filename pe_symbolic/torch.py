@@ -342,10 +342,11 @@ def clear_cache() -> None:
 #: The eager CPU rotation of an ``x`` of at most this many elements is the whole-tensor
 #: operations of :func:`F.rotate`: their temporaries (at most 8 MiB here) come back from the
 #: heap, and a few operations cost less than the blocks' Python. (Measured on a 2-core EPYC,
-#: calls in a row, against blocks of 2**16: (1, 32, 1, 128) 16 us against 39 us, (1, 32, 16, 128)
-#: 0.1 ms against 0.3 ms, (1, 32, 512, 128) float32 1.5 ms against 3.2 ms; at 2**23 elements and
-#: more, blocks were as fast or faster, and at 2**24 1.4-2.7x faster: there every temporary is
-#: fresh pages from the kernel.)
+#: calls in a row, against blocks: (1, 32, 1, 128) 16 us against 39 us, (1, 32, 16, 128)
+#: 0.1 ms against 0.3 ms, (1, 32, 512, 128) float32 1.5 ms against 3.2 ms; at 2**23 elements
+#: the split layout within 20% either way (interleaved bfloat16: the whole-tensor operations
+#: 1.9x faster), and at 2**24 blocks 1.1-2.7x faster: there every temporary is fresh pages
+#: from the kernel.)
 _WHOLE = 2**22
 
 #: Elements of ``x`` per block of the larger eager CPU rotation; the blocks are shared among
@@ -528,7 +529,7 @@ def _rotate_blocks(B: _Torch, x, c, s, layout: str, rd: int):
     same values (so the same bits), each block's temporaries cache-sized, each result
     written once into the output (16-bit ``x``: rounded once, by the copy). In eager mode
     every operation is a pass over memory, and x-sized temporaries of a large ``x`` (fresh
-    pages) cost more than the arithmetic: measured 1.4-2.7x faster than the whole-tensor
+    pages) cost more than the arithmetic: measured 1.1-2.7x faster than the whole-tensor
     operations at 2**24 elements (and slower below 2**22, see :data:`_WHOLE`)."""
     torch = _torch()
     out = torch.empty_like(x)
