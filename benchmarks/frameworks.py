@@ -115,6 +115,11 @@ def _cuda_medians(torch, fns: dict, repeat: int, calls: int = 20) -> tuple[dict,
             {k: statistics.median(v) if v else None for k, v in replays.items()})
 
 
+def _hf_inv_freq(torch, d: int, base: float, device="cpu"):
+    """HF's default ``inv_freq``: ``1 / base ** (arange(0, d, 2) / d)`` in float32."""
+    return 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64, device=device).float() / d))
+
+
 def _hf_tables(torch, inv_freq, position_ids, dtype):
     """HF LlamaRotaryEmbedding.forward (default rope type), inline."""
     inv = inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
@@ -149,7 +154,7 @@ def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
     def new_ids():
         return fresh[next(turn) % len(fresh)]
 
-    inv = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.int64, device=device).float() / D))
+    inv = _hf_inv_freq(torch, D, base, device)
     sync = (lambda r: (torch.cuda.synchronize(), r)[1]) if device == "cuda" else (lambda r: r)
     for dt in dtypes:
         # on a GPU, four inputs taken in turn: x (32-64 MiB) would otherwise sit in its L2 cache
@@ -248,7 +253,7 @@ def _eager_shapes(torch, shapes, repeat: int) -> None:
     for shape in shapes:
         B, H, S, D = shape
         ids = torch.arange(S)[None].expand(B, S).contiguous() + 7
-        inv = 1.0 / (500000.0 ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+        inv = _hf_inv_freq(torch, D, 500000.0)
         for dt in (torch.float32, torch.bfloat16):
             x = torch.randn(shape).to(dt)
             hc, hs = _hf_tables(torch, inv, ids, dt)

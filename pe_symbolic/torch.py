@@ -30,7 +30,7 @@ one ulp always.)
 threads: the same operations on the same values as the whole-tensor formula (the same
 bits), with cache-sized float32 temporaries instead of x-sized ones (fresh pages from the
 kernel at that size). A smaller ``x`` (decoding, a short prompt) is rotated by the
-whole-tensor operations, whose temporaries the heap reuses. With ``requires_grad``, under
+whole-tensor operations, whose temporaries the heap usually reuses. With ``requires_grad``, under
 ``torch.compile`` and on other devices it is one graph of whole-tensor operations (which
 ``torch.compile`` fuses into one pass over ``x``).
 
@@ -340,8 +340,9 @@ def clear_cache() -> None:
 # the backend: what pe_symbolic.numeric._frontend needs from torch
 
 #: The eager CPU rotation of an ``x`` of at most this many elements is the whole-tensor
-#: operations of :func:`F.rotate`: their temporaries (at most 8 MiB here) come back from the
-#: heap, and a few operations cost less than the blocks' Python. (Measured on a 2-core EPYC,
+#: operations of :func:`F.rotate`: their temporaries (at most 8 MiB here) usually come back
+#: from the heap (glibc may hand them to the kernel between calls: the frameworks how-to),
+#: and a few operations cost less than the blocks' Python. (Measured on a 2-core EPYC,
 #: calls in a row, against blocks: (1, 32, 1, 128) 16 us against 39 us, (1, 32, 16, 128)
 #: 0.1 ms against 0.3 ms, (1, 32, 512, 128) float32 1.5 ms against 3.2 ms; at 2**23 elements
 #: the split layout within 20% either way (interleaved bfloat16: the whole-tensor operations
