@@ -36,6 +36,7 @@ only reported when the kernel certified it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ import sympy as sp
 
 from ..proof import Proof, check_identity
 
-__all__ = ["FrequencyMap", "Generators", "PositionMap", "Relativity", "is_relative", "positions"]
+__all__ = ["FrequencyMap", "Generators", "PositionMap", "Relativity", "exp_scaled", "is_relative", "positions"]
 
 
 def positions(name: str, dims: int) -> tuple[sp.Symbol, ...]:
@@ -110,8 +111,57 @@ class Generators:
                    sp.zeros(*sp.Matrix(self.matrices[0]).shape))
 
     def matrix(self, p: Sequence[sp.Expr]) -> sp.Matrix:
-        out = self.exponent(p).exp()
-        return out.applyfunc(lambda e: sp.simplify(e.rewrite(sp.cos)) if e.has(sp.I) else e)
+        """:math:`\exp(\sum_k p_k A_k)` for numeric ``p`` (SymPy's exact exponential); for
+        symbolic ``p``, the product :math:`\prod_k \exp(p_k A_k)` of :func:`exp_scaled` factors,
+        which equals it when the generators commute (:func:`is_relative` checks that first)."""
+        if all(sp.sympify(x).is_number for x in p):
+            out = self.exponent(p).exp()
+            return out.applyfunc(lambda e: sp.simplify(e.rewrite(sp.cos)) if e.has(sp.I) else e)
+        out = sp.eye(sp.Matrix(self.matrices[0]).shape[0])
+        for x, a in zip(p, self.matrices):
+            out = out * exp_scaled(sp.Matrix(a), x)
+        return out
+
+
+def exp_scaled(a: sp.Matrix, x: sp.Expr) -> sp.Matrix:
+    r""":math:`\exp(x A)` for a real diagonalizable :math:`A` with exact eigenvalues and a real
+    symbol :math:`x`, by Sylvester's formula :math:`\sum_\lambda e^{\lambda x}
+    \prod_{\mu \ne \lambda} (A - \mu I)/(\lambda - \mu)`, written with cos and sin (the
+    imaginary parts of conjugate eigenvalues cancel in the expansion).
+
+    >>> x = sp.Symbol("x", real=True)
+    >>> exp_scaled(sp.Matrix([[0, -1], [1, 0]]), x)
+    Matrix([
+    [cos(x), -sin(x)],
+    [sin(x),  cos(x)]])
+    """
+    return _exp_scaled(sp.ImmutableMatrix(a)).xreplace({_T: x})
+
+
+_T = sp.Symbol("t_exp", real=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _exp_scaled(a: sp.ImmutableMatrix) -> sp.Matrix:
+    x = _T
+    a = sp.Matrix(a)
+    size = a.shape[0]
+    eig = list(a.eigenvals())
+    if sum(a.eigenvals().values()) != size or not a.is_diagonalizable():
+        raise ValueError("exp_scaled needs a diagonalizable matrix with exact eigenvalues")
+    out = sp.zeros(size)
+    for lam in eig:
+        cov = sp.eye(size)
+        for mu in eig:
+            if mu != lam:
+                cov = cov * (a - mu * sp.eye(size)) / (lam - mu)
+        re_, im_ = sp.re(lam), sp.im(lam)
+        phase = sp.exp(re_ * x) * (sp.cos(im_ * x) + sp.I * sp.sin(im_ * x))
+        out += (phase * cov).applyfunc(sp.expand)
+    out = out.applyfunc(lambda e: sp.simplify(sp.expand(e)))
+    if any(e.has(sp.I) for e in out):
+        raise ValueError("exp_scaled: the imaginary parts did not cancel (a complex matrix?)")
+    return out
 
 
 @dataclass(frozen=True)
@@ -232,13 +282,24 @@ def is_relative(encoding: FrequencyMap | Generators | PositionMap, *, timeout: f
     if not isinstance(encoding, (FrequencyMap, Generators, PositionMap)):
         raise TypeError(f"encoding={encoding!r} must be a FrequencyMap, Generators or PositionMap")
     dims = encoding.dims
+    method = "kernel, symbolic positions"
     if isinstance(encoding, Generators):
         shapes = {sp.Matrix(a).shape for a in encoding.matrices}
         if len(shapes) != 1 or any(r != c for r, c in shapes):
             raise ValueError(f"generators must be square matrices of one shape; got shapes {sorted(shapes)}")
-        found = _concrete_search(encoding, _unit_candidates(dims), timeout, "exact exponentials at unit positions")
-        if found is not None:
-            return found
+        mats = [sp.Matrix(a) for a in encoding.matrices]
+        commute = check_identity(sp.Matrix.vstack(*[a * b - b * a for a in mats for b in mats]),
+                                 sp.zeros(len(mats) ** 2 * mats[0].shape[0], mats[0].shape[1]), timeout=timeout,
+                                 id="relative.commute")
+        if commute.verdict != "proved":
+            found = _concrete_search(encoding, _unit_candidates(dims), timeout,
+                                     "exact exponentials at unit positions")
+            if found is not None:
+                return found
+            return Relativity("undecided", commute, reason="the generators do not commute and no unit-position "
+                              "witness was found", method="generators")
+        method = ("kernel: the generators commute (checked), so exp(sum x_k A_k) = prod exp(x_k A_k) "
+                  "(exp(A + B) = exp(A) exp(B) for commuting A, B, cited); that product's relativity proved")
     if isinstance(encoding, PositionMap) and encoding.positions is not None:
         pts = [tuple(sp.Integer(x) for x in (p if isinstance(p, (tuple, list)) else (p,))) for p in encoding.positions]
         cands = [(a, b) for a, b in itertools.product(pts, repeat=2)
@@ -249,13 +310,14 @@ def is_relative(encoding: FrequencyMap | Generators | PositionMap, *, timeout: f
         return Relativity("undecided", None, reason=f"no witness among {len(pts)} positions; a finite search "
                           "proves nothing", method="finite search")
     m, n = positions("m", dims), positions("n", dims)
+    if isinstance(encoding, Generators):  # real positions for the exponentials' closed forms
+        m = tuple(sp.Symbol(str(v), integer=True) for v in m)
     try:
         lhs, rhs = _sides(encoding, m, n)
     except (NotImplementedError, ValueError) as exc:
         return Relativity("undecided", None, reason=f"the matrix could not be formed symbolically: {exc}",
                           method="symbolic")
     proof = check_identity(lhs, rhs, timeout=timeout, id="relative.homomorphism")
-    method = "kernel, symbolic positions"
     if proof.verdict == "proved":
         return Relativity("relative", proof, method=method)
     if proof.verdict == "refuted":

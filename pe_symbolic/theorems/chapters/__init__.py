@@ -14,6 +14,7 @@ module                 article
 :mod:`.notes`          positional-embedding notes: Shaw, RoPE, learned tables (seed 003)
 :mod:`.sphere`         the "thinking out loud" sphere post, and ALiBi (seed 004)
 :mod:`.literature`     what the literature claims: Men, Liu, Barbero, ComRoPE vs LieRE
+:mod:`.relative`       which research encodings are relative (is_relative), FoPE's padding
 =====================  ====================================================================
 
 Claims that only numbers can check (such as "no two positions below N share an encoding")
@@ -32,9 +33,10 @@ from . import denk
 from . import notes
 from . import sphere
 from . import literature
+from . import relative
 
-__all__ = ["CHAPTER_IDS", "LITERATURE_IDS", "certificates", "denk", "kernes", "literature", "notes", "sphere",
-           "video"]
+__all__ = ["CHAPTER_IDS", "LITERATURE_IDS", "RELATIVE_IDS", "certificates", "denk", "kernes", "literature", "notes",
+           "relative", "sphere", "video"]
 
 #: The theorem ids each chapter registers, in the order the article meets them.
 CHAPTER_IDS: dict[str, tuple[str, ...]] = {
@@ -49,3 +51,6 @@ CHAPTER_IDS: dict[str, tuple[str, ...]] = {
 #: :data:`CHAPTER_IDS` because two of its claims are honest negatives (registered
 #: ``expect="refuted"``), which the seed chapters never have.
 LITERATURE_IDS: tuple[str, ...] = literature.IDS
+
+#: "Which encodings are relative" (:mod:`.relative`, issue 34): four honest negatives.
+RELATIVE_IDS: tuple[str, ...] = relative.IDS
