@@ -98,9 +98,11 @@ def _layer(lay: LayerReport, width: int) -> list[str]:
 
 def render_report(rep: EngineReport, *, width: int = 100) -> str:
     """The text ``pe-audit --engines`` prints."""
-    out = [f"pe-audit --engines {rep.name}: each engine's RoPE against HF transformers 5.24.0, by the proof kernel",
-           "(equal = same angle m*omega_i for every pair i and position m, same factor on cos/sin, every length n)",
-           ""]
+    out = textwrap.wrap(f"pe-audit --engines {rep.name}: each engine's RoPE against HF transformers 5.24.0, by the "
+                        "proof kernel", width=width, subsequent_indent="  ")
+    out += textwrap.wrap("(equal = same angle m*omega_i for every pair i and position m, same factor on cos/sin, "
+                         "every length n)", width=width)
+    out.append("")
     for lay in rep.layers:
         out += _layer(lay, width)
         out.append("")

@@ -175,6 +175,15 @@ def _vector(reg: Regime) -> list[sp.Expr]:
     return [M * w for w in reg.omegas] + [reg.attention]
 
 
+def _short(e: sp.Expr) -> str:
+    """An exact value when it prints short (SymPy's automatic evaluation only: ``simplify`` can
+    take minutes on the binary fractions a config carries), else 9 digits."""
+    text = sp.sstr(e)
+    if len(text) <= 40:
+        return text
+    return format(float(sp.N(e, 20)), ".9g")
+
+
 def _describe(hf_reg: Regime, eng_reg: Regime, at: Mapping[sp.Symbol, sp.Expr]) -> tuple[str, int | None]:
     """Which entries differ at the point ``at`` (30-digit values: description only), and the
     first position where outputs part (0 when the factor on cos and sin differs, else 1)."""
@@ -184,18 +193,18 @@ def _describe(hf_reg: Regime, eng_reg: Regime, at: Mapping[sp.Symbol, sp.Expr]) 
     ae = sp.N(eng_reg.attention.subs(at), 30)
     if abs(ah - ae) > sp.Float("1e-25"):
         parts.append(f"attention factor: HF {float(ah):.6g}, engine {float(ae):.6g} "
-                     f"(engine - HF = {sp.sstr(sp.simplify(eng_reg.attention.subs(at) - hf_reg.attention.subs(at)))})")
+                     f"(engine - HF = {_short(eng_reg.attention.xreplace(at) - hf_reg.attention.xreplace(at))})")
         first_pos = 0
     pairs = [i for i, (wh, we) in enumerate(zip(hf_reg.omegas, eng_reg.omegas))
              if abs(sp.N((wh - we).subs(at), 30)) > sp.Float("1e-25") * (1 + abs(sp.N(wh.subs(at), 30)))]
     if pairs:
         i = pairs[0]
-        wh, we = hf_reg.omegas[i].subs(at), eng_reg.omegas[i].subs(at)
-        ratio = sp.simplify(we / wh) if wh != 0 else None
+        wh, we = hf_reg.omegas[i].xreplace(at), eng_reg.omegas[i].xreplace(at)
+        ratio = we / wh if wh != 0 else None
         shown = f"{len(pairs)} of {len(hf_reg.omegas)} pairs differ, first pair {i}: HF omega = {float(sp.N(wh, 20)):.6e}, " \
                 f"engine {float(sp.N(we, 20)):.6e}"
         if ratio is not None:
-            shown += f" (engine / HF = {sp.sstr(ratio) if len(sp.sstr(ratio)) < 60 else format(float(sp.N(ratio, 20)), '.9g')})"
+            shown += f" (engine / HF = {_short(ratio)})"
         parts.append(shown)
         if first_pos is None:
             first_pos = 1
