@@ -111,7 +111,7 @@ class Generators:
                    sp.zeros(*sp.Matrix(self.matrices[0]).shape))
 
     def matrix(self, p: Sequence[sp.Expr]) -> sp.Matrix:
-        """:math:`\exp(\sum_k p_k A_k)` for numeric ``p`` (SymPy's exact exponential); for
+        r""":math:`\exp(\sum_k p_k A_k)` for numeric ``p`` (SymPy's exact exponential); for
         symbolic ``p``, the product :math:`\prod_k \exp(p_k A_k)` of :func:`exp_scaled` factors,
         which equals it when the generators commute (:func:`is_relative` checks that first)."""
         if all(sp.sympify(x).is_number for x in p):
