@@ -614,7 +614,9 @@ def _vllm_family(layer: LayerRope, generic: bool, engine: str) -> Recipe:
             src = (SOURCES["vllm.longrope"],)
         if r.has("attention_factor"):
             notes.append("attention_factor is not read")
-        return Recipe(engine, "Phi3LongRoPEScaledRotaryEmbedding", regimes, d, b, pairing, L0 + L, False, src,
+        notes.append("one cache of L0 short rows then L long rows; a position indexes the long rows at "
+                     "position + L0, so positions below L are admitted")
+        return Recipe(engine, "Phi3LongRoPEScaledRotaryEmbedding", regimes, d, b, pairing, L, False, src,
                       tuple(notes))
     if kind == "proportional":
         head = r.head_dim()

@@ -37,7 +37,7 @@ from ...proof import Claim, Equation
 from ..registry import theorem
 from ..relative import FrequencyMap, Generators, PositionMap, positions
 
-__all__ = ["ENCODINGS", "EXPECT", "IDS", "cayley", "fope_pair", "householder", "path_transport"]
+__all__ = ["ENCODINGS", "EXPECT", "IDS", "cayley", "fope_pair", "householder", "path_transport", "table"]
 
 IDS = ("relative.rope_family", "relative.mrope", "relative.string", "relative.comrope", "relative.pope",
        "relative.vrope", "relative.liere", "relative.fope", "relative.path_one_factor",
@@ -319,3 +319,34 @@ def _fope_padding(d: int | None) -> Claim:
                   Equation(((ones * q).T * (ones * k))[0, 0], 2 * (q.T * k)[0, 0], "<B q, B k> = 2 <q, k>"),
                   Equation(((keep * q).T * (keep * k))[0, 0], (q.T * k)[0, 0], "sin padded with 0: <q, k>")),
                  (), SRC_FOPE)
+
+
+def table(*, width: int = 100) -> str:
+    """The ``is_relative`` table: every registered encoding, the paper's expected answer, the
+    registered theorem's verdict and :func:`~pe_symbolic.theorems.relative.is_relative`'s, with
+    its witness or method (runs every check: about a minute).
+
+    >>> print(table())  # doctest: +SKIP
+    encoding                    expected  theorem  is_relative   how
+    relative.rope_family        proved    proved   relative      kernel, symbolic positions
+    ...
+    """
+    import textwrap
+
+    from ..registry import get
+    from ..relative import is_relative
+
+    rows = [("encoding", "expected", "theorem", "is_relative", "how")]
+    for id in IDS:
+        want = "refuted" if EXPECT.get(id) == "refuted" else "proved"
+        got = get(id).prove().verdict
+        enc = ENCODINGS.get(id)
+        rel = is_relative(enc) if enc is not None else None
+        how = "" if rel is None else (str(rel).split(": ", 1)[1] if rel.witness is not None else rel.method)
+        rows.append((id, want, got, "-" if rel is None else rel.verdict, how))
+    widths = [max(len(r[k]) for r in rows) for k in range(4)]
+    out = []
+    for r in rows:
+        head = "  ".join(c.ljust(w) for c, w in zip(r[:4], widths))
+        out += textwrap.wrap(f"{head}  {r[4]}", width=width, subsequent_indent=" " * (sum(widths) + 8))
+    return "\n".join(out)
