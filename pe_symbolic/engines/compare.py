@@ -64,8 +64,11 @@ class RangeCheck:
     counterexample: Mapping[str, str] = field(default_factory=dict)
 
     def span(self) -> str:
-        hi = "..." if self.hi is None else sp.sstr(self.hi)
-        return f"n = {sp.sstr(self.lo)} .. {hi}"
+        if self.hi is None:
+            return f"n >= {sp.sstr(self.lo)}"
+        if sp.simplify(self.hi - self.lo) == 0:
+            return f"n = {sp.sstr(self.lo)}"
+        return f"n = {sp.sstr(self.lo)} .. {sp.sstr(self.hi)}"
 
 
 @dataclass(frozen=True)
@@ -459,7 +462,10 @@ def compare_layer(layer: LayerRope, engines: Sequence[str] = ENGINES, *, generic
         if any(r.verdict == "refuted" for r in here):
             bad = next(r for r in here if r.verdict == "refuted")
             where = f"outputs part at position m = {bad.first_position} from length n = {sp.sstr(bad.first_length)}"
-            checks.append(EngineCheck(name, rec, "differs", here, explanation=f"{bad.detail}; {where} ({bad.span()})"))
+            same = [r.span() for r in here if r.verdict == "proved"]
+            also = f"; equal (proved) for {', '.join(same)}" if same else ""
+            checks.append(EngineCheck(name, rec, "differs", here,
+                                      explanation=f"{bad.detail}; {where} ({bad.span()}){also}"))
             continue
         if any(r.verdict != "proved" for r in here):
             checks.append(EngineCheck(name, rec, "undecided", here,

@@ -508,8 +508,10 @@ def _vllm_family(layer: LayerRope, generic: bool, engine: str) -> Recipe:
         s = r.num("factor")
         src = (SOURCES["sglang.base" if sgl else "vllm.linear"],)
         notes.append("the table holds t / s for t < L s (one block per LoRA factor); the angle is (m / s) theta")
+        if sgl:
+            notes.append("rows grown past L s (_ensure_cos_sin_cache_length) use t, not t / s")
         return Recipe(engine, "LinearScalingRotaryEmbedding", _static([w / s for w in ladder]), d, b, pairing,
-                      sp.ceiling(L * s), False, src, tuple(notes))
+                      sp.ceiling(L * s), grows, src, tuple(notes))
     if kind == "dynamic" and r.has("alpha"):
         alpha = r.num("alpha")
         src = (SOURCES["sglang.variant" if sgl else "vllm.get_rope"],)
@@ -528,17 +530,21 @@ def _vllm_family(layer: LayerRope, generic: bool, engine: str) -> Recipe:
             grown = b * (max_len / L - (s - 1)) ** sp.Rational(d, d - 2)
             src = (SOURCES["vllm.dynamic"],)
             name = "DynamicNTKScalingRotaryEmbedding (base b (L s / L - (s - 1))^(d/(d-2)))"
-        bs, ss, ls = sp.symbols("b s L", positive=True)
+        ss, ls = sp.symbols("s L", positive=True)
         mult = sp.factor(sp.simplify((ss * (ls * ss) / ls - (ss - 1)) if (sgl or engine == "vllm-pre41277")
                                      else (ls * ss / ls - (ss - 1))))
-        here = sp.simplify(mult.subs(ss, s)) if not generic else mult
-        notes.append(f"one table of L s rows built at load time, base b * ({sp.sstr(mult)})^(d/(d-2)) at every "
-                     f"length ({sp.sstr(here)} at this factor); HF: b up to n = L, b * (s n/L - (s - 1))^(d/(d-2)) "
-                     "beyond")
+        if mult == 1:
+            notes.append("one table of L s rows built at load time with the multiplier L s / L - (s - 1) = 1: "
+                         "plain RoPE at every length; HF: b up to n = L, b * (s n/L - (s - 1))^(d/(d-2)) beyond")
+        else:
+            here = mult.subs(ss, s) if not generic else mult
+            notes.append(f"one table of L s rows built at load time, base b * ({sp.sstr(mult)})^(d/(d-2)) at every "
+                         f"length ({sp.sstr(here)} at this factor); HF: b up to n = L, b * (s n/L - (s - 1))^(d/(d-2)) "
+                         "beyond")
         if sgl:
             notes.append("rows grown past L s (_ensure_cos_sin_cache_length) use _compute_inv_freq(self.base), "
                          "the unscaled base")
-        return Recipe(engine, name, _static(_ladder(grown, d)), d, b, pairing, sp.ceiling(max_len), False, src,
+        return Recipe(engine, name, _static(_ladder(grown, d)), d, b, pairing, sp.ceiling(max_len), grows, src,
                       tuple(notes))
     if kind == "yarn":
         s = r.num("factor")

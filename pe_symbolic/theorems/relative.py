@@ -240,6 +240,22 @@ def _concrete_search(enc: Any, candidates: Sequence[tuple[tuple, tuple]], timeou
     return None
 
 
+def _pair_search(enc: PositionMap, pts: Sequence[tuple], timeout: float) -> Relativity | None:
+    """Two pairs of the given positions with equal offsets whose score matrices the kernel
+    certifies different (no position needs to be 0, so maps undefined there are fine)."""
+    by_offset: dict[tuple, list[tuple[tuple, tuple]]] = {}
+    for a, b in itertools.product(pts, repeat=2):
+        by_offset.setdefault(tuple(y - x for x, y in zip(a, b)), []).append((a, b))
+    for pairs in by_offset.values():
+        (a, b), rest = pairs[0], pairs[1:]
+        first = enc.matrix(a).T * enc.key_matrix(b)
+        for c, d in rest:
+            proof = check_identity(first, enc.matrix(c).T * enc.key_matrix(d), timeout=timeout, id="relative.witness")
+            if proof.verdict == "refuted":
+                return Relativity("not relative", proof, (a, b, c, d), method=f"search over {len(pts)} positions")
+    return None
+
+
 def _unit_candidates(dims: int) -> list[tuple[tuple, tuple]]:
     units = [tuple(sp.Integer(int(k == j)) for k in range(dims)) for j in range(dims)]
     out = []
@@ -302,9 +318,7 @@ def is_relative(encoding: FrequencyMap | Generators | PositionMap, *, timeout: f
                   "(exp(A + B) = exp(A) exp(B) for commuting A, B, cited); that product's relativity proved")
     if isinstance(encoding, PositionMap) and encoding.positions is not None:
         pts = [tuple(sp.Integer(x) for x in (p if isinstance(p, (tuple, list)) else (p,))) for p in encoding.positions]
-        cands = [(a, b) for a, b in itertools.product(pts, repeat=2)
-                 if tuple(y - x for x, y in zip(a, b)) in pts]
-        found = _concrete_search(encoding, cands, timeout, f"search over {len(pts)} positions")
+        found = _pair_search(encoding, pts, timeout)
         if found is not None:
             return found
         return Relativity("undecided", None, reason=f"no witness among {len(pts)} positions; a finite search "

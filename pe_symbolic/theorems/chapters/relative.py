@@ -158,6 +158,9 @@ ENCODINGS = {
     "relative.fope": PositionMap(lambda p: fope_pair(p[0], _FOPE_TH, _FOPE_C, _FOPE_S), name="FoPE"),
     "relative.path_one_factor": PositionMap(lambda p: path_transport(p[0]), positions=[(0,), (1,), (2,), (3,)],
                                             name="PaTH, one factor per token"),
+    "relative.circle_rope_axial": PositionMap(
+        lambda p: sp.diag(*(_rot2(t * x) for t, x in zip(_TH[:2], _circle(p)))), dims=2,
+        positions=[(1, 0), (2, 0), (0, 1), (1, 1)], name="Circle-RoPE under axial RoPE"),
 }
 
 
