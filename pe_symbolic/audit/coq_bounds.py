@@ -57,6 +57,7 @@ score bound is not stated. :func:`case_theorems` names what it leaves out and wh
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -65,7 +66,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
@@ -84,12 +85,15 @@ __all__ = [
     "BoundResult",
     "BoundTheorem",
     "CaseTheorems",
+    "angle_theorems",
     "bound_theorems",
     "case_theorems",
     "check_bounds",
     "coq_bounds_available",
     "coq_file",
     "dyadic",
+    "output_theorem",
+    "table_theorem",
 ]
 
 #: Flocq's FLT format of each dtype: (precision, smallest exponent ``emin``: the subnormals' ulp).
@@ -499,6 +503,19 @@ class BoundTheorem:
     statement: str
     script: str
     note: str = ""
+    pairs: tuple[int, ...] = ()
+    """The pairs an angle theorem covers (empty for the table and output theorems: every pair)."""
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.name):
+            raise ValueError(f"name={self.name!r} is not a Coq identifier")
+        if not self.statement.startswith(f"Theorem {self.name} :"):
+            raise ValueError(f"the statement of {self.name!r} must begin 'Theorem {self.name} :'")
+
+    def renamed(self, name: str) -> BoundTheorem:
+        """The same theorem under another name (to state variants side by side)."""
+        return dataclasses.replace(self, name=name, statement=self.statement.replace(
+            f"Theorem {self.name} :", f"Theorem {name} :", 1))
 
     def text(self, *, tolerant: bool = False, timeout: int = THEOREM_TIMEOUT) -> str:
         """The theorem and its proof; ``tolerant`` adds what :func:`check_bounds` needs to go on
@@ -528,8 +545,54 @@ def _ident(s: str) -> str:
     return re.sub(r"\W", "_", s)
 
 
-def _angle_theorems(case: BoundCase, em: Emulation, t_max: int, value: float) -> list[BoundTheorem]:
-    """The angle bound ``value`` for every pair, in groups of pairs whose worst case is within it."""
+@dataclass(frozen=True)
+class _Audit:
+    """What the audit computes for a case: its emulation, the last position and its bounds."""
+
+    em: Emulation
+    t_max: int
+    angle: float
+    dominant: str
+    bounds: dict[str, float]
+
+
+@functools.lru_cache(maxsize=32)
+def _audit(case: BoundCase) -> _Audit:
+    em = case.emulation()
+    t_max = case.context - 1
+    ab = angle_bound(em, float(t_max))
+    return _Audit(em, t_max, ab.value, ab.dominant, {"angle": ab.value, **derived_bounds(em, ab, float(t_max))})
+
+
+def _formats(state_as: Mapping[str, str] | None) -> Callable[[str], str]:
+    """The format a dtype is stated in (itself, unless ``state_as`` says otherwise)."""
+    m = dict(state_as or {})
+    for k, v in m.items():
+        if k not in FORMATS or v not in FORMATS:
+            raise ValueError(f"state_as={state_as!r}: {k!r} -> {v!r}; use dtypes of {', '.join(FORMATS)}")
+    return lambda d: m.get(d, d)
+
+
+def _number(name: str, x: float | None, default: float) -> float:
+    x = default if x is None else x
+    if not (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0):
+        raise ValueError(f"{name}={x!r} must be a positive finite number")
+    return float(x)
+
+
+def angle_theorems(case: BoundCase, value: float | None = None, *,
+                   state_as: Mapping[str, str] | None = None) -> list[BoundTheorem]:
+    """``case``'s angle bound (default: the audit's) for every pair, as theorems: the pairs in
+    groups whose worst case (largest ``eps``, largest ``theta``, at ``t_max``) is within the
+    bound.
+
+    ``state_as`` states a dtype's rounding in another format (``{"float32": "bfloat16"}``):
+    with the audit's numbers unchanged, such a theorem is about other arithmetic than the
+    recipe's (the tests' wrong-format attack).
+    """
+    au = _audit(case)
+    em, t_max, fmt = au.em, au.t_max, _formats(state_as)
+    value = _number("value", value, au.angle)
     dt, r = em.dt, em.recipe
     P, A, Dt = dt["position_dtype"], dt["angle_dtype"], dt["trig_dtype"]
     u_p = max([_u(d) for d in (P, A) if d in FORMATS and t_max > exact_integer_limit(d)], default=Fraction(0))
@@ -538,12 +601,12 @@ def _angle_theorems(case: BoundCase, em: Emulation, t_max: int, value: float) ->
     u_c = _u(Dt) if cast else Fraction(0)
     pos = "rnd_int T"
     if P != "int64":
-        pos = f"{_RND[P]} ({pos})"
+        pos = f"{_RND[fmt(P)]} ({pos})"
     if A != P:
-        pos = f"{_RND[A]} ({pos})"
-    angle = f"{_RND[A]} ({pos} * th)"
+        pos = f"{_RND[fmt(A)]} ({pos})"
+    angle = f"{_RND[fmt(A)]} ({pos} * th)"
     if cast:
-        angle = f"{_RND[Dt]} ({angle})"
+        angle = f"{_RND[fmt(Dt)]} ({angle})"
     V = Fraction(value)
     order = sorted(range(em.h), key=lambda i: -float(em.theta_hi[i]))
     margin = 1 + Fraction(1, 2**40)  # Gappa's own interval arithmetic is outward rounded
@@ -577,25 +640,35 @@ def _angle_theorems(case: BoundCase, em: Emulation, t_max: int, value: float) ->
             f"  Rabs ({angle} - rnd_int T * theta) <= {dyadic(V)}.")
         out.append(BoundTheorem(name, case.name, "angle", value, statement,
                                 "intros T theta th HT Htheta Hth; gappa.",
-                                f"pairs {pairs}: |angle - t theta| <= {value:.6g} for t = 0 .. {t_max}"))
+                                f"pairs {pairs}: |angle - t theta| <= {value:.6g} for t = 0 .. {t_max}",
+                                tuple(sorted(g))))
     return out
 
 
-def _table_theorem(case: BoundCase, em: Emulation, angle: float, table: float) -> BoundTheorem:
-    dt = em.dt
-    Dt, Dtab = dt["trig_dtype"], dt["table_dtype"]
+def table_theorem(case: BoundCase, table: float | None = None, *, angle: float | None = None,
+                  state_as: Mapping[str, str] | None = None) -> BoundTheorem:
+    """``case``'s table bound (default: the audit's) as a theorem, for angles within ``angle``
+    (default: the audit's angle bound) of the exact ones. ``state_as`` as in
+    :func:`angle_theorems`."""
+    au = _audit(case)
+    em, fmt = au.em, _formats(state_as)
+    angle = _number("angle", angle, au.angle)
+    table = _number("table", table, au.bounds["table"])
+    Dt, Dtab = em.dt["trig_dtype"], em.dt["table_dtype"]
     lib = Dt if Dt in ("float64", "float32") else "float32"  # torch evaluates bf16/fp16 cos in float32
     L = 2 * _u(lib)
     cos_v, sin_v = "c", "s"
     if lib != Dt:
-        cos_v, sin_v = f"{_RND[Dt]} c", f"{_RND[Dt]} s"
+        cos_v, sin_v = f"{_RND[fmt(Dt)]} c", f"{_RND[fmt(Dt)]} s"
+    elif fmt(Dt) != Dt:  # the library's own format stated otherwise
+        cos_v, sin_v = f"{_RND[fmt(Dt)]} c", f"{_RND[fmt(Dt)]} s"
     if Dtab != Dt:
-        cos_v, sin_v = f"{_RND[Dtab]} ({cos_v})", f"{_RND[Dtab]} ({sin_v})"
+        cos_v, sin_v = f"{_RND[fmt(Dtab)]} ({cos_v})", f"{_RND[fmt(Dtab)]} ({sin_v})"
     name = f"pe_bound_{_ident(case.name)}_table"
-    B = dyadic(table)
+    B, Va = dyadic(table), dyadic(angle)
     statement = (
         f"Theorem {name} : forall a A c s : R,\n"
-        f"  Rabs (A - a) <= {dyadic(angle)} ->\n"
+        f"  Rabs (A - a) <= {Va} ->\n"
         f"  Rabs (c - cos A) <= {dyadic(L)} -> Rabs (s - sin A) <= {dyadic(L)} ->\n"
         f"  Rabs ({cos_v} - cos a) <= {B} /\\ Rabs ({sin_v} - sin a) <= {B}.")
     script = ("intros a A c s HA Hc Hs; "
@@ -603,8 +676,8 @@ def _table_theorem(case: BoundCase, em: Emulation, angle: float, table: float) -
               "assert (H2 : Rabs (sin A - sin a) <= Rabs (A - a)) by apply pe_sin_lip; "
               "assert (H3 := COS_bound a); assert (H4 := SIN_bound a); "
               "assert (H5 := COS_bound A); assert (H6 := SIN_bound A); "
-              "assert (H7 : Rabs (cos A - cos a) <= " + dyadic(angle) + ") by lra; "
-              "assert (H8 : Rabs (sin A - sin a) <= " + dyadic(angle) + ") by lra; "
+              f"assert (H7 : Rabs (cos A - cos a) <= {Va}) by lra; "
+              f"assert (H8 : Rabs (sin A - sin a) <= {Va}) by lra; "
               "clear H1 H2 HA; split; gappa.")
     note = (f"cos/sin within 2 ulp ({lib}) of cos/sin of an angle within {angle:.6g}"
             + (f", rounded to {Dt}" if lib != Dt else "") + (f", held in {Dtab}" if Dtab != Dt else "")
@@ -612,26 +685,36 @@ def _table_theorem(case: BoundCase, em: Emulation, angle: float, table: float) -
     return BoundTheorem(name, case.name, "table", table, statement, script, note)
 
 
-def _output_theorem(case: BoundCase, em: Emulation, table: float, output: float) -> BoundTheorem:
-    R, act = em.rotation, em.act
+def output_theorem(case: BoundCase, output: float | None = None, *, table: float | None = None,
+                   state_as: Mapping[str, str] | None = None) -> BoundTheorem:
+    """``case``'s output bound (default: the audit's) as a theorem, for tables within
+    ``table`` (default: the audit's table bound) of the exact ``cos``, ``sin``. ``state_as``
+    as in :func:`angle_theorems` (the constants of the proof follow the stated formats)."""
+    au = _audit(case)
+    em, fmt = au.em, _formats(state_as)
+    table = _number("table", table, au.bounds["table"])
+    output = _number("output", output, au.bounds["output"])
+    R, act = fmt(em.rotation), fmt(em.act)
     pR, eminR = FORMATS[R]
     u, e = _u(R), _eta(R)
-    n2 = (1 + _u(act)) ** 2
+    n2 = (1 + _u(em.act)) ** 2
     Tb = Fraction(table)
     h = _sqrt_up(Fraction(2))
     g = _sqrt_up(2 * n2)
     W = _sqrt_up(n2 * (1 + 2 * h * Tb + 2 * Tb * Tb))
-    cast = R != act
+    cast = em.rotation != em.act
     if cast:
         pA, eminA = FORMATS[act]
         v, f = _u(act), _eta(act)
         rA, hA = _RND[act], f"(pe_rnd_err ({eminA}) {pA} eq_refl)"
-        outer = lambda x: f"{_RND[act]} ({x})"  # noqa: E731
     else:
         v = f = Fraction(0)
         rA, hA = "(fun y : R => y)", "pe_id_err"
-        outer = lambda x: x  # noqa: E731
     rR = _RND[R]
+
+    def outer(x: str) -> str:
+        return f"{_RND[act]} ({x})" if cast else x
+
     ya = outer(f"{rR} ({rR} (xa * c) - {rR} (xb * s))")
     yb = outer(f"{rR} ({rR} (xa * s) + {rR} (xb * c))")
     O = dyadic(output)
@@ -648,8 +731,9 @@ def _output_theorem(case: BoundCase, em: Emulation, table: float, output: float)
               f"refine (pe_rot_vec {_bpow(u)} {_bpow(e)} {_bpow(v)} {_bpow(f)} {rR} {rA} "
               f"(pe_rnd_err ({eminR}) {pR} eq_refl) {hA} _ _ _ _ {consts} {O} _ _ _ _ _ _ _ _ "
               f"xa xb c s (cos a) (sin a) Hx (pe_cos_sin_sq a) Hc Hs); gappa.")
-    note = (f"a pair of norm <= 1 + 2^-{PRECISION[act]} rotated in {R}" + (f", cast to {act}" if cast else "")
-            + f", tables within {table:.6g}: error vector within {output:.6g}")
+    note = (f"a pair of norm <= 1 + 2^-{PRECISION[em.act]} rotated in {em.rotation}"
+            + (f", cast to {em.act}" if cast else "") + f", tables within {table:.6g}: error vector "
+            f"within {output:.6g}")
     return BoundTheorem(name, case.name, "output", output, statement, script, note)
 
 
@@ -659,13 +743,10 @@ def case_theorems(case: BoundCase) -> CaseTheorems:
     :func:`~pe_symbolic.audit.bounds.angle_bound` and
     :func:`~pe_symbolic.audit.bounds.derived_bounds` at ``t_max = context - 1``, the
     bounds ``pe-audit`` prints), and what is not stated, with the reason."""
-    em = case.emulation()
+    au = _audit(case)
+    em = au.em
     r, tg = em.recipe, em.target
-    t_max = case.context - 1
-    ab = angle_bound(em, float(t_max))
-    bounds = {"angle": ab.value, **derived_bounds(em, ab, float(t_max))}
     skip: dict[str, str] = {"score": "the score bound is not stated in Coq"}
-    out: list[BoundTheorem] = []
     used = {em.dt[k] for k in ("position_dtype", "angle_dtype", "trig_dtype", "table_dtype")} - {"int64"}
     why = ""
     if r.inv_freq not in ("reciprocal", "pow", "exp", "exp2"):
@@ -674,24 +755,24 @@ def case_theorems(case: BoundCase) -> CaseTheorems:
         why = "the reduction modulo 2 pi is not modelled"
     elif not used <= set(FORMATS) or (em.storage is not None and em.storage not in FORMATS):
         why = f"a dtype without a Flocq format here ({', '.join(sorted(used - set(FORMATS)))})"
-    elif not math.isfinite(ab.value):
-        why = f"no finite bound ({ab.dominant})"
+    elif not math.isfinite(au.angle):
+        why = f"no finite bound ({au.dominant})"
     if why:
-        return CaseTheorems(case, (), bounds, {"angle": why, "table": why, "output": why} | skip)
-    out += _angle_theorems(case, em, t_max, ab.value)
+        return CaseTheorems(case, (), au.bounds, {"angle": why, "table": why, "output": why} | skip)
+    out = angle_theorems(case)
     if tg.attention != 1.0:
         skip |= {"table": "an attention factor other than 1 is not modelled",
                  "output": "an attention factor other than 1 is not modelled"}
-        return CaseTheorems(case, tuple(out), bounds, skip)
-    out.append(_table_theorem(case, em, ab.value, bounds["table"]))
+        return CaseTheorems(case, tuple(out), au.bounds, skip)
+    out.append(table_theorem(case))
     if tg.kind == "rope":
         R = em.rotation
         if R not in FORMATS or PRECISION[R] < max(PRECISION[em.act], PRECISION[em.dt["table_dtype"]]):
             skip["output"] = (f"the rotation in {R} is narrower than the activations ({em.act}) or the "
                               f"tables ({em.dt['table_dtype']}): their rounding into it is not modelled")
         else:
-            out.append(_output_theorem(case, em, bounds["table"], bounds["output"]))
-    return CaseTheorems(case, tuple(out), bounds, skip)
+            out.append(output_theorem(case))
+    return CaseTheorems(case, tuple(out), au.bounds, skip)
 
 
 def bound_theorems(cases: Iterable[BoundCase] = CASES) -> list[BoundTheorem]:
