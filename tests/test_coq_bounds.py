@@ -296,3 +296,39 @@ def test_the_strict_file_compiles_with_coqc(tmp_path) -> None:
     path.write_text(cb.coq_file([cb.output_theorem(CASE["float64"])]))
     done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ----------------------------------------------------------------------------------------
+# pe-derive export --coq / check --coq
+
+
+def test_cli_export_writes_the_bounds_beside_the_registry(tmp_path, capsys) -> None:
+    from pe_symbolic.cli.derive import main
+
+    assert main(["export", "--coq", "pair.dot", "audit.bounds", "-o", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["audit_bounds.v", "pair_dot.v"]
+    text = (tmp_path / "audit_bounds.v").read_text()
+    n = len(cb.bound_theorems())
+    assert text.count("\nTheorem pe_bound_") == n and text.count("Qed.") >= n
+    assert "Admitted" not in text and "Axiom" not in text
+    assert f"{n} audit bound theorem(s) printed" in capsys.readouterr().err
+
+
+def test_cli_check_of_the_bounds_without_gappa_exits_3(capsys, monkeypatch) -> None:
+    from pe_symbolic.cli.derive import main
+
+    monkeypatch.setattr(cb, "coq_bounds_available", lambda: "Gappa is not installed (apt-get install gappa)")
+    assert main(["check", "--coq", "audit.bounds"]) == 3
+    assert "the audit's bounds were not checked: Gappa is not installed" in capsys.readouterr().err
+
+
+@needs_coq
+@pytest.mark.slow
+def test_cli_check_of_the_bounds(capsys) -> None:
+    from pe_symbolic.cli.derive import main
+
+    assert main(["check", "--coq", "audit.bounds"]) == 0
+    out = capsys.readouterr().out
+    n = len(cb.bound_theorems())
+    assert "audit.bounds float32 (hf, float32, llama-3.1-8b, context 131072): coq: checked (5 of 5" in out
+    assert re.search(rf"summary \(audit bounds\): {n} of {n} bound theorems checked by Coq, 0 failed, 0 refused", out)
