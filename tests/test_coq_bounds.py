@@ -2,7 +2,7 @@
 
 Attack first: every false statement below is shown false by an explicit witness, computed
 here with exact rational arithmetic (the rounding of each format written out below, not the
-package's) or mpmath at 60 digits, before Coq is asked: a bound 10% below a witness's error,
+package's) or mpmath at 40 digits, before Coq is asked: a bound 10% below a witness's error,
 the bound in a narrower format, an ``Admitted`` theorem, an ``Axiom``. Coq must prove none of
 them; it must prove every bound the audit states. The Coq tests skip where Coq, Gappa or the
 Coq libraries (Flocq, the Gappa plugin) are not installed.
@@ -78,63 +78,71 @@ def frac(x: mpmath.mpf) -> Fraction:
     return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** exp
 
 
-def angle_witness(name: str, state_as: str | None = None) -> Fraction:
-    """The largest |angle - t theta| over the last 4096 positions, at the audit's worst pair,
-    with ``th = theta (1 + eps)`` (its relative error exactly the audit's eps): a lower bound
-    of the true worst case, exactly."""
+def angle_witness(name: str, state_as: str | None = None) -> tuple[int, Fraction]:
+    """A pair and the largest |angle - t theta| at it over the last 256 positions, with
+    ``theta`` the float64 nearest the pair's frequency and ``th = theta (1 + eps)`` (its
+    relative error exactly the audit's eps): a lower bound of the true worst case, exactly."""
     em = CASE[name].emulation()
     t_max = CASE[name].context - 1
-    i = angle_bound(em, float(t_max)).pair
-    theta, E = Fraction(float(em.theta_hi[i])), Fraction(float(em.eps[i]))
-    th = theta * (1 + E)
     P, A, Dt = em.dt["position_dtype"], em.dt["angle_dtype"], em.dt["trig_dtype"]
     f = (lambda d: state_as if state_as and d == A else d)
     cast = FORMAT[Dt][0] < FORMAT[A][0]
-    best = Fraction(0)
-    for t in range(max(0, t_max - 4095), t_max + 1):
-        tt = Fraction(t)
-        if P != "int64":
-            tt = rnd(tt, f(P))
-        if A != P:
-            tt = rnd(tt, f(A))
-        a = rnd(tt * th, f(A))
-        if cast:
-            a = rnd(a, Dt)
-        best = max(best, abs(a - t * theta))
+    best = (0, Fraction(0))
+    for i in range(em.h):
+        theta, E = Fraction(float(em.theta_hi[i])), Fraction(float(em.eps[i]))
+        th = theta * (1 + E)
+        for t in range(max(0, t_max - 255), t_max + 1):
+            tt = Fraction(t)
+            if P != "int64":
+                tt = rnd(tt, f(P))
+            if A != P:
+                tt = rnd(tt, f(A))
+            a = rnd(tt * th, f(A))
+            if cast:
+                a = rnd(a, Dt)
+            if abs(a - t * theta) > best[1]:
+                best = (i, abs(a - t * theta))
     return best
 
 
 def table_witness(name: str) -> mpmath.mpf:
-    """|table - cos a| for A = a + d (d = min(angle bound, pi)), a = -pi/2 - d/2 and the
-    library's cos A off by its whole allowance: above the bound's 90%?"""
+    """The largest |table - cos a| over 400 angles a, with A = a + d (d = min(angle bound,
+    pi)) or a - d and the library's cos A off by its whole allowance either way."""
     au = cb._audit(CASE[name])
     em = au.em
     Dt, Dtab = em.dt["trig_dtype"], em.dt["table_dtype"]
     lib = Dt if Dt in ("float64", "float32") else "float32"
     L = 2 * Fraction(1, 2 ** FORMAT[lib][0])
-    with mpmath.workdps(60):
+    best = mpmath.mpf(0)
+    with mpmath.workdps(40):
         d = min(mpmath.mpf(au.angle), mpmath.pi)
-        a = -mpmath.pi / 2 - d / 2
-        c = frac(mpmath.cos(a + d) + mpmath.mpf(L.numerator) / L.denominator - mpmath.mpf("1e-50"))
-        if lib != Dt:
-            c = rnd(c, Dt)
-        if Dtab != Dt:
-            c = rnd(c, Dtab)
-        return abs(mpmath.mpf(c.numerator) / c.denominator - mpmath.cos(a))
+        Lm = mpmath.mpf(L.numerator) / L.denominator - mpmath.mpf("1e-50")
+        for k in range(400):
+            a = 2 * mpmath.pi * k / 400 + mpmath.mpf("0.000123")
+            for A in (a + d, a - d):
+                for c in (mpmath.cos(A) + Lm, mpmath.cos(A) - Lm):
+                    v = frac(c)
+                    if lib != Dt:
+                        v = rnd(v, Dt)
+                    if Dtab != Dt:
+                        v = rnd(v, Dtab)
+                    best = max(best, abs(mpmath.mpf(v.numerator) / v.denominator - mpmath.cos(a)))
+    return best
 
 
 def output_witness(name: str) -> mpmath.mpf:
-    """The error vector's length for xa = 1, xb = 0 and tables off by the whole table bound."""
+    """The error vector's length for xa = 1, xb = 0 and tables off by the whole table bound,
+    the largest over 200 angles."""
     au = cb._audit(CASE[name])
     em = au.em
     R, act = em.rotation, em.act
     Tb = Fraction(au.bounds["table"])
     best = mpmath.mpf(0)
-    with mpmath.workdps(60):
-        for k in range(1, 64):
-            a = mpmath.mpf(k) / 10
-            c = frac(mpmath.cos(a) + mpmath.mpf(Tb.numerator) / Tb.denominator - mpmath.mpf("1e-50"))
-            s = frac(mpmath.sin(a) + mpmath.mpf(Tb.numerator) / Tb.denominator - mpmath.mpf("1e-50"))
+    with mpmath.workdps(40):
+        T = mpmath.mpf(Tb.numerator) / Tb.denominator - mpmath.mpf("1e-50")
+        for k in range(200):
+            a = 2 * mpmath.pi * k / 200 + mpmath.mpf("0.000123")
+            c, s = frac(mpmath.cos(a) + T), frac(mpmath.sin(a) + T)
             ya, yb = rnd(rnd(c, R), R), rnd(rnd(s, R), R)  # rR(rR(1 c) - rR(0 s)), rR(rR(1 s) + rR(0 c))
             if R != act:
                 ya, yb = rnd(ya, act), rnd(yb, act)
@@ -248,9 +256,8 @@ def test_coq_checks_every_bound_and_refuses_each_attack(name: str) -> None:
     good = list(cb.case_theorems(case).theorems)
     attacks = []
     # 10% below an explicit witness's error: a false statement
-    wa = angle_witness(name)
-    assert wa <= Fraction(au.angle)  # the audit's bound holds at the witness
-    i = angle_bound(au.em, float(case.context - 1)).pair
+    i, wa = angle_witness(name)
+    assert 0 < wa <= Fraction(au.angle)  # the audit's bound holds at the witness
     tight = [t for t in cb.angle_theorems(case, float(wa * Fraction(9, 10))) if i in t.pairs]
     attacks.append(tight[0].renamed(tight[0].name + "_tight"))
     wt = table_witness(name)
@@ -264,8 +271,9 @@ def test_coq_checks_every_bound_and_refuses_each_attack(name: str) -> None:
     # the audit's own angle bound, in a narrower format than the recipe's: false (witness)
     A = au.em.dt["angle_dtype"]
     if name in NARROWER:
-        assert angle_witness(name, NARROWER[name]) > Fraction(au.angle)
-        wrong = [t for t in cb.angle_theorems(case, state_as={A: NARROWER[name]}) if i in t.pairs]
+        j, wn = angle_witness(name, NARROWER[name])
+        assert wn > Fraction(au.angle)
+        wrong = [t for t in cb.angle_theorems(case, state_as={A: NARROWER[name]}) if j in t.pairs]
         attacks.append(wrong[0].renamed(wrong[0].name + "_narrow"))
     res = _run(good + attacks)
     for t in good:
@@ -332,3 +340,25 @@ def test_cli_check_of_the_bounds(capsys) -> None:
     n = len(cb.bound_theorems())
     assert "audit.bounds float32 (hf, float32, llama-3.1-8b, context 131072): coq: checked (5 of 5" in out
     assert re.search(rf"summary \(audit bounds\): {n} of {n} bound theorems checked by Coq, 0 failed, 0 refused", out)
+
+
+# ----------------------------------------------------------------------------------------
+# the docs' table and example (docs/_ext/pe_docs_gen.py, without Coq)
+
+
+def test_the_docs_show_each_bound_with_its_coq_status(tmp_path) -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+    import pe_docs_gen as gen
+
+    assert gen.write_coq_bounds(tmp_path, run=False) == {}
+    table = (tmp_path / "_coq_bounds.md").read_text()
+    for c in cb.CASES:
+        assert f"| {c.name} | `{c.recipe}`, {c.dtype} | {c.context} | angle |" in table
+    assert table.count("| table |") == table.count("| output |") == len(cb.CASES)
+    assert "stated: `pe_bound_float32_table`" in table and "not stated (the score bound" not in table
+    example = (tmp_path / "_coq_bounds_example.md").read_text()
+    assert example.startswith("```coq\n(* float32, angle") and "Theorem pe_bound_float32_angle_" in example
+    assert "gappa. Qed." in example

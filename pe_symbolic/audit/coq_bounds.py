@@ -740,9 +740,15 @@ def output_theorem(case: BoundCase, output: float | None = None, *, table: float
 @functools.lru_cache(maxsize=32)
 def case_theorems(case: BoundCase) -> CaseTheorems:
     """The theorems stating ``case``'s angle, table and output bounds (those of
-    :func:`~pe_symbolic.audit.bounds.angle_bound` and
-    :func:`~pe_symbolic.audit.bounds.derived_bounds` at ``t_max = context - 1``, the
-    bounds ``pe-audit`` prints), and what is not stated, with the reason."""
+    :mod:`pe_symbolic.audit.bounds`, ``angle_bound`` and ``derived_bounds`` at ``t_max =
+    context - 1``: the bounds ``pe-audit`` prints), and what is not stated, with the reason.
+
+    >>> ct = case_theorems(CASES[0])
+    >>> [t.name for t in ct.theorems if t.kind != "angle"]
+    ['pe_bound_float32_table', 'pe_bound_float32_output']
+    >>> ct.not_stated
+    {'score': 'the score bound is not stated in Coq'}
+    """
     au = _audit(case)
     em = au.em
     r, tg = em.recipe, em.target
