@@ -362,3 +362,16 @@ def test_the_docs_show_each_bound_with_its_coq_status(tmp_path) -> None:
     example = (tmp_path / "_coq_bounds_example.md").read_text()
     assert example.startswith("```coq\n(* float32, angle") and "Theorem pe_bound_float32_angle_" in example
     assert "gappa. Qed." in example
+
+
+@pytest.mark.parametrize("name", [c.name for c in cb.CASES])
+def test_the_theorems_chain_with_the_same_constants(name: str) -> None:
+    """The table theorem assumes exactly what the angle theorems prove, the output theorem
+    exactly what the table theorem proves: angle => table => output by modus ponens."""
+    ths = cb.case_theorems(CASE[name]).theorems
+    angle = {t.statement.rsplit("<=", 1)[1].strip().rstrip(".") for t in ths if t.kind == "angle"}
+    table = next(t for t in ths if t.kind == "table")
+    output = next(t for t in ths if t.kind == "output")
+    assert len(angle) == 1 and f"Rabs (A - a) <= {angle.pop()} ->" in table.statement
+    tb = table.statement.rsplit("<=", 1)[1].strip().rstrip(".")
+    assert f"Rabs (c - cos a) <= {tb} -> Rabs (s - sin a) <= {tb} ->" in output.statement
