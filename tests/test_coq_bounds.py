@@ -220,6 +220,10 @@ def test_what_is_not_stated_is_named() -> None:
 
 
 def test_bad_arguments_are_named() -> None:
+    with pytest.raises(ValueError, match="recipe='hugginface' is not allowed"):
+        cb.BoundCase("x", "llama-3.1-8b", "hugginface", "float32", 4096)
+    with pytest.raises(ValueError, match="context=0 must be an integer"):
+        cb.BoundCase("x", "llama-3.1-8b", "hf", "float32", 0)
     with pytest.raises(ValueError, match="value=-1.0 must be a positive finite number"):
         cb.angle_theorems(CASE["float32"], -1.0)
     with pytest.raises(ValueError, match="state_as="):

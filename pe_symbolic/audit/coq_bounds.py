@@ -71,9 +71,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
+from .._validate import check_choice
 from .bounds import angle_bound, derived_bounds, exact_integer_limit
 from .emulate import PRECISION, Emulation
-from .recipes import PRESETS
+from .recipes import ACT_DTYPES, PRESETS
 
 __all__ = [
     "ALLOWED_AXIOMS",
@@ -462,6 +463,12 @@ class BoundCase:
     dtype: str
     context: int
     what: str = ""
+
+    def __post_init__(self) -> None:
+        check_choice("recipe", self.recipe, tuple(PRESETS))
+        check_choice("dtype", self.dtype, ACT_DTYPES)
+        if not (isinstance(self.context, int) and not isinstance(self.context, bool) and 1 <= self.context <= 2**53):
+            raise ValueError(f"context={self.context!r} must be an integer in [1, 2**53]")
 
     def emulation(self) -> Emulation:
         """The audit's emulation of this case (its frequencies and exact ``eps``)."""
