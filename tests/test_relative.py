@@ -27,17 +27,21 @@ def test_is_relative_agrees_with_the_registry(id):
     want = "not relative" if R.EXPECT.get(id) == "refuted" else "relative"
     assert got.verdict == want, str(got)
     if got.verdict == "not relative":
-        _check_witness(R.ENCODINGS[id], got.witness)
+        _check_witness(R.ENCODINGS[id], got.witness, got.proof)
 
 
-def _check_witness(enc, witness):
-    """The witness has equal offsets and sides that differ (re-evaluated at 50 digits)."""
+def _check_witness(enc, witness, proof=None):
+    """The witness has equal offsets and sides that differ (re-evaluated at 50 digits, free
+    frequencies at the kernel's point)."""
     m, n, m2, n2 = witness
     assert [b - a for a, b in zip(m, n)] == [b - a for a, b in zip(m2, n2)]
     key = enc.key_matrix if isinstance(enc, PositionMap) else enc.matrix
     lhs = enc.matrix(m).T * key(n)
     rhs = enc.matrix(m2).T * key(n2)
-    assert max(abs(sp.N(x - y, 50)) for x, y in zip(lhs, rhs)) > sp.Float("1e-30")
+    free = {s.name: s for s in (lhs - rhs).free_symbols}
+    point = {free[k]: sp.Rational(v) for k, v in ((proof.counterexample or {}) if proof is not None else {}).items() if k in free}
+    assert set(point) == set(free.values())
+    assert max(abs(sp.N((x - y).subs(point), 50)) for x, y in zip(lhs, rhs)) > sp.Float("1e-30")
 
 
 def test_commuting_on_a_subset_only_is_not_relative():
