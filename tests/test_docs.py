@@ -202,6 +202,11 @@ def test_derivation_is_a_gallery_example(script: Path):
     assert [h.type.id for h in first.handlers] == ["ModuleNotFoundError"]
     assert isinstance(second, ast.ImportFrom) and second.module == "pe_symbolic.tutorial"
     assert source.rstrip().endswith("rep.finish()"), "end with the summary and the exit status"
+    # every gallery card shows a real picture: sphinx-gallery's thumbnail is the script's
+    # first figure, drawn with the tutorial helper (only in the docs, or with --plot)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "figure"]
+    assert calls, "draw a figure (`fig = figure(...)`): without one the gallery card shows a placeholder"
+    assert "[--plot]" in doc, "say `[--plot]` in 'Run it yourself': the script draws with it"
 
 
 # --------------------------------------------------------------------------------------
@@ -289,6 +294,8 @@ def test_full_sphinx_build_is_clean(tmp_path):
     for script in SCRIPTS:  # each tutorial page carries its script's output, and the downloads
         page = (tmp_path / "html" / "auto_examples" / f"{script.stem}.html").read_text(encoding="utf-8")
         assert "All as expected." in page and f"{script.stem}.ipynb" in page
+    for script in SCRIPTS:  # every card a real picture: the script's first figure, not the placeholder
+        assert (tmp_path / "html" / "_images" / f"sphx_glr_{script.stem}_001.png").is_file(), script.name
     kernes = (tmp_path / "html" / "auto_examples" / "kernes.html").read_text(encoding="utf-8")
     assert "refuted by a numeric certificate, as expected" in kernes and "sphx_glr_kernes_001.png" in kernes
     # as a reader's browser shows it: no MathJax error, no leftover markup, nothing wider
