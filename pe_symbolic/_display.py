@@ -20,7 +20,7 @@ otherwise writes its own ``__repr__`` over the mixin's)::
     class ConfigDescription(ShowsItself):
         ...
 
-This module imports only the standard library (the bottom floor of the layers contract).
+This module imports only the standard library (an import-linter contract in ``pyproject.toml``).
 """
 
 from __future__ import annotations
