@@ -240,8 +240,8 @@ def _summary(entries: Sequence[TheoryEntry], groups: Sequence[tuple[Chapter, lis
     for ch, ths in groups or [(None, [by_id[e.id] for e in entries])]:
         mine = [by_id[th.id] for th in ths]
         if ch is not None:
-            rows += [f"## {ch.title}", "", f"{ch.intro} {len(mine)} theorem(s); the chapter: {{doc}}`generated/{ch.page}`.",
-                     ""]
+            link = f"{{doc}}`generated/{ch.page}`"
+            rows += [f"## {ch.title}", "", f"{ch.intro} {len(mine)} theorem(s); the chapter: {link}.", ""]
         rows += _table(mine) + [""]
     total = sum(e.elapsed for e in entries)
     negatives = sum(1 for e in entries if e.expect == "refuted")
