@@ -65,6 +65,14 @@ CHAPTERS: dict[str, tuple[str, str, str]] = {
     "pe_symbolic.theorems.chapters.literature": (
         "literature", "What the literature claims",
         "Claims of papers on RoPE (Men, Liu, Barbero, ComRoPE and LieRE), proved or refuted."),
+    "pe_symbolic.theorems.chapters.relative": (
+        "relative", "Which research encodings are relative",
+        "STRING, ComRoPE, PoPE and VRoPE proved relative; LieRE, FoPE, one-factor PaTH and "
+        "Circle-RoPE's axial claim refuted at certified points; FoPE's padding lemma."),
+    "pe_symbolic.theorems.chapters.variants": (
+        "variants", "RoPE variants inference engines ship",
+        "FoPE, openPangu's and Bailing's M-RoPE layouts, an indexer's pairing, ChatGLM's 2-D "
+        "positions, multi-factor linear and llama.cpp's YaRN: what each keeps and what breaks."),
     "pe_symbolic.theorems.family": (
         "family", "The RoPE family",
         "The scalings, partial, multimodal and 2-D rotary embeddings and xPos that real models ship, "
