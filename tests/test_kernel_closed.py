@@ -83,7 +83,7 @@ def test_a_true_claim_with_exotic_facts_is_not_refuted(lhs, rhs):
     ({"infinite": True}, "infinite"),
 ])
 def test_every_exotic_fact_is_named(facts, word):
-    from pe_symbolic.proof.fragment import outside_fragment
+    from pe_symbolic.proof.kernel.fragment import outside_fragment
 
     s = sp.Symbol("s", **facts)
     why = outside_fragment(s + 1)
@@ -91,7 +91,7 @@ def test_every_exotic_fact_is_named(facts, word):
 
 
 def test_a_bound_variable_is_checked_for_its_facts_too():
-    from pe_symbolic.proof.fragment import outside_fragment
+    from pe_symbolic.proof.kernel.fragment import outside_fragment
 
     j = sp.Symbol("j", integer=True)
     jp = sp.Symbol("j", polar=True)
@@ -100,7 +100,7 @@ def test_a_bound_variable_is_checked_for_its_facts_too():
 
 
 def test_ordinary_facts_stay_inside():
-    from pe_symbolic.proof.fragment import outside_fragment
+    from pe_symbolic.proof.kernel.fragment import outside_fragment
 
     for facts in ({}, {"real": True}, {"positive": True}, {"integer": True, "nonnegative": True},
                   {"prime": True}, {"even": True}, {"complex": True, "real": False}, {"imaginary": True},
@@ -209,7 +209,7 @@ def test_the_same_from_a_worker_thread():
 
 
 def test_the_statement_printer_never_evaluates():
-    from pe_symbolic.proof.claims import Equation, render_statement
+    from pe_symbolic.proof.kernel.claims import Equation, render_statement
 
     lhs = sp.sin(sp.Pow(10, sp.Pow(10, 6, evaluate=False), evaluate=False)) + x
     start = time.perf_counter()
@@ -261,7 +261,7 @@ def test_a_satisfiable_claim_is_still_proved(lhs, rhs, assumptions):
 def test_recheck_runs_the_same_gate():
     # a genuine certificate, its assumptions made contradictory (and its statement re-rendered,
     # so it binds): before, re-checking skipped the contradiction detector
-    from pe_symbolic.proof.claims import Equation, render_statement
+    from pe_symbolic.proof.kernel.claims import Equation, render_statement
 
     cert = json.loads(_check(sp.cos(x) ** 2 + sp.sin(x) ** 2, 1, (x * y > 1,)).to_json())
     assert cert["parts"][0]["verdict"] == "proved"
@@ -276,7 +276,7 @@ def test_recheck_needs_a_point_where_both_sides_are_defined():
     lhs, rhs = x, x + ZERO1 / ZERO2
     diff = lhs - rhs
     num = sp.fraction(sp.together(diff))[0]
-    from pe_symbolic.proof.rules import CLEAR_DENOMINATORS
+    from pe_symbolic.proof.kernel.rules import CLEAR_DENOMINATORS
 
     chain = [Step(diff, DIFFERENCE), Step(num, CLEAR_DENOMINATORS), Step(0, "expand(trig=True)")]
     proof = _check(lhs, rhs, steps=chain)

@@ -3,7 +3,7 @@ r"""Reading and re-checking certificates: data in, a checked verdict out.
 A certificate (written by :func:`pe_symbolic.proof.render.certificate`) binds what it
 proves: the symbol table (each name once, with its assumptions), the equations, the
 relational assumptions, the statement and, for a registered theorem, its id and ``d``.
-:func:`recheck` reads it with the whitelist parser :func:`~pe_symbolic.proof.srepr.parse_srepr`
+:func:`recheck` reads it with the whitelist parser :func:`~pe_symbolic.proof.kernel.reader.parse_srepr`
 (nothing is evaluated as code), then refuses (:class:`CertificateError`) anything that does
 not bind:
 
@@ -27,7 +27,7 @@ assumption); anything else comes back ``undecided``.
 >>> forged = cert.replace("Integer(1)", "Integer(2)")   # now it "proves" ... = 2
 >>> recheck(forged)
 Traceback (most recent call last):
-pe_symbolic.proof.srepr.CertificateError: claim.statement: '... = 1' is not the rendering of the certificate's own equations ('... = 2'); a user claim's statement must say exactly what was checked
+pe_symbolic.proof.kernel.reader.CertificateError: claim.statement: '... = 1' is not the rendering of the certificate's own equations ('... = 2'); a user claim's statement must say exactly what was checked
 """
 
 from __future__ import annotations
@@ -40,15 +40,15 @@ from typing import Any
 import sympy as sp
 from sympy.core.assumptions import _assume_defined
 
-from . import budget
-from .claims import Claim, ClaimError, Equation, Step, render_statement
-from .kernel import Context, check_chain, qualification
+from .kernel import budget
+from .kernel.claims import Claim, ClaimError, Equation, Step, render_statement
+from .kernel.checker import Context, check_chain, qualification
 from .render import CERTIFICATE_FORMAT
 from .result import PartProof, Proof
-from .rules import RULES
-from .fragment import outside_fragment
+from .kernel.rules import RULES
+from .kernel.fragment import outside_fragment
 from .sampler import _atoms, _entries_admissible, admissible, certify, refute, spread_parts
-from .srepr import CertificateError, parse_srepr
+from .kernel.reader import CertificateError, parse_srepr
 
 __all__ = ["MAX_BYTES", "CertificateError", "load", "read", "recheck", "recheck_certificate"]
 
@@ -412,7 +412,7 @@ def recheck(
         certificate with ``"registered": true`` (use
         :func:`pe_symbolic.theorems.recheck_certificate`, which passes the registry's).
     lemmas : callable, optional
-        Resolves the lemmas the chains cite (see :class:`~pe_symbolic.proof.kernel.Context`);
+        Resolves the lemmas the chains cite (see :class:`~pe_symbolic.proof.kernel.checker.Context`);
         without it, a chain that cites a lemma does not re-check.
     timeout : float or None
         Seconds the re-check may take; on expiry the unfinished parts are ``undecided``.

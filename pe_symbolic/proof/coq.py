@@ -1,7 +1,7 @@
 r"""The second kernel's door: claims printed as Coq lemmas over the reals, checked by ``coqc``.
 
 However careful the SymPy kernel is, it is one program checking itself. Coq is an independent
-kernel: each equation of a :class:`~pe_symbolic.proof.claims.Claim` (each entry of a matrix
+kernel: each equation of a :class:`~pe_symbolic.proof.kernel.claims.Claim` (each entry of a matrix
 equation) becomes a ``Lemma`` over Coq's ``Reals``, with the claim's hypotheses, closed by a
 generated tactic script (:mod:`pe_symbolic.proof.coq_tactics`). Coq's kernel then re-checks
 the proof term at ``Qed``.
@@ -48,7 +48,7 @@ from typing import Any
 
 import sympy as sp
 
-from .claims import Claim
+from .kernel.claims import Claim
 
 __all__ = [
     "PREAMBLE",

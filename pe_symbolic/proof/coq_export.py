@@ -36,7 +36,7 @@ from typing import Literal
 
 import sympy as sp
 
-from .claims import Claim
+from .kernel.claims import Claim
 from .coq import PREAMBLE, Env, OutsideFragment, hypotheses, lemma_statement, to_coq_ast, to_coq_derivative
 from .coq_tactics import script
 

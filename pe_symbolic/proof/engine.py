@@ -1,8 +1,8 @@
 r"""Proving: search for a chain, have the kernel check it, otherwise try to refute.
 
-:func:`prove` takes a :class:`~pe_symbolic.proof.claims.Claim` and, for each equation,
+:func:`prove` takes a :class:`~pe_symbolic.proof.kernel.claims.Claim` and, for each equation,
 checks a hand-written chain or searches for one (strategies may use any rule, the heuristic
-simplifiers included), then has :func:`~pe_symbolic.proof.kernel.check_chain` re-check every
+simplifiers included), then has :func:`~pe_symbolic.proof.kernel.checker.check_chain` re-check every
 transition. Verdicts:
 
 ``proved``
@@ -18,7 +18,7 @@ transition. Verdicts:
 ``undecided``
     neither; the note says why (which step failed, no admissible point, the time budget).
 
-Every call has a time budget (:mod:`pe_symbolic.proof.budget`); running out is
+Every call has a time budget (:mod:`pe_symbolic.proof.kernel.budget`); running out is
 ``undecided``, with a note saying so.
 
 >>> import sympy as sp
@@ -40,12 +40,12 @@ from typing import Any
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from . import budget
-from .claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy, render_statement
-from .fragment import outside_fragment
-from .kernel import KERNEL_STRATEGIES, WHEREVER_DEFINED, Context, check_chain, qualification, reduce_to_zero
+from .kernel import budget
+from .kernel.claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy, render_statement
+from .kernel.fragment import outside_fragment
+from .kernel.checker import KERNEL_STRATEGIES, WHEREVER_DEFINED, Context, check_chain, qualification, reduce_to_zero
 from .result import PartProof, Proof
-from .rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
+from .kernel.rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .sampler import VACUOUS, _atoms, contradiction, refute, spread_parts
 
 __all__ = [
@@ -93,8 +93,8 @@ def prove_equation(
     """Prove one equation: check a given chain, or search for one; else try to refute.
 
     ``lemmas`` resolves the claims a hand-written chain cites (see
-    :class:`~pe_symbolic.proof.kernel.Context`). Runs inside the caller's time budget;
-    raises :class:`~pe_symbolic.proof.budget.BudgetExceeded` when it runs out.
+    :class:`~pe_symbolic.proof.kernel.checker.Context`). Runs inside the caller's time budget;
+    raises :class:`~pe_symbolic.proof.kernel.budget.BudgetExceeded` when it runs out.
     """
     context = Context(tuple(assumptions), lemmas)
     if symbols is None:
@@ -295,7 +295,7 @@ def check_identity(
         note says so. ``None`` removes the limit.
     id : str
         The claim's name in renderings and certificates. The statement is always the
-        rendering of the equation (:func:`~pe_symbolic.proof.claims.render_statement`), so a
+        rendering of the equation (:func:`~pe_symbolic.proof.kernel.claims.render_statement`), so a
         certificate can never say more than what was checked.
 
     Returns

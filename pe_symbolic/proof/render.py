@@ -33,8 +33,8 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.str import StrPrinter
 
-from .claims import DIFFERENCE, LHS
-from .rules import RULES
+from .kernel.claims import DIFFERENCE, LHS
+from .kernel.rules import RULES
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import Proof

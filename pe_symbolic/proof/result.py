@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import render
-from .claims import Claim, Equation, Step, Verdict
+from .kernel.claims import Claim, Equation, Step, Verdict
 from .sampler import SpotCheck
 
 __all__ = ["PartProof", "Proof"]
@@ -43,7 +43,7 @@ class PartProof:
 
 @dataclass(frozen=True)
 class Proof:
-    """The result of proving a :class:`~pe_symbolic.proof.claims.Claim`: one chain per equation."""
+    """The result of proving a :class:`~pe_symbolic.proof.kernel.claims.Claim`: one chain per equation."""
 
     claim: Claim
     parts: tuple[PartProof, ...]

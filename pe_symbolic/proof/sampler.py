@@ -15,7 +15,7 @@ test above; a candidate counterexample is checked once more before it is reporte
 admissible point can be drawn the verdict stays ``undecided`` and the note says why.
 
 A point refutes ``lhs = rhs`` when the **enclosures** of the two sides there are disjoint
-(:mod:`pe_symbolic.proof.enclosure`: exact rational arithmetic where possible, Arb balls
+(:mod:`pe_symbolic.proof.kernel.enclosure`: exact rational arithmetic where possible, Arb balls
 elsewhere, the expression evaluated as written): a certified difference, which no rounding,
 cancellation or jump can fake. Whether a point satisfies a relational assumption is decided
 the same way (certainly true, or the point is not used).
@@ -39,9 +39,9 @@ from typing import Any
 
 import sympy as sp
 
-from . import budget
-from .claims import Expr
-from .enclosure import PRECISIONS, Undecidable, decide, describe, enclose, precision, separated, upper_abs
+from .kernel import budget
+from .kernel.claims import Expr
+from .kernel.enclosure import PRECISIONS, Undecidable, decide, describe, enclose, precision, separated, upper_abs
 
 __all__ = [
     "REFUTE_DPS",
@@ -362,7 +362,7 @@ def refute(
     """Evaluate both sides at admissible points, looking for a certified counterexample.
 
     A point refutes when, for some entry, the enclosures of the two sides there are disjoint
-    (:mod:`pe_symbolic.proof.enclosure`): no rounding, no cancellation and no jump can make
+    (:mod:`pe_symbolic.proof.kernel.enclosure`): no rounding, no cancellation and no jump can make
     that wrong. A point where an enclosure cannot be formed (an undefined subexpression, an
     unknown head, a condition the balls cannot settle) is skipped. The counterexample maps
     symbol names (and vector entries) to exact values, plus ``"|lhs - rhs|"``, a certified
@@ -426,7 +426,7 @@ def _gap(a, b) -> float:
 
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return float(abs(a - b))
-    from .enclosure import _ball
+    from .kernel.enclosure import _ball
 
     d = abs(_ball(a) - _ball(b))
     return float(d.lower().mid())

@@ -2,14 +2,14 @@
 
 A strategy may search however it likes (:mod:`pe_symbolic.proof.engine`); what it finds
 counts only if :func:`check_chain` accepts it here. A chain for ``lhs = rhs`` starts at
-``lhs - rhs`` (rule :data:`~pe_symbolic.proof.claims.DIFFERENCE`, and must reach ``0``: only
+``lhs - rhs`` (rule :data:`~pe_symbolic.proof.kernel.claims.DIFFERENCE`, and must reach ``0``: only
 zero, or a zero matrix, closes it, never ``True``) or at ``lhs`` (rule
-:data:`~pe_symbolic.proof.claims.LHS`, and must reach ``rhs``). The equation and every step
-must lie inside the checked fragment (:func:`~pe_symbolic.proof.fragment.outside_fragment`),
+:data:`~pe_symbolic.proof.kernel.claims.LHS`, and must reach ``rhs``). The equation and every step
+must lie inside the checked fragment (:func:`~pe_symbolic.proof.kernel.fragment.outside_fragment`),
 and so must every lemma instance, which must also be known to be finite. Each later step is
 checked against the one before it (:func:`check_transition`):
 
-* a **rule** of :data:`~pe_symbolic.proof.rules.RULES` whose ``shortcut`` is granted, which
+* a **rule** of :data:`~pe_symbolic.proof.kernel.rules.RULES` whose ``shortcut`` is granted, which
   re-applied to the previous expression reproduces the step exactly: accepted;
 * any other step (a heuristic rule, a rule whose result differs, or a free-text *reason*
   such as "angle addition"): accepted only if ``previous - step`` reduces to zero under the
@@ -35,7 +35,7 @@ difference must reduce to zero.
 Both sides must have the same shape. Nothing is accepted on numerical evidence.
 
 >>> import sympy as sp
->>> from pe_symbolic.proof.claims import DIFFERENCE, Equation, Step
+>>> from pe_symbolic.proof.kernel.claims import DIFFERENCE, Equation, Step
 >>> x = sp.Symbol("x", real=True)
 >>> eq = Equation(sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
 >>> check_chain(eq, [Step(eq.difference, DIFFERENCE), Step(0, "expand(trig=True)")])
