@@ -48,6 +48,7 @@ from typing import Any
 
 import sympy as sp
 
+from .kernel.binders import substitute, substitutions
 from .kernel.claims import Claim
 
 __all__ = [
@@ -355,22 +356,15 @@ def to_coq_ast(e: Any, env: Env) -> Node:
 
 
 def _substituted(e: sp.Subs) -> sp.Basic:
-    """``Subs(f, x, p)`` printed as ``f`` with ``x`` replaced by ``p``, node for node and with
-    evaluation off (the substitution is what ``Subs`` means; nothing is simplified on the way),
-    when no variable bound inside ``f`` is ``x`` or occurs in ``p`` (no capture)."""
-    point = dict(zip(e.variables, e.point))
-    free_in_point = set().union(*(p.free_symbols for p in point.values()))  # Subs holds SymPy objects
-    for node in sp.preorder_traversal(e.expr):
-        if isinstance(node, (sp.Sum, sp.Product)):
-            bound = {lim[0] for lim in node.limits}
-        elif isinstance(node, (sp.Derivative, sp.Lambda, sp.Subs)):
-            bound = set(node.variables)
-        else:
-            continue
-        if bound & (set(point) | free_in_point):
-            raise OutsideFragment(f"{_short(e)}: a substituted symbol is bound inside the expression")
-    with sp.evaluate(False):
-        return e.expr.xreplace(point)
+    """``Subs(f, (x_1, ...), (p_1, ...))`` printed as ``f`` with the substitutions made in order
+    (:func:`~pe_symbolic.proof.kernel.binders.substitutions`, the meaning the kernel and the
+    enclosures give it too), node for node and with evaluation off (nothing is simplified on
+    the way); refused when a variable is bound inside the expression or a value would be
+    captured there."""
+    out = substitute(e.expr, substitutions(e), evaluate=False)
+    if out is None:
+        raise OutsideFragment(f"{_short(e)}: a substituted symbol is bound inside the expression")
+    return out
 
 
 def to_coq_derivative(e: sp.Derivative, env: Env) -> Node:

@@ -33,6 +33,7 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.str import StrPrinter
 
+from .kernel.binding import CERTIFICATE_FORMAT
 from .kernel.claims import DIFFERENCE, LHS
 from .kernel.rules import RULES
 
@@ -43,8 +44,6 @@ __all__ = ["CERTIFICATE_FORMAT", "DOCS_WIDTH", "FORMATS", "LATEX_WIDTH", "MAX_PA
            "display_lines", "json_text", "latex", "markdown", "myst", "prose_math", "render", "statement_latex",
            "step_kind", "text", "wrap_math"]
 
-#: Format tag of the JSON certificates this version writes and reads.
-CERTIFICATE_FORMAT = "pe_symbolic.certificate/2"
 
 #: Output formats of :func:`render`.
 FORMATS = ("text", "latex", "json")

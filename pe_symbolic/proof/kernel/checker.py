@@ -58,7 +58,8 @@ import sympy as sp
 from . import budget
 from .claims import DIFFERENCE, LHS, Claim, Equation, Expr, Step, bound_variables, fits, ill_formed
 from .fragment import outside_fragment
-from .rules import CLEAR_DENOMINATORS, CONDITIONAL, EVALUATE, PYTHAGORAS, RULES, apply_rule, is_zero
+from .gate import WHEREVER_DEFINED, qualification
+from .rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS, RULES, apply_rule, is_zero
 
 __all__ = [
     "ASSUMPTION",
@@ -504,36 +505,3 @@ def check_chain(
     if not target_zero and last != equation.rhs:
         return False, "the chain does not reach the right-hand side"
     return True, ""
-
-
-# ----------------------------------------------------------------------------------------
-# what "proved" means for a chain: everywhere, or wherever both sides are defined
-
-#: The qualification of an equality that holds only where a denominator does not vanish.
-WHEREVER_DEFINED = "equal wherever both sides are defined (a denominator may vanish, or a step cancels a factor)"
-
-
-def _may_be_undefined(e: Expr) -> bool:
-    """Whether ``e`` has a power with a negative exponent of a base that may vanish, or a
-    function with poles or a branch point at a point SymPy cannot exclude."""
-    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
-    return any(_entry_may_be_undefined(x) for x in entries)
-
-
-@functools.lru_cache(maxsize=16384)
-def _entry_may_be_undefined(x: sp.Basic) -> bool:
-    for p in x.atoms(sp.Pow):
-        # 0**e is undefined for e < 0 (and for a non-real e): flag any exponent not known to
-        # be nonnegative, x**(a + b) = x**a * x**b holds only where x**a and x**b are defined
-        if p.exp.is_nonnegative is not True and p.base.is_zero is not False and p.base.free_symbols:
-            return True
-    return any(f.free_symbols for f in x.atoms(sp.tan, sp.cot, sp.sec, sp.csc, sp.log))
-
-
-def qualification(eq: Equation, chain: Sequence[Step]) -> str:
-    """The note a proved chain carries: :data:`WHEREVER_DEFINED` when it cites a rule that may
-    cancel a factor or a side may be undefined somewhere, else ``''``. The same for a proof
-    found now and for a certificate re-checked later."""
-    if any(s.rule in CONDITIONAL for s in chain) or _may_be_undefined(eq.lhs) or _may_be_undefined(eq.rhs):
-        return WHEREVER_DEFINED
-    return ""

@@ -40,8 +40,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from ...encodings.symbols import as_expr
+from .binders import bound_in
 
 __all__ = [
     "DIFFERENCE",
@@ -57,6 +59,7 @@ __all__ = [
     "declared_facts",
     "fits",
     "ill_formed",
+    "plain_text",
     "render_statement",
     "symbols_of",
 ]
@@ -364,17 +367,7 @@ def bound_variables(e: Expr) -> set[sp.Symbol]:
 
 @functools.lru_cache(maxsize=65536)
 def _bound_in_entry(x: sp.Basic) -> frozenset[sp.Symbol]:
-    out: set[sp.Symbol] = set()
-    for n in sp.preorder_traversal(x):
-        if isinstance(n, (sp.Sum, sp.Product, sp.Integral)):
-            out |= {lim[0] for lim in n.limits}
-        elif isinstance(n, (sp.Subs, sp.Lambda)):
-            out |= set(n.variables)
-        elif isinstance(n, sp.Derivative):
-            out |= {v for v, _ in n.variable_count if isinstance(v, sp.Symbol)}
-        elif isinstance(n, sp.Limit):
-            out.add(n.args[1])
-    return frozenset(out)
+    return frozenset(bound_in(x))  # the one definition (binders.bound_in)
 
 
 @dataclass(frozen=True)
@@ -493,6 +486,28 @@ class Claim:
                     f"{sp.srepr(other)} and {sp.srepr(s)}; give them different names"
                 )
 
+    @classmethod
+    def unbuilt(cls, id: str, lhs: Any, rhs: Any, why: str) -> Claim:
+        """A claim that could not be built (its time budget ran out first), for an ``undecided``
+        answer only: nothing is checked and no SymPy work is done on the sides, which are kept
+        as given where they are SymPy objects (an unbuilt side shows as the symbol ``unbuilt``).
+        Never proved, never re-checked: its statement says why."""
+        def keep(x: Any) -> Any:
+            return x if isinstance(x, (sp.Basic, sp.MatrixBase)) else sp.Symbol("unbuilt")
+
+        l, r = keep(lhs), keep(rhs)
+        if isinstance(l, sp.MatrixBase) != isinstance(r, sp.MatrixBase) or (
+                isinstance(l, sp.MatrixBase) and l.shape != r.shape):
+            l, r = sp.Symbol("unbuilt"), sp.Symbol("unbuilt")
+        eq = object.__new__(Equation)
+        for k, v in (("lhs", l), ("rhs", r), ("label", "")):
+            object.__setattr__(eq, k, v)
+        claim = object.__new__(cls)
+        for k, v in (("id", str(id)), ("statement", f"(not stated: {why})"), ("equations", (eq,)),
+                     ("assumptions", ()), ("source", "user"), ("notation", ()), ("latex", "")):
+            object.__setattr__(claim, k, v)
+        return claim
+
     @property
     def symbols(self) -> tuple[sp.Symbol, ...]:
         """Free symbols of the claim, sorted by name (names are unique)."""
@@ -549,19 +564,69 @@ class Step:
         return self.rule[len("lemma "):].split()[0] if self.rule.startswith("lemma ") else None
 
 
+class _PlainPrinter(StrPrinter):
+    """SymPy's text printer, made never to evaluate: SymPy orders the terms of a sum by their
+    numeric values (``as_ordered_terms`` evaluates every number-valued term, which for
+    ``sin(10**(10**6))`` takes minutes), and prints integers in decimal (beyond Python's
+    4300-digit limit it raises). Here terms keep SymPy's stored order, positive terms first
+    and numbers last (``x + 1``, ``y - x``), factors their stored order, and an integer of more
+    than :data:`_MAX_DIGITS_BITS` bits prints as its size."""
+
+    def __init__(self) -> None:
+        super().__init__({"order": "none"})
+
+    def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[Any]:
+        terms = list(expr.args)
+        neg = [_negative_term(t) for t in terms]
+        pos = [t for t, n in zip(terms, neg) if not n]
+        minus = [t for t, n in zip(terms, neg) if n]
+        return (sorted(pos, key=lambda t: bool(t.is_number)) + sorted(minus, key=lambda t: bool(t.is_number)))
+
+    def _print_Integer(self, expr: Any) -> str:
+        if int(expr.p).bit_length() > _MAX_DIGITS_BITS:
+            return f"<a {int(expr.p).bit_length()}-bit integer>"
+        return super()._print_Integer(expr)
+
+    def _print_Rational(self, expr: Any) -> str:
+        if max(int(expr.p).bit_length(), int(expr.q).bit_length()) > _MAX_DIGITS_BITS:
+            return f"<a rational of {int(expr.p).bit_length()} and {int(expr.q).bit_length()} bits>"
+        return super()._print_Rational(expr)
+
+
+#: Integers longer than this many bits print as their size (Python prints at most 4300 digits).
+_MAX_DIGITS_BITS = 13_000
+
+
+def _negative_term(t: sp.Basic) -> bool:
+    c = t.as_coeff_Mul()[0] if isinstance(t, sp.Expr) else None
+    return isinstance(c, sp.Number) and c.is_extended_negative is True
+
+
+def plain_text(e: Any) -> str:
+    """``e`` as one-line text by a printer that never evaluates (see ``_PlainPrinter``).
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y")
+    >>> plain_text(x + 1), plain_text(y - x), plain_text(sp.sin(10 ** (10**6)) + x)
+    ('x + 1', 'y - x', 'x + sin(<a 3321929-bit integer>)')
+    """
+    return _PlainPrinter().doprint(e)
+
+
 def render_statement(equations: Iterable[Equation], assumptions: Iterable[sp.Basic] = ()) -> str:
     """The canonical statement of a user's claim: its equations (and conditions) as text.
 
     A certificate of a claim that is not in the registry must carry exactly this text, so a
     statement can never say more than the equations that were checked (labels included: a
-    label is printed with its equation).
+    label is printed with its equation). The text is printed by a printer that never
+    evaluates (:func:`plain_text`): printing a statement cannot outrun a time budget.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", positive=True)
     >>> render_statement([Equation(sp.sqrt(x**2), x)], [x < 3])
     'x = x, if x < 3'
     """
-    eqs = "; ".join((f"{e.label}: " if e.label else "") + f"{sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}"
+    eqs = "; ".join((f"{e.label}: " if e.label else "") + f"{plain_text(e.lhs)} = {plain_text(e.rhs)}"
                     for e in equations)
-    conds = ", ".join(sp.sstr(a) for a in assumptions)
+    conds = ", ".join(plain_text(a) for a in assumptions)
     return f"{eqs}, if {conds}" if conds else eqs

@@ -13,10 +13,12 @@ point fools them both. Here:
 * the expression is evaluated **as written**: a ``Sum`` with bounds that are integers at the
   point is summed term by term, a ``Subs`` evaluates its body at its point, a ``Piecewise``
   takes the branch whose condition is *certainly* true; no SymPy ``doit``, ``limit`` or
-  integrator is on the path (a derivative is expanded by the kernel's chain rule first);
+  integrator is on the path (a derivative is expanded by the kernel's chain rule first, a
+  limit by the kernel's limit laws; every binder means what
+  :mod:`~pe_symbolic.proof.kernel.binders` says, a merged ``Subs`` substitutes in order);
 * whatever cannot be decided -- a condition the balls cannot settle, a division by a ball
-  that contains 0, a branch cut inside a ball, an unknown head (``Integral``, ``Limit``, an
-  undefined function) -- raises :class:`Undecidable`, and the point refutes nothing.
+  that contains 0, a branch cut inside a ball, an unknown head (``Integral``, an undefined
+  function), a limit the kernel's laws do not evaluate -- raises :class:`Undecidable`, and the point refutes nothing.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -38,6 +40,9 @@ from typing import Any
 import flint
 import sympy as sp
 from flint import acb, arb, fmpq
+
+from .binders import derivative, limit, substitutions, term_count
+from .evaluation import components
 
 __all__ = ["PRECISIONS", "Undecidable", "Value", "decide", "describe", "enclose", "precision",
            "separated", "upper_abs"]
@@ -495,7 +500,7 @@ def _sum_product(ev: _Evaluator, e: sp.Basic) -> Value:
     lo_v, hi_v = ev.ev(lo), ev.ev(hi)
     if not (isinstance(lo_v, Fraction) and isinstance(hi_v, Fraction)):
         raise Undecidable("a bound that is not an exact number")
-    count = hi_v - lo_v + 1  # the terms are at lo, lo + 1, ..., hi (SymPy's reading, lo = 1/2 too)
+    count = term_count(lo_v, hi_v)  # the terms at lo, lo + 1, ..., hi (binders.term_count; lo = 1/2 too)
     if count.denominator != 1:
         raise Undecidable("a range whose number of terms is not an integer")
     if count > MAX_TERMS:
@@ -514,9 +519,13 @@ def _sum_product(ev: _Evaluator, e: sp.Basic) -> Value:
 
 
 def _subs(ev: _Evaluator, e: sp.Subs) -> Value:
-    points = [ev.ev(p) for p in e.point]
-    olds = [(v, ev.bind(v, p)) for v, p in zip(e.variables, points)]
+    # the substitutions in order (binders.substitutions): f[x1 := p1][x2 := p2] is f evaluated
+    # with x1 bound to p1's value where x2 is already bound to p2's, so the last pair is bound
+    # first, each point evaluated where the later ones are bound (an environment captures nothing)
+    olds = []
     try:
+        for v, p in reversed(substitutions(e)):
+            olds.append((v, ev.bind(v, ev.ev(p))))
         return ev.ev(e.expr)
     finally:
         for v, old in reversed(olds):
@@ -524,11 +533,17 @@ def _subs(ev: _Evaluator, e: sp.Subs) -> Value:
 
 
 def _derivative(ev: _Evaluator, e: sp.Derivative) -> Value:
-    from .evaluation import _derivative as chain_rule
-
-    out = chain_rule(e)
+    out = derivative(e)  # the kernel's chain rule (binders.derivative), nothing else
     if isinstance(out, sp.Derivative) or out.has(sp.Derivative):
         raise Undecidable("a derivative the kernel's chain rule does not expand")
+    return ev.ev(out)
+
+
+def _limit(ev: _Evaluator, e: sp.Limit) -> Value:
+    body, x, p, _ = e.args
+    out = limit(body, x, p)  # the kernel's limit laws (binders.limit), never SymPy's limit
+    if out is None or out.is_finite is not True:
+        raise Undecidable("a limit the kernel's limit laws do not evaluate")
     return ev.ev(out)
 
 
@@ -541,8 +556,6 @@ def _determinant(ev: _Evaluator, e: sp.Determinant) -> Value:
         return out
     if not isinstance(m, sp.MatrixBase) or m.rows != m.cols:
         raise Undecidable("a determinant of symbolic size")
-    from .evaluation import components
-
     out: Value = Fraction(1)
     for c in components(m):
         if len(c) > 6:
@@ -574,7 +587,7 @@ _FUNCTIONS: dict[type, Callable[[_Evaluator, Any], Value]] = {
     sp.frac: _frac, sp.Mod: _mod, sp.Max: _minmax, sp.Min: _minmax, sp.KroneckerDelta: _delta,
     sp.Piecewise: _piecewise, sp.re: _re_im("real"), sp.im: _re_im("imag"), sp.conjugate: _conjugate,
     sp.arg: _arg, sp.factorial: _factorial, sp.binomial: _binomial,
-    sp.Sum: _sum_product, sp.Product: _sum_product, sp.Subs: _subs, sp.Derivative: _derivative,
+    sp.Sum: _sum_product, sp.Product: _sum_product, sp.Subs: _subs, sp.Derivative: _derivative, sp.Limit: _limit,
     sp.Determinant: _determinant,
 }
 
@@ -596,23 +609,27 @@ def enclose(e: sp.Basic, env: Mapping[sp.Basic, Any], *, entry: Entry | None = N
         raise Undecidable(f"{type(exc).__name__}: {exc}") from None
 
 
-def decide(cond: sp.Basic, env: Mapping[sp.Basic, Any]) -> bool:
+def decide(cond: sp.Basic, env: Mapping[sp.Basic, Any], *, entry: Entry | None = None) -> bool:
     """Whether the condition certainly holds at ``env`` (False when it certainly does not);
-    raises :class:`Undecidable` when the balls cannot settle it."""
+    raises :class:`Undecidable` when the balls cannot settle it. ``entry`` as for
+    :func:`enclose`."""
     try:
-        return _Evaluator(env, None).cond(cond)
+        return _Evaluator(env, entry).cond(cond)
     except (ZeroDivisionError, OverflowError, ValueError, TypeError, RecursionError) as exc:
         raise Undecidable(f"{type(exc).__name__}: {exc}") from None
 
 
 def upper_abs(a: Value, b: Value) -> float:
     """An upper bound of ``|a - b|`` (informative, for spot checks)."""
-    if isinstance(a, Fraction) and isinstance(b, Fraction):
-        return float(abs(a - b))
-    d = abs(_ball(a) - _ball(b))
-    if not d.is_finite():
+    try:
+        if isinstance(a, Fraction) and isinstance(b, Fraction):
+            return float(abs(a - b))
+        d = abs(_ball(a) - _ball(b))
+        if not d.is_finite():
+            return math.inf
+        return float(d.upper().mid())
+    except OverflowError:  # a difference beyond the largest float
         return math.inf
-    return float(d.upper().mid())
 
 
 def describe(v: Value) -> list[str]:
