@@ -421,3 +421,57 @@ def test_lemma_names_are_injective():
     assert len(set(names)) == 3, names
     text = coq_file(exports)
     assert all(text.count(f"Lemma {n} ") == 1 for n in names)
+
+
+# --------------------------------------------------------------------------------------
+# 7. the trusted base, one visible thing: its size and its tables are stated where they are
+# --------------------------------------------------------------------------------------
+def _between(text: str, start: str, end: str) -> str:
+    a = text.index("\n", text.index(start)) + 1
+    return text[a:text.index(end)].strip()
+
+
+def test_the_kernel_s_size_is_stated_as_it_is():
+    """Refresh with ``pe_symbolic.proof.kernel.size_table()`` (Markdown, docs/kernel.md) and
+    ``size_table("rst")`` (the package docstring) when a kernel module changes."""
+    from pathlib import Path
+
+    import pe_symbolic.proof.kernel as kernel
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "kernel.md").read_text()
+    assert _between(page, "<!-- kernel-size", "<!-- end kernel-size -->") == kernel.size_table()
+    doc = kernel.__doc__
+    assert _between(doc, ".. kernel-size", ".. end kernel-size") == kernel.size_table("rst")
+    assert set(kernel.MODULES) == {p.stem for p in Path(kernel.__file__).parent.glob("*.py")}
+
+
+def test_the_docs_print_the_facts_table_as_the_code_has_it():
+    from pathlib import Path
+
+    from pe_symbolic.proof.kernel.fragment import facts_table
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "kernel.md").read_text()
+    assert _between(page, "<!-- facts-table", "<!-- end facts-table -->") == facts_table()
+
+
+def test_no_generated_name_shadows_what_a_script_cites():
+    import re
+    from pathlib import Path
+
+    from pe_symbolic.proof import coq_tactics
+    from pe_symbolic.proof.coq import RESERVED
+
+    text = Path(coq_tactics.__file__).read_text()
+    cited = set(re.findall(r"\b([A-Za-z][A-Za-z0-9_]*_\d+)\b", text))  # the shape of a generated name
+    assert cited <= RESERVED, sorted(cited - RESERVED)
+
+
+def test_a_generated_file_declares_no_axiom():
+    import re
+
+    from pe_symbolic.proof.coq_export import coq_file, export_claim
+
+    text = coq_file([export_claim(th.claim()) for th in theorems.all()[:12]], tolerant=True)
+    code = re.sub(r"\(\*.*?\*\)", "", text, flags=re.S)
+    for word in ("Axiom", "Parameter", "Admitted", "Variable", "Hypothesis", "Conjecture"):
+        assert not re.search(rf"\b{word}\b", code), word

@@ -1,7 +1,7 @@
 """Run one check in this process and send the result back.
 
-Used by :func:`pe_symbolic.proof.engine.prove` and :func:`pe_symbolic.proof.engine.check_identity`
-when they are called from a thread other than the main thread, where a time budget cannot
+Used by :func:`pe_symbolic.proof.engine.prove`, :func:`pe_symbolic.proof.engine.check_identity`
+and :func:`pe_symbolic.proof.certificates.recheck` when they are called from a thread other than the main thread, where a time budget cannot
 interrupt a long computation: the check then runs here, in a fresh interpreter (``python -m
 pe_symbolic.proof._child``) that the caller kills when the budget runs out. The task and its
 arguments arrive pickled on standard input from the parent process (the caller's own objects,
@@ -18,6 +18,7 @@ import sys
 
 
 def main() -> None:  # pragma: no cover - runs in the child process
+    from .certificates import recheck
     from .engine import check_identity, prove
 
     task, args = pickle.load(sys.stdin.buffer)
@@ -28,6 +29,9 @@ def main() -> None:  # pragma: no cover - runs in the child process
         elif task == "check_identity":
             lhs, rhs, assumptions, steps, timeout, cid = args
             result = ("ok", check_identity(lhs, rhs, assumptions, steps=steps, timeout=timeout, id=cid))
+        elif task == "recheck":
+            data, resolve, lemmas, timeout = args
+            result = ("ok", recheck(data, resolve=resolve, lemmas=lemmas, timeout=timeout))
         else:
             result = ("error", f"unknown task {task!r}")
     except (TypeError, ValueError) as exc:  # the call's own clear errors (ClaimError is a ValueError)

@@ -42,6 +42,7 @@ from .kernel.checker import Context, check_chain
 from .kernel.claims import Claim
 from .kernel.gate import admit, judge
 from .kernel.reader import CertificateError
+from .isolate import run_in_child
 from .result import PartProof, Proof
 from .sampler import candidates, refute, spread_parts
 
@@ -68,7 +69,7 @@ def recheck(
         certificate with ``"registered": true`` (use
         :func:`pe_symbolic.theorems.recheck_certificate`, which passes the registry's).
     lemmas : callable, optional
-        Resolves the lemmas the chains cite (see :class:`~pe_symbolic.proof.kernel.checker.Context`);
+        Resolves the lemmas the chains cite (see :class:`~pe_symbolic.proof.kernel.Context`);
         without it, a chain that cites a lemma does not re-check.
     timeout : float or None
         Seconds the re-check may take; on expiry the unfinished parts are ``undecided``.
@@ -77,8 +78,16 @@ def recheck(
     ------
     CertificateError
         Malformed, tampered with, or not bound to its claim (see the module notes).
+
+    Notes
+    -----
+    From a thread other than the main thread (where a time budget cannot interrupt a long
+    computation) the certificate is read and bound here, then re-checked in a child process
+    that is stopped when the budget runs out, as :func:`~pe_symbolic.proof.engine.prove` does.
     """
     start = time.perf_counter()
+    if timeout is not None and not budget.interruptible():
+        return _recheck_in_child(data, resolve, lemmas, timeout, start)
     try:
         with budget.deadline(timeout):
             claim, chains, meta = read(data)
@@ -138,6 +147,27 @@ def recheck(
                                    f"time budget of {timeout:g} s ran out; not re-checked"))
     extra = {"registered": meta["registered"], "d": meta["d"], "rechecked": True}
     return Proof(claim, tuple(parts), time.perf_counter() - start, extra)
+
+
+def _recheck_in_child(data: Mapping[str, Any] | str | bytes, resolve: Resolver | None,
+                      lemmas: Callable[[str], Claim] | None, timeout: float, start: float) -> Proof:
+    try:
+        with budget.deadline(timeout):  # cooperative here: the reader is bounded before it builds anything
+            claim, chains, meta = read(data)
+            bind_to_registry(claim, meta, resolve)
+    except budget.BudgetExceeded:
+        budget.check()  # an enclosing budget ran out: let it reach its owner
+        raise CertificateError(f"certificate: reading and binding it took longer than the time budget of "
+                               f"{timeout:g} s") from None
+
+    def unbuilt(note: str) -> Proof:
+        parts = tuple(PartProof(eq, tuple(chain), "undecided", None, None, note)
+                      for eq, chain in zip(claim.equations, chains))
+        return Proof(claim, parts, time.perf_counter() - start,
+                     {"registered": meta["registered"], "d": meta["d"], "rechecked": True})
+
+    payload = dict(data) if isinstance(data, Mapping) else data
+    return run_in_child("recheck", (payload, resolve, lemmas, timeout), timeout, unbuilt)
 
 
 def recheck_certificate(data: Mapping[str, Any] | str | bytes, *, resolve: Resolver | None = None) -> str:

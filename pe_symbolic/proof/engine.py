@@ -2,7 +2,7 @@ r"""Proving: search for a chain, have the kernel check it, otherwise try to refu
 
 :func:`prove` takes a :class:`~pe_symbolic.proof.kernel.claims.Claim` and, for each equation,
 checks a hand-written chain or searches for one (strategies may use any rule, the heuristic
-simplifiers included), then has :func:`~pe_symbolic.proof.kernel.checker.check_chain` re-check every
+simplifiers included), then has :func:`~pe_symbolic.proof.kernel.check_chain` re-check every
 transition. Verdicts:
 
 ``proved``
@@ -47,6 +47,7 @@ from .kernel.checker import KERNEL_STRATEGIES, Context, check_chain, reduce_to_z
 from .kernel.gate import Admission, admit, judge
 from .kernel.rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .result import PartProof, Proof
+from .isolate import CHILD_GRACE, run_in_child
 from .sampler import _atoms, candidates, refute, spread_parts
 
 __all__ = [
@@ -95,7 +96,7 @@ def prove_equation(
     """Prove one equation: check a given chain, or search for one; else try to refute.
 
     ``lemmas`` resolves the claims a hand-written chain cites (see
-    :class:`~pe_symbolic.proof.kernel.checker.Context`). A chain the kernel accepts is
+    :class:`~pe_symbolic.proof.kernel.Context`). A chain the kernel accepts is
     ``proved`` only through the kernel's gate (:mod:`~pe_symbolic.proof.kernel.gate`): the
     assumptions witnessed satisfiable (``admission``, decided here when not given) and, for an
     equation that holds wherever both sides are defined, a point where they are. Runs inside
@@ -253,48 +254,6 @@ def _sides(claim: Claim) -> list:
     return [x for eq in claim.equations for x in (eq.lhs, eq.rhs)]
 
 
-#: Seconds a child process may take beyond the budget to start and to send its result.
-CHILD_GRACE = 10.0
-
-
-def _in_child(task: str, args: tuple, timeout: float, unbuilt: Callable[[str], Proof]) -> Proof:
-    """Run ``task`` (``"prove"`` or ``"check_identity"``, see :mod:`pe_symbolic.proof._child`) in a
-    fresh interpreter, killed when the budget (plus a grace for starting it and sending the
-    result) runs out: a bound that holds in any thread. ``unbuilt(note)`` is the answer when the
-    child gives none."""
-    import pickle
-    import subprocess
-    import sys
-
-    try:
-        data = pickle.dumps((task, args))
-    except Exception as exc:  # noqa: BLE001 - a lambda, a local function, ...
-        raise ValueError(
-            "a check called from a thread other than the main thread runs in a child process to keep its "
-            f"time budget; its arguments must be picklable ({type(exc).__name__}: {exc}); call it from the "
-            "main thread, or pass module-level functions"
-        ) from None
-    proc = subprocess.Popen([sys.executable, "-m", "pe_symbolic.proof._child"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        out, _ = proc.communicate(data, timeout=timeout + CHILD_GRACE)
-        try:
-            status, value = pickle.loads(out)
-        except Exception:  # noqa: BLE001 - a child that died says nothing readable
-            status, value = "error", f"the child process ended without a result (exit status {proc.returncode})"
-        if status == "ok":
-            return value
-        if status == "raise":  # a clear error of the call itself (a ClaimError, a bad argument)
-            raise value
-        note = f"the check failed in its child process: {value}"
-    except subprocess.TimeoutExpired:
-        note = (f"time budget of {timeout:g} s ran out (the check ran in a child process, as a thread "
-                "cannot be interrupted); not decided")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return unbuilt(note)
 
 
 def _prove_in_child(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, spot_points: int,
@@ -306,7 +265,7 @@ def _prove_in_child(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, s
         return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note) for eq in claim.equations),
                      time.perf_counter() - start)
 
-    return _in_child("prove", (claim, dict(chains) if chains else None, spot_points, timeout, lemmas), timeout,
+    return run_in_child("prove", (claim, dict(chains) if chains else None, spot_points, timeout, lemmas), timeout,
                      unbuilt)
 
 
@@ -378,7 +337,7 @@ def check_identity(
         # a thread cannot be interrupted: everything, the claim's construction included, runs
         # in a child process that is stopped when the budget runs out
         start = time.perf_counter()
-        return _in_child("check_identity", (lhs, rhs, assumptions, steps, timeout, id), timeout,
+        return run_in_child("check_identity", (lhs, rhs, assumptions, steps, timeout, id), timeout,
                          lambda note: _unbuilt(id, lhs, rhs, note, time.perf_counter() - start))
     start = time.perf_counter()
     try:

@@ -127,7 +127,7 @@ class Proof:
         >>> x = sp.Symbol("x", real=True)
         >>> text = check_identity(sp.sin(2 * x), 2 * sp.sin(x) * sp.cos(x)).to_coq()
         >>> [line for line in text.splitlines() if line.startswith("Lemma pe_")][-1]
-        'Lemma pe_user_identity_e0 : forall (x : R), (sin (2 * x)) = (2 * (cos x) * (sin x)).'
+        'Lemma pe_user_identity_e0 : forall (x_1 : R), (sin (2 * x_1)) = (2 * (cos x_1) * (sin x_1)).'
         """
         from .coq_export import coq_file, export_claim
 

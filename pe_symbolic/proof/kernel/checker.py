@@ -1,22 +1,22 @@
 """The checker: the small part of the engine that decides whether a chain is a proof.
 
 A strategy may search however it likes (:mod:`pe_symbolic.proof.engine`); what it finds
-counts only if :func:`check_chain` accepts it here. A chain for ``lhs = rhs`` starts at
+counts only if :func:`~pe_symbolic.proof.kernel.check_chain` accepts it here. A chain for ``lhs = rhs`` starts at
 ``lhs - rhs`` (rule :data:`~pe_symbolic.proof.kernel.claims.DIFFERENCE`, and must reach ``0``: only
 zero, or a zero matrix, closes it, never ``True``) or at ``lhs`` (rule
 :data:`~pe_symbolic.proof.kernel.claims.LHS`, and must reach ``rhs``). The equation and every step
 must lie inside the checked fragment (:func:`~pe_symbolic.proof.kernel.fragment.outside_fragment`),
 and so must every lemma instance, which must also be known to be finite. Each later step is
-checked against the one before it (:func:`check_transition`):
+checked against the one before it (:func:`~pe_symbolic.proof.kernel.check_transition`):
 
 * a **rule** of :data:`~pe_symbolic.proof.kernel.rules.RULES` whose ``shortcut`` is granted, which
   re-applied to the previous expression reproduces the step exactly: accepted;
 * any other step (a heuristic rule, a rule whose result differs, or a free-text *reason*
   such as "angle addition"): accepted only if ``previous - step`` reduces to zero under the
-  kernel's :data:`KERNEL_STRATEGIES`, which use shortcut rules only.
+  kernel's :data:`~pe_symbolic.proof.kernel.KERNEL_STRATEGIES`, which use shortcut rules only.
 
 * ``"lemma ID"`` with an ``instance`` (a substitution for the lemma's symbols): the cited
-  claim must be proved (the :class:`Context` resolves it; a claim cannot cite itself, even
+  claim must be proved (the :class:`~pe_symbolic.proof.kernel.Context` resolves it; a claim cannot cite itself, even
   through others), each substituted expression must have every property the lemma's symbol
   declares (positive, integer, ...: SymPy must *know* it) and the lemma's relations must hold
   under the substitution (or be assumptions of the claim being proved). The step is then
@@ -90,7 +90,7 @@ class LemmaError(ValueError):
 class Context:
     """What a chain may rely on besides its rules: the claim's relational assumptions, and
     a resolver ``lemmas(id) -> Claim`` that returns a *proved* claim or raises
-    :class:`LemmaError` (or :class:`LookupError`) saying why not."""
+    :class:`~pe_symbolic.proof.kernel.LemmaError` (or :class:`LookupError`) saying why not."""
 
     assumptions: tuple[sp.Basic, ...] = ()
     lemmas: Callable[[str], Claim] | None = None
@@ -234,7 +234,7 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
     ``v`` a nonnegative integer symbol: then every ``theta[idx]`` of the lemma becomes
     ``f(idx)``. That is sound when ``f(v)`` has the entries' properties for every nonnegative
     integer ``v`` (SymPy must know it) and every index ``idx`` the lemma uses is a nonnegative
-    integer. Raises :class:`LemmaError` saying what does not fit.
+    integer. Raises :class:`~pe_symbolic.proof.kernel.LemmaError` saying what does not fit.
     """
     table = claim.symbol_table
     free = {s.name for s in claim.symbols}
@@ -296,7 +296,7 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
 
 
 def instantiate(e: Expr, mapping: dict, sequences: dict) -> Expr:
-    """``e`` with the lemma's symbols and sequences replaced (see :func:`lemma_instance`).
+    """``e`` with the lemma's symbols and sequences replaced (see :func:`~pe_symbolic.proof.kernel.lemma_instance`).
 
     The replacement is ``xreplace``, except that a ``sin`` or ``cos`` whose new argument is
     plain (see ``_plain_argument``) is rebuilt without re-running SymPy's automatic
