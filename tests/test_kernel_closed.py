@@ -29,9 +29,8 @@ A, B, C, D = sp.symbols("A B C D", commutative=False)
 xc, yc = sp.symbols("x y")  # complex
 xp, yp = sp.symbols("x y", polar=True)
 
-# Written before the fixes: 38 of these 49 cases failed (and one errored) on the code of the
-# time. The marker comes off as each root cause is fixed.
-pytestmark = pytest.mark.xfail(reason="issue 33: red-team cases written before the fixes", strict=False)
+# Written before the fixes: 38 of the first 49 cases failed (and one errored) on the code of
+# the time; the cases after section 6 were written against the fixes themselves.
 
 
 def _check(lhs, rhs, assumptions=(), **kw):
@@ -475,3 +474,79 @@ def test_a_generated_file_declares_no_axiom():
     code = re.sub(r"\(\*.*?\*\)", "", text, flags=re.S)
     for word in ("Axiom", "Parameter", "Admitted", "Variable", "Hypothesis", "Conjecture"):
         assert not re.search(rf"\b{word}\b", code), word
+
+
+# --------------------------------------------------------------------------------------
+# 8. variants written against the fixes themselves
+# --------------------------------------------------------------------------------------
+def test_a_certificate_declaring_an_implied_only_fact_is_refused():
+    cert = json.loads(check_identity(sp.cos(xc) ** 2 + sp.sin(xc) ** 2, 1).to_json())
+    text = json.dumps(cert).replace("Symbol('x')", "Symbol('x', hermitian=True)")
+    forged = json.loads(text)
+    forged["claim"]["symbols"][0]["assumptions"] = {"commutative": True, "hermitian": True}
+    with pytest.raises(CertificateError, match="hermitian"):
+        recheck(forged)
+
+
+def test_an_uninterpreted_function_is_defined_somewhere():
+    f = sp.Function("f")
+    proof = _check((f(x) ** 2 - 1) / (f(x) - 1), f(x) + 1)
+    assert proof.verdict == "proved", proof.notes
+    assert "wherever both sides are defined" in proof.notes[0]
+
+
+def test_a_later_point_naming_an_earlier_variable():
+    node = sp.Subs(xc + 2 * yc, (xc, yc), (1, xc))  # x := 1, then y := x: 1 + 2x
+    assert sp.expand(node.doit() - (1 + 2 * xc)) == 0
+    assert _check(node, 1 + 2 * xc).verdict == "proved"
+    _not_proved(_check(node, 3))  # "at once" would read 1 + 2x too; in order it is not 3
+
+
+def test_a_claim_id_cannot_inject_coq():
+    from pe_symbolic.proof import Claim, Equation
+    from pe_symbolic.proof.coq_export import coq_file, export_claim
+
+    evil = 'x *) Axiom evil : False. (* "'
+    import re
+
+    for tolerant in (False, True):
+        text = coq_file([export_claim(Claim(evil, evil, (Equation(x, x + 1),), ()))], tolerant=tolerant)
+        comments = re.findall(r"\(\*(.*?)\*\)", text, re.S)
+        assert all('"' not in c for c in comments)  # Coq reads strings inside comments
+        code = re.sub(r"\(\*.*?\*\)", "", text, flags=re.S)
+        assert "Axiom" not in code
+
+
+@pytest.mark.parametrize("assumptions", [
+    (sp.Eq(x, sp.Integer(10) ** 400),),
+    (x < -sp.Integer(10) ** 400,),
+])
+def test_huge_relational_bounds_give_exact_points(assumptions):
+    proof = _check(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1, assumptions)
+    assert proof.verdict == "proved", proof.notes
+
+
+def test_every_registered_lemma_depends_on_the_preamble_only():
+    from pe_symbolic.proof.coq_export import depends_on_preamble_only, export_claim
+
+    for th in theorems.all():
+        for lem in export_claim(th.claim()).lemmas:
+            if not lem.outside:
+                assert depends_on_preamble_only(lem) == "", (lem.name, depends_on_preamble_only(lem))
+
+
+@needs_coq
+def test_a_lemma_that_does_not_rest_on_the_preamble_alone_fails():
+    import dataclasses
+
+    from pe_symbolic.proof import Claim, Equation
+    from pe_symbolic.proof.coq_export import check, export_claim
+
+    good = export_claim(Claim("ax.true", "", (Equation(x + x, 2 * x),)))
+    lem = good.lemmas[0]
+    cheat = dataclasses.replace(lem, claim_id="ax.cheat", proposition=lem.proposition.replace("2 *", "3 *"),
+                                script="intros; admit")  # an unfinished proof, never "checked"
+    cites = dataclasses.replace(lem, claim_id="ax.cites", script="intros; exact (pe_t0 x_1)")
+    report = check([good, dataclasses.replace(good, claim_id="ax.bad", lemmas=(cheat, cites))], assumptions=True)
+    assert [r.status for r in report.results] == ["checked", "failed", "failed"], [
+        (r.status, r.why) for r in report.results]

@@ -7,9 +7,10 @@ r"""Claims exported to Coq, and checked by Coq: files, per-lemma statuses, count
 per lemma:
 
 ``checked``
-    Coq's kernel accepted the proof at ``Qed``, the proof depends on nothing but the
-    standard library's axioms (``Print Assumptions``, :data:`ALLOWED_AXIOMS`), and the lemma's
-    hypotheses hold at a witness point (Coq proves ``exists vars, hyps`` with the values the
+    Coq's kernel accepted the proof at ``Qed``, the proof rests on the preamble and the
+    standard library only (the lemma declares nothing and cites no other lemma of the run,
+    :func:`depends_on_preamble_only`; with ``assumptions=True`` Coq's ``Print Assumptions``
+    must list only :data:`ALLOWED_AXIOMS`), and the lemma's hypotheses hold at a witness point (Coq proves ``exists vars, hyps`` with the values the
     kernel's gate found), so the lemma is not vacuous;
 ``vacuous``
     the proof was accepted, but its hypotheses are contradictory (the kernel's gate says so, or
@@ -56,11 +57,12 @@ from .coq import (PREAMBLE, Env, OutsideFragment, binders_text, goal_text, hypot
                   to_coq_derivative, witness_text)
 from .coq_tactics import script
 from .kernel.claims import Claim
-from .kernel.gate import admit
+from .kernel import budget
+from .kernel.gate import Admission, admit
 from .sampler import candidates
 
 __all__ = ["ALLOWED_AXIOMS", "CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus", "check", "coq_file",
-           "coqtop_path", "export_claim", "lemma_name"]
+           "coqtop_path", "depends_on_preamble_only", "export_claim", "lemma_name"]
 
 CoqStatus = Literal["checked", "vacuous", "failed", "outside"]
 #: The statuses, in the order reports count them.
@@ -68,6 +70,8 @@ STATUSES: tuple[str, ...] = ("checked", "vacuous", "failed", "outside")
 
 #: Seconds one lemma's script may run in Coq (``Timeout``) before it counts as failed.
 LEMMA_TIMEOUT = 10
+#: Seconds the kernel's gate may take to decide a claim's assumptions when it is exported.
+ADMIT_TIMEOUT = 30.0
 #: Seconds the search for a contradiction in, or a witness of, a lemma's hypotheses may run.
 SIDE_TIMEOUT = 5
 #: The axioms a checked proof may depend on: those of Coq's standard library of real numbers
@@ -131,15 +135,14 @@ class CoqLemma:
         :func:`check` needs to go on and to read Coq's answers back."""
         if self.outside:
             return f"(* {self.name}: outside the exported fragment: {_comment(self.outside)} *)\n"
-        head = f"(* {self.claim_id}, equation {self.equation}{_entry(self.entry)}: {_comment(self.label)} *)\n"
+        head = (f"(* {_comment(self.claim_id)}, equation {self.equation}{_entry(self.entry)}: "
+                f"{_comment(self.label)} *)\n")
         if not tolerant:
             return f"{head}{self.statement}\nProof. {self.script}. Qed.\n"
         k = token if token is not None else 0
-        out = (f"{head}(* {self.name} *)\nLemma pe_t{k} : {self.proposition}.\n"
-               f"Proof. Timeout {LEMMA_TIMEOUT} (solve [{self.script}]). Qed.\nAbort.\n"
-               f"Definition pe_ok_{k} := pe_t{k}.\n"
-               f'Redirect "pe_ax_{k}" Print Assumptions pe_t{k}.\n')
-        return out
+        return (f"{head}(* {self.name} *)\nLemma pe_t{k} : {self.proposition}.\n"
+                f"Proof. Timeout {LEMMA_TIMEOUT} (solve [{self.script}]). Qed.\nAbort.\n"
+                f"Definition pe_ok_{k} := pe_t{k}.\n")
 
     def side_text(self, u: int) -> str:
         """What :func:`check` asks Coq about the lemma's hypotheses, under the token ``u``:
@@ -198,9 +201,14 @@ def export_claim(claim: Claim) -> CoqExport:
     lemmas marked :attr:`CoqLemma.vacuous`; otherwise its witness point becomes each lemma's
     :attr:`CoqLemma.witness`.
     """
-    admission = admit(claim.symbols, claim.assumptions,
-                      candidates(claim.symbols, claim.assumptions,
-                                 [x for eq in claim.equations for x in (eq.lhs, eq.rhs)]))
+    try:
+        with budget.deadline(ADMIT_TIMEOUT):
+            admission = admit(claim.symbols, claim.assumptions,
+                              candidates(claim.symbols, claim.assumptions,
+                                         [x for eq in claim.equations for x in (eq.lhs, eq.rhs)]))
+    except budget.BudgetExceeded:
+        budget.check()  # an enclosing budget ran out: let it reach its owner
+        admission = Admission(f"the assumptions were not decided satisfiable within {ADMIT_TIMEOUT:g} s")
     lemmas: list[CoqLemma] = []
     for q, eq in enumerate(claim.equations):
         if eq.is_matrix:
@@ -292,8 +300,26 @@ def _axioms(path: str) -> set[str] | None:
     return out
 
 
+#: Words a generated lemma never contains outside comments: a declaration that would let a
+#: proof rest on more than the preamble, or an unfinished proof.
+_FORBIDDEN = re.compile(r"\b(Axiom|Axioms|Parameter|Parameters|Variable|Variables|Hypothesis|Hypotheses|Conjecture"
+                        r"|Admitted|admit|give_up|Context|Require|Import|Load|Declare)\b")
+#: The names check() gives the lemmas of a run: a lemma may cite none of them.
+_TOKENS = re.compile(r"\bpe_(t|s|f|ok_|vac_|sat_)\d+\b")
+
+
+def depends_on_preamble_only(lemma: CoqLemma) -> str:
+    """``''`` when the lemma's statement and script can only rest on the preamble and Coq's
+    standard library: they declare nothing, leave nothing unfinished and cite no other lemma of
+    the run (by their tokens); else why not. A cheap, static check of every lemma; ``check(...,
+    assumptions=True)`` also asks Coq (``Print Assumptions``), which takes seconds a lemma."""
+    text = f"{lemma.proposition}\n{lemma.script}\n{lemma.witness or ''}\n{' '.join(lemma.hypotheses)}"
+    m = _FORBIDDEN.search(text) or _TOKENS.search(text)
+    return f"the lemma's text contains {m.group(0)!r}" if m else ""
+
+
 def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: float = 600.0,
-          coqtop: str | None = None) -> CoqReport:
+          coqtop: str | None = None, assumptions: bool = False) -> CoqReport:
     """Run Coq on every printed lemma of ``exports``; a status per lemma (see the module notes).
 
     Parameters
@@ -306,6 +332,10 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
         Seconds the whole run may take; lemmas not reached count as ``failed`` ("timeout").
     coqtop : str, optional
         The ``coqtop`` executable (default: found on ``PATH``).
+    assumptions : bool
+        Also ask Coq which axioms each proof depends on (``Print Assumptions``; anything
+        beyond :data:`ALLOWED_AXIOMS` fails the lemma). Thorough and slow (seconds a lemma);
+        every lemma is checked statically either way (:func:`depends_on_preamble_only`).
 
     Raises
     ------
@@ -346,6 +376,8 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             texts = []
             for k in chunk:
                 texts.append(all_lemmas[k].text(tolerant=True, token=k))
+                if assumptions:
+                    texts.append(f'Redirect "pe_ax_{k}" Print Assumptions pe_t{k}.\n')
                 if k in side_of and side_of[k] not in asked:  # each question once in the run
                     texts.append(all_lemmas[k].side_text(side_of[k]))
                     asked.add(side_of[k])
@@ -375,7 +407,7 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             vac.update(int(k) for k in re.findall(r"\bpe_vac_(\d+) is defined", out or ""))
             sat.update(int(k) for k in re.findall(r"\bpe_sat_(\d+) is defined", out or ""))
         for k in ok:
-            axioms[k] = _axioms(os.path.join(tmp, f"pe_ax_{k}.out"))
+            axioms[k] = _axioms(os.path.join(tmp, f"pe_ax_{k}.out")) if assumptions else set()
     elapsed = time.perf_counter() - t0
     results = []
     for k, lem in enumerate(all_lemmas):
@@ -389,6 +421,9 @@ def _status(k: int, u: int | None, lem: CoqLemma, ok: set[int], vac: set[int], s
         return "outside", lem.outside
     if k not in ok:
         return "failed", "the run timed out" if timed_out else "the generated script did not prove it"
+    why = depends_on_preamble_only(lem)
+    if why:
+        return "failed", why
     used = axioms.get(k)
     if used is None:
         return "failed", "Coq's Print Assumptions of the proof could not be read"
