@@ -49,7 +49,7 @@ from typing import Any
 import sympy as sp
 
 from .kernel.binders import substitute, substitutions, term_count
-from .kernel.claims import Claim
+from .kernel.claims import Claim, plain_text
 
 __all__ = [
     "PREAMBLE",
@@ -290,6 +290,8 @@ class Env:
 
 
 def _num(q: sp.Rational) -> Node:
+    if max(int(q.p).bit_length(), int(q.q).bit_length()) > 13_000:  # beyond Python's 4300 digits
+        raise OutsideFragment(f"a number of {int(q.p).bit_length()} bits is not printed")
     return ("num", int(q.p), int(q.q))
 
 
@@ -301,6 +303,8 @@ def to_coq_z(e: sp.Basic, env: Env) -> Node:
     """An integer-valued SymPy expression as a Coq ``Z`` term (integer symbols, integers,
     ``+``, ``*``, ``Mod``, ``floor(a/q)``); anything else is :class:`OutsideFragment`."""
     if isinstance(e, sp.Integer):
+        if int(e).bit_length() > 13_000:  # beyond Python's 4300 digits
+            raise OutsideFragment(f"an integer of {int(e).bit_length()} bits is not printed")
         return ("znum", int(e))
     if isinstance(e, sp.Symbol):
         if e in env.bound:
@@ -321,7 +325,7 @@ def to_coq_z(e: sp.Basic, env: Env) -> Node:
         num, den = sp.fraction(sp.together(e.args[0]))
         if den.is_Integer and den > 0:
             return ("zdiv", to_coq_z(sp.expand(num), env), ("znum", int(den)))
-    raise OutsideFragment(f"{e} is not printed as an integer term (only integer symbols, +, *, Mod, floor(a/q))")
+    raise OutsideFragment(f"{_short(e)} is not printed as an integer term (only integer symbols, +, *, Mod, floor(a/q))")
 
 
 def _z_able(e: sp.Basic) -> bool:
@@ -339,7 +343,7 @@ def to_coq_cond(c: sp.Basic, env: Env) -> Node:
         c = flip[type(c)](c.rhs, c.lhs)
     kinds = {sp.LessThan: "le", sp.StrictLessThan: "lt", sp.Equality: "eq"}
     if type(c) not in kinds:
-        raise OutsideFragment(f"the condition {c} is not printed (only <=, <, >=, >, ==)")
+        raise OutsideFragment(f"the condition {_short(c)} is not printed (only <=, <, >=, >, ==)")
     k = kinds[type(c)]
     if _z_able(c.lhs) and _z_able(c.rhs):
         return ("z" + k, to_coq_z(c.lhs, env), to_coq_z(c.rhs, env))
@@ -377,7 +381,7 @@ def to_coq_ast(e: Any, env: Env) -> Node:
             return ("app", name, (to_coq_ast(e.args[0], env),))
     if isinstance(e, sp.log) and len(e.args) == 1:
         if e.args[0].is_positive is not True:
-            raise OutsideFragment(f"log of {e.args[0]}, which is not known to be positive")
+            raise OutsideFragment(f"log of {_short(e.args[0])}, which is not known to be positive")
         return ("app", "ln", (to_coq_ast(e.args[0], env),))
     if isinstance(e, (sp.Max, sp.Min)):
         name = "Rmax" if isinstance(e, sp.Max) else "Rmin"
@@ -392,7 +396,7 @@ def to_coq_ast(e: Any, env: Env) -> Node:
         return _sum(e, env)
     if isinstance(e, sp.Indexed):
         if e.is_real is not True or len(e.indices) != 1:
-            raise OutsideFragment(f"{e} is not a real vector entry with one index")
+            raise OutsideFragment(f"{_short(e)} is not a real vector entry with one index")
         return ("idx", env.name(e.base.label, "F"), to_coq_z(e.indices[0], env))
     if isinstance(e, sp.Piecewise):
         return _piecewise(e, env)
@@ -401,11 +405,11 @@ def to_coq_ast(e: Any, env: Env) -> Node:
         if isinstance(m, sp.MatrixBase) and m.shape == (2, 2):
             a, b, c, d = (to_coq_ast(x, env) for x in m)
             return ("add", (("mul", (a, d)), ("neg", ("mul", (b, c)))))
-        raise OutsideFragment(f"a determinant of {m} (only explicit 2x2 matrices are printed)")
+        raise OutsideFragment(f"a determinant of {_short(m)} (only explicit 2x2 matrices are printed)")
     if isinstance(e, sp.Subs):
         return to_coq_ast(_substituted(e), env)
     if isinstance(e, sp.Derivative):
-        raise OutsideFragment(f"a derivative ({e}) has no counterpart in the printed fragment")
+        raise OutsideFragment(f"a derivative ({_short(e)}) has no counterpart in the printed fragment")
     raise OutsideFragment(f"{type(e).__name__} ({_short(e)}) has no counterpart in the printed fragment")
 
 
@@ -434,7 +438,7 @@ def to_coq_derivative(e: sp.Derivative, env: Env) -> Node:
 
 
 def _short(e: Any) -> str:
-    s = sp.sstr(e)
+    s = plain_text(e)  # a printer that never evaluates
     return s if len(s) <= 60 else s[:57] + "..."
 
 
@@ -483,7 +487,7 @@ def _sum(e: sp.Sum | sp.Product, env: Env) -> Node:
     if term_count(lo, hi).is_nonnegative is not True:
         # sumZ/prodZ run over lo <= j <= hi (empty when hi < lo); SymPy reads a backward range
         # by Karr's convention (minus, or one over, the sum the other way): not the same
-        raise OutsideFragment(f"the {type(e).__name__} over {j} from {lo} to {hi} may run backwards")
+        raise OutsideFragment(f"the {type(e).__name__} over {j} from {_short(lo)} to {_short(hi)} may run backwards")
     zlo, zhi = to_coq_z(lo, env), to_coq_z(hi, env)  # the bounds, outside the index's scope
     name, previous = env.bind(j)
     try:
@@ -616,7 +620,7 @@ def hypotheses(claim: Claim, env: Env) -> tuple[list[str], list[str]]:
                     c = to_coq_cond(a, env)
                 hyps.append(prop_text(c))
             except OutsideFragment:
-                dropped.append(sp.sstr(a))
+                dropped.append(plain_text(a))
     signs = []
     for name, (kind, s) in sorted(env.free.items()):
         if kind == "F":
@@ -662,22 +666,28 @@ def lemma_statement(name: str, lhs: Node, rhs: Node, env: Env, hyps: list[str]) 
 def witness_text(env: Env, point: dict) -> str | None:
     """The values of a point for the lemma's variables, in binder order, as the arguments of
     Coq's ``exists`` tactic (``(5 / 2), 3%Z, (fun _ : Z => 0)``); ``None`` when a variable has
-    no value that prints. A value that is not rational is replaced by a nearby rational: the
-    witness only has to satisfy the printed hypotheses, which Coq checks."""
+    no value that prints. A value that is not rational is replaced by a nearby rational, and a
+    variable the point does not give (one the claim binds, a derivative's) gets 1, 0 or -1 by
+    its sign: the witness only has to satisfy the printed hypotheses, which Coq checks."""
     groups: dict[str, list[str]] = {"R": [], "Z": [], "F": []}
     for name, (kind, s) in sorted(env.free.items()):
         if kind == "F":
             groups["F"].append("(fun _ : Z => 0)")
             continue
         v = point.get(s)
-        if v is None or not getattr(v, "is_number", False) or v.is_real is not True:
+        if v is None:  # a variable the claim binds (a derivative's): a value with its sign will do
+            v = sp.Integer(-1 if s.is_negative else 0 if (s.is_zero or s.is_nonpositive) else 1)
+        if not getattr(v, "is_number", False) or v.is_real is not True:
             return None
         if kind == "Z":
-            if not v.is_Integer:
+            if not v.is_Integer or int(v).bit_length() > 13_000:
                 return None
             groups["Z"].append(f"({int(v)})%Z")
         else:
             q = v if v.is_Rational else sp.Rational(sp.N(v, 30))
-            groups["R"].append(coq_text(_num(q)))
+            try:
+                groups["R"].append(coq_text(_num(q)))
+            except OutsideFragment:
+                return None
     values = groups["R"] + groups["Z"] + groups["F"]
     return ", ".join(values)

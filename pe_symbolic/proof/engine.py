@@ -210,7 +210,14 @@ def prove(
         raise ValueError(f"timeout={timeout!r} must be a positive number of seconds or None")
     if timeout is not None and not budget.interruptible():
         return _prove_in_child(claim, chains, spot_points, timeout, lemmas)
-    start = time.perf_counter()
+    return _prove(claim, chains, spot_points, timeout, lemmas, progress, time.perf_counter(), timeout)
+
+
+def _prove(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, spot_points: int, timeout: float | None,
+           lemmas: Callable[[str], Claim] | None, progress: Callable[[int, int], None] | None, start: float,
+           said: float | None) -> Proof:
+    """:func:`prove` in this thread, within ``timeout`` seconds from now; ``start`` and
+    ``said`` are the whole call's start and budget, as the notes report them."""
     symbols = claim.symbols
     n = len(claim.equations)
     # numeric spot checks (informative, and a veto) on at most sampler.SPOT_PARTS parts, evenly spread;
@@ -246,7 +253,7 @@ def prove(
         spent = time.perf_counter() - start
         for eq in claim.equations[len(parts):]:
             parts.append(PartProof(eq, (), "undecided", None, None,
-                                   f"time budget of {timeout:g} s ran out after {spent:.1f} s; not decided"))
+                                   f"time budget of {said:g} s ran out after {spent:.1f} s; not decided"))
     return Proof(claim, tuple(parts), time.perf_counter() - start)
 
 
@@ -352,8 +359,7 @@ def check_identity(
         return _unbuilt(id, lhs, rhs, f"time budget of {timeout:g} s ran out after {spent:.1f} s while the claim "
                         "was being built and stated; not decided", spent)
     left = None if timeout is None else max(timeout - (time.perf_counter() - start), 1e-3)
-    proof = prove(claim, chains={0: steps} if steps is not None else None, timeout=left)
-    return Proof(proof.claim, proof.parts, time.perf_counter() - start, proof.extra)
+    return _prove(claim, {0: steps} if steps is not None else None, 3, left, None, None, start, timeout)
 
 
 def _unbuilt(id: str, lhs: Any, rhs: Any, note: str, elapsed: float) -> Proof:

@@ -97,9 +97,16 @@ def may_be_undefined(e: Expr) -> bool:
 
 @functools.lru_cache(maxsize=16384)
 def _entry_may_be_undefined(x: sp.Basic) -> bool:
-    for node in sp.preorder_traversal(x):
-        if node.args and not defined_here(node):
+    stack = [x]
+    while stack:
+        node = stack.pop()
+        if not node.args:
+            continue
+        if not defined_here(node):
             return True
+        if isinstance(node, sp.Limit):
+            continue  # its value is the limit the kernel's laws give: where the body is undefined is moot
+        stack.extend(a for a in node.args if isinstance(a, sp.Basic))
     return False
 
 
