@@ -550,3 +550,8 @@ def test_a_lemma_that_does_not_rest_on_the_preamble_alone_fails():
     report = check([good, dataclasses.replace(good, claim_id="ax.bad", lemmas=(cheat, cites))], assumptions=True)
     assert [r.status for r in report.results] == ["checked", "failed", "failed"], [
         (r.status, r.why) for r in report.results]
+
+
+def test_an_empty_matrix_equation_is_defined():
+    empty = sp.ImmutableMatrix(0, 2, [])
+    assert _check(empty, empty).verdict == "proved"

@@ -43,8 +43,8 @@ module        lines   code
 ============  =====  =====
 binding         394    325
 checker         507    350
-gate            310    191
-points          226    139
+gate            317    198
+points          227    140
 rules           157     76
 enclosure       647    477
 fragment        457    321
@@ -55,7 +55,7 @@ binders         359    228
 budget          160     88
 __init__        164     78
 ============  =====  =====
-total          4563   3006
+total          4571   3014
 ============  =====  =====
 
 .. end kernel-size

@@ -196,8 +196,9 @@ def defined_at(lhs: Expr, rhs: Expr, point: Mapping[sp.Symbol, sp.Expr], entry: 
     entry = _checked(entry) if entry is not None else None
     env_lhs, env_rhs = _stand_ins(lhs), _stand_ins(rhs)
     try:
+        entries = _all_entries(lhs)
         with precision(PRECISIONS[0]):
-            for where in _all_entries(lhs) or [None]:
+            for where in entries if entries is not None else [None]:  # an empty matrix: nothing to evaluate
                 budget.check()
                 for side in (env_lhs, env_rhs):
                     v = enclose(_at(side, where), env, entry=entry)
