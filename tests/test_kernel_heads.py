@@ -24,8 +24,37 @@ q = sp.IndexedBase("q", real=True)
 f = sp.Function("f")
 M = sp.ImmutableMatrix
 
+t_ = sp.Symbol("t", real=True)
+
+
+def _u(head, *args):
+    """``head(*args)`` as written (SymPy's evaluation off): the claim is the evaluation."""
+    return head(*args, evaluate=False)
+
+
 # head -> (a false claim, a true claim), each (lhs, rhs, assumptions)
 HEADS = {
+    "tan": ((sp.tan(2 * x), 2 * sp.tan(x), ()), (sp.tan(2 * x), 2 * sp.tan(x) / (1 - sp.tan(x) ** 2), ())),
+    "cot": ((sp.cot(x), 2 * sp.cot(x), ()), (sp.cot(x) * sp.tan(x), 1, ())),
+    "sec": ((sp.sec(x) ** 2 + sp.tan(x) ** 2, 1, ()), (sp.sec(x) ** 2 - sp.tan(x) ** 2, 1, ())),
+    "csc": ((sp.csc(x) ** 2 + sp.cot(x) ** 2, 1, ()), (sp.csc(x) ** 2 - sp.cot(x) ** 2, 1, ())),
+    "sinh": ((sp.sinh(2 * x), 2 * sp.sinh(x), ()), (sp.sinh(2 * x), 2 * sp.sinh(x) * sp.cosh(x), ())),
+    "cosh": ((sp.cosh(x) ** 2 + sp.sinh(x) ** 2, 1, ()), (sp.cosh(x) ** 2 - sp.sinh(x) ** 2, 1, ())),
+    "tanh": ((sp.tanh(x + y), (sp.tanh(x) + sp.tanh(y)) / (1 - sp.tanh(x) * sp.tanh(y)), ()),
+             (sp.tanh(x + y), (sp.tanh(x) + sp.tanh(y)) / (1 + sp.tanh(x) * sp.tanh(y)), ())),
+    "coth": ((sp.coth(x), sp.tanh(x), ()), (sp.coth(x) * sp.tanh(x), 1, ())),
+    "sech": ((sp.sech(x) ** 2 + sp.tanh(x) ** 2, 2, ()), (sp.sech(x) ** 2 + sp.tanh(x) ** 2, 1, ())),
+    "csch": ((sp.csch(x), sp.sinh(x), ()), (sp.csch(x) * sp.sinh(x), 1, ())),
+    "asin": ((sp.asin(sp.sin(x)), x, ()), (sp.asin(x), sp.pi / 2 - sp.acos(x), ())),
+    "acos": ((sp.acos(sp.cos(x)), x, ()), (_u(sp.acos, -sp.sqrt(2) / 2), 3 * sp.pi / 4, ())),
+    "acot": ((sp.acot(x), sp.atan(x), ()), (sp.acot(x), sp.atan(1 / x), ())),
+    "asec": ((sp.asec(2 * x), sp.acos(1 / x), ()), (sp.asec(x), sp.acos(1 / x), ())),
+    "acsc": ((sp.acsc(x), -sp.asin(1 / x), ()), (sp.acsc(x), sp.asin(1 / x), ())),
+    "atan2": ((sp.atan2(y, x), sp.atan(y / x), ()), (_u(sp.atan2, -1, -1), -3 * sp.pi / 4, ())),
+    "re": ((sp.re(z), z, ()), (sp.re((x + sp.I * y) * sp.exp(sp.I * t_)), x * sp.cos(t_) - y * sp.sin(t_), ())),
+    "im": ((sp.im(z), 0, ()), (sp.im((x + sp.I * y) ** 2), 2 * x * y, ())),
+    "conjugate": ((sp.conjugate(sp.exp(sp.I * z)), sp.exp(-sp.I * z), ()),
+                  (sp.conjugate(sp.exp(sp.I * x)) * sp.exp(sp.I * x), 1, ())),
     "Integer": ((sp.Integer(2) ** 64, 2**64 + 1, ()), (sp.Integer(2) ** 64, 18446744073709551616, ())),
     "Rational": ((sp.Rational(1, 3) + sp.Rational(1, 6), sp.Rational(1, 3), ()),
                  (sp.Rational(1, 3) + sp.Rational(1, 6), sp.Rational(1, 2), ())),

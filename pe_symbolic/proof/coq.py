@@ -48,6 +48,7 @@ from typing import Any
 
 import sympy as sp
 
+from .coq_heads import print_head
 from .kernel.binders import substitute, substitutions, term_count
 from .kernel.claims import Claim, plain_text
 
@@ -410,6 +411,9 @@ def to_coq_ast(e: Any, env: Env) -> Node:
         return to_coq_ast(_substituted(e), env)
     if isinstance(e, sp.Derivative):
         raise OutsideFragment(f"a derivative ({_short(e)}) has no counterpart in the printed fragment")
+    head = print_head(e, env, to_coq_ast, OutsideFragment)  # the textbook's heads: coq_heads.py
+    if head is not None:
+        return head
     raise OutsideFragment(f"{type(e).__name__} ({_short(e)}) has no counterpart in the printed fragment")
 
 

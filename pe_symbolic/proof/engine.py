@@ -45,6 +45,7 @@ from .kernel.claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy,
 from .kernel.fragment import fact_problem, outside_fragment
 from .kernel.checker import KERNEL_STRATEGIES, Context, check_chain, reduce_to_zero
 from .kernel.gate import Admission, admit, judge
+from .kernel.identities import CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_TRIG, LOG_PRIMES, QUOTIENTS, RE_IM
 from .kernel.rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .result import PartProof, Proof
 from .isolate import CHILD_GRACE, run_in_child
@@ -65,6 +66,14 @@ DEFAULT_TIMEOUT = 60.0
 #: expressions. Whatever it finds is re-checked by the kernel.
 SEARCH_STRATEGIES: tuple[tuple[str, ...], ...] = (
     *KERNEL_STRATEGIES,
+    # the textbook's identities (pe_symbolic.proof.kernel.identities): numbers first (logs of
+    # rationals, Kronecker deltas, real and imaginary parts, denesting, cyclotomic values)
+    (EVALUATE, DELTA_PRODUCTS, LOG_PRIMES, RE_IM, EULER, DENEST, CYCLOTOMIC, "expand", LOG_PRIMES, CYCLOTOMIC),
+    # tan, cot, sec, csc and the hyperbolic quotients through sin and cos (or exp)
+    (EVALUATE, QUOTIENTS, CYCLOTOMIC, CLEAR_DENOMINATORS, PYTHAGORAS, "expand(trig=True)", PYTHAGORAS, "expand",
+     CYCLOTOMIC),
+    (EVALUATE, QUOTIENTS, "rewrite(exp)", CLEAR_DENOMINATORS, "expand", "powsimp", "expand"),
+    (EVALUATE, INVERSE_TRIG, QUOTIENTS, CLEAR_DENOMINATORS, "expand"),
     (EVALUATE, CLEAR_DENOMINATORS, "rewrite(exp)", "expand", "powsimp", "expand"),
     (EVALUATE, CLEAR_DENOMINATORS, PYTHAGORAS, "expand(trig=True)", PYTHAGORAS, "expand"),
     (EVALUATE, "simplify"),

@@ -186,7 +186,7 @@ def _exact(v: sp.Expr) -> Fraction:
     return Fraction(int(r.p), int(r.q))
 
 
-def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random) -> sp.Expr:
+def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random, unit: bool = False) -> sp.Expr:
     f = s.assumptions0
     if bd.fixed is not None:
         return bd.fixed
@@ -194,9 +194,10 @@ def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random) -> sp.Expr:
         return sp.Integer(0)
     lo_sign, hi_sign = _sign_range(f)
     # the window from the sign and the relational bounds, in exact rationals (a bound of
-    # 10**400 is beyond any float)
-    lo = Fraction(-40 if lo_sign < 0 else 0)
-    hi = Fraction(40 if hi_sign > 0 else 0)
+    # 10**400 is beyond any float); with ``unit``, inside [-1, 1] (where asin and acos are real)
+    width = 1 if unit else 40
+    lo = Fraction(-width if lo_sign < 0 else 0)
+    hi = Fraction(width if hi_sign > 0 else 0)
     if bd.lo is not None:
         lo = max(lo, _exact(bd.lo))
         hi = max(hi, lo + 40)
@@ -219,7 +220,7 @@ def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random) -> sp.Expr:
             centre = min(max(0, ilo), ihi)
             ilo, ihi = max(ilo, centre - 9), min(ihi, centre + 12)
         return _int_in(ilo, ihi, rng, f)
-    den = rng.choice((1, 3, 7, 997))
+    den = rng.choice((3, 5, 7, 997) if unit else (1, 3, 7, 997))
     a, b = math.ceil(lo * den), math.floor(hi * den)  # exact integers, however large the bounds
     num = rng.randint(a, b) if a <= b else a
     x = sp.Rational(num, den)
@@ -233,25 +234,27 @@ def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random) -> sp.Expr:
         return sp.I * (x if x != 0 else sp.Rational(5, 7))
     if f.get("real") is None and f.get("extended_real") is None and f.get("imaginary") is None:
         # a complex symbol: non-real points are the ones that tell complex claims apart
-        if rng.random() < 0.6:
+        if not unit and rng.random() < 0.6:
             return x + sp.I * sp.Rational(rng.randint(-4000, 4000) or 1, 997)
     return x
 
 
 def draw_point(
     symbols: Sequence[sp.Symbol], assumptions: Iterable[sp.Basic], rng: random.Random,
-    small: Iterable[sp.Symbol] = (),
+    small: Iterable[sp.Symbol] = (), unit: bool = False,
 ) -> dict[sp.Symbol, sp.Expr]:
     """One candidate point for ``symbols`` (sorted by name for determinism); may be inadmissible.
 
-    Symbols in ``small`` (the bounds of sums) are drawn below 8, so sums stay short.
+    Symbols in ``small`` (the bounds of sums) are drawn below 8, so sums stay short. With
+    ``unit``, unbounded non-integer symbols are drawn real, in [-1, 1] (the real domain of
+    ``asin`` and ``acos``): the draws tried after the usual ones find nothing.
     """
     assumptions = tuple(assumptions)
     bounds = _bounds(symbols, assumptions)
     for s in small:
         if s in bounds and (bounds[s].hi is None or bounds[s].hi > 7):
             bounds[s].hi = sp.Integer(7)
-    return {s: _draw(s, bounds[s], rng) for s in sorted(symbols, key=lambda s: s.name)}
+    return {s: _draw(s, bounds[s], rng, unit) for s in sorted(symbols, key=lambda s: s.name)}
 
 
 # --------------------------------------------------------------------------------------
@@ -300,11 +303,12 @@ def refute(
         for lim in node.limits:
             small |= set().union(*(x.free_symbols for x in lim[1:]))
     worst, n_ok, n_inadmissible, why_skipped = 0.0, 0, 0, ""
-    for _ in range(_TRIES):
+    for attempt in range(_TRIES):
         budget.check()
         if n_ok >= points:
             break
-        point = draw_point(symbols, assumptions, rng, small)
+        # half the tries without an evaluable point: draw inside [-1, 1] (asin, acos)
+        point = draw_point(symbols, assumptions, rng, small, unit=n_ok == 0 and attempt >= _TRIES // 2)
         if not admissible(point, assumptions):
             n_inadmissible += 1
             continue
@@ -381,8 +385,8 @@ def candidates(symbols: Sequence[sp.Symbol], assumptions: Sequence[sp.Basic], ex
 
     def generate(seed: int) -> Iterator[tuple[dict, Entry]]:
         rng = random.Random(1_000_003 + seed)
-        for _ in range(tries):
-            point = draw_point(syms, assumptions, rng, small)
+        for attempt in range(tries + tries // 2):  # the last third inside [-1, 1] (asin, acos)
+            point = draw_point(syms, assumptions, rng, small, unit=attempt >= tries)
             values: dict = {}
 
             def entry(a: sp.Indexed, values: dict = values) -> sp.Expr:

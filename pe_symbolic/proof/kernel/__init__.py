@@ -16,6 +16,7 @@ module                    what it decides
 :mod:`.gate`              vacuity and definedness: never ``proved`` from nothing or where nothing is defined
 :mod:`.points`            admissible points, certified differences (what a refutation rests on)
 :mod:`.rules`             the named rewrite rules and why each is sound
+:mod:`.identities`        the textbook's identities: quotients, Euler, re/im, logs, deltas, cyclotomic values, denesting
 :mod:`.enclosure`         Arb balls and exact rationals: what an expression is worth at a point
 :mod:`.fragment`          the whitelist: heads (where each is defined) and facts
 :mod:`.evaluation`        the ``evaluate`` rule (no SymPy ``doit``)
@@ -45,17 +46,18 @@ binding         394    325
 checker         507    350
 gate            317    198
 points          227    140
-rules           157     76
-enclosure       647    477
-fragment        457    321
+rules           189    104
+identities      626    410
+enclosure       687    506
+fragment        526    376
 evaluation      197    107
 claims          632    386
-reader          353    240
-binders         359    228
+reader          354    241
+binders         366    233
 budget          160     88
-__init__        164     78
+__init__        166     78
 ============  =====  =====
-total          4571   3014
+total          5348   3542
 ============  =====  =====
 
 .. end kernel-size
@@ -109,7 +111,7 @@ __all__ = [
 ]
 
 #: The kernel's modules, top floor first (the order of the import contract).
-MODULES: tuple[str, ...] = ("binding", "checker", "gate", "points", "rules", "enclosure", "fragment",
+MODULES: tuple[str, ...] = ("binding", "checker", "gate", "points", "rules", "identities", "enclosure", "fragment",
                             "evaluation", "claims", "reader", "binders", "budget", "__init__")
 
 

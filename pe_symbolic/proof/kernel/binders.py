@@ -190,8 +190,15 @@ def differentiable(f: sp.Basic, x: sp.Symbol) -> bool:
         return True
     if isinstance(f, (sp.Add, sp.Mul)):
         return all(differentiable(a, x) for a in f.args)
-    if isinstance(f, (sp.sin, sp.cos, sp.exp)):
+    if isinstance(f, (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh)):
         return differentiable(f.args[0], x)
+    if isinstance(f, (sp.tan, sp.cot, sp.sec, sp.csc, sp.tanh, sp.coth, sp.sech, sp.csch)):
+        return differentiable(f.args[0], x)  # meromorphic: differentiable wherever defined
+    if isinstance(f, (sp.asin, sp.acos, sp.acot, sp.asec, sp.acsc)):
+        # on the real domain the kernel holds them on, differentiable inside it (the derivative,
+        # e.g. 1/sqrt(1 - u^2), is undefined at its ends)
+        arg = f.args[0]
+        return arg.is_extended_real is True and differentiable(arg, x)
     if isinstance(f, sp.Pow):
         base, ex = f.args
         if ex.is_Integer:

@@ -451,6 +451,41 @@ def _asin_acos(name: str) -> Callable[[_Evaluator, sp.Basic], Value]:
     return fn
 
 
+def _inverse_real(name: str) -> Callable[[_Evaluator, sp.Basic], Value]:
+    """``acot``, ``asec``, ``acsc`` on the real line, as SymPy defines them: ``atan(1/x)``,
+    ``acos(1/x)``, ``asin(1/x)``. Held undefined at 0 (SymPy's ``acot(0) = pi/2`` contradicts
+    its own ``acot(-x) = -acot(x)`` there; ``asec(0)``, ``acsc(0)`` are ``zoo``) and, for
+    ``asec``/``acsc``, inside (-1, 1), where the value is complex."""
+    def fn(ev: _Evaluator, e: sp.Basic) -> Value:
+        r = _real(ev.ev(e.args[0]))
+        if not (r > 0 or r < 0):
+            raise Undecidable(f"{name} at a ball that contains 0")
+        inv = 1 / r
+        if name == "acot":
+            return _finite(acb(inv.atan()))
+        if not (inv >= -1 and inv <= 1):
+            raise Undecidable(f"{name} of a value in (-1, 1) or too close to it (complex there)")
+        return _finite(acb(inv.acos() if name == "asec" else inv.asin()))
+    return fn
+
+
+def _atan2(ev: _Evaluator, e: sp.Basic) -> Value:
+    """``atan2(y, x)`` for real ``y, x``, the angle of ``x + i y`` in (-pi, pi] (SymPy's
+    principal branch); undefined at ``(0, 0)``; on the cut (``x < 0``, ``y`` near 0) only for
+    ``y`` exactly 0 (``pi``)."""
+    yv, xv = ev.ev(e.args[0]), ev.ev(e.args[1])
+    y, x = _real(yv), _real(xv)
+    if y > 0:
+        return _finite(acb(arb.pi() / 2 - (x / y).atan()))
+    if y < 0:
+        return _finite(acb(-arb.pi() / 2 - (x / y).atan()))
+    if x > 0:
+        return _finite(acb((y / x).atan()))
+    if x < 0 and y.is_zero():
+        return acb(arb.pi())
+    raise Undecidable("atan2 at (0, 0) or on its branch cut")
+
+
 def _re_im(part: str) -> Callable[[_Evaluator, sp.Basic], Value]:
     def fn(ev: _Evaluator, e: sp.Basic) -> Value:
         v = ev.ev(e.args[0])
@@ -533,6 +568,7 @@ def _subs(ev: _Evaluator, e: sp.Subs) -> Value:
 
 
 def _derivative(ev: _Evaluator, e: sp.Derivative) -> Value:
+    ev.ev(e.expr)  # a function has a derivative only where it is defined (asin(2): none)
     out = derivative(e)  # the kernel's chain rule (binders.derivative), nothing else
     if isinstance(out, sp.Derivative) or out.has(sp.Derivative):
         raise Undecidable("a derivative the kernel's chain rule does not expand")
@@ -580,7 +616,11 @@ def _det(rows: list[list[Value]]) -> Value:
 
 _FUNCTIONS: dict[type, Callable[[_Evaluator, Any], Value]] = {
     sp.sin: _unary("sin"), sp.cos: _unary("cos"), sp.tan: _unary("tan"), sp.exp: _unary("exp"),
+    sp.cot: _unary("cot"), sp.sec: _unary("sec"), sp.csc: _unary("csc"),
     sp.sinh: _unary("sinh"), sp.cosh: _unary("cosh"), sp.tanh: _unary("tanh"),
+    sp.coth: _unary("coth"), sp.sech: _unary("sech"), sp.csch: _unary("csch"),
+    sp.acot: _inverse_real("acot"), sp.asec: _inverse_real("asec"), sp.acsc: _inverse_real("acsc"),
+    sp.atan2: _atan2,
     sp.log: lambda ev, e: _log(ev.ev(e.args[0])) if len(e.args) == 1 else _raise("log with a base"),
     sp.atan: _atan, sp.asin: _asin_acos("asin"), sp.acos: _asin_acos("acos"),
     sp.Abs: _abs, sp.sign: _sign_fn, sp.floor: _floor_fn(False), sp.ceiling: _floor_fn(True),

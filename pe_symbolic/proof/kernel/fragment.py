@@ -93,6 +93,36 @@ class Head:
 
 
 _NUMBERS = "exact; SymPy's arithmetic on them is exact"
+_QUOTIENT = ("{} for every complex u (rule 'quotients'); addition and multiple angles by expand(trig=True); values "
+             "at rational multiples of pi by automatic evaluation and the cyclotomic rule")
+_HYPERBOLIC = "{} for every complex u (rule 'quotients'); exp form by rewrite(exp)"
+_INVERSE = ("principal branch, values in {}; rewritten only by automatic evaluation ({}, special values, "
+            "inverses of numbers) and the inverse-trigonometric rules")
+_PARTS = ("z = a + i b with a, b real, split by the rule 're/im' where the kernel knows the parts (real expressions, "
+          "i, sums, products, integer powers, exp, sin, cos); gives {}; automatic evaluation")
+
+
+#: Heads the kernel holds defined on part of the real line only (their derivative formulas
+#: extend beyond it: a derivative of them is defined only where they are).
+_REAL_DOMAIN = (sp.asin, sp.acos, sp.acot, sp.asec, sp.acsc)
+
+
+def _nonzero(e: sp.Basic) -> bool:
+    return e.is_zero is False
+
+
+def _real(e: sp.Basic) -> bool:
+    return e.is_extended_real is True
+
+
+def _in_unit(u: sp.Basic) -> bool:
+    """``u`` is known real with ``-1 <= u <= 1`` (the real domain of asin and acos)."""
+    return _real(u) and (1 - u**2).is_nonnegative is True
+
+
+def _outside_unit(u: sp.Basic) -> bool:
+    """``u`` is known real with ``|u| >= 1`` (the real domain of asec and acsc)."""
+    return _real(u) and (u**2 - 1).is_nonnegative is True
 #: The whitelist (see the module notes). The docs print it as a table (:func:`fragment_table`).
 FRAGMENT: tuple[Head, ...] = (
     Head("Integer", sp.Integer, "atom", _NUMBERS),
@@ -116,9 +146,47 @@ FRAGMENT: tuple[Head, ...] = (
          lambda n: len(n.args) == 1 and n.args[0].is_zero is False, "where the argument is nonzero"),
     Head("sin", sp.sin, "function", "entire; angle addition (expand(trig=True)), sin^2 = 1 - cos^2"),
     Head("cos", sp.cos, "function", "entire; angle addition (expand(trig=True))"),
+    Head("tan", sp.tan, "function", _QUOTIENT.format("sin(u)/cos(u)"),
+         lambda n: _nonzero(sp.cos(n.args[0])), "where cos(u) != 0"),
+    Head("cot", sp.cot, "function", _QUOTIENT.format("cos(u)/sin(u)"),
+         lambda n: _nonzero(sp.sin(n.args[0])), "where sin(u) != 0"),
+    Head("sec", sp.sec, "function", _QUOTIENT.format("1/cos(u)"),
+         lambda n: _nonzero(sp.cos(n.args[0])), "where cos(u) != 0"),
+    Head("csc", sp.csc, "function", _QUOTIENT.format("1/sin(u)"),
+         lambda n: _nonzero(sp.sin(n.args[0])), "where sin(u) != 0"),
+    Head("sinh", sp.sinh, "function", "entire; (exp(u) - exp(-u))/2 by rewrite(exp); addition by expand(trig=True)"),
+    Head("cosh", sp.cosh, "function", "entire; (exp(u) + exp(-u))/2 by rewrite(exp); addition by expand(trig=True)"),
+    Head("tanh", sp.tanh, "function", _HYPERBOLIC.format("sinh(u)/cosh(u)"),
+         lambda n: _real(n.args[0]) or _nonzero(sp.cosh(n.args[0])), "where cosh(u) != 0 (every real u)"),
+    Head("coth", sp.coth, "function", _HYPERBOLIC.format("cosh(u)/sinh(u)"),
+         lambda n: _nonzero(sp.sinh(n.args[0])), "where sinh(u) != 0"),
+    Head("sech", sp.sech, "function", _HYPERBOLIC.format("1/cosh(u)"),
+         lambda n: _real(n.args[0]) or _nonzero(sp.cosh(n.args[0])), "where cosh(u) != 0 (every real u)"),
+    Head("csch", sp.csch, "function", _HYPERBOLIC.format("1/sinh(u)"),
+         lambda n: _nonzero(sp.sinh(n.args[0])), "where sinh(u) != 0"),
+    Head("asin", sp.asin, "function", _INVERSE.format("[-pi/2, pi/2]", "asin(-u) = -asin(u)"),
+         lambda n: _in_unit(n.args[0]), "for real u in [-1, 1]"),
+    Head("acos", sp.acos, "function", _INVERSE.format("[0, pi]", "acos(-u) = pi - acos(u)"),
+         lambda n: _in_unit(n.args[0]), "for real u in [-1, 1]"),
     Head("atan", sp.atan, "function", "principal branch; rewritten only by automatic evaluation",
          lambda n: n.args[0].is_extended_real is True, "for real arguments (poles at +-i)"),
+    Head("acot", sp.acot, "function",
+         _INVERSE.format("(-pi/2, pi/2], atan(1/u)", "acot(-u) = -acot(u)")
+         + "; held undefined at 0, where SymPy's acot(0) = pi/2 contradicts its own acot(-u) = -acot(u)",
+         lambda n: _real(n.args[0]) and n.args[0].is_zero is False, "for real u != 0"),
+    Head("asec", sp.asec, "function", _INVERSE.format("[0, pi], acos(1/u)", "special values"),
+         lambda n: _outside_unit(n.args[0]), "for real u with |u| >= 1"),
+    Head("acsc", sp.acsc, "function", _INVERSE.format("[-pi/2, pi/2], asin(1/u)", "acsc(-u) = -acsc(u)"),
+         lambda n: _outside_unit(n.args[0]), "for real u with |u| >= 1"),
+    Head("atan2", sp.atan2, "function",
+         "atan2(y, x): the angle of x + i y in (-pi, pi], SymPy's principal branch; rewritten only by automatic "
+         "evaluation (atan(y/x) and +-pi where the signs are known)",
+         lambda n: _real(n.args[0]) and _real(n.args[1]) and (n.args[0].is_zero is False or n.args[1].is_zero is False),
+         "for real y, x, not both 0"),
     Head("Abs", sp.Abs, "function", "|z|; removed only where the sign is known from the assumptions"),
+    Head("re", sp.re, "function", _PARTS.format("a")),
+    Head("im", sp.im, "function", _PARTS.format("b")),
+    Head("conjugate", sp.conjugate, "function", _PARTS.format("a - i b")),
     Head("sign", sp.sign, "function", "z/|z| (0 at 0); evaluated only where the sign is known"),
     Head("Max", sp.Max, "function", "real arguments; decided only where the order is known"),
     Head("Min", sp.Min, "function", "real arguments; decided only where the order is known"),
@@ -138,8 +206,9 @@ FRAGMENT: tuple[Head, ...] = (
     Head("Derivative", sp.Derivative, "binder",
          "in a variable ranging over an open set (checked); evaluated only for entire or explicitly "
          "differentiable heads (chain rule)",
-         lambda n: all(isinstance(v, sp.Symbol) and differentiable(n.expr, v) for v, _ in n.variable_count),
-         "where the chain rule applies"),
+         lambda n: all(isinstance(v, sp.Symbol) and differentiable(n.expr, v) for v, _ in n.variable_count)
+         and not n.expr.has(*_REAL_DOMAIN),
+         "where the chain rule applies (and, for asin, acos, acot, asec, acsc, where they are defined)"),
     Head("Subs", sp.Subs, "binder", "f at a point with the variable's properties (checked); several "
          "variables are substituted in order, as SymPy merges and means them; substituted only where the "
          "variable is not bound inside f"),

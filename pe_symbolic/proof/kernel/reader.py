@@ -87,7 +87,8 @@ CONSTRUCTORS: dict[str, Callable[..., Any]] = {
         "ceiling", "Min", "Max", "factorial", "binomial", "gamma", "KroneckerDelta",
         # elementary functions
         "exp", "log", "sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan",
-        "acot", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sinc",
+        "acot", "asec", "acsc", "atan2", "sinh", "cosh", "tanh", "coth", "sech", "csch", "asinh", "acosh", "atanh",
+        "acoth", "asech", "acsch", "sinc", "LambertW",
         # logic and relations
         "Equality", "Unequality", "StrictLessThan", "LessThan", "StrictGreaterThan",
         "GreaterThan", "And", "Or", "Not", "Piecewise", "ExprCondPair",

@@ -49,8 +49,11 @@ import sympy as sp
 
 from .claims import Expr
 from .evaluation import evaluate
+from .identities import (CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_TRIG, LOG_PRIMES, QUOTIENTS, RE_IM,
+                         cyclotomic, delta_products, denest, euler, inverse_trig, log_primes, quotients, re_im)
 
-__all__ = ["CLEAR_DENOMINATORS", "CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero"]
+__all__ = ["CLEAR_DENOMINATORS", "CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero",
+           "rules_table"]
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,27 @@ _RULES = [
          "limits by continuity and the limit laws; determinants of concrete size (no SymPy doit)"),
     Rule(PYTHAGORAS, _entrywise(_pythagoras), True, False,
          "sin(u)**2 = 1 - cos(u)**2 for every complex u"),
+    # the textbook's identities (pe_symbolic.proof.kernel.identities says why each is sound)
+    Rule(QUOTIENTS, _entrywise(quotients), True, False,
+         "tan, cot, sec, csc (tanh, coth, sech, csch) as quotients of sin and cos (sinh and cosh), for every "
+         "complex argument; undefined exactly where the denominator vanishes"),
+    Rule(INVERSE_TRIG, _entrywise(inverse_trig), True, False,
+         "asin, acos, acot, asec, acsc through atan on the real domains where the kernel holds them defined "
+         "(each result defined wherever the head is)"),
+    Rule(EULER, _entrywise(euler), True, False, "exp(a + i b) = exp(a) (cos b + i sin b) for every complex a, b"),
+    Rule(RE_IM, _entrywise(re_im), True, False,
+         "re z, im z, conjugate z replaced by a, b, a - i b where z = a + i b is split with a, b real (real "
+         "expressions, i, sums, products, integer powers, exp, sin, cos, conjugate)"),
+    Rule(LOG_PRIMES, _entrywise(log_primes), True, False,
+         "log of a positive rational as the sum over its prime factorization"),
+    Rule(DELTA_PRODUCTS, _entrywise(delta_products), True, False,
+         "delta(a, b) delta(c, b) = delta(a, b) delta(c, a) and delta^k = delta in a product"),
+    Rule(CYCLOTOMIC, _entrywise(cyclotomic), True, False,
+         "a number built from sin, cos, tan, cot, sec, csc of rational multiples of pi, exp(i q pi), square "
+         "roots of rationals and i, computed exactly in Q(zeta_N) modulo the cyclotomic polynomial: replaced by "
+         "its value where that is rational"),
+    Rule(DENEST, _entrywise(denest), True, False,
+         "sqrt(A) = B for a number A where B**2 - A reduces to 0 exactly and re(B) > 0 by a certified enclosure"),
     Rule(CLEAR_DENOMINATORS, _entrywise(_numerator), True, True,
          "a difference N/D over a common denominator is 0 wherever D != 0 exactly when N is (difference "
          "chains only; the proof then holds wherever both sides are defined)"),
@@ -138,6 +162,14 @@ _RULES = [
 RULES: dict[str, Rule] = {r.name: r for r in _RULES}
 #: Rules whose equality holds wherever both sides are defined (they may cancel factors).
 CONDITIONAL: frozenset[str] = frozenset(r.name for r in _RULES if r.conditional)
+
+
+def rules_table() -> str:
+    """The rules as a Markdown table (name, shortcut, conditional, what it does); the docs print it."""
+    rows = ["| rule | re-applied (shortcut) | cancels factors | what it does |", "| --- | --- | --- | --- |"]
+    rows += [f"| `{r.name}` | {'yes' if r.shortcut else 'no'} | {'yes' if r.conditional else 'no'} | {r.doc} |"
+             for r in _RULES]
+    return "\n".join(rows)
 
 
 def apply_rule(rule: str, e: Expr) -> Expr:

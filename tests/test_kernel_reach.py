@@ -1,0 +1,220 @@
+"""The textbook's heads and rules (issue 36, items 1-3), attacked both ways.
+
+For each new rule of :mod:`pe_symbolic.proof.kernel.identities`: the identities it exists for
+are ``proved``, and the false twins an attacker would try next are never ``proved`` (most are
+``refuted``, by disjoint certified enclosures at an admissible point). For each new head: the
+refuter reaches it (a false claim on it is ``refuted``), and it declines the points where the
+kernel holds the head undefined (a pole, a branch cut, outside the real domain).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import sympy as sp
+from sympy.core.parameters import evaluate
+
+from pe_symbolic.proof import DIFFERENCE, Step, check_identity
+from pe_symbolic.proof.kernel.enclosure import Undecidable, enclose
+from pe_symbolic.proof.kernel.identities import (CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_TRIG,
+                                                 LOG_PRIMES, QUOTIENTS, RE_IM, cyclotomic, delta_products, denest,
+                                                 log_primes, split)
+from pe_symbolic.proof.kernel.rules import rules_table
+
+x, y = sp.symbols("x y", real=True)
+r = sp.Symbol("r", real=True)
+a, b = sp.symbols("a b", positive=True)
+z = sp.Symbol("z")
+j = sp.Symbol("j", integer=True)
+t, theta, x0, x1 = sp.symbols("t theta x0 x1", real=True)
+pi = sp.pi
+
+
+def _u(build):
+    """``build()`` with SymPy's evaluation off (the claim is the evaluation itself)."""
+    with evaluate(False):
+        return build()
+
+
+def _rope():
+    with evaluate(False):
+        q = (x0 + sp.I * x1) * sp.exp(sp.I * t * theta)
+        return sp.re(q), sp.im(q), sp.conjugate(sp.exp(sp.I * t * theta)) * sp.exp(sp.I * t * theta)
+
+
+RE, IM, CONJ = _rope()
+MORRIE = sp.cos(pi / 9) * sp.cos(2 * pi / 9) * sp.cos(3 * pi / 9) * sp.cos(4 * pi / 9)
+NESTED = sp.sqrt(16 - 2 * sp.sqrt(29) + 2 * sp.sqrt(55 - 10 * sp.sqrt(29)))
+
+# (name, lhs, rhs): true, each proved
+PROVED = [
+    ("tan double angle", sp.tan(2 * x), 2 * sp.tan(x) / (1 - sp.tan(x) ** 2)),
+    ("tan addition", sp.tan(x + y), (sp.tan(x) + sp.tan(y)) / (1 - sp.tan(x) * sp.tan(y))),
+    ("sec^2 - tan^2", sp.sec(x) ** 2 - sp.tan(x) ** 2, 1),
+    ("cot tan", sp.cot(x) * sp.tan(x), 1),
+    ("cosh^2 - sinh^2", sp.cosh(x) ** 2 - sp.sinh(x) ** 2, 1),
+    ("sinh double", sp.sinh(2 * x), 2 * sp.sinh(x) * sp.cosh(x)),
+    ("tanh addition", sp.tanh(x + y), (sp.tanh(x) + sp.tanh(y)) / (1 + sp.tanh(x) * sp.tanh(y))),
+    ("asin + acos", sp.asin(r) + sp.acos(r), pi / 2),
+    ("acot", sp.acot(r), sp.atan(1 / r)),
+    ("asin value", _u(lambda: sp.asin(sp.sqrt(3) / 2)), pi / 3),
+    ("atan2 value", _u(lambda: sp.atan2(-1, -1)), -3 * pi / 4),
+    ("tan value", _u(lambda: sp.tan(pi / 12)), 2 - sp.sqrt(3)),
+    ("RoPE re", RE, x0 * sp.cos(t * theta) - x1 * sp.sin(t * theta)),
+    ("RoPE im", IM, x0 * sp.sin(t * theta) + x1 * sp.cos(t * theta)),
+    ("RoPE conjugate", CONJ, 1),
+    ("log 2 + log 3", sp.log(2) + sp.log(3), sp.log(6)),
+    ("log 12", sp.log(12), 2 * sp.log(2) + sp.log(3)),
+    ("log a + log b", sp.log(a) + sp.log(b), sp.log(a * b)),
+    ("denesting", NESTED, sp.sqrt(5) + sp.sqrt(11 - 2 * sp.sqrt(29))),
+    ("exp(i pi/4)", sp.exp(sp.I * pi / 4), sp.sqrt(2) / 2 + sp.I * sp.sqrt(2) / 2),
+    ("delta product", _u(lambda: sp.KroneckerDelta(0, j) * sp.KroneckerDelta(1, j)), 0),
+    ("Morrie", MORRIE, sp.Rational(1, 16)),
+]
+
+# (name, lhs, rhs, assumptions): false, each refuted (a certified counterexample)
+REFUTED = [
+    ("cot(r) = 2 cot(r)", sp.cot(r), 2 * sp.cot(r)),
+    ("sec", sp.sec(r), 2 * sp.sec(r)),
+    ("csc", sp.csc(r), 2 * sp.csc(r)),
+    ("tan double, wrong sign", sp.tan(2 * x), 2 * sp.tan(x) / (1 + sp.tan(x) ** 2)),
+    ("tanh", sp.tanh(r), 2 * sp.tanh(r)),
+    ("coth", sp.coth(r), sp.tanh(r)),
+    ("sech", sp.sech(r) ** 2 + sp.tanh(r) ** 2, 2),
+    ("csch", sp.csch(r), sp.sinh(r)),
+    ("cosh^2 + sinh^2", sp.cosh(x) ** 2 + sp.sinh(x) ** 2, 1),
+    ("acot = pi/2 - atan", sp.acot(r), pi / 2 - sp.atan(r)),  # false for r < 0
+    ("acsc", sp.acsc(r), 2 * sp.acsc(r)),
+    ("asec", sp.asec(r), 2 * sp.asec(r)),
+    ("acos(cos x) = x", sp.acos(sp.cos(x)), x),
+    ("asin(sin x) = x", sp.asin(sp.sin(x)), x),
+    ("log(ab) for real a, b", sp.log(x * y), sp.log(x) + sp.log(y)),
+    ("log 2 + log 3 = log 5", sp.log(2) + sp.log(3), sp.log(5)),
+    ("denesting, the wrong root", sp.sqrt(3 - 2 * sp.sqrt(2)), 1 - sp.sqrt(2)),
+    ("re(z) = z", sp.re(z), z),
+    ("RoPE re, wrong sign", RE, x0 * sp.cos(t * theta) + x1 * sp.sin(t * theta)),
+    ("Morrie, wrong value", MORRIE, sp.Rational(1, 8)),
+]
+
+# false claims that must not be proved (refuted or undecided: no admissible point, say)
+NOT_PROVED = [
+    ("tan at its pole", _u(lambda: sp.tan(pi / 2)), 0),
+    ("asin(2) = pi/2", _u(lambda: sp.asin(2)), pi / 2),
+    ("atan2(0, 0) = 0", _u(lambda: sp.atan2(0, 0)), 0),
+    ("acot(0) = pi/2", _u(lambda: sp.acot(0)), pi / 2),
+    ("conjugate(exp(i z)) = exp(-i z) for complex z", sp.conjugate(sp.exp(sp.I * z)), sp.exp(-sp.I * z)),
+    ("log(x^2) = 2 log x for real x", sp.log(x**2), 2 * sp.log(x)),
+]
+
+
+@pytest.mark.parametrize("name,lhs,rhs", PROVED, ids=[c[0] for c in PROVED])
+def test_the_textbook_identities_are_proved(name, lhs, rhs):
+    p = check_identity(lhs, rhs, timeout=30)
+    assert p.verdict == "proved", (name, p.notes)
+
+
+@pytest.mark.parametrize("name,lhs,rhs", REFUTED, ids=[c[0] for c in REFUTED])
+def test_their_false_twins_are_refuted(name, lhs, rhs):
+    p = check_identity(lhs, rhs, timeout=30)
+    assert p.verdict == "refuted", (name, p.notes)
+
+
+@pytest.mark.parametrize("name,lhs,rhs", NOT_PROVED, ids=[c[0] for c in NOT_PROVED])
+def test_false_claims_at_poles_and_cuts_are_not_proved(name, lhs, rhs):
+    assert check_identity(lhs, rhs, timeout=30).verdict != "proved", name
+
+
+@pytest.mark.parametrize("rule", [QUOTIENTS, INVERSE_TRIG, EULER, RE_IM, LOG_PRIMES, DELTA_PRODUCTS, CYCLOTOMIC,
+                                  DENEST])
+@pytest.mark.parametrize("lhs,rhs", [
+    (sp.tan(2 * x), 2 * sp.tan(x)), (sp.log(6), sp.log(2) + sp.log(5)), (MORRIE, sp.Rational(1, 8)),
+    (sp.sqrt(3 - 2 * sp.sqrt(2)), 1 - sp.sqrt(2)), (sp.re(z), z), (sp.acot(r), pi / 2 - sp.atan(r)),
+])
+def test_a_chain_citing_a_new_rule_cannot_jump_to_zero(rule, lhs, rhs):
+    chain = [Step(lhs - rhs, DIFFERENCE), Step(sp.Integer(0), rule)]
+    assert check_identity(lhs, rhs, steps=chain, timeout=20).verdict != "proved"
+
+
+# ---------------------------------------------------------------------------- the rules alone
+
+
+def test_log_primes_splits_positive_rationals_only():
+    assert log_primes(sp.log(sp.Rational(12, 35))) == 2 * sp.log(2) + sp.log(3) - sp.log(5) - sp.log(7)
+    neg = sp.log(-6, evaluate=False)  # log(-6) = log 6 + i pi: not split as a positive rational
+    assert log_primes(neg) == neg
+    assert log_primes(sp.log(x)) == sp.log(x)
+    assert log_primes(sp.log(7)) == sp.log(7)
+
+
+def test_cyclotomic_values_are_exact_and_refuse_division_by_zero():
+    assert cyclotomic(MORRIE) == sp.Rational(1, 16)
+    assert cyclotomic(sp.sin(pi / 7) * sp.sin(2 * pi / 7) * sp.sin(3 * pi / 7)) != sp.Rational(1, 8)  # sqrt(7)/8
+    assert cyclotomic(sp.sqrt(5) ** 2 - 5) == 0
+    # Gauss sums: sqrt 3 (3 = 3 mod 4) and sqrt 5 (5 = 1 mod 4) with their signs
+    assert cyclotomic(2 * sp.cos(pi / 6) - sp.sqrt(3)) == 0
+    assert cyclotomic(4 * sp.cos(pi / 5) - 1 - sp.sqrt(5)) == 0
+    assert cyclotomic(4 * sp.cos(pi / 5) - 1 + sp.sqrt(5)) != 0
+    # 1/cos(pi/2) is undefined: never a finite number (cos(pi/2) -> 0 inside gives zoo, as
+    # SymPy's own evaluation would), and a claim through it is never proved
+    with evaluate(False):
+        pole = 1 / sp.cos(pi / 2)
+    assert cyclotomic(pole).is_finite is not True
+    assert check_identity(pole, 0, timeout=20).verdict != "proved"
+
+
+def test_denest_takes_the_root_with_positive_real_part():
+    assert denest(NESTED) == sp.sqrt(5) + sp.sqrt(11 - 2 * sp.sqrt(29))
+    out = denest(sp.sqrt(3 - 2 * sp.sqrt(2)))
+    assert out == sp.sqrt(2) - 1 or out == sp.sqrt(3 - 2 * sp.sqrt(2))
+    assert out != 1 - sp.sqrt(2)
+
+
+def test_delta_products_only_where_an_argument_is_shared():
+    k, m = sp.symbols("k m", integer=True)
+    assert delta_products(sp.KroneckerDelta(0, j) * sp.KroneckerDelta(1, j)) == 0
+    assert delta_products(sp.KroneckerDelta(k, j) ** 3) == sp.KroneckerDelta(k, j)
+    e = sp.KroneckerDelta(k, j) * sp.KroneckerDelta(m, 1)
+    assert delta_products(e) == e
+
+
+def test_split_only_what_it_knows():
+    assert split((x + sp.I * y) * sp.exp(sp.I * t)) == (x * sp.cos(t) - y * sp.sin(t),
+                                                        x * sp.sin(t) + y * sp.cos(t))
+    assert split(z) is None
+    assert split(sp.sqrt(x)) is None  # sqrt of a possibly negative real: complex, not split
+    assert split(sp.log(x)) is None
+
+
+# ---------------------------------------------------------------------------- the refuter's enclosures
+
+
+@pytest.mark.parametrize("expr", [
+    _u(lambda: sp.cot(pi)), _u(lambda: sp.csc(0)), _u(lambda: sp.sec(pi / 2)), _u(lambda: sp.coth(0)),
+    _u(lambda: sp.asin(2)), _u(lambda: sp.acos(sp.Rational(-3, 2))), _u(lambda: sp.acot(0)),
+    _u(lambda: sp.asec(sp.Rational(1, 2))), _u(lambda: sp.acsc(0)), _u(lambda: sp.atan2(0, 0)),
+])
+def test_no_enclosure_where_the_kernel_holds_a_head_undefined(expr):
+    with pytest.raises(Undecidable):
+        enclose(expr, {})
+
+
+@pytest.mark.parametrize("expr,value", [
+    (sp.cot(x), 1 / sp.tan(sp.Rational(7, 3))), (sp.sec(x), 1 / sp.cos(sp.Rational(7, 3))),
+    (sp.acot(-x), sp.atan(-1 / sp.Rational(7, 3))), (sp.atan2(-x, -1), sp.atan(sp.Rational(7, 3)) - pi),
+    (sp.asec(x), sp.acos(sp.Rational(3, 7))), (sp.acsc(-x), -sp.asin(sp.Rational(3, 7))),
+    (sp.tanh(x), sp.tanh(sp.Rational(7, 3))), (sp.csch(x), 1 / sp.sinh(sp.Rational(7, 3))),
+])
+def test_enclosures_of_the_new_heads_contain_the_value(expr, value):
+    v = enclose(expr, {x: sp.Rational(7, 3)})
+    want = complex(sp.N(value, 30))
+    assert abs(float(v.real.mid()) - want.real) < 1e-12 and abs(float(v.imag.mid()) - want.imag) < 1e-12
+    assert float(v.real.rad()) < 1e-12
+
+
+def test_the_docs_rules_table_is_the_kernels():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "kernel.md").read_text(encoding="utf-8")
+    m = re.search(r"<!-- rules-table:[^\n]*-->\n(.*?)\n<!-- end rules-table -->", text, re.S)
+    assert m is not None
+    assert m.group(1).strip() == rules_table().strip()
