@@ -133,18 +133,45 @@ def issue_examples() -> list[tuple[str, sp.Basic, sp.Basic]]:
     ]
 
 
+def _one(row: dict, budget: float) -> dict:
+    out = {"kind": kind(row["lhs_e"], row["rhs_e"])}
+    out["true"] = check(row["lhs_e"], row["rhs_e"], budget)
+    if "mutant" in row:
+        out["mutant"] = check(row["mutant"]["lhs_e"], row["mutant"]["rhs_e"], budget)
+    return out
+
+
+def _one_by_id(key: str, budget: float) -> tuple[str, dict]:
+    """:func:`_one` in a worker process (the corpus is read there once, by the whitelist parser)."""
+    global _WORKER_ROWS
+    if _WORKER_ROWS is None:
+        _WORKER_ROWS = {r["id"]: r for r in load()["identities"]}
+    return key, _one(_WORKER_ROWS[key], budget)
+
+
+_WORKER_ROWS: dict | None = None
+
+
 def run(data: dict, budget: float, *, limit: int | None = None, ids: set[str] | None = None,
-        verbose: bool = False) -> dict:
+        verbose: bool = False, jobs: int = 1) -> dict:
     rows = [r for r in data["identities"] if ids is None or r["id"] in ids]
     if limit is not None:
         rows = rows[:limit]
     results: dict[str, dict] = {}
     t_start = time.perf_counter()
+    if jobs > 1:  # worker processes, each checking in its own main thread (the budget's timer works there)
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as pool:
+            done = pool.map(_one_by_id, [r["id"] for r in rows], [budget] * len(rows), chunksize=4)
+            for q, (key, out) in enumerate(done):
+                results[key] = out
+                if q % 100 == 99:
+                    print(f"  ... {q + 1}/{len(rows)} ({time.perf_counter() - t_start:.0f} s)", file=sys.stderr,
+                          flush=True)
+        return {r["id"]: results[r["id"]] for r in rows}
     for q, row in enumerate(rows):
-        out = {"kind": kind(row["lhs_e"], row["rhs_e"])}
-        out["true"] = check(row["lhs_e"], row["rhs_e"], budget)
-        if "mutant" in row:
-            out["mutant"] = check(row["mutant"]["lhs_e"], row["mutant"]["rhs_e"], budget)
+        out = _one(row, budget)
         results[row["id"]] = out
         if verbose:
             print(f"{row['id']} {out['kind']:<18} {out['true'][0]:<9} {out['true'][1]:6.2f}s "
@@ -190,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", type=Path, default=None, help="write the verdicts to this JSON file")
     ap.add_argument("--compare", type=Path, default=None, help="an earlier --save file to compare with")
     ap.add_argument("--examples", action="store_true", help="only the issue's example identities")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     print("the issue's examples:")
@@ -201,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     data = load()
     ids = set(args.ids.split(",")) if args.ids else None
     t0 = time.perf_counter()
-    results = run(data, args.budget, limit=args.limit, ids=ids, verbose=args.verbose)
+    results = run(data, args.budget, limit=args.limit, ids=ids, verbose=args.verbose, jobs=args.jobs)
     elapsed = time.perf_counter() - t0
     print(f"corpus: {len(data['identities'])} identities from SymPy {data['sympy']}'s tests "
           f"({len(data['false_as_stated'])} more dropped as false as stated); {elapsed:.0f} s")

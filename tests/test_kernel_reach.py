@@ -94,6 +94,12 @@ REFUTED = [
     ("log 2 + log 3 = log 5", sp.log(2) + sp.log(3), sp.log(5)),
     ("denesting, the wrong root", sp.sqrt(3 - 2 * sp.sqrt(2)), 1 - sp.sqrt(2)),
     ("re(z) = z", sp.re(z), z),
+    ("im(z) = 0", sp.im(z), 0),
+    ("conjugate(z) = z", sp.conjugate(z), z),
+    ("atan2(y, x) = atan(y/x)", sp.atan2(y, x), sp.atan(y / x)),  # false for x < 0
+    ("asin(r) = 2 asin(r)", sp.asin(r), 2 * sp.asin(r)),  # refuted at a point drawn inside [-1, 1]
+    ("acos(r) = asin(r)", sp.acos(r), sp.asin(r)),
+    ("sinh(2x) = 2 sinh(x)", sp.sinh(2 * x), 2 * sp.sinh(x)),
     ("RoPE re, wrong sign", RE, x0 * sp.cos(t * theta) + x1 * sp.sin(t * theta)),
     ("Morrie, wrong value", MORRIE, sp.Rational(1, 8)),
 ]
