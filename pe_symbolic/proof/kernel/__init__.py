@@ -44,7 +44,7 @@ module        lines   code
 ============  =====  =====
 binding         394    325
 checker         507    350
-gate            317    198
+gate            318    199
 points          227    140
 rules           189    104
 identities      626    410
@@ -57,7 +57,7 @@ binders         366    233
 budget          160     88
 __init__        166     78
 ============  =====  =====
-total          5348   3542
+total          5349   3543
 ============  =====  =====
 
 .. end kernel-size

@@ -69,7 +69,8 @@ VACUOUS = "vacuous: the assumptions are contradictory"
 UNSATISFIED = ("not known to be satisfiable: no point where every assumption certainly holds was found "
                "(relations between several symbols are only filtered, not solved); nothing was proved")
 #: The qualification of an equality that holds only where a denominator does not vanish.
-WHEREVER_DEFINED = "equal wherever both sides are defined (a denominator may vanish, or a step cancels a factor)"
+WHEREVER_DEFINED = ("equal wherever both sides are defined (a denominator may vanish, a step cancels a factor, or "
+                    "a head is held on part of the line only, as asin on [-1, 1]: the fragment's table)")
 #: Why a checked chain of an equation whose sides were found defined at no point is not proved.
 NOWHERE_DEFINED = ("the chain re-checks, but no admissible point where both sides are defined was found (a "
                    "denominator may vanish everywhere): 'wherever both sides are defined' may be nowhere; "
