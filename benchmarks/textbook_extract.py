@@ -34,6 +34,7 @@ import random
 import signal
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import sympy as sp
@@ -165,6 +166,7 @@ def extract(modules=SOURCES, per_test: int = 20) -> list[dict]:
     seen: set = set()
     signal.signal(signal.SIGALRM, _alarm)
     for modname in modules:
+        print(f"  {modname}: {len(out)} so far", file=sys.stderr, flush=True)
         mod = importlib.import_module(modname)
         short = modname.rsplit(".", 1)[-1]
         for name, fn in sorted(vars(mod).items()):
@@ -187,14 +189,23 @@ def extract(modules=SOURCES, per_test: int = 20) -> list[dict]:
             records: list = []
 
             def record(line, src_fn, b_fn, a_fn, how, records=records):
+                # the test's own alarm (per_test) is re-armed after this line's, not cancelled
+                left = signal.alarm(0)
+                t0 = time.monotonic()
                 try:
-                    signal.alarm(5)
+                    signal.alarm(5 if not left else max(1, min(5, left)))
                     a, b, lhs = a_fn(), b_fn(), src_fn()
                     ok = bool(a == b)
+                except _Timeout:
+                    if left and time.monotonic() - t0 >= left:
+                        raise
+                    return
                 except Exception:  # noqa: BLE001 - a test line we cannot reproduce is skipped
                     return
                 finally:
                     signal.alarm(0)
+                    if left:
+                        signal.alarm(max(1, int(left - (time.monotonic() - t0))))
                 if ok:
                     records.append((first + line - 1, how, lhs, b))
 
@@ -291,10 +302,25 @@ def build(entries: list[dict]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=CORPUS)
+    ap.add_argument("--raw", type=Path, default=None,
+                    help="keep the extracted entries here (srepr, JSON) and reuse them when the file exists")
+    ap.add_argument("--every", type=int, default=1, help="check and keep every K-th extracted entry only")
     args = ap.parse_args(argv)
-    entries = extract()
+    if args.raw is not None and args.raw.exists():
+        from pe_symbolic.proof.kernel.reader import parse_srepr
+
+        raw = json.loads(args.raw.read_text(encoding="utf-8"))
+        entries = [dict(e, lhs=parse_srepr(e["lhs"], field="lhs"), rhs=parse_srepr(e["rhs"], field="rhs"))
+                   for e in raw]
+    else:
+        entries = extract()
+        if args.raw is not None:
+            args.raw.write_text(json.dumps([dict(e, lhs=sp.srepr(e["lhs"]), rhs=sp.srepr(e["rhs"]))
+                                            for e in entries]), encoding="utf-8")
     print(f"extracted {len(entries)} identities", file=sys.stderr)
+    entries = entries[::args.every]
     data = build(entries)
+    data["every"] = args.every
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     n = len(data["identities"])

@@ -64,20 +64,39 @@ __all__ = [
 DEFAULT_TIMEOUT = 60.0
 #: What the search tries: the kernel's strategies, then the heuristic simplifier on small
 #: expressions. Whatever it finds is re-checked by the kernel.
+#: The textbook's strategies (pe_symbolic.proof.kernel.identities), each with the heads that
+#: make it worth trying: a claim without them (the registry's) skips it, so its search costs
+#: what it did before they were added.
+_QUOTIENT_HEADS = (sp.tan, sp.cot, sp.sec, sp.csc, sp.tanh, sp.coth, sp.sech, sp.csch)
+_INVERSE_HEADS = (sp.asin, sp.acos, sp.acot, sp.asec, sp.acsc)
+TEXTBOOK_STRATEGIES: tuple[tuple[tuple[type, ...], tuple[str, ...]], ...] = (
+    # numbers first: logs of rationals, Kronecker deltas, real and imaginary parts, Euler,
+    # denesting, cyclotomic values
+    ((sp.log, sp.KroneckerDelta, sp.re, sp.im, sp.conjugate, sp.exp, sp.Pow, *_QUOTIENT_HEADS, sp.sin, sp.cos),
+     (EVALUATE, DELTA_PRODUCTS, LOG_PRIMES, RE_IM, EULER, DENEST, CYCLOTOMIC, "expand", LOG_PRIMES, CYCLOTOMIC)),
+    # tan, cot, sec, csc and the hyperbolic quotients through sin and cos (or exp)
+    (_QUOTIENT_HEADS, (EVALUATE, QUOTIENTS, CYCLOTOMIC, CLEAR_DENOMINATORS, PYTHAGORAS, "expand(trig=True)",
+                       PYTHAGORAS, "expand", CYCLOTOMIC)),
+    (_QUOTIENT_HEADS, (EVALUATE, QUOTIENTS, "rewrite(exp)", CLEAR_DENOMINATORS, "expand", "powsimp", "expand")),
+    (_INVERSE_HEADS, (EVALUATE, INVERSE_TRIG, QUOTIENTS, CLEAR_DENOMINATORS, "expand")),
+)
+#: What the search tries: the kernel's strategies, the textbook's, then the heuristic
+#: simplifier on small expressions. Whatever it finds is re-checked by the kernel.
 SEARCH_STRATEGIES: tuple[tuple[str, ...], ...] = (
     *KERNEL_STRATEGIES,
-    # the textbook's identities (pe_symbolic.proof.kernel.identities): numbers first (logs of
-    # rationals, Kronecker deltas, real and imaginary parts, denesting, cyclotomic values)
-    (EVALUATE, DELTA_PRODUCTS, LOG_PRIMES, RE_IM, EULER, DENEST, CYCLOTOMIC, "expand", LOG_PRIMES, CYCLOTOMIC),
-    # tan, cot, sec, csc and the hyperbolic quotients through sin and cos (or exp)
-    (EVALUATE, QUOTIENTS, CYCLOTOMIC, CLEAR_DENOMINATORS, PYTHAGORAS, "expand(trig=True)", PYTHAGORAS, "expand",
-     CYCLOTOMIC),
-    (EVALUATE, QUOTIENTS, "rewrite(exp)", CLEAR_DENOMINATORS, "expand", "powsimp", "expand"),
-    (EVALUATE, INVERSE_TRIG, QUOTIENTS, CLEAR_DENOMINATORS, "expand"),
+    *(strategy for _, strategy in TEXTBOOK_STRATEGIES),
     (EVALUATE, CLEAR_DENOMINATORS, "rewrite(exp)", "expand", "powsimp", "expand"),
     (EVALUATE, CLEAR_DENOMINATORS, PYTHAGORAS, "expand(trig=True)", PYTHAGORAS, "expand"),
     (EVALUATE, "simplify"),
 )
+
+
+def _search_strategies(e: sp.Basic) -> tuple[tuple[str, ...], ...]:
+    """:data:`SEARCH_STRATEGIES` less the textbook strategies whose heads ``e`` does not use."""
+    if not isinstance(e, sp.Basic):
+        return SEARCH_STRATEGIES
+    skip = {strategy for heads, strategy in TEXTBOOK_STRATEGIES if not e.has(*heads)}
+    return tuple(s for s in SEARCH_STRATEGIES if s not in skip)
 
 
 def _has_symbolic_sum(eq: Equation) -> bool:
@@ -166,7 +185,7 @@ def prove_equation(
                              quick.spot_check, "refuted before any search", quick.point, quick.enclosures,
                              quick.entries)
         diff = eq.difference
-        reached, found = reduce_to_zero(diff, SEARCH_STRATEGIES)
+        reached, found = reduce_to_zero(diff, _search_strategies(diff))
         chain = [Step(diff, DIFFERENCE), *found]
         ok, why = check_chain(eq, chain, context) if reached else (False, "no strategy reached 0")
         if not ok:
