@@ -18,6 +18,11 @@ the plane, or for symbols they forgot to declare) is dropped from the true set a
 ``false_as_stated``; and it gets a **false mutant** (a changed constant, a flipped sign, a
 changed argument), kept only when the refuter certifies it false.
 
+Under load the SymPy tests are slow (each test runs under a wall-clock alarm, so a loaded
+machine records fewer asserts): ``--modules 0,1 --raw A.json`` extracts some of
+:data:`SOURCES` only (run several in parallel), ``--raw A.json,B.json --every K --out F``
+builds a corpus from every K-th of what they recorded.
+
 Run it again only to rebuild the corpus (the result is committed; it depends on the SymPy
 version, recorded in the file). Test code of SymPy is run here, in this developer tool only;
 the corpus is read back by the kernel's whitelist parser (:func:`~pe_symbolic.proof.kernel.reader.parse_srepr`).
@@ -305,18 +310,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--raw", type=Path, default=None,
                     help="keep the extracted entries here (srepr, JSON) and reuse them when the file exists")
     ap.add_argument("--every", type=int, default=1, help="check and keep every K-th extracted entry only")
+    ap.add_argument("--modules", default=None,
+                    help="comma-separated indices into SOURCES: extract only these, write --raw and stop "
+                         "(several such runs in parallel; then --raw A,B,... builds from all of them)")
     args = ap.parse_args(argv)
-    if args.raw is not None and args.raw.exists():
+    raws = [Path(p) for p in str(args.raw).split(",")] if args.raw is not None else []
+    if args.modules is not None:
+        entries = extract(tuple(SOURCES[int(k)] for k in args.modules.split(",")))
+        raws[0].write_text(json.dumps([dict(e, lhs=sp.srepr(e["lhs"]), rhs=sp.srepr(e["rhs"])) for e in entries]),
+                           encoding="utf-8")
+        print(f"extracted {len(entries)} identities", file=sys.stderr)
+        return 0
+    if raws and all(p.exists() for p in raws):
         from pe_symbolic.proof.kernel.reader import parse_srepr
 
-        raw = json.loads(args.raw.read_text(encoding="utf-8"))
-        entries = [dict(e, lhs=parse_srepr(e["lhs"], field="lhs"), rhs=parse_srepr(e["rhs"], field="rhs"))
-                   for e in raw]
+        entries, seen = [], set()
+        for p in raws:
+            for e in json.loads(p.read_text(encoding="utf-8")):
+                if (e["lhs"], e["rhs"]) in seen:
+                    continue
+                seen.add((e["lhs"], e["rhs"]))
+                entries.append(dict(e, lhs=parse_srepr(e["lhs"], field="lhs"), rhs=parse_srepr(e["rhs"], field="rhs")))
     else:
         entries = extract()
-        if args.raw is not None:
-            args.raw.write_text(json.dumps([dict(e, lhs=sp.srepr(e["lhs"]), rhs=sp.srepr(e["rhs"]))
-                                            for e in entries]), encoding="utf-8")
+        if raws:
+            raws[0].write_text(json.dumps([dict(e, lhs=sp.srepr(e["lhs"]), rhs=sp.srepr(e["rhs"]))
+                                           for e in entries]), encoding="utf-8")
     print(f"extracted {len(entries)} identities", file=sys.stderr)
     entries = entries[::args.every]
     data = build(entries)
