@@ -82,6 +82,8 @@ def check(lhs: sp.Basic, rhs: sp.Basic, budget: float) -> tuple[str, float, str]
         p = check_identity(lhs, rhs, timeout=budget)
     except (ClaimError, TypeError, ValueError) as exc:
         return "error", time.perf_counter() - t0, f"{type(exc).__name__}: {exc}"[:200]
+    except Exception as exc:  # noqa: BLE001 - a crash is a defect: counted and named, the run goes on
+        return "crash", time.perf_counter() - t0, f"{type(exc).__name__}: {exc}"[:200]
     note = p.notes[0] if p.notes else ""
     return p.verdict, time.perf_counter() - t0, note[:200]
 
@@ -194,9 +196,11 @@ def summary(results: dict, budget: float) -> list[str]:
     slowest = max((r[w][1] for r in results.values() for w in ("true", "mutant") if w in r), default=0.0)
     lines = [
         f"true identities: {n}: proved {t['proved']} ({100 * t['proved'] / max(n, 1):.1f}%), "
-        f"undecided {t['undecided']}, refuted {t['refuted']}" + (f", error {t['error']}" if t["error"] else ""),
+        f"undecided {t['undecided']}, refuted {t['refuted']}" + (f", error {t['error']}" if t["error"] else "")
+        + (f", CRASH {t['crash']}" if t["crash"] else ""),
         f"false mutants: {nm}: proved {m['proved']}, undecided {m['undecided']}, refuted {m['refuted']}"
-        + (f", error {m['error']}" if m["error"] else ""),
+        + (f", error {m['error']}" if m["error"] else "")
+        + (f", CRASH {m['crash']}" if m["crash"] else ""),
         f"checks past their budget ({budget:g} s + {GRACE:g} s grace): {len(over)}; slowest check {slowest:.1f} s",
     ]
     kinds = Counter(r["kind"] for r in results.values())

@@ -49,7 +49,7 @@ points          227    140
 rules           189    104
 identities      626    410
 enclosure       687    506
-fragment        526    376
+fragment        533    381
 evaluation      197    107
 claims          632    386
 reader          354    241
@@ -57,7 +57,7 @@ binders         366    233
 budget          160     88
 __init__        166     78
 ============  =====  =====
-total          5349   3543
+total          5356   3548
 ============  =====  =====
 
 .. end kernel-size

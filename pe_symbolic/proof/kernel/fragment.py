@@ -348,7 +348,14 @@ def defined_here(node: sp.Basic) -> bool:
         row = next((h for h in FRAGMENT if isinstance(node, h.cls)), None)
     # a node without a row (a binder's Tuple of limits) holds no value of its own; a head
     # outside the fragment never reaches a proof (outside_fragment refuses it first)
-    return row is None or row.defined is None or bool(row.defined(node))
+    if row is None or row.defined is None:
+        return True
+    try:
+        return bool(row.defined(node))
+    except (AttributeError, TypeError, ValueError, RecursionError):
+        # SymPy's assumption system can fail inside (sec(u).is_real asks cos(u), which may have
+        # evaluated to a number without the method): not known, so the node may be undefined
+        return False
 
 
 _VALUE_HEADS = tuple(c for h in FRAGMENT if h.kind != "condition" for c in (h.cls if isinstance(h.cls, tuple) else (h.cls,)))
