@@ -45,7 +45,6 @@ contract), so that the oracle may import it.
 from __future__ import annotations
 
 import copy
-import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -74,17 +73,21 @@ _OWN_ROPE = frozenset({"deepseek_v4"})
 _ROPE_OVERRIDES = ("head_dim", "partial_rotary_factor", "rope_parameters", "qk_rope_head_dim")
 
 
-@functools.lru_cache(maxsize=1)
+_TABLE: list[dict[str, Any]] = []  # read once (a plain cache: torch.compile traces through this module)
+
+
 def hf_table() -> dict[str, Any]:
     """The shipped table (``hf_defaults.json``): ``transformers_version``, ``models``, ...
 
     >>> hf_table()["models"]["gemma3_text"]["defaults"]["head_dim"]
     256
     """
-    from importlib import resources
+    if not _TABLE:
+        from importlib import resources
 
-    text = (resources.files(__package__ or "pe_symbolic") / DATA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+        text = (resources.files(__package__ or "pe_symbolic") / DATA_FILE).read_text(encoding="utf-8")
+        _TABLE.append(json.loads(text))
+    return _TABLE[0]
 
 
 def transformers_version() -> str:
@@ -123,7 +126,11 @@ class NormalizedConfig(dict):
         ``{key: value}`` for every key taken from the class's defaults (rope-dict entries as
         ``"rope_parameters['full_attention']['rope_theta']"``; ``layer_types`` as the list).
     notices : tuple of str
-        Messages for the caller to raise as warnings (each names the key or the model type).
+        Messages for the caller to raise as warnings (each names the key).
+    unknown_type : str or None
+        The message for a ``model_type`` the table lacks while keys that matter are missing
+        (apart from :attr:`notices`: a caller that already says why the type is unknown, e.g.
+        remote code, may leave it out).
     layer_overrides : dict
         ``{layer_type: {key: value}}``: HF's ``per_layer_config`` (or Gemma 4's
         ``global_head_dim``) by layer type, RoPE keys only.
@@ -133,6 +140,7 @@ class NormalizedConfig(dict):
     hf_class: str | None = None
     filled: dict[str, Any]
     notices: tuple[str, ...] = ()
+    unknown_type: str | None = None
     layer_overrides: dict[str, dict[str, Any]]
     refused: dict[str, str]
 
@@ -160,7 +168,7 @@ class NormalizedConfig(dict):
         if not over:
             return self
         out = NormalizedConfig({**self, **over})
-        out.model_type, out.hf_class, out.filled, out.notices = self.model_type, self.hf_class, self.filled, ()
+        out.model_type, out.hf_class, out.filled = self.model_type, self.hf_class, self.filled
         return out
 
     def layer_types_present(self) -> list[str] | None:
@@ -260,7 +268,7 @@ def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
     if entry is None or "defaults" not in entry:
         _aliases(out, hf_table()["aliases"] if entry is None else {}, reverse=False)
         if entry is None and isinstance(mt, str):
-            _unknown_type(out, mt, notices)
+            out.unknown_type = _unknown_type(out, mt)
         out.notices = tuple(notices)
         return out
     out.hf_class = entry["class"]
@@ -300,7 +308,7 @@ def _aliases(out: NormalizedConfig, amap: Mapping[str, str], *, reverse: bool) -
             out[canon] = out[stored]
 
 
-def _unknown_type(out: NormalizedConfig, mt: str, notices: list[str]) -> None:
+def _unknown_type(out: NormalizedConfig, mt: str) -> str | None:
     """A ``model_type`` the table lacks: name the keys that matter and are missing."""
     missing = []
     rp = out.get("rope_parameters") or out.get("rope_scaling")
@@ -309,14 +317,11 @@ def _unknown_type(out: NormalizedConfig, mt: str, notices: list[str]) -> None:
     if out.get("rope_theta") is None and out.get("rotary_emb_base") is None and \
             not (entries and all(e.get("rope_theta") is not None for e in entries)):
         missing.append("rope_theta (read as 10000)")
-    if all(out.get(k) is None for k in ("head_dim", "qk_rope_head_dim", "rotary_dim", "global_head_dim")):
-        h, n = out.get("hidden_size"), out.get("num_attention_heads")
-        shown = f" = {h} // {n}" if isinstance(h, int) and isinstance(n, int) and n else ""
-        missing.append(f"head_dim (read as hidden_size // num_attention_heads{shown})")
-    if missing:
-        notices.append(f"config['model_type']={mt!r} is not in the table of transformers {transformers_version()} "
-                       "config classes pe_symbolic ships, so its class defaults are not known; the keys the config "
-                       f"leaves out are read with generic defaults: {'; '.join(missing)}")
+    if not missing:
+        return None
+    return (f"config['model_type']={mt!r} is not in the table of transformers {transformers_version()} config "
+            "classes pe_symbolic ships, so its class defaults are not known; the keys the config leaves out are read "
+            f"with generic defaults: {'; '.join(missing)}")
 
 
 def _head_dim(out: NormalizedConfig, entry: Mapping[str, Any], notices: list[str]) -> None:
@@ -408,11 +413,16 @@ def _rope(out: NormalizedConfig, text: Mapping[str, Any], entry: Mapping[str, An
     else:
         scaling = bool(rs and not rp)
         suffix = "_with_scaling" if scaling else "_with_flat"
-        result = _place_flat(given, rules.get("scaling" if scaling else "given_flat"), rules, cls, key_out, notices)
-        if result is None:
+        placed = _place_flat(given, rules.get("scaling" if scaling else "given_flat"), rules, cls, key_out, notices)
+        if placed is None:
             return  # HF's class refused the probe: the parser reads the dict as given
-    given_at = dict(_entries(given)) if given is not None else {}
-    from_config = {(name, k) for name, ent in given_at.items() for k in ent}
+        result, marked = placed
+    if given is None:
+        from_config: set[tuple[str, str]] = set()
+    elif _nested(given):
+        from_config = {(name, k) for name, ent in _entries(given) for k in ent}
+    else:
+        from_config = {(name, k) for name in marked for k in given}
     # legacy top-level keys, routed as the class routes them
     for key, name, target in _LEGACY:
         if key not in legacy:
@@ -422,6 +432,9 @@ def _rope(out: NormalizedConfig, text: Mapping[str, Any], entry: Mapping[str, An
             continue  # not probed: the parser reads the key as before
         out.pop(key, None)
         if not route:
+            kept = {e.get(target) for _, e in _entries(result)}
+            if key != "rope_local_base_freq" and kept == {legacy[key]}:
+                continue  # the class keeps the same value: nothing is lost
             notices.append(f"config[{key!r}]={legacy[key]!r} is not read by HF's {cls} (model_type "
                            f"{out.model_type!r}) and is not used" + _unread_reason(key, target, result))
             continue
@@ -450,6 +463,8 @@ def _rope(out: NormalizedConfig, text: Mapping[str, Any], entry: Mapping[str, An
                 ent[tkey] = renames[ent[tkey]]
     for ename, ent in _entries(result):
         for k, v in ent.items():
+            if k == "rope_type" and v == "default":
+                continue  # said by the type column
             if (ename, k) not in from_config and not (k == "rope_type" and (ename, "type") in from_config):
                 out.filled[f"{key_out}[{ename!r}][{k!r}]" if ename else f"{key_out}[{k!r}]"] = v
     for k in ("rope_parameters", "rope_scaling"):
@@ -468,7 +483,7 @@ def _unread_reason(key: str, target: str, result: Any) -> str:
 
 
 def _place_flat(given: Mapping[str, Any], tmpl: Any, rules: Mapping[str, Any], cls: str, key_out: str,
-                notices: list[str]) -> Any:
+                notices: list[str]) -> tuple[dict[str, Any], list[str]] | None:
     """A flat rope dict placed as HF's class places the probe's marker: the entries carrying it
     get ``given`` (completed with the template's defaults), the others keep theirs."""
     if not isinstance(tmpl, Mapping):
@@ -482,19 +497,19 @@ def _place_flat(given: Mapping[str, Any], tmpl: Any, rules: Mapping[str, Any], c
                 "rotary embedding cannot read per layer type: give config['rope_parameters'] as one dict per layer "
                 "type")
         if _is_marker(tmpl):
-            return {**_strip(tmpl), **given}
+            return {**_strip(tmpl), **given}, [""]
         notices.append(f"config[{key_out!r}]={given!r} is not read by HF's {cls}, which keeps its default rope "
                        "dict; it is not used")
-        return copy.deepcopy(dict(tmpl))
+        return copy.deepcopy(dict(tmpl)), []
     result: dict[str, Any] = copy.deepcopy(dict(tmpl))
     marked = [k for k, v in tmpl.items() if _is_marker(v)]
     if not marked:
         notices.append(f"config[{key_out!r}]={given!r} is not read by HF's {cls}, which keeps its default rope "
                        "dict per layer type; it is not used")
-        return result
+        return result, []
     for k in marked:
         result[k] = {**_strip(tmpl[k]), **copy.deepcopy(given)}
-    return result
+    return result, marked
 
 
 def _complete_nested(given: Mapping[str, Any], rules: Mapping[str, Any]) -> dict[str, Any]:

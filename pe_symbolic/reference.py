@@ -2,7 +2,10 @@ r"""The mpmath oracle: the papers' formulas evaluated at ``dps`` significant dig
 
 Written directly from the papers, sharing no code with the symbolic layer (an oracle that
 shares code with what it checks checks nothing): it imports neither SymPy nor
-:mod:`pe_symbolic`'s symbolic modules.
+:mod:`pe_symbolic`'s symbolic modules. The one thing it shares with the numeric parser is
+:mod:`pe_symbolic._hfconfig`, pure data about Hugging Face's config classes (a sparse
+``config.json`` as the model's class holds it: its defaults, names and per-layer overrides),
+which imports nothing of the package; no formula comes from there.
 
 * Vaswani et al. (2017), section 3.5: :math:`PE_{(t,2i)} = \sin(t / b^{2i/d})`,
   :math:`PE_{(t,2i+1)} = \cos(t / b^{2i/d})`.
@@ -34,12 +37,15 @@ import numbers
 import mpmath
 import numpy as np
 
+from ._hfconfig import normalize
+
 __all__ = ["apply_rope", "frequency", "mrope_axes", "rope_frequencies", "sinusoidal_table", "to_float"]
 
 
 # ----------------------------------------------------------------------------------------
 # Argument checks. Written here again on purpose: the oracle imports nothing of the package
-# (an import-linter contract keeps it so), not even its argument checks.
+# but the pure-data config normalizer (an import-linter contract keeps it so), not even its
+# argument checks.
 
 _LAYOUTS = ("interleaved", "split")
 _ORDERS = ("sin_cos", "cos_sin")
@@ -335,12 +341,14 @@ _OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "de
 
 
 def _cfg_rope(config, layer_type):
-    """(top-level config, the rope dict for this layer) following HF's standardisation."""
-    cfg = config
-    if isinstance(cfg.get("text_config"), dict) and not any(
-        k in cfg for k in ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size")
-    ):
-        cfg = cfg["text_config"]
+    """(config, the rope dict for this layer) following HF's standardisation.
+
+    The config is first read as the model's HF config class holds it
+    (:func:`pe_symbolic._hfconfig.normalize`: the text part, the class's defaults for the keys a
+    sparse config leaves out, attribute-map names, per-layer overrides); that step is data about
+    HF's classes, shared with the numeric parser. Everything below it (which rope dict, which
+    head dim, the formulas) is written here again."""
+    cfg = normalize(config).for_layer_type(layer_type)
     rope = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {}
     if cfg.get("model_type") == "deepseek_v4":
         rope = _deepseek_v4_rope(cfg, rope)

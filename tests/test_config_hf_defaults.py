@@ -84,7 +84,7 @@ def test_gemma3_4b_describe_shows_both_layer_types_and_the_defaults_it_took(caps
     rows = {e.layer_type: e for e in d.layers}
     assert set(rows) == {"full_attention", "sliding_attention"}
     assert rows["full_attention"].spec.rope_theta == 1e6 and rows["sliding_attention"].spec.rope_theta == 1e4
-    assert rows["full_attention"].layers == tuple(range(5, 34, 6))
+    assert rows["full_attention"].layer_indices == tuple(range(5, 34, 6))
     assert "Gemma3TextConfig" in out and transformers_version() in out
     assert "num_attention_heads=8" in out and "head_dim=256" in out
 

@@ -60,6 +60,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._hfconfig import NormalizedConfig, normalize
 from .._validate import check_choice
 
 __all__ = [
@@ -358,6 +359,16 @@ class UnknownConfigKeyError(ValueError):
     """A config key the parser does not understand, under ``strict=True``."""
 
 
+def emit_notices(normalized: NormalizedConfig, strict: bool) -> None:
+    """Warn (or raise under ``strict``) with what :func:`pe_symbolic._hfconfig.normalize` noticed:
+    keys HF's config class does not read, a ``model_type`` the table lacks (not for the remote-code
+    types, which warn for themselves)."""
+    for msg in normalized.notices:
+        _unknown(msg, strict)
+    if normalized.unknown_type and normalized.model_type not in REMOTE_CODE_ROPE:
+        _unknown(normalized.unknown_type, strict)
+
+
 def _unknown(message: str, strict: bool) -> None:
     if strict:
         raise UnknownConfigKeyError(message)
@@ -640,12 +651,12 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
-    cfg: Mapping[str, Any] = config
-    tc = cfg.get("text_config")
-    if isinstance(tc, Mapping) and not any(k in cfg for k in _ROPE_KEYS):
-        cfg = tc
     if not isinstance(strict, bool):
         raise TypeError(f"strict={strict!r} must be True or False")
+    normalized = normalize(config)
+    if normalized is not config:  # a NormalizedConfig passed in (describe) has said its notices already
+        emit_notices(normalized, strict)
+    cfg: Mapping[str, Any] = normalized.for_layer_type(layer_type)
     _check_top_keys(cfg, strict)
     where, params = _rope_dicts(cfg)
     v4 = cfg.get("model_type") == "deepseek_v4"
