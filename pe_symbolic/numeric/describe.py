@@ -273,8 +273,10 @@ def _defaults_line(cfg: Mapping[str, Any]) -> str:
     """One line naming the keys taken from HF's config class, with their values."""
     if not isinstance(cfg, NormalizedConfig) or not cfg.filled:
         return ""
-    parts = []
+    parts: list[str] = []
     for key, v in cfg.filled.items():
+        if key in ("num_key_value_heads", "num_hidden_layers"):
+            continue  # not RoPE (the layer count shows in the NoPE line)
         if key == "layer_types":
             kinds = list(dict.fromkeys(v))
             counts = ", ".join(f"{v.count(k)} {k}" for k in kinds)
@@ -285,6 +287,8 @@ def _defaults_line(cfg: Mapping[str, Any]) -> str:
             parts.append(f"{key}=[{len(v)} values]")
         else:
             parts.append(f"{key}={v!r}" if isinstance(v, str) else f"{key}={v}")
+    if not parts:
+        return ""
     return (f"defaults of HF's {cfg.hf_class} (transformers {transformers_version()}) for the keys the config leaves "
             f"out: {', '.join(parts)}")
 
