@@ -142,7 +142,38 @@ class ConfigDescription:
 
     def layer_types_with_rope(self) -> list[str | None]:
         """The ``layer_type=`` values :func:`rope_frequencies` accepts for this config."""
-        return [e.layer_type for e in self.layers if e.spec is not None]
+        return list(dict.fromkeys(e.layer_type for e in self.layers if e.spec is not None))
+
+    def effective_context(self) -> tuple[int | None, str]:
+        """The context the model is configured for, and why: the largest of
+        ``max_position_embeddings`` and, for ``yarn`` / ``llama3`` / ``longrope``, ``factor`` times
+        ``original_max_position_embeddings`` (over every layer type); ``(None, "")`` when the
+        config says neither.
+
+        >>> from pe_symbolic.numeric import model_config
+        >>> describe(model_config("qwen2.5-7b-yarn"), quiet=True).effective_context()
+        (131072, 'yarn factor 4 x original_max_position_embeddings 32,768')
+        >>> describe(model_config("llama-3.1-8b"), quiet=True).effective_context()
+        (131072, 'max_position_embeddings')
+        """
+        best: int | None = None
+        why = ""
+        for e in self.layers:
+            s = e.spec
+            if s is None:
+                continue
+            cands: list[tuple[int, str]] = []
+            if s.max_position_embeddings:
+                cands.append((s.max_position_embeddings, "max_position_embeddings"))
+            if s.rope_type in ("yarn", "telechat3-yarn", "llama3", "longrope") and s.factor \
+                    and s.original_max_position_embeddings:
+                cands.append((int(round(s.factor * s.original_max_position_embeddings)),
+                              f"{s.rope_type} factor {s.factor:g} x original_max_position_embeddings "
+                              f"{s.original_max_position_embeddings:,}"))
+            for n, w in cands:
+                if best is None or n > best:
+                    best, why = n, w
+        return best, why
 
     def __str__(self) -> str:
         per_type = any(e.layer_indices is not None for e in self.layers)
