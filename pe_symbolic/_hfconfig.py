@@ -60,7 +60,8 @@ ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidde
 #: Scalar keys filled from the class's defaults when the config leaves them out
 #: (``head_dim`` only where the class fixes it; ``partial_rotary_factor`` goes to the rope dict).
 _FILLED = ("hidden_size", "num_attention_heads", "num_key_value_heads", "max_position_embeddings",
-           "num_hidden_layers", "qk_rope_head_dim", "global_head_dim", "rotary_dim", "original_max_position_embeddings")
+           "num_hidden_layers", "qk_rope_head_dim", "global_head_dim", "rotary_dim", "original_max_position_embeddings",
+           "position_embedding_type", "embed_dim")
 #: Legacy top-level keys HF's classes route into the rope dict: (key, routing name in the
 #: table, rope-dict key it sets).
 _LEGACY = (("rope_theta", "theta", "rope_theta"), ("rope_local_base_freq", "local", "rope_theta"),
@@ -127,6 +128,9 @@ class NormalizedConfig(dict):
         ``"rope_parameters['full_attention']['rope_theta']"``; ``layer_types`` as the list).
     notices : tuple of str
         Messages for the caller to raise as warnings (each names the key).
+    head_dim_from : str or None
+        Where the class takes ``head_dim`` from (``"fixed"``, ``"hidden_size //
+        num_attention_heads"``, ``"qk_rope_head_dim"``, ...; ``None``: not known).
     unknown_type : str or None
         The message for a ``model_type`` the table lacks while keys that matter are missing
         (apart from :attr:`notices`: a caller that already says why the type is unknown, e.g.
@@ -141,6 +145,7 @@ class NormalizedConfig(dict):
     filled: dict[str, Any]
     notices: tuple[str, ...] = ()
     unknown_type: str | None = None
+    head_dim_from: str | None = None
     layer_overrides: dict[str, dict[str, Any]]
     refused: dict[str, str]
 
@@ -169,6 +174,7 @@ class NormalizedConfig(dict):
             return self
         out = NormalizedConfig({**self, **over})
         out.model_type, out.hf_class, out.filled = self.model_type, self.hf_class, self.filled
+        out.head_dim_from = self.head_dim_from
         return out
 
     def layer_types_present(self) -> list[str] | None:
@@ -205,7 +211,7 @@ def _text_part(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], object, str]:
         if text_mt is None and top is not None:
             text_mt = top.get("text_config")
         return tc, text_mt, "config['text_config']"
-    if tc is None and not at_top and top is not None and "text_config" in top and "defaults" not in top:
+    if tc is None and not at_top and top is not None and "text_config" in top and "rope" not in top:
         return {}, top["text_config"], "config (no text_config: HF's defaults)"
     return raw, mt, "config"
 
@@ -282,6 +288,9 @@ def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
     _layer_types(out, entry)
     if "rope" in entry and out.model_type not in _OWN_ROPE:
         _rope(out, text, entry, notices)
+    elif defaults.get("rope_theta") is not None and all(
+            text.get(k) is None for k in ("rope_theta", "rotary_emb_base", "rope_parameters", "rope_scaling")):
+        out["rope_theta"] = out.filled["rope_theta"] = defaults["rope_theta"]  # a class with a plain rope_theta
     _per_layer(out, entry, notices)
     for key, src in (entry.get("copies") or {}).items():
         # MusicFlamingo: max_position_embeddings is set to the rope dict's rope_theta, always
@@ -330,6 +339,7 @@ def _head_dim(out: NormalizedConfig, entry: Mapping[str, Any], notices: list[str
     if not rule:
         return
     src, given = rule.get("from"), out.get("head_dim")
+    out.head_dim_from = src
     value: Any = None
     if src == "fixed":
         value = defaults.get("head_dim")

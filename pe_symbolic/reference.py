@@ -438,7 +438,8 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     kind = _OLD_NAMES.get(kind, kind)
     vllm_deepseek = raw_kind in ("deepseek_yarn", "deepseek_llama_scaling")  # vLLM DeepseekScalingRotaryEmbedding
     if kind == "default" and "mrope_section" not in rope and (
-            cfg.get("model_type") == "pixtral" or str(cfg.get("model_type", "")).endswith(
+            cfg.get("model_type") in ("pixtral", "dinov3_vit", "eomt_dinov3", "sapiens2")
+            or str(cfg.get("model_type", "")).endswith(
                 ("_vision", "_vision_encoder", "_vision_model", "sam2_video", "sam3_tracker_video", "edgetam_video"))):
         kind = "axial"  # HF 5.23: these vision configs set default_rope_type = "axial"
     if kind not in _TYPES:
@@ -476,6 +477,9 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             head = int(cfg["head_dim"])
         elif cfg.get("model_type") == "jetmoe" and cfg.get("kv_channels") is not None:
             head = int(cfg["kv_channels"])  # JetMoeConfig.attribute_map: head_dim -> kv_channels
+        elif cfg.get("model_type") == "qwen2_vl_vision" and cfg.get("embed_dim") is not None:
+            # Qwen2VLVisionRotaryEmbedding: embed_dim // num_heads (its hidden_size is the merger's output)
+            head = int(cfg["embed_dim"]) // int(cfg["num_attention_heads"])
         else:
             head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
         # GPT-J's rotary_dim; else HF's int(head_dim * partial_rotary_factor), whose
@@ -503,6 +507,7 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             inv = ladder(base, spatial, spatial // 2)
         elif kind == "axial":
             # Qwen2-VL / GLM-4V / Gemma 4 vision: base ** -(arange(0, spatial, 2) / spatial), spatial = head_dim // 2
+            # (DINOv3's 1 / base ** arange(0, 1, 4 / head_dim) is the same ladder)
             spatial = head // 2
             inv = ladder(base, spatial, (spatial + 1) // 2)
         elif kind == "dynamic" and rope.get("alpha"):

@@ -345,3 +345,26 @@ def test_normalize_holds_what_hf_config_classes_hold():
     print(f"\nsparse configs: {checked} held alike by HF's class and normalize(), {refused} refused by name, "
           f"{len(bad)} differ")
     assert checked > 1500 and not bad, "\n".join(bad[:40])
+
+
+@pytest.mark.slow
+def test_every_hf_rotary_embedding_at_its_defaults(capsys):
+    """tools/hf_rope_sweep.py (the figures docs/family/configs.md quotes): every model type whose
+    rotary embedding HF builds from its config at its defaults, read sparse ({"model_type": ...}
+    alone, the rest from the shipped table) and dense (the class's to_dict()), agrees with HF's
+    inv_freq / attention_scaling per layer type or is refused by name: 0 silent differences,
+    0 crashes."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import hf_rope_sweep
+
+    res = hf_rope_sweep.sweep()
+    with capsys.disabled():
+        for reading, c in res["counts"].items():
+            print(f"\n{reading}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+    for reading, c in res["counts"].items():
+        assert c["differ (silent)"] == 0 and c["crash"] == 0, res["details"]
+        assert c["agree"] > 200

@@ -46,7 +46,7 @@ OUT = Path(__file__).resolve().parents[1] / "pe_symbolic" / "hf_defaults.json"
 #: Scalar keys the RoPE parser reads whose class default a sparse config leaves to HF.
 SCALARS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings",
            "num_hidden_layers", "partial_rotary_factor", "qk_rope_head_dim", "global_head_dim", "rotary_dim",
-           "original_max_position_embeddings")
+           "original_max_position_embeddings", "embed_dim")
 #: Model types whose rotary embedding does not read the ``rotary_dim`` their class carries
 #: (the parser warns on it; a filled default would warn on a key the user never wrote).
 ROTARY_DIM_UNREAD = frozenset({"minimax_m3_vl_text", "minimax_m3_vl"})
@@ -186,14 +186,15 @@ def _head_dim_rule(cls, d0: dict[str, Any]) -> dict[str, Any] | None:
     num_attention_heads"``, ``"qk_nope_head_dim + qk_rope_head_dim"`` (Mistral 4),
     ``"qk_rope_head_dim"`` (DeepSeek-style MLA) or a copied key; ``kept``: whether a ``head_dim``
     the config gives is kept (``False``: the class overwrites it)."""
-    hd = d0.get("head_dim")
+    stored = (getattr(cls, "attribute_map", {}) or {}).get("head_dim", "head_dim")  # JetMoE: kv_channels
+    hd = d0.get(stored)
     if not isinstance(hd, int) or isinstance(hd, bool):
         return None
 
     def head(**kw) -> Any:
         obj = _build(cls, **kw)
         d = _dict(obj) if obj is not None else None
-        return None if d is None else d.get("head_dim", "absent")
+        return None if d is None else d.get(stored, "absent")
 
     out: dict[str, Any] = {"from": "fixed"}
     h, n = d0.get("hidden_size"), d0.get("num_attention_heads")
@@ -356,7 +357,12 @@ def _entry(cls) -> dict[str, Any] | None:
         stored = am.get(key, key)
         if d0.get(stored) is not None:
             defaults[key] = d0[stored]
+    for key in ("position_embedding_type",):  # ESM: "absolute" unless the config says "rotary"
+        if isinstance(d0.get(key), str):
+            defaults[key] = d0[key]
     rp0 = d0.get("rope_parameters")
+    if not rp0 and isinstance(d0.get("rope_theta"), (int, float)):
+        defaults["rope_theta"] = d0["rope_theta"]  # a class without rope_parameters (DINOv3's rope_theta 100)
     if isinstance(rp0, dict) and rp0:
         defaults["rope_parameters"] = rp0
         e["rope"] = _rope_rules(cls, d0)
@@ -376,6 +382,9 @@ def _entry(cls) -> dict[str, Any] | None:
     e["defaults"] = defaults
     if "head_dim" in defaults:
         e["head_dim"] = _head_dim_rule(cls, d0)
+        if e["head_dim"] is not None and am.get("head_dim", "head_dim") != "head_dim" \
+                and e["head_dim"]["from"] == am["head_dim"]:
+            e["head_dim"]["from"] = "fixed"  # the stored key is the head dim itself
     copies = _copies(cls, d0)
     if copies:
         e["copies"] = copies

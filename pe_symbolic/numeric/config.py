@@ -110,7 +110,9 @@ ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default", "deep
 #: ``mrope_section``).
 #: Lengths YaRN's correction range may use (``yarn_length=``).
 YARN_LENGTHS: tuple[str, ...] = ("original", "max")
-#: HF model types whose config class sets ``default_rope_type = "axial"`` (HF 5.23): a
+#: HF model types whose config class sets ``default_rope_type = "axial"`` (HF 5.23), and the
+#: DINOv3 family (``dinov3_vit``, ``eomt_dinov3``, ``sapiens2``), whose 2-D RoPE takes
+#: ``1 / base ** arange(0, 1, 4 / head_dim)``, the same ladder over ``head_dim // 2``: a
 #: ``default`` (or absent) rope type there is read as ``axial``, as HF's
 #: ``standardize_rope_params`` does. All but ``pixtral`` and ``minimax_m3_vl_vision`` compute
 #: HF's axial frequencies over the spatial dim ``head_dim // 2`` (``base ** -(arange(0,
@@ -118,13 +120,14 @@ YARN_LENGTHS: tuple[str, ...] = ("original", "max")
 #: takes the ``head_dim`` ladder and reorders it (even pairs for height, odd for width);
 #: ``minimax_m3_vl_vision`` has three axes (``AXIAL_3D_MODEL_TYPES``).
 AXIAL_MODEL_TYPES: frozenset[str] = frozenset({
-    "cohere_compass_vision", "dots3_note_vision_encoder", "edgetam_video", "ernie4_5_vl_moe_vision",
+    "cohere_compass_vision", "dinov3_vit", "dots3_note_vision_encoder", "eomt_dinov3", "edgetam_video", "ernie4_5_vl_moe_vision",
     "exaone4_5_vision", "gemma4_vision", "glm4v_moe_vision", "glm4v_vision", "glm5_next_vision",
     "glm_image_vision", "glm_ocr_vision", "inkling2_vision", "kimi_k25_vision", "lfm3_vl_vision",
     "minimax_m3_vl_vision", "mlcd_vision_model", "muse_glimmer_vision", "muse_spark_vision", "paddleocr_vl_vision",
     "pixtral",
     "qwen2_5_omni_vision_encoder", "qwen2_5_vl_vision", "qwen2_vl_vision", "qwen3_5_moe_vision", "qwen3_5_vision",
     "qwen3_omni_moe_vision_encoder", "qwen3_vl_moe_vision", "qwen3_vl_vision", "qwen4_exp_vision", "sam2_video",
+    "sapiens2",
     "sam3_tracker_video", "sam3_vit_model", "step3p5_vision", "video_llama_3_vision"})
 #: HF model types whose axial vision RoPE has three axes (t, h, w), each with the ladder over
 #: ``2 * ((head_dim // 3) // 2)`` (``MiniMaxM3VLVisionRotaryEmbedding``).
@@ -924,6 +927,10 @@ KEEP_HEAD_DIM: frozenset[str] = frozenset({"mistral4", "deepseek_v4", "longcat_f
 #: Model types whose HF config maps ``head_dim`` to another key (``attribute_map``).
 HEAD_DIM_ALIASES: dict[str, str] = {"jetmoe": "kv_channels", "zamba": "attention_head_dim",
                                     "zamba2": "attention_head_dim"}
+#: Model types whose HF rotary embedding divides another width than ``hidden_size`` by the heads
+#: (HF 5.24 ``Qwen2VLVisionRotaryEmbedding``: ``config.embed_dim // config.num_attention_heads``;
+#: its ``hidden_size`` is the language model's, the merger's output).
+HEAD_DIM_WIDTH: dict[str, str] = {"qwen2_vl_vision": "embed_dim"}
 #: Keys some configs use for the head dim: when one is present, ``head_dim`` is not, and its
 #: value differs from ``hidden_size // num_attention_heads``, the parser warns (it cannot know).
 _HEAD_DIM_LOOKALIKES = ("kv_channels", "attention_head_dim", "head_size", "hidden_size_per_head", "d_head",
@@ -936,7 +943,11 @@ def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None, *, prf_give
     mt = cfg.get("model_type")
     keys: tuple[str, ...] = ("qk_rope_head_dim", "head_dim")
     both = cfg.get("head_dim") is not None and cfg.get("qk_rope_head_dim") is not None
-    if both and prf_given and mt in KEEP_HEAD_DIM:
+    rule = getattr(cfg, "head_dim_from", None)  # HF's class, from the shipped table
+    if both and rule is not None:
+        if rule != "qk_rope_head_dim":
+            keys = ("head_dim",)  # the class keeps its head_dim beside qk_rope_head_dim (Dots3, Mistral 4)
+    elif both and prf_given and mt in KEEP_HEAD_DIM:
         keys = ("head_dim",)  # Mistral 4, DeepSeek-V4: head_dim * partial_rotary_factor, as HF
     elif both and prf_given and mt not in QK_ROPE_IS_HEAD_DIM and cfg["head_dim"] != cfg["qk_rope_head_dim"]:
         _unknown(f"config has head_dim={cfg['head_dim']!r}, qk_rope_head_dim={cfg['qk_rope_head_dim']!r} and a "
@@ -953,21 +964,22 @@ def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None, *, prf_give
             if key == "global_head_dim":
                 src += f" (the head dim of {GLOBAL_HEAD_DIM_LAYER!r} layers)"
             return _int("config", key, cfg[key]), src
-    hidden, heads = cfg.get("hidden_size"), cfg.get("num_attention_heads")
+    width = HEAD_DIM_WIDTH.get(mt, "hidden_size")  # type: ignore[arg-type]
+    hidden, heads = cfg.get(width), cfg.get("num_attention_heads")
     if hidden is None or heads is None:
-        missing = [k for k, v in (("hidden_size", hidden), ("num_attention_heads", heads)) if v is None]
+        missing = [k for k, v in ((width, hidden), ("num_attention_heads", heads)) if v is None]
         raise ValueError(
             f"config is missing the key(s) {', '.join(map(repr, missing))}: the head dimension comes "
-            "from 'head_dim' or hidden_size // num_attention_heads"
+            f"from 'head_dim' or {width} // num_attention_heads"
         )
-    h, n = _int("config", "hidden_size", hidden), _int("config", "num_attention_heads", heads)
+    h, n = _int("config", width, hidden), _int("config", "num_attention_heads", heads)
     for key in _HEAD_DIM_LOOKALIKES:
         v = cfg.get(key)
         if _is_number(v) and v != h // n:
             _unknown(f"config[{key!r}]={v!r} may be the head dim, but the parser does not read it (model_type "
                      f"{mt!r}); it uses hidden_size // num_attention_heads = {h // n}: give 'head_dim' to say which",
                      strict)
-    return h // n, f"head_dim = config['hidden_size'] // config['num_attention_heads'] = {h} // {n} = {h // n}"
+    return h // n, f"head_dim = config[{width!r}] // config['num_attention_heads'] = {h} // {n} = {h // n}"
 
 
 def _mrope_section(where: str, section: object, rotary_dim: int) -> tuple[int, int, int]:
