@@ -418,7 +418,7 @@ def _rope(out: NormalizedConfig, text: Mapping[str, Any], entry: Mapping[str, An
         result: Any = copy.deepcopy(defaults)
         suffix = ""
     elif _nested(given):
-        result = _complete_nested(given, rules)
+        result = _complete_nested(given, rules, defaults)
         suffix = "_with_nested"
     else:
         scaling = bool(rs and not rp)
@@ -471,6 +471,14 @@ def _rope(out: NormalizedConfig, text: Mapping[str, Any], entry: Mapping[str, An
         for tkey in ("rope_type", "type"):
             if ent.get(tkey) in renames:
                 ent[tkey] = renames[ent[tkey]]
+    # the class's partial_rotary_factor = qk_rope_head_dim / head_dim (Mistral 4, Dots3), where the
+    # config does not give one
+    q, h = out.get("qk_rope_head_dim"), out.get("head_dim")
+    if isinstance(q, int) and isinstance(h, int) and h > 0:
+        for ename, ent in _entries(result):
+            if ename in (rules.get("prf_from_qk") or []) and "partial_rotary_factor" in ent \
+                    and (ename, "partial_rotary_factor") not in from_config:
+                ent["partial_rotary_factor"] = q / h
     for ename, ent in _entries(result):
         for k, v in ent.items():
             if k == "rope_type" and v == "default":
@@ -522,7 +530,8 @@ def _place_flat(given: Mapping[str, Any], tmpl: Any, rules: Mapping[str, Any], c
     return result, marked
 
 
-def _complete_nested(given: Mapping[str, Any], rules: Mapping[str, Any]) -> dict[str, Any]:
+def _complete_nested(given: Mapping[str, Any], rules: Mapping[str, Any],
+                     defaults: Mapping[str, Any]) -> dict[str, Any]:
     """A per-layer-type rope dict completed as HF's class completes it (each entry's
     ``rope_theta`` / ``partial_rotary_factor`` defaults; entries the class adds)."""
     full, first = rules.get("given_nested"), rules.get("given_first_only")
@@ -534,10 +543,14 @@ def _complete_nested(given: Mapping[str, Any], rules: Mapping[str, Any]) -> dict
         base = _strip(full[k]) if isinstance(full, Mapping) and _is_marker(full.get(k)) else {}
         result[k] = {**base, **copy.deepcopy(dict(v))}
     keys = rules.get("keys") or []
-    if isinstance(first, Mapping) and keys:
-        for k in keys[1:]:
-            if k not in result and isinstance(first.get(k), Mapping) and not _is_marker(first[k]):
-                result[k] = copy.deepcopy(dict(first[k]))
+    # does the class complete a partial per-layer dict? (the probe gave its first entry alone:
+    # the others came back as the class's defaults)
+    completes = isinstance(first, Mapping) and any(
+        isinstance(first.get(k), Mapping) and not _is_marker(first[k]) for k in keys[1:])
+    if completes:
+        for k in keys:
+            if k not in result and isinstance(defaults.get(k), Mapping):
+                result[k] = copy.deepcopy(dict(defaults[k]))
     return result
 
 

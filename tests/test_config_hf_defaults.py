@@ -281,6 +281,10 @@ def _variants(mt, e, d0):
         yield "heads", {**base, "hidden_size": 2 * d0["hidden_size"], "num_attention_heads": d0["num_attention_heads"]}
     if isinstance(d0.get("num_hidden_layers"), int):
         yield "layers", {**base, "num_hidden_layers": 10}
+    if isinstance(d0.get("qk_rope_head_dim"), int) and d0["qk_rope_head_dim"] > 0:
+        yield "qk", {**base, "qk_rope_head_dim": 2 * d0["qk_rope_head_dim"]}
+        if isinstance(d0.get("head_dim"), int):
+            yield "qk+head", {**base, "qk_rope_head_dim": 32, "head_dim": 96}
     rp0 = d0.get("rope_parameters")
     if e["rope"].get("nested") and isinstance(rp0, dict):
         first = next(iter(rp0))
@@ -368,3 +372,17 @@ def test_every_hf_rotary_embedding_at_its_defaults(capsys):
     for reading, c in res["counts"].items():
         assert c["differ (silent)"] == 0 and c["crash"] == 0, res["details"]
         assert c["agree"] > 200
+
+
+@pytest.mark.slow
+def test_the_shipped_table_is_what_the_generator_makes_from_the_installed_transformers():
+    transformers = pytest.importorskip("transformers")
+    if transformers.__version__ != transformers_version():
+        pytest.skip(f"hf_defaults.json is for transformers {transformers_version()}, "
+                    f"{transformers.__version__} is installed")
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import gen_hf_defaults
+
+    assert gen_hf_defaults.generate() == hf_table()

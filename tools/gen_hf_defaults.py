@@ -287,6 +287,16 @@ def _rope_rules(cls, d0: dict[str, Any]) -> dict[str, Any]:
         first = next(iter(rp0))
         part = _rope_of(cls, rope_parameters={first: dict(marker)})
         out["given_first_only"] = None if part == "error" else part
+    # a partial_rotary_factor the class derives as qk_rope_head_dim / head_dim (Mistral 4, Dots3)
+    q, h = d0.get("qk_rope_head_dim"), d0.get("head_dim")
+    if isinstance(q, int) and isinstance(h, int) and q > 0 and h > 0:
+        rp = _rope_of(cls, qk_rope_head_dim=q // 2)
+        obj = _build(cls, validate=False, qk_rope_head_dim=q // 2)
+        held = (_dict(obj) or {}).get("head_dim", h) if obj is not None else h
+        out["prf_from_qk"] = sorted(n for n, v in (rp.items() if _nested(rp) else [("", rp)])
+                                    if isinstance(v, dict) and isinstance(held, int) and held
+                                    and v.get("partial_rotary_factor") == (q // 2) / held) \
+            if isinstance(rp, dict) else []
     # a legacy dict naming its type "type" (not "rope_type"): the type HF holds per marked entry
     typed = _rope_of(cls, rope_scaling={"type": "linear", "factor": MARK_FACTOR})
     if isinstance(typed, dict):

@@ -100,7 +100,7 @@ class AuditReport:
     def headlines(self) -> list[str]:
         """Where each result stops being usable, one sentence per result that does: tables
         meaningless by a position (the first value not finite, or the worst position of the
-        first band whose cos/sin table is off by :data:`MEANINGLESS` or more), and the first
+        first band whose cos/sin table is off by ``MEANINGLESS`` or more), and the first
         positions that collide in their dtype (two positions, one table row); or one sentence
         saying that no result does any of this within the context.
 
@@ -156,7 +156,7 @@ class AuditReport:
             Every column (each metric's bound, the seconds, the dominant term, the first inexact
             position). ``False``: the short table ``pe-audit`` prints by default (the angle
             with its proved bound, the table, output and score errors, the seconds: 100
-            columns or fewer), the dominant term under it, and the :meth:`headlines`.
+            columns or fewer), the dominant term under it, and the ``headlines()``.
 
         Examples
         --------

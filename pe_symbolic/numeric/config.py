@@ -12,8 +12,18 @@ independent oracle :func:`pe_symbolic.reference.rope_frequencies`). Discrete dec
 
 Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in this order):
 
+* the config as the model's HF config class holds it (``pe_symbolic._hfconfig.normalize``,
+  from the shipped table of each ``model_type``'s class defaults, generated from transformers):
+  the keys a sparse ``config.json`` leaves out take the class's defaults, ``attribute_map``
+  names (``n_embd``, ``n_head``, ...) are read, a legacy ``rope_scaling`` / ``rope_theta`` /
+  ``rope_local_base_freq`` goes where the class puts it (Gemma 3: the full-attention layers'
+  dict, and the sliding layers' base), ``per_layer_config`` gives per-layer-type overrides;
+  keys the class does not read warn. Without a ``model_type`` the config is read as given.
 * ``text_config``: multimodal configs (Gemma 3, Qwen-VL on the Hub) keep the text model's
   fields there; it is used when the top level has no rope fields.
+* the rope type's own keys: one reader per type (``READERS``, in
+  ``pe_symbolic.numeric._rope_readers``, as HF's ``ROPE_INIT_FUNCTIONS``), after the keys
+  every type reads (base, partial rotary factor, head dim, required keys, M-RoPE sections).
 * ``rope_parameters`` (current layout) or ``rope_scaling`` (older layout; ``type`` is
   accepted for ``rope_type``); giving both with different contents is an error. A dict of
   dicts is per layer type (Gemma 3: ``full_attention`` / ``sliding_attention``), picked by
@@ -359,7 +369,7 @@ class RopeSpec:
 
 
 def emit_notices(normalized: NormalizedConfig, strict: bool) -> None:
-    """Warn (or raise under ``strict``) with what :func:`pe_symbolic._hfconfig.normalize` noticed:
+    """Warn (or raise under ``strict``) with what ``pe_symbolic._hfconfig.normalize`` noticed:
     keys HF's config class does not read, a ``model_type`` the table lacks (not for the remote-code
     types, which warn for themselves)."""
     for msg in normalized.notices:
@@ -866,7 +876,7 @@ def _sections(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], rope_typ
 def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None,
                   strict: bool = False) -> RopeSpec:
     """The shared part of every rope type (type, unread keys, base, dims, required keys, Llama 4's
-    query scale, M-RoPE sections) around the type's own reader (:data:`READERS`)."""
+    query scale, M-RoPE sections) around the type's own reader (``READERS``)."""
     rope_type, raw_rt = _rope_type_of(cfg, where, p)
     ntk_alpha = rope_type == "dynamic" and bool(p.get("alpha"))
     ignored = _check_rope_keys(cfg, where, p, rope_type, raw_rt, "ntk_alpha" if ntk_alpha else rope_type, strict)
@@ -1121,9 +1131,10 @@ def rope_frequencies(
     ``truncate`` from the top-level rope dict even for per-layer configs; here it is read
     from the layer's own dict. HF's ``dynamic`` keeps the base of the longest length seen
     (until a length below ``max_position_embeddings`` resets it); here each call's base
-    comes from its own ``seq_len``. A Gemma 4 config without ``global_head_dim`` keeps
-    ``head_dim`` for its full-attention layers (HF's ``Gemma4TextConfig`` would default it
-    to 512), and a saved ``per_layer_config`` is not read. DeepSeek's extra logit scale
+    comes from its own ``seq_len``. A config with a ``model_type`` is first read as its HF
+    config class holds it (class defaults for the keys it leaves out, ``attribute_map`` names,
+    ``per_layer_config`` per layer type: ``pe_symbolic._hfconfig``); one without is read as
+    given. DeepSeek's extra logit scale
     (``get_mscale(factor, mscale_all_dim)**2`` on the softmax scale) is not part of the
     attention factor: it belongs to the attention layer, and so does Ministral 3 / Mistral
     4's ``llama_4_scaling_beta`` (queries multiplied by :func:`llama4_query_scale`; the
