@@ -265,6 +265,8 @@ def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
     text, mt, where = _text_part(config)
+    if mt == "":
+        mt = None  # an empty model_type (EsmFold2's sub-configs) says nothing
     entry = model_entry(mt)
     out = NormalizedConfig(text)
     if isinstance(mt, str) and mt and out.get("model_type") is None:
@@ -273,8 +275,8 @@ def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
     notices: list[str] = []
     if entry is None or "defaults" not in entry:
         _aliases(out, hf_table()["aliases"] if entry is None else {}, reverse=False)
-        if entry is None and isinstance(mt, str):
-            out.unknown_type = _unknown_type(out, mt)
+        if isinstance(mt, str) and (entry is None or entry.get("no_rope")):
+            out.unknown_type = _unknown_type(out, mt, entry)
         out.notices = tuple(notices)
         return out
     out.hf_class = entry["class"]
@@ -317,7 +319,7 @@ def _aliases(out: NormalizedConfig, amap: Mapping[str, str], *, reverse: bool) -
             out[canon] = out[stored]
 
 
-def _unknown_type(out: NormalizedConfig, mt: str) -> str | None:
+def _unknown_type(out: NormalizedConfig, mt: str, entry: Mapping[str, Any] | None) -> str | None:
     """A ``model_type`` the table lacks: name the keys that matter and are missing."""
     missing = []
     rp = out.get("rope_parameters") or out.get("rope_scaling")
@@ -328,6 +330,10 @@ def _unknown_type(out: NormalizedConfig, mt: str) -> str | None:
         missing.append("rope_theta (read as 10000)")
     if not missing:
         return None
+    if entry is not None:
+        return (f"config['model_type']={mt!r}: HF's {entry['class']} (transformers {transformers_version()}) has no "
+                "RoPE field, so no class default for one is known; the keys the config leaves out are read with "
+                f"generic defaults: {'; '.join(missing)}")
     return (f"config['model_type']={mt!r} is not in the table of transformers {transformers_version()} config "
             "classes pe_symbolic ships, so its class defaults are not known; the keys the config leaves out are read "
             f"with generic defaults: {'; '.join(missing)}")

@@ -356,7 +356,9 @@ def _entry(cls) -> dict[str, Any] | None:
     if isinstance(text_mt, str) and text_mt and text_mt != mt:
         e["text_config"] = text_mt
     if not _has_rope(d0):
-        return e if "text_config" in e else None
+        if "text_config" not in e:
+            e["no_rope"] = True  # known, and without a RoPE field at its defaults
+        return e
     am = dict(getattr(cls, "attribute_map", {}) or {})
     if am:
         e["attribute_map"] = am
