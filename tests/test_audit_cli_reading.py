@@ -86,7 +86,8 @@ def test_the_default_context_is_the_models_effective_context(capsys, monkeypatch
 def test_every_layer_type_is_audited_by_default(capsys):
     assert main(["gemma-3-4b", "--dtype", "float32", "--context", "1024"]) == 0
     out = capsys.readouterr().out
-    assert "== layer type sliding_attention (1 of 2) ==" in out and "== layer type full_attention (2 of 2) ==" in out
+    # in HF's order (its rotary embedding: sorted(set(layer_types)))
+    assert "== layer type full_attention (1 of 2) ==" in out and "== layer type sliding_attention (2 of 2) ==" in out
     assert "layer_type=" not in out
     assert "rope_theta 10000" in out and "linear, factor 8, rope_theta 1e+06" in out
     assert main(["gemma-3-4b", "--dtype", "float32", "--context", "1024", "--layer-type", "full_attention"]) == 0
@@ -94,7 +95,7 @@ def test_every_layer_type_is_audited_by_default(capsys):
     assert "== layer type" not in out and "rope_theta 1e+06" in out
     assert main(["gemma-3-4b", "--dtype", "float32", "--context", "1024", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["layer_types"] == ["sliding_attention", "full_attention"] and len(data["reports"]) == 2
+    assert data["layer_types"] == ["full_attention", "sliding_attention"] and len(data["reports"]) == 2
 
 
 def test_headlines_say_where_tables_stop_meaning_anything(capsys):

@@ -247,7 +247,7 @@ def _rope_rules(cls, d0: dict[str, Any]) -> dict[str, Any]:
     marker = {"rope_type": "linear", "factor": MARK_FACTOR}
     out: dict[str, Any] = {"nested": nested}
     if nested:
-        out["keys"] = list(rp0)
+        out["keys"] = sorted(rp0)  # HF builds some from set(layer_types): sorted, so the file is reproducible
 
     def route(kw: dict[str, Any], key: str, mark: float, base: Any) -> list[str] | None:
         rp = _rope_of(cls, **kw)
@@ -284,7 +284,7 @@ def _rope_rules(cls, d0: dict[str, Any]) -> dict[str, Any]:
                                          MARK_THETA, full)
         out["local_with_nested"] = route({"rope_parameters": every, "rope_local_base_freq": MARK_LOCAL},
                                          "rope_theta", MARK_LOCAL, full)
-        first = next(iter(rp0))
+        first = out["keys"][0]
         part = _rope_of(cls, rope_parameters={first: dict(marker)})
         out["given_first_only"] = None if part == "error" else part
     # a partial_rotary_factor the class derives as qk_rope_head_dim / head_dim (Mistral 4, Dots3)
@@ -442,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.disable(logging.WARNING)
     data = generate()
-    text = json.dumps(data, indent=1, sort_keys=False) + "\n"
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"  # reproducible (HF builds some dicts from sets)
     if args.check:
         old = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else ""
         if old != text:
