@@ -35,6 +35,7 @@ SHIPPED = {
     "qwen2-vl-7b": [{}],
     "mistral-7b": [{}],
     "gemma-3-27b": [{"layer_type": "full_attention"}, {"layer_type": "sliding_attention"}],
+    "gemma-3-4b": [{"layer_type": "full_attention"}, {"layer_type": "sliding_attention"}],
     "hunyuan-mt2-1.8b": [{}, {"seq_len": 10 ** 6}],
     "llama-4-scout": [{}],
     "ministral-3-8b": [{}],
