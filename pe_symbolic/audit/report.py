@@ -8,6 +8,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._display import ShowsItself
 from .measure import METRICS, RecipeAudit
 
 __all__ = ["AuditReport"]
@@ -27,8 +28,8 @@ def _e(x: float) -> str:
     return f"{x:.2e}"
 
 
-@dataclass
-class AuditReport:
+@dataclass(repr=False)
+class AuditReport(ShowsItself):
     """What :func:`pe_symbolic.audit` returns: one :class:`~pe_symbolic.audit.measure.RecipeAudit`
     per (recipe, dtype), the tolerance verdict and the proved bound's claim ids.
 

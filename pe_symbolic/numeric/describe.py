@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._display import ShowsItself
 from .._hfconfig import NormalizedConfig, normalize, transformers_version
 from .config import (
     DEEPSEEK_V4_LABELS,
@@ -127,9 +128,10 @@ def _ranges(idx: tuple[int, ...]) -> str:
     return ",".join(out)
 
 
-@dataclass(frozen=True)
-class ConfigDescription:
-    """The structured result of :func:`describe`; ``str()`` gives the text table."""
+@dataclass(frozen=True, repr=False)
+class ConfigDescription(ShowsItself):
+    """The structured result of :func:`describe`; ``str()`` and ``repr()`` give the text table
+    (a REPL or a notebook shows it once), ``_repr_html_()`` the same in HTML."""
 
     layers: tuple[LayerRope, ...]
     layout: str
@@ -475,7 +477,11 @@ def _deepseek_v4_note(cfg: Mapping[str, Any]) -> str:
 
 def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: bool = False,
              file: Any = None, quiet: bool = False) -> ConfigDescription:
-    r"""Print (and return) what the RoPE config parser understood, per layer type.
+    r"""What the RoPE config parser understood, per layer type: an object that shows itself.
+
+    Nothing is printed unless asked (``file=``): the returned description's ``repr`` is its
+    table, so a REPL line or a notebook cell ``describe(config)`` shows it once, and
+    ``print(describe(config))`` prints it.
 
     Parameters
     ----------
@@ -487,9 +493,11 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     strict : bool, default False
         Raise on a key the parser does not understand instead of warning.
     file : file-like, optional
-        Where to print (default ``sys.stdout``).
+        Print the table there too (``file=sys.stdout`` for the terminal); by default nothing
+        is printed.
     quiet : bool, default False
-        Return the description without printing it.
+        Do not print even where ``file`` is given (kept for older calls; printing is now
+        asked for with ``file``).
 
     Returns
     -------
@@ -508,6 +516,7 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     --------
     >>> from pe_symbolic.numeric import model_config
     >>> d = describe(model_config("llama-3.1-8b"))
+    >>> d
     layer type  rope type  base (effective)  factors                          attn factor  rotary dims
     all         llama3     500000            factor=8; low=1, high=4; L=8192  1            128 of 128
     layout: split halves (rotate_half)
@@ -584,6 +593,6 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     out = ConfigDescription(tuple(entries), _layout(cfg), nope,
                             cfg.get("num_hidden_layers") if isinstance(cfg.get("num_hidden_layers"), int) else None,
                             tuple(dict.fromkeys(notes)), _defaults_line(cfg))
-    if not quiet:
+    if file is not None and not quiet:
         print(out, file=file)
     return out
