@@ -231,7 +231,7 @@ def _cfg(**rope) -> dict:
 
 
 BAD = [
-    (_cfg(rope_type="yarnn", factor=4.0), ValueError, r"\['rope_type'\]='yarnn' is not allowed; use one of 'default', .*'proportional', 'axial', 'telechat3-yarn' \(did you mean 'yarn'\?\)"),
+    (_cfg(rope_type="yarnn", factor=4.0), ValueError, r"\['rope_type'\]='yarnn' is not allowed; use one of 'default', .*'proportional', 'axial', 'telechat3-yarn', 'openpangu' \(did you mean 'yarn'\?\)"),
     (_cfg(rope_type="linear"), ValueError, r"missing the key 'factor', which rope_type 'linear' requires"),
     (_cfg(rope_type="llama3", factor=8.0, low_freq_factor=1.0), ValueError, r"missing the key 'high_freq_factor', which rope_type 'llama3'"),
     (_cfg(rope_type="longrope", short_factor=[1.0] * 32), ValueError, r"missing the key 'long_factor', which rope_type 'longrope'"),
@@ -325,7 +325,9 @@ def test_apply_rope_with_a_config_matches_the_oracle(data, name, layout):
     d = spec.head_dim
     seq = data.draw(st.integers(1, 3), label="seq")
     x = _x(data.draw, (1, seq, d))
-    rinv, raf = reference.rope_frequencies(cfg, **kw)
+    rkw = dict(kw)
+    if spec.rope_type == "dynamic" and "seq_len" not in kw:
+        rkw["seq_len"] = None  # set below: apply_rope's default length is the positions' max + 1 (HF's dynamic)
     if spec.rope_type == "axial":
         # Pixtral (HF's PixtralVisionRotaryEmbedding): positions (row, col); the first half of
         # the pairs turns by the row, the second by the column: M-RoPE sections (0, d/4, d/4)
@@ -337,6 +339,9 @@ def test_apply_rope_with_a_config_matches_the_oracle(data, name, layout):
     else:
         pos = data.draw(hnp.arrays(np.float64, (seq,), elements=st.integers(0, 200000).map(float)), label="pos")
         ref_pos, extra = pos, {}
+    if "seq_len" in rkw and rkw["seq_len"] is None:
+        rkw["seq_len"] = int(pos.max()) + 1
+    rinv, raf = reference.rope_frequencies(cfg, **rkw)
     got = numeric.apply_rope(x, pos, config=cfg, layout=layout, **kw)
     ref = reference.apply_rope(x, ref_pos, inv_freq=rinv, attention_factor=raf, layout=layout, **extra)
     assert (abs_errors(got, ref) <= _bound(x, layout, spec.rotary_dim, float(raf))).all()

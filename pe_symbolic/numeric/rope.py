@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -109,6 +110,16 @@ def rope_cos_sin(
     (2, 128)
     """
     warn_config_layout(config, check_layout(layout))
+    blocks = _blocks_spec(config, inv_freq, layer_type)
+    if blocks is not None:
+        # ChatGLM-6B: block k of the head turned by position axis k, split halves in each block
+        t = _block_positions(as_positions(positions), blocks, layout, mrope_section, d)
+        sub = dataclasses.replace(blocks, position_blocks=1)
+        parts = [_rope_cos_sin(t[k], None, base=base, layout=layout, dtype=dtype, accurate=accurate, config=sub,
+                               inv_freq=None, layer_type=None, seq_len=seq_len, mrope_section=None,
+                               mrope_interleaved=False, attention_factor=attention_factor)
+                 for k in range(blocks.position_blocks)]
+        return np.concatenate([c for c, _ in parts], axis=-1), np.concatenate([s for _, s in parts], axis=-1)
     return _rope_cos_sin(positions, d, base=base, layout=layout, dtype=dtype, accurate=accurate, config=config,
                          inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len, mrope_section=mrope_section,
                          mrope_interleaved=mrope_interleaved, attention_factor=attention_factor)
@@ -170,6 +181,47 @@ def _config_and_length(config: Any, inv_freq: Any, layer_type: str | None, seq_l
     if t is None or t.size == 0:
         return spec, None
     return spec, max(1, math.floor(float(t.max())) + 1)
+
+
+def _blocks_spec(config: Any, inv_freq: Any, layer_type: str | None) -> RopeSpec | None:
+    """The config's :class:`RopeSpec` when it turns blocks of the head by separate position
+    axes (ChatGLM-6B's ``position_encoding_2d``), else ``None``."""
+    if config is None or inv_freq is not None:
+        return None
+    if isinstance(config, RopeSpec):
+        spec = config
+    elif isinstance(config, Mapping) and config.get("position_encoding_2d") is True:
+        spec = parse_rope_config(config, layer_type=layer_type)
+    else:
+        return None
+    return spec if spec.position_blocks != 1 else None
+
+
+def _block_positions(t: np.ndarray, spec: RopeSpec, layout: str, mrope_section: Any, d: int | None,
+                     name: str = "positions") -> np.ndarray:
+    """ChatGLM-6B's positions: a leading axis of ``spec.position_blocks`` (token position,
+    block position), checked, with the keywords that cannot apply refused."""
+    k = spec.position_blocks
+    if layout != "split":
+        raise ValueError(f"layout={layout!r}: ChatGLM-6B (position_encoding_2d) rotates each of its {k} blocks in "
+                         "split halves (rotate_half); pass layout='split'")
+    if mrope_section is not None:
+        raise ValueError("mrope_section= conflicts with ChatGLM-6B's 2-D positions (block k of the head turns by "
+                         "position axis k)")
+    if d is not None and d != k * spec.rotary_dim:
+        raise ValueError(f"d={d!r} conflicts with ChatGLM-6B's {k} blocks of {spec.rotary_dim} channels")
+    if name == "position_ids":
+        # THUDM's layout: position_ids of shape (batch, 2, seq) = (position_ids, block_position_ids)
+        if t.ndim != 3 or t.shape[1] != k:
+            raise ValueError(f"ChatGLM-6B's position_ids need THUDM's shape (batch, {k}, seq) (token positions, block "
+                             f"positions); got shape {tuple(t.shape)}")
+        return np.moveaxis(t, 1, 0)
+    if t.ndim < 2 or t.shape[0] != k:
+        raise ValueError(f"ChatGLM-6B's positions need a leading axis of {k} (token position, block position) in "
+                         f"front of the sequence axis, e.g. shape ({k}, seq) (THUDM's position_ids of shape (batch, "
+                         f"{k}, seq) is positions.swapaxes(0, 1), or pass it as position_ids=); got shape "
+                         f"{tuple(t.shape)}")
+    return t
 
 
 def _plan_positions(t: np.ndarray, plan: FrequencyPlan) -> np.ndarray:
@@ -313,6 +365,11 @@ def apply_rope(
         raise ValueError(
             f"the last axis of x has odd length d={d}; RoPE needs pairs (pass an even rotary_dim)"
         )
+    blocks = _blocks_spec(config, inv_freq, layer_type)
+    if blocks is not None:
+        return _apply_blocks(xs, outs, many, blocks, positions, position_ids, layout=layout, rotary_dim=rotary_dim,
+                             accurate=accurate, mrope_section=mrope_section, attention_factor=attention_factor,
+                             seq_len=seq_len)
     config, seq_len = _config_and_length(config, inv_freq, layer_type, seq_len,
                                          lambda: _length_positions(positions, position_ids))
     plan = frequency_plan(d=None if given else d, base=base, rotary_dim=rotary_dim, config=config,
@@ -345,6 +402,39 @@ def apply_rope(
             _rope_split(xv, src, tshape, ov, rd)
         if low:
             final[...] = ov0.astype(final.dtype)  # float32 -> float16/bfloat16: one rounding
+    return tuple(outs) if many else outs[0]
+
+
+def _apply_blocks(xs: list[np.ndarray], outs: list[np.ndarray], many: bool, spec: RopeSpec, positions: Any,
+                  position_ids: Any, *, layout: str, rotary_dim: int | None, accurate: bool, mrope_section: Any,
+                  attention_factor: float | None, seq_len: int | None) -> Any:
+    """ChatGLM-6B (``position_encoding_2d``): block ``k`` of each head (``spec.rotary_dim``
+    channels) rotated by position axis ``k`` in split halves, as THUDM's ``modeling_chatglm.py``
+    turns ``q1`` with ``position_ids`` and ``q2`` with ``block_position_ids``."""
+    k, rd = spec.position_blocks, spec.rotary_dim
+    if (positions is None) == (position_ids is None):
+        raise ValueError("pass exactly one of positions (leading axis 2: position, block position) and "
+                         "position_ids (HF's layout, leading axis 2 in front of (batch, seq))")
+    name = "positions" if positions is not None else "position_ids"
+    t = _block_positions(as_positions(positions if positions is not None else position_ids, name=name), spec,
+                         layout, mrope_section, None, name)
+    if rotary_dim is not None and rotary_dim != k * rd:
+        raise ValueError(f"rotary_dim={rotary_dim!r} conflicts with ChatGLM-6B's {k} blocks of {rd} channels")
+    d = xs[0].shape[-1]
+    if k * rd > d:
+        raise ValueError(f"config= rotates {k} blocks of {rd} channels, which must be <= d={d} (the last axis of x)")
+    sub = dataclasses.replace(spec, position_blocks=1)
+    for xv, ov in zip(xs, outs):
+        rotated = []
+        for b in range(k):
+            part = np.ascontiguousarray(xv[..., b * rd:(b + 1) * rd])
+            kw: dict[str, Any] = {"positions": t[b]} if positions is not None else {"position_ids": t[b]}
+            rotated.append(apply_rope(part, config=sub, accurate=accurate, attention_factor=attention_factor,
+                                      seq_len=seq_len, **kw))
+        if k * rd < d and ov is not xv:
+            ov[..., k * rd:] = xv[..., k * rd:]
+        for b, r in enumerate(rotated):
+            ov[..., b * rd:(b + 1) * rd] = r
     return tuple(outs) if many else outs[0]
 
 
