@@ -288,6 +288,117 @@ def bench_torch(quick: bool) -> None:
         print("no CUDA here (torch.cuda.is_available() is False): GPU rows not measured")
 
 
+#: Decoding: one position per sequence, (batch, heads, 1, head_dim) queries and
+#: (batch, kv_heads, 1, head_dim) keys, every layer of llama-3.1-8b (32 layers, 32 / 8 heads).
+DECODE_BATCHES = (1, 8)
+DECODE_LAYERS = 32
+
+
+def _decode_rows(torch, PT, cfg, B: int, dt, repeat: int) -> None:
+    """One decode step's RoPE for ``B`` sequences, as a model calls it, against Hugging
+    Face's eager path in the same run (rows measured round robin, median of ``repeat``
+    rounds; a per-layer row's sample is 20 calls, a per-token row's one call).
+
+    HF: ``LlamaRotaryEmbedding.forward`` once per token, ``apply_rotary_pos_emb(q, k, cos,
+    sin)`` in every layer. pe_symbolic: the tables once per token and ``apply_rope((q, k),
+    cos_sin=...)`` in every layer; or ``apply_rope((q, k), position_ids, config=cfg)`` in
+    every layer (the tables of the step's positions computed by the first layer, looked up
+    by the others). Each token takes the next position (new tables every step); the batch's
+    rows sit at different positions (a left-padded batch)."""
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    heads, kv, d = cfg["num_attention_heads"], 8, 128
+    hf_rope = LlamaRotaryEmbedding(LlamaConfig(**cfg))
+    q = torch.randn(B, heads, 1, d).to(dt)
+    k = torch.randn(B, kv, 1, d).to(dt)
+    steps = [torch.arange(B)[:, None] + 4000 + s for s in range(64)]  # (B, 1) position_ids
+    turn = iter(range(10**9))
+
+    def ids():
+        return steps[next(turn) % len(steps)]
+
+    tdt = torch.float32 if dt != torch.float64 else dt  # pe_symbolic: float32 tables for 16-bit x
+    module = getattr(PT, "RotaryEmbedding", None)
+    pe_rope = module(cfg, dtype=tdt) if module is not None else None
+
+    def pe_tables(i):
+        return pe_rope(i) if pe_rope is not None else PT.rope_cos_sin(i, config=cfg, dtype=tdt)
+
+    hc, hs = hf_rope(q, steps[0])
+    pc, ps = pe_tables(steps[0])
+
+    def hf_token():
+        c, s = hf_rope(q, ids())
+        for _ in range(DECODE_LAYERS):
+            apply_rotary_pos_emb(q, k, c, s)
+
+    def pe_token():
+        cs = pe_tables(ids())
+        for _ in range(DECODE_LAYERS):
+            PT.apply_rope((q, k), cos_sin=cs)
+
+    def pe_token_config():
+        i = ids()
+        for _ in range(DECODE_LAYERS):
+            PT.apply_rope((q, k), i, config=cfg)
+
+    rows = {  # name: (function, calls per sample)
+        "HF tables (rotary_emb)": (lambda: hf_rope(q, ids()), 20),
+        "HF apply_rotary_pos_emb (q, k)": (lambda: apply_rotary_pos_emb(q, k, hc, hs), 20),
+        "HF per token": (hf_token, 1),
+        ("pe_symbolic tables (RotaryEmbedding)" if pe_rope is not None else "pe_symbolic tables (rope_cos_sin)"):
+            (lambda: pe_tables(ids()), 20),
+        "pe_symbolic apply_rope((q, k), cos_sin=)": (lambda: PT.apply_rope((q, k), cos_sin=(pc, ps)), 20),
+        "pe_symbolic apply_rope((q, k), ids, config=)": (lambda: PT.apply_rope((q, k), ids(), config=cfg), 20),
+        "pe_symbolic per token, tables given": (pe_token, 1),
+        "pe_symbolic per token, config= every call": (pe_token_config, 1),
+    }
+    for _ in range(2):
+        for f, n in rows.values():
+            for _ in range(n):
+                f()
+    times: dict = {k: [] for k in rows}
+    for _ in range(repeat):
+        for name, (f, n) in rows.items():
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
+            times[name].append((time.perf_counter() - t0) / n)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    hf = med["HF per token"]
+    print(f"\ncpu {str(dt).removeprefix('torch.')} decode step, q ({B}, {heads}, 1, {d}), k ({B}, {kv}, 1, {d}), "
+          f"{DECODE_LAYERS} layers (median of {repeat} rounds, rows round robin)")
+    print(f"{'row':<48} {'median':>10} {'/ HF per token':>15}")
+    for name, v in med.items():
+        ratio = f"{v / hf:>14.2f}x" if "per token" in name else f"{'':>15}"
+        print(f"{name:<48} {_us(v):>10} {ratio}")
+
+
+def bench_decode(quick: bool) -> None:
+    """Decoding at Hugging Face's cost: one thread, eager CPU, llama-3.1-8b (issue 35)."""
+    print("\n## pe_symbolic.torch: a decode step against Hugging Face's eager rotary embedding")
+    try:
+        import torch
+        import transformers  # noqa: F401
+    except ImportError:
+        print("torch and transformers needed: section skipped (pip install 'pe_symbolic[torch]' transformers)")
+        return
+    import pe_symbolic.torch as PT
+    from pe_symbolic.numeric import model_config
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = model_config("llama-3.1-8b")
+        print(f"torch {torch.__version__}, transformers {transformers.__version__}, 1 thread, eager")
+        for B in DECODE_BATCHES:
+            for dt in ((torch.float32,) if quick else (torch.float32, torch.bfloat16)):
+                _decode_rows(torch, PT, cfg, B, dt, 5 if quick else 25)
+    finally:
+        torch.set_num_threads(threads)
+
+
 def bench_jax(quick: bool) -> None:
     print("\n## pe_symbolic.jax: RoPE against Hugging Face's formula (jnp) and a copy")
     try:
