@@ -52,7 +52,7 @@ def test_matches_the_numpy_core(dtype, layout):
 def test_jitted_tables_are_reused_only_for_the_same_positions(monkeypatch):
     """Under jit (x64 off) the host computes the tables once for ids it saw last (every layer
     of a model passes the same ids) and again for any other ids: never stale."""
-    from pe_symbolic.numeric import rope
+    from pe_symbolic.numeric import _numpy_backend as rope
 
     calls = []
     real = rope._rope_cos_sin
