@@ -69,26 +69,27 @@ __all__ = ["RotaryEmbedding", "apply_rope", "clear_cache", "rope_cos_sin", "sinu
 _FLOATS = ("float64", "float32", "float16", "bfloat16")
 
 
-def _torch():
-    if _MODULE:
-        return _MODULE[0]
-    try:
-        import torch
-    except ImportError:
-        raise ImportError("pe_symbolic.torch needs torch, which is not installed: "
-                          "pip install 'pe_symbolic[torch]' (or pip install torch)") from None
-    _MODULE[:] = [torch, torch.Tensor, torch.compiler.is_compiling]
-    return torch
-
-
-#: ``[torch, torch.Tensor, torch.compiler.is_compiling]`` once imported (looked up on every call).
+#: ``[torch, torch.Tensor, torch.compiler.is_compiling]`` (looked up on every call), or
+#: empty where torch is not installed. Filled here, at import, never later: a first call
+#: inside ``torch.compile`` must not change module state (Dynamo replays what it traced).
 _MODULE: list[Any] = []
+try:
+    import torch as _torch_module
+except ImportError:  # (the functions say so when called)
+    pass
+else:
+    _MODULE[:] = [_torch_module, _torch_module.Tensor, _torch_module.compiler.is_compiling]
+
+
+def _torch():
+    if not _MODULE:
+        raise ImportError("pe_symbolic.torch needs torch, which is not installed: "
+                          "pip install 'pe_symbolic[torch]' (or pip install torch)")
+    return _MODULE[0]
 
 
 def _compiling() -> bool:
-    if not _MODULE:
-        _torch()
-    return bool(_MODULE[2]())
+    return bool(_torch() and _MODULE[2]())
 
 
 # ----------------------------------------------------------------------------------------
@@ -428,9 +429,7 @@ def _pool(n: int):
 
 def _tensor_type():
     """``torch.Tensor``."""
-    if not _MODULE:
-        _torch()
-    return _MODULE[1]
+    return _torch().Tensor
 
 
 #: (rotary dim, layout, dtype) -> the signs [-1, 1] of the rotated sines (CPU tensors, read only).
@@ -983,8 +982,12 @@ class RotaryEmbedding:
 
     def __repr__(self) -> str:
         kw = "".join(f", {k}={v!r}" for k, v in self.keywords.items())
-        what = f"model_type={self.config.get('model_type')!r}" if isinstance(self.config, Mapping) else \
-            f"config={self.config!r}"
+        cfg = self.config
+        if isinstance(cfg, Mapping):  # (a config.json can hold a hundred keys: named, not printed)
+            mt = cfg.get("model_type")
+            what = f"config=<{len(cfg)} keys{f', model_type {mt!r}' if mt else ''}>"
+        else:
+            what = f"config={cfg!r}"
         return f"RotaryEmbedding({what}{kw})"
 
 
