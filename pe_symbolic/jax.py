@@ -182,11 +182,7 @@ def _tables(t, plan: F.TablePlan, dtype, kw: dict[str, Any]):
 
 
 class _Jax(F.Backend):
-    module = "pe_symbolic.jax"
-    array_name = "jax.Array"
-    noun = "array"
-    tracer = "jax.jit"
-    options = {"rope_cos_sin": ("device",), "sinusoidal_table": ("device",)}
+    """What :mod:`pe_symbolic.numeric._frontend` needs from JAX."""
 
     def is_array(self, v: Any) -> bool:
         jax, _ = _jax()
@@ -298,7 +294,7 @@ class _Jax(F.Backend):
         return _formula(name)
 
 
-_B = _Jax()
+_B = _Jax("pe_symbolic.jax", "jax.Array", "array", "jax.jit")
 
 
 # ----------------------------------------------------------------------------------------

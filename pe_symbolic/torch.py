@@ -497,11 +497,7 @@ def _rotate_full(x, c, s, layout: str, rd: int):
 
 
 class _Torch(F.Backend):
-    module = "pe_symbolic.torch"
-    array_name = "torch.Tensor"
-    noun = "tensor"
-    tracer = "torch.compile"
-    options = {"rope_cos_sin": ("device",), "sinusoidal_table": ("device",)}
+    """What :mod:`pe_symbolic.numeric._frontend` needs from torch."""
 
     def is_array(self, v: Any) -> bool:
         return isinstance(v, _torch().Tensor)
@@ -699,7 +695,7 @@ class _Torch(F.Backend):
         return _formula(name)
 
 
-_B = _Torch()
+_B = _Torch("pe_symbolic.torch", "torch.Tensor", "tensor", "torch.compile")
 
 
 def _blocks(lead: tuple[int, ...], rows: int):

@@ -227,19 +227,17 @@ class Backend:
     lives in this module.
     """
 
-    #: The public module (``"pe_symbolic.torch"``).
-    module: str = ""
-    #: The array type as a user writes it (``"torch.Tensor"``), and what to call one.
-    array_name: str = ""
-    noun: str = "array"
-    #: The tracer whose run-time values are unknown at trace time (``"torch.compile"``).
-    tracer: str = ""
-    #: What ``apply_rope``'s second positional argument is.
+    #: What ``apply_rope``'s second positional argument is (the NumPy core's: ``positions``).
     second: str = "position_ids"
-    #: The keywords of this backend only, per function (others' are refused by name).
-    options: Mapping[str, tuple[str, ...]] = {}
+    #: The keywords of this backend only, per function (others' are refused by name): the
+    #: frameworks place tables (``device=``); the NumPy core has its own.
+    options: Mapping[str, tuple[str, ...]] = {"rope_cos_sin": ("device",), "sinusoidal_table": ("device",)}
 
-    def __init__(self) -> None:
+    def __init__(self, module: str, array_name: str, noun: str = "array", tracer: str = "") -> None:
+        #: The public module (``"pe_symbolic.torch"``), the array type as a user writes it
+        #: (``"torch.Tensor"``), what to call one, and the tracer whose run-time values are
+        #: unknown at trace time (``"torch.compile"``): for messages.
+        self.module, self.array_name, self.noun, self.tracer = module, array_name, noun, tracer
         #: The fast path's kept outcomes: key -> :class:`Resolved` (see the module docstring).
         self.fast: dict[Any, Resolved] = {}
 

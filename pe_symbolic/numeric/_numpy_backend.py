@@ -107,14 +107,21 @@ def _write_pairs(src: K.PhasorSource, out2d: np.ndarray, layout: str) -> None:
                 dest[s:e] = buf[: e - s]
         return
     first, second = _slot_views(out2d, layout)
+    for s, e, z in _phasor_rows(src, n):
+        first[s:e] = z.real
+        second[s:e] = z.imag
+
+
+def _phasor_rows(src: Any, n: int):
+    """The phasors of rows ``0 .. n`` of ``src`` in blocks ``(start, stop, complex128 block)``
+    (one buffer of the source's block size, filled in turn)."""
     rows = src.block_rows()
-    buf = np.empty((min(rows, n), src.h), np.complex128)
+    buf = np.empty((min(rows, max(n, 1)), src.h), np.complex128)
     for s in range(0, n, rows):
         e = min(n, s + rows)
-        b = buf[: e - s]
-        src.fill(s, e, b)
-        first[s:e] = b.real
-        second[s:e] = b.imag
+        z = buf[: e - s]
+        src.fill(s, e, z)
+        yield s, e, z
 
 
 def _sinusoidal_into(t: np.ndarray, d: int, b: float, layout: str, order: str, schedule: str, dt: np.dtype,
@@ -144,18 +151,13 @@ def _cos_sin_tables(t: np.ndarray, plan: FrequencyPlan, dt: np.dtype, layout: st
     pshape = t.shape[1:] if plan.n_axes > 1 else t.shape
     src = phasor_source(plan, t, accurate)
     rd = plan.rotary_dim
-    n, h = math.prod(pshape), rd // 2
+    n = math.prod(pshape)
     low = dt.itemsize < 4  # float16 / bfloat16: the float64 tables, rounded once
     cos = np.empty((n, rd), np.float64 if low else dt)
     sin = np.empty((n, rd), np.float64 if low else dt)
     c1, c2 = _slot_views(cos, layout)
     s1, s2 = _slot_views(sin, layout)
-    rows = src.block_rows()
-    buf = np.empty((min(rows, max(n, 1)), h), np.complex128)
-    for s in range(0, n, rows):
-        e = min(n, s + rows)
-        z = buf[: e - s]
-        src.fill(s, e, z)
+    for s, e, z in _phasor_rows(src, n):
         c1[s:e] = z.real
         c2[s:e] = z.real
         s1[s:e] = z.imag
@@ -278,9 +280,6 @@ def _outs(out: Any, xs: list[np.ndarray], many: bool) -> list[np.ndarray]:
 
 
 class _Numpy(F.Backend):
-    module = "pe_symbolic.numeric"
-    array_name = "numpy.ndarray"
-    noun = "array"
     second = "positions"
     options: Mapping[str, tuple[str, ...]] = {"apply_rope": ("accurate", "out", "check_finite"),
                                               "rope_cos_sin": ("accurate",),
@@ -384,4 +383,4 @@ class _Numpy(F.Backend):
 
 
 #: The NumPy core's backend (the public functions of :mod:`pe_symbolic.numeric` are bound to it).
-NUMPY = _Numpy()
+NUMPY = _Numpy("pe_symbolic.numeric", "numpy.ndarray")
