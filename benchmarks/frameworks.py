@@ -48,23 +48,24 @@ import time
 import numpy as np
 
 
-def _medians(fns: dict, repeat: int, sync=lambda r: r, calls: int = 1) -> dict:
+def _medians(fns: dict, repeat: int, sync=lambda r: r, calls: int = 1, clock=time.perf_counter) -> dict:
     """Median seconds of each function, measured round robin (one sample of each in turn,
     ``repeat`` rounds, after two warm-up rounds): on a shared machine the load then falls
     on every row alike, and the ratios of one run compare like with like. A sample is
     ``calls`` calls, the last one waited for (``sync``), divided by ``calls`` (on an
-    accelerator: back-to-back launches, as a model makes them)."""
+    accelerator: back-to-back launches, as a model makes them), timed by ``clock``
+    (wall-clock by default; ``time.process_time``: the CPU time of every thread)."""
     for _ in range(2):
         for fn in fns.values():
             sync(fn())
     times: dict = {k: [] for k in fns}
     for _ in range(repeat):
         for k, fn in fns.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(calls - 1):
                 fn()
             sync(fn())
-            times[k].append((time.perf_counter() - t0) / calls)
+            times[k].append((clock() - t0) / calls)
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -248,8 +249,10 @@ def _eager_shapes(torch, shapes, repeat: int) -> None:
     import pe_symbolic.torch as PT
 
     print(f"\ncpu eager, by shape (torch {torch.__version__}, {torch.get_num_threads()} threads; "
-          f"median of {repeat} rounds, HF and pe_symbolic in turn)")
-    print(f"{'x shape':<20} {'dtype':<9} {'HF':>10} {'pe_symbolic':>12} {'/ HF':>6}")
+          f"median of {repeat} rounds, HF and pe_symbolic in turn; wall-clock, and the process's CPU "
+          "time, all threads)")
+    print(f"{'x shape':<20} {'dtype':<9} {'HF':>10} {'pe_symbolic':>12} {'/ HF':>6} {'HF CPU':>10} {'pe CPU':>10} "
+          f"{'/ HF':>6}")
     for shape in shapes:
         B, H, S, D = shape
         ids = torch.arange(S)[None].expand(B, S).contiguous() + 7
@@ -259,10 +262,11 @@ def _eager_shapes(torch, shapes, repeat: int) -> None:
             hc, hs = _hf_tables(torch, inv, ids, dt)
             pc, ps = PT.rope_cos_sin(ids, D, base=500000.0)
             calls = 20 if x.numel() * x.element_size() < 2**20 else 1
-            t = _medians({"HF": lambda: _hf_apply(torch, x, hc, hs),
-                          "pe": lambda: PT.apply_rope(x, cos_sin=(pc, ps))}, repeat, calls=calls)
+            fns = {"HF": lambda: _hf_apply(torch, x, hc, hs), "pe": lambda: PT.apply_rope(x, cos_sin=(pc, ps))}
+            t = _medians(fns, repeat, calls=calls)
+            c = _medians(fns, repeat, calls=calls, clock=time.process_time)
             print(f"{str(shape):<20} {str(dt).removeprefix('torch.'):<9} {_us(t['HF']):>10} {_us(t['pe']):>12} "
-                  f"{t['pe'] / t['HF']:>5.2f}x")
+                  f"{t['pe'] / t['HF']:>5.2f}x {_us(c['HF']):>10} {_us(c['pe']):>10} {c['pe'] / c['HF']:>5.2f}x")
 
 
 def _us(seconds: float) -> str:

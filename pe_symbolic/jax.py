@@ -36,7 +36,6 @@ JAX is optional: ``pip install 'pe_symbolic[jax]'``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np

@@ -29,10 +29,17 @@ one ulp always.)
 2**22 elements in blocks of 2**16 elements shared among ``torch.get_num_threads()`` worker
 threads: the same operations on the same values as the whole-tensor formula (the same
 bits), with cache-sized float32 temporaries instead of x-sized ones (fresh pages from the
-kernel at that size). A smaller ``x`` (decoding, a short prompt) is rotated by the
-whole-tensor operations, whose temporaries the heap usually reuses. With ``requires_grad``, under
-``torch.compile`` and on other devices it is one graph of whole-tensor operations (which
-``torch.compile`` fuses into one pass over ``x``).
+kernel at that size). A smaller ``x`` (decoding, a short prompt) is rotated at full width,
+``x * [c, c] + roll(x) * [-s, s]`` (the two products of each slot and their sum: the bits of
+the lowered pair formula, in four operations instead of seven), whose temporaries the heap
+usually reuses. With ``requires_grad``, under ``torch.compile`` and on other devices it is one
+graph of whole-tensor operations (which ``torch.compile`` fuses into one pass over ``x``).
+
+A call that repeats an earlier call's shapes, dtypes, devices, keywords and config -- every
+layer of a decoding step -- skips the argument checks that call passed (the fast path of the
+shared front end, :mod:`pe_symbolic.numeric._frontend`); anything changed is checked in full,
+with the same messages. :class:`RotaryEmbedding` is Hugging Face's ``rotary_emb`` /
+``apply_rotary_pos_emb`` pair as one object built from a config.
 
 The tables computed from CPU ``position_ids`` (float64 cosines and sines of ``positions x d/2``
 entries) are kept in a small cache (the last eight, at most 256 MiB: positions,
@@ -55,7 +62,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .numeric import _frontend as F
@@ -519,6 +526,8 @@ class _Torch(F.Backend):
                          if type(e) is T else self.key_part(e) for e in v])
         if t is dict:  # a config: by identity (compared by value on a hit)
             return (Mapping, id(v))
+        if t is str or t is float or t is int or t is bool or v is None:
+            return (t, v)
         return F.key_part(self, v)
 
     def route(self, xs: list[Any], rd: int) -> Any:
@@ -696,6 +705,8 @@ class _Torch(F.Backend):
 
 
 _B = _Torch("pe_symbolic.torch", "torch.Tensor", "tensor", "torch.compile")
+if _MODULE:
+    _B.values = (_MODULE[0].dtype, _MODULE[0].device)
 
 
 def _blocks(lead: tuple[int, ...], rows: int):

@@ -654,3 +654,19 @@ def test_compiled_once_for_every_sequence_length():
         x, ids = _x((2, 4, seq, 128), seed=seq), _ids(2, seq, start=seq * 100)
         torch.testing.assert_close(f(x, ids), PT.apply_rope(x, ids, config=LLAMA), rtol=2.0**-22, atol=2.0**-22)
         assert counters["stats"]["unique_graphs"] == 1 + decoded  # (prompts: one graph; the decoding step: one)
+
+
+def test_the_fast_path_keys_only_what_cannot_change_unseen():
+    """Arguments are keyed by metadata (exact tensors) or by value with their type (numbers,
+    strings, dtypes); a tensor subclass or a number of another type is checked in full."""
+    PT.clear_cache()
+    x, ids = _x((1, 2, 3, 16)), _ids(1, 3)
+    w = torch.nn.Parameter(x.clone())
+    for _ in range(3):
+        PT.apply_rope(w, ids, base=100.0)
+    assert not PT._B.fast  # (a Parameter: no fast path)
+    PT.apply_rope(x, ids, rotary_dim=8)
+    PT.apply_rope(x, ids, rotary_dim=8)
+    assert len(PT._B.fast) == 1
+    cold = _error(PT.apply_rope, x, ids, rotary_dim=8.0)  # 8.0 == 8, but not an int to the checks
+    assert "rotary_dim=8.0" in cold[1]

@@ -2,33 +2,36 @@
 ``sinusoidal_table`` for NumPy (:mod:`pe_symbolic.numeric`), torch (:mod:`pe_symbolic.torch`)
 and JAX (:mod:`pe_symbolic.jax`), written once.
 
-Every signature, argument check, shape rule and message of the three functions is here
-(:func:`apply_rope`, :func:`rope_cos_sin`, :func:`sinusoidal_table`); :func:`public` makes a
-backend's public function of each (its name, module, docstring and signature). A backend
-(:class:`Backend`) supplies only what is its own: what an array and its dtypes are, positions
-in its form, the frequency plan, the tables and the rotation (and a few array operations for
-the shared :func:`rotate`).
+Every signature, argument check, shape rule and message of the three functions is in this
+module (its functions ``apply_rope``, ``rope_cos_sin`` and ``sinusoidal_table``, whose first
+argument is the backend); ``public`` makes a backend's public function of each (its name,
+module, docstring and signature). A backend (a ``Backend``) supplies only what is its own:
+what an array and its dtypes are, positions in its form, the frequency plan, the tables and
+the rotation (and a few array operations for the shared pair formula, ``rotate``). The NumPy
+core's backend is in ``pe_symbolic.numeric._numpy_backend``.
 
 **One set of rules.** ``x`` is an array or a tuple of them with one head dim. Positions come
 as exactly one of ``position_ids`` (Hugging Face's ``(batch, seq)``, the heads axis inserted;
 ``(seq,)`` is positions of shape ``(seq,)``; M-RoPE / axial: a leading axis of 3 / 2),
 ``positions`` (broadcasting against ``x.shape[:-1]`` without enlarging it) or ``cos_sin``
 (tables from ``rope_cos_sin``). The second positional argument of ``apply_rope`` is NumPy's
-``positions`` and the frameworks' ``position_ids`` (:attr:`Backend.second`); the keyword of
-the other is there too.
+``positions`` and the frameworks' ``position_ids``; the keyword of the other is there too. A
+keyword of another backend (NumPy's ``accurate``, ``out``, ``check_finite``; the frameworks'
+``device``) is refused by name.
 
 **The fast path** (eager calls: a decoding step runs ``apply_rope`` once per layer and token).
 The checks are functions of the arguments' types, shapes, dtypes and devices, the keywords and
-the config. A call whose key (:func:`_call_key`: the arguments given, arrays by that metadata,
-a config by identity, anything else by value) is the key of an earlier call that passed every
-check reuses that call's outcome (a :class:`Resolved`: layout, plan, where the heads axis
-goes) instead of checking again; a config is also compared by value with a copy taken then,
-so a config changed in place is planned again. Any other call -- a changed shape, dtype,
-device, keyword or config -- misses and gets every check, with its message (only successes
-are kept). Values are not part of it: positions are read on every call (NumPy's checked:
-finite, ``|t| < 2**53``), the tables follow the positions' values, and plans that depend on
-the length (``dynamic``, ``longrope``) are planned every call; ``inv_freq=``, ``out=`` and
-``check_finite=`` always take the full path.
+the config. A call whose key (the arguments given: arrays by that metadata, a config by
+identity, anything else by value) is the key of an earlier call that passed every check
+reuses that call's outcome (layout, plan, where the heads axis goes, the route of the
+rotation) instead of checking again; a config is also compared by value with a copy taken
+then, so a config changed in place is planned again. Any other call -- a changed shape,
+dtype, device, keyword or config -- misses and gets every check, with its message (only
+successes are kept). Values are not part of it: positions are read on every call (NumPy's
+checked: finite, ``|t| < 2**53``), the tables follow the positions' values, and plans that
+depend on the length (``dynamic``, ``longrope``) are planned every call; ``inv_freq=``,
+``out=`` and ``check_finite=`` always take the full path. Under ``torch.compile`` and
+``jax.jit`` tracing there is no fast path (the trace runs once).
 """
 
 from __future__ import annotations
@@ -78,13 +81,15 @@ class TablePlan:
 
 
 def _hashable(v: Any) -> Any:
+    """``v`` as a key of :data:`_PLANS`: by value, with the type of every value (``8`` and
+    ``8.0`` are equal keys to a dict, but not to the checks, which refuse ``rotary_dim=8.0``)."""
     if isinstance(v, Mapping):
         return ("__map__", tuple(sorted((str(k), _hashable(x)) for k, x in v.items())))
     if isinstance(v, (list, tuple)):
-        return ("__seq__", tuple(_hashable(x) for x in v))
+        return ("__seq__", type(v), tuple(_hashable(x) for x in v))
     if isinstance(v, np.ndarray):
         return ("__arr__", v.dtype.str, v.shape, v.tobytes())
-    return v
+    return (type(v), v)
 
 
 def needs_length(config: Any, inv_freq: Any, layer_type: str | None, seq_len: Any) -> bool:
@@ -229,6 +234,8 @@ class Backend:
 
     #: What ``apply_rope``'s second positional argument is (the NumPy core's: ``positions``).
     second: str = "position_ids"
+    #: The backend's immutable values a fast-path key may hold as they are (its dtypes, devices).
+    values: tuple[type, ...] = ()
     #: The keywords of this backend only, per function (others' are refused by name): the
     #: frameworks place tables (``device=``); the NumPy core has its own.
     options: Mapping[str, tuple[str, ...]] = {"rope_cos_sin": ("device",), "sinusoidal_table": ("device",)}
@@ -535,10 +542,17 @@ def _keep(B: Backend, key: Any, r: Resolved) -> None:
     B.fast[key] = r
 
 
+#: Values a fast-path key holds as they are (with their type: ``64`` and ``64.0`` differ to the
+#: checks): immutable, compared by value.
+_VALUES = (str, int, float, bool, type(None), type, np.dtype)
+
+
 def key_part(B: Backend, v: Any) -> Any:
     """``v`` as part of a fast-path key: an array by its metadata (:meth:`Backend.meta`), a
     tuple or list by its items, a mapping (a config) by identity (compared by value on a
-    hit), anything else as it is (a string, a number, a dtype; unhashable: no fast path)."""
+    hit), an immutable value (:data:`_VALUES`, the backend's :attr:`Backend.values`, a frozen
+    ``RopeSpec``) with its type. Anything else -- an array of another type or a subclass, an
+    object that could change between calls -- raises ``TypeError``: no fast path."""
     m = B.meta(v)
     if m is not None:
         return m
@@ -547,7 +561,15 @@ def key_part(B: Backend, v: Any) -> Any:
         return (t, *[B.key_part(e) for e in v])
     if isinstance(v, Mapping):
         return (Mapping, id(v))
-    return v
+    if isinstance(v, _VALUES) or isinstance(v, B.values) or _is_spec(v):
+        return (t, v)
+    raise TypeError(f"no fast path for a {t.__name__}")
+
+
+def _is_spec(v: Any) -> bool:
+    from .config import RopeSpec
+
+    return type(v) is RopeSpec
 
 
 def _call_key(B: Backend, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

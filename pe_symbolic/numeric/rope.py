@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np  # noqa: F401  (doctests)
 
 from . import _frontend as F
-from ._numpy_backend import NUMPY, _config_and_length, _PhasorBlocks, _rope_cos_sin  # noqa: F401  (re-exported)
+from ._numpy_backend import NUMPY, _PhasorBlocks  # noqa: F401  (_PhasorBlocks: tests/rope_reference_kernels.py)
 from .config import model_config  # noqa: F401  (doctests)
 
 __all__ = ["apply_rope", "rope_cos_sin"]

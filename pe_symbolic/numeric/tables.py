@@ -14,7 +14,7 @@ from . import _kernels as K
 from ._checks import as_positions, check_numeric_d
 from .._validate import check_layout, check_order, check_schedule
 from ._core import _check_numeric_base, _omega_dd, _omega_exact
-from ._numpy_backend import NUMPY, _slot_views  # noqa: F401  (_slot_views: re-exported)
+from ._numpy_backend import NUMPY
 
 __all__ = ["sinusoidal_table", "translation_matrix"]
 
