@@ -54,7 +54,7 @@ def _medians(fns: dict, repeat: int, sync=lambda r: r, calls: int = 1, clock=tim
     on every row alike, and the ratios of one run compare like with like. A sample is
     ``calls`` calls, the last one waited for (``sync``), divided by ``calls`` (on an
     accelerator: back-to-back launches, as a model makes them), timed by ``clock``
-    (wall-clock by default; ``time.process_time``: the CPU time of every thread)."""
+    (wall-clock by default; ``time.thread_time``: the CPU time of the measuring thread)."""
     for _ in range(2):
         for fn in fns.values():
             sync(fn())
@@ -248,10 +248,10 @@ def _eager_shapes(torch, shapes, repeat: int) -> None:
     (20 for x under 1 MiB, else one), the two rows taken in turn, ``repeat`` rounds."""
     import pe_symbolic.torch as PT
 
-    print(f"\ncpu eager, by shape (torch {torch.__version__}, {torch.get_num_threads()} threads; "
-          f"median of {repeat} rounds, HF and pe_symbolic in turn; wall-clock, and the process's CPU "
-          "time, all threads)")
-    print(f"{'x shape':<20} {'dtype':<9} {'HF':>10} {'pe_symbolic':>12} {'/ HF':>6} {'HF CPU':>10} {'pe CPU':>10} "
+    print(f"\ncpu eager, by shape (torch {torch.__version__}; median of {repeat} rounds, HF and pe_symbolic in "
+          f"turn; wall-clock with {torch.get_num_threads()} threads, and the CPU time of one thread doing the "
+          "work alone: torch.set_num_threads(1), time.thread_time)")
+    print(f"{'x shape':<20} {'dtype':<9} {'HF':>10} {'pe_symbolic':>12} {'/ HF':>6} {'HF 1 CPU':>10} {'pe 1 CPU':>10} "
           f"{'/ HF':>6}")
     for shape in shapes:
         B, H, S, D = shape
@@ -264,7 +264,12 @@ def _eager_shapes(torch, shapes, repeat: int) -> None:
             calls = 20 if x.numel() * x.element_size() < 2**20 else 1
             fns = {"HF": lambda: _hf_apply(torch, x, hc, hs), "pe": lambda: PT.apply_rope(x, cos_sin=(pc, ps))}
             t = _medians(fns, repeat, calls=calls)
-            c = _medians(fns, repeat, calls=calls, clock=time.process_time)
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)  # (the CPU time of the threads of a parallel region is not this thread's)
+            try:
+                c = _medians(fns, repeat, calls=calls, clock=time.thread_time)
+            finally:
+                torch.set_num_threads(threads)
             print(f"{str(shape):<20} {str(dt).removeprefix('torch.'):<9} {_us(t['HF']):>10} {_us(t['pe']):>12} "
                   f"{t['pe'] / t['HF']:>5.2f}x {_us(c['HF']):>10} {_us(c['pe']):>10} {c['pe'] / c['HF']:>5.2f}x")
 

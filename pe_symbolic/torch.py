@@ -29,11 +29,13 @@ one ulp always.)
 2**22 elements in blocks of 2**16 elements shared among ``torch.get_num_threads()`` worker
 threads: the same operations on the same values as the whole-tensor formula (the same
 bits), with cache-sized float32 temporaries instead of x-sized ones (fresh pages from the
-kernel at that size). A smaller ``x`` (decoding, a short prompt) is rotated at full width,
-``x * [c, c] + roll(x) * [-s, s]`` (the two products of each slot and their sum: the bits of
-the lowered pair formula, in four operations instead of seven), whose temporaries the heap
-usually reuses. With ``requires_grad``, under ``torch.compile`` and on other devices it is one
-graph of whole-tensor operations (which ``torch.compile`` fuses into one pass over ``x``).
+kernel at that size). A smaller ``x`` is rotated by whole-tensor operations, whose
+temporaries the heap usually reuses: up to 2**18 elements (a decoding step, a short prompt)
+at full width, ``x * [c, c] + roll(x) * [-s, s]`` (the two products of each slot and their
+sum: the bits of the lowered pair formula, in four operations instead of seven), above that
+by the lowered pair formula on the halves. With ``requires_grad``, under ``torch.compile``
+and on other devices it is one graph of whole-tensor operations (which ``torch.compile``
+fuses into one pass over ``x``).
 
 A call that repeats an earlier call's shapes, dtypes, devices, keywords and config -- every
 layer of a decoding step -- skips the argument checks that call passed (the fast path of the
@@ -402,6 +404,15 @@ def clear_cache() -> None:
 #: from the kernel.)
 _WHOLE = 2**22
 
+#: The eager CPU rotation of an ``x`` of at most this many elements is the full-width one
+#: (:func:`_rotate_full`: four operations, against the seven of :func:`F.rotate`), which pays
+#: where a call's operations cost more than its bytes. (Measured on the loaded 2-core EPYC,
+#: one thread, CPU time of the thread, medians, full-width against half-width: 0.69-0.82x up
+#: to (8, 32, 4, 128) and (1, 32, 16, 128), 0.81-0.92x at 2**17 and 2**18 elements, 1.32x
+#: float32 and 0.97x bfloat16 at 2**19, 1.32x and 1.67x at 2**22: there its full-width float32
+#: temporaries and the roll's copy are the cost.)
+_FULL = 2**18
+
 #: Elements of ``x`` per block of the larger eager CPU rotation; the blocks are shared among
 #: ``torch.get_num_threads()`` workers, and a block's float32 temporaries stay in L2. (Measured
 #: on a 2-core EPYC, x (4, 8, 4096, 128), medians of calls in a row: 2**16 took 36.8-38.5 ms
@@ -531,11 +542,12 @@ class _Torch(F.Backend):
         return F.key_part(self, v)
 
     def route(self, xs: list[Any], rd: int) -> Any:
-        # the full-width rotation (_rotate_full) of plain CPU tensors of at most _WHOLE elements:
+        # the full-width rotation (_rotate_full) of plain CPU tensors of at most _FULL elements:
         # per tensor, the dtype of the tables and of the result (None: the tables'), and whether
         # every channel rotates
         torch, T = _torch(), _tensor_type()
-        if _compiling() or not all(type(v) is T and v.is_cpu and v.numel() <= _WHOLE for v in xs):
+        limit = min(_FULL, _WHOLE)  # (above _WHOLE: blocks)
+        if _compiling() or not all(type(v) is T and v.is_cpu and v.numel() <= limit for v in xs):
             return None
         back = {torch.float16: torch.Tensor.half, torch.bfloat16: torch.Tensor.bfloat16}  # (cheaper than .to(dtype))
         return (tuple((torch.float64 if v.dtype == torch.float64 else torch.float32, back.get(v.dtype)) for v in xs),
