@@ -225,7 +225,8 @@ class _Jax(F.Backend):
         jax, _ = _jax()
         return np.asarray(inv_freq, dtype=np.float64) if isinstance(inv_freq, jax.Array) else inv_freq
 
-    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any) -> tuple[Any, Any]:
+    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any,
+               keep: bool = True) -> tuple[Any, Any]:
         return _tables(t, plan, dtype, kw)
 
     def full_tables(self, t: Any, plan: Any, dtype: Any, layout: str, kw: dict[str, Any], device: Any,

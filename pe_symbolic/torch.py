@@ -43,12 +43,13 @@ shared front end, :mod:`pe_symbolic.numeric._frontend`); anything changed is che
 with the same messages. :class:`RotaryEmbedding` is Hugging Face's ``rotary_emb`` /
 ``apply_rotary_pos_emb`` pair as one object built from a config.
 
-The tables computed from CPU ``position_ids`` (float64 cosines and sines of ``positions x d/2``
-entries) are kept in a small cache (the last eight, at most 256 MiB: positions,
-frequencies, dtype, device, inference mode), compared against the positions' *values* on every call (a bitwise
-comparison of the small positions tensor), so a model that applies RoPE with the same
-``position_ids`` in every layer computes them once, and a hit gives the bits a
-recomputation gives; :func:`clear_cache` frees it. Under ``torch.compile`` the tables of
+The tables :func:`apply_rope` computes from CPU ``position_ids`` (float64 cosines and sines
+of ``positions x d/2`` entries, and their full-width forms) are kept in a small cache (the
+last eight, at most 256 MiB: positions, frequencies, dtype, device, inference mode), compared
+against the positions' *values* on every call (a bitwise comparison of the small positions
+tensor), so a model that applies RoPE with the same ``position_ids`` in every layer computes
+them once, and a hit gives the bits a recomputation gives; :func:`clear_cache` frees it.
+(:func:`rope_cos_sin`'s tables, which its caller keeps, are computed every call.) Under ``torch.compile`` the tables of
 CPU positions are one opaque operation (``torch.ops.pe_symbolic.rope_tables``) that looks
 them up in the same cache and returns a copy the graph owns. On an accelerator the tables
 are computed every call, as a cache check there would make the host wait for the device;
@@ -227,7 +228,7 @@ def _check_dtype(dtype: Any, name: str = "dtype"):
 def _round_once(v, dtype):
     """float64 ``v`` rounded once to ``dtype`` (:func:`pe_symbolic.numeric._frontend.round_once`;
     converting float64 -> float16 in torch rounds twice)."""
-    return v.to(dtype) if dtype == _MODULE[0].float32 else F.round_once(_B, v, dtype)
+    return v.float() if dtype == _MODULE[0].float32 else F.round_once(_B, v, dtype)
 
 
 def _float64(t):
@@ -378,8 +379,9 @@ def _cached_full_tables(t, plan: F.TablePlan, dtype, layout: str, heads: bool):
 
 
 def clear_cache() -> None:
-    """Empty the table cache of :func:`apply_rope` and :func:`rope_cos_sin` (it holds the
-    tables of the last eight positions / frequencies / dtypes seen, at most 256 MiB).
+    """Empty the table cache of :func:`apply_rope` (it holds the tables of the last eight
+    positions / frequencies / dtypes seen, at most 256 MiB; under ``torch.compile``,
+    :func:`rope_cos_sin`'s too) and what the fast path kept of earlier calls.
 
     >>> clear_cache()
     """
@@ -616,7 +618,8 @@ class _Torch(F.Backend):
             return inv_freq.detach().to("cpu", torch.float64).numpy()
         return inv_freq
 
-    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any) -> tuple[Any, Any]:
+    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any,
+               keep: bool = True) -> tuple[Any, Any]:
         torch = _torch()
         if _compiling():
             # one opaque operation: on the CPU a lookup in the table cache; on an accelerator the
@@ -626,7 +629,7 @@ class _Torch(F.Backend):
             c, s = torch.ops.pe_symbolic.rope_tables(t, list(plan.w), None if plan.axes is None else list(plan.axes),
                                                       plan.attention, dtype)
         else:
-            c, s = _cached_tables(t, plan, dtype)
+            c, s = _cached_tables(t, plan, dtype) if keep else _compute_tables(t, plan, dtype)
         if device is not None and c.device != device:
             c, s = c.to(device), s.to(device)
         return c, s

@@ -348,9 +348,12 @@ class Backend:
         """Positions ``(..., batch, seq)`` -> ``(..., batch, 1, seq)``."""
         return t[..., None, :]
 
-    def tables(self, t: Any, plan: Any, dtype: Any, kw: dict[str, Any], device: Any) -> tuple[Any, Any]:
+    def tables(self, t: Any, plan: Any, dtype: Any, kw: dict[str, Any], device: Any,
+               keep: bool = True) -> tuple[Any, Any]:
         """Half tables ``P + (h,)`` of positions ``t`` (``(3,) + P`` for M-RoPE), the float64
-        values rounded once to ``dtype``, on ``device``; ``kw``: the frequency keywords."""
+        values rounded once to ``dtype``, on ``device``; ``kw``: the frequency keywords;
+        ``keep``: worth keeping in a cache for the next call (``apply_rope``'s layers; not
+        ``rope_cos_sin``'s, whose caller keeps them)."""
         raise NotImplementedError
 
     def full_tables(self, t: Any, plan: Any, dtype: Any, layout: str, kw: dict[str, Any], device: Any,
@@ -361,7 +364,7 @@ class Backend:
         n = self.repeated_rows(t, axis)
         if n:  # every row the same positions (training, a batch without padding): one row's tables
             t = t[(slice(None),) * axis + (slice(0, 1),)]
-        c, s = self.tables(t, plan, dtype, kw, device)
+        c, s = self.tables(t, plan, dtype, kw, device, keep=False)
         c, s = self.widen(c, layout), self.widen(s, layout)
         return (self.expand_rows(c, n), self.expand_rows(s, n)) if n else (c, s)
 
