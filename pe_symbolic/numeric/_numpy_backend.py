@@ -240,6 +240,18 @@ def _blocks_of(src: K.PhasorSource, tshape: tuple[int, ...]):
     return lambda rows, cdt: _PhasorBlocks(src, tshape, rows, cdt)
 
 
+def _rope_interleaved(x: np.ndarray, src: K.PhasorSource, tshape: tuple[int, ...],
+                      out: np.ndarray, rd: int) -> None:
+    """Interleaved layout: one complex multiply per block on complex views of x and out."""
+    _rope_kernels.interleaved(x, out, rd, tshape, _blocks_of(src, tshape), _rope_product())
+
+
+def _rope_split(x: np.ndarray, src: K.PhasorSource, tshape: tuple[int, ...],
+                out: np.ndarray, rd: int) -> None:
+    """Split layout: ``out = x*[c, c] + swap_halves(x)*[-s, s]`` in cache-sized groups."""
+    _rope_kernels.split(x, out, rd, tshape, _blocks_of(src, tshape))
+
+
 def _rotate_into(x: np.ndarray, out: np.ndarray, src: Any, tshape: tuple[int, ...], layout: str, rd: int) -> None:
     """``x`` rotated by the phasors of ``src`` into ``out`` (may be ``x``)."""
     low = x.dtype.itemsize < 4
@@ -253,11 +265,7 @@ def _rotate_into(x: np.ndarray, out: np.ndarray, src: Any, tshape: tuple[int, ..
     if rd < x.shape[-1] and out is not x:
         out[..., rd:] = x[..., rd:]
     xv, ov = (x[None], out[None]) if x.ndim == 1 else (x, out)  # 1-D: scalar positions
-    kernel = _rope_kernels.interleaved if layout == "interleaved" else _rope_kernels.split
-    if layout == "interleaved":
-        kernel(xv, ov, rd, tshape, _blocks_of(src, tshape), _rope_product())
-    else:
-        kernel(xv, ov, rd, tshape, _blocks_of(src, tshape))
+    (_rope_interleaved if layout == "interleaved" else _rope_split)(xv, src, tshape, ov, rd)
     if low:
         final[...] = out.astype(final.dtype)  # float32 -> float16/bfloat16: one rounding
 
