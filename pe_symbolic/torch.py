@@ -480,8 +480,7 @@ def _rotate_all(xs: list[Any], tables: list[Any], route: Any, layout: str, rd: i
     for v, (c, s), (_, back) in zip(xs, tables, route[0]):
         if back is None:
             outs.append(v * c + roll(v, h, -1) * s)
-        else:  # 16-bit x: converted (exactly) to float32 first (faster than mixed-dtype products), rounded once back
-            v = v.float()
+        else:  # 16-bit x: products with the float32 tables promote it (exactly), rounded once back
             outs.append(back(v * c + roll(v, h, -1) * s))
     return outs
 
