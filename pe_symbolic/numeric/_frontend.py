@@ -579,10 +579,12 @@ def _call_key(B: Backend, name: str, args: tuple[Any, ...], kwargs: dict[str, An
     """The fast path's key of a call: the function and every argument given (``None``: the
     call always takes the full path: ``inv_freq=``, ``out=``, ``check_finite=``, whose values
     matter beyond their metadata)."""
+    part = B.key_part
+    if not kwargs:
+        return name, tuple(map(part, args))
     if "inv_freq" in kwargs or "out" in kwargs or "check_finite" in kwargs:
         return None
-    part = B.key_part
-    return (name, *map(part, args), *[(k, part(v)) for k, v in kwargs.items()])
+    return name, tuple(map(part, args)), tuple(kwargs), tuple(map(part, kwargs.values()))
 
 
 # ----------------------------------------------------------------------------------------
