@@ -34,9 +34,9 @@ rope_cos_sin = F.public(NUMPY, F.rope_cos_sin, module=__name__, doc=r"""``(cos, 
         With ``config`` of a model type whose HF attention rotates interleaved pairs
         (:func:`describe` names it: GPT-J, Cohere, GLM, DeepSeek-V3, ...), ``"split"``
         warns (:class:`ConfigLayoutWarning`): pass ``"interleaved"`` for HF's result.
-    dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}
-        float16 / bfloat16: the float64 tables rounded once (correctly, not through
-        float32), as in :func:`sinusoidal_table`.
+    dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}, optional
+        Default float64. float16 / bfloat16: the float64 tables rounded once (correctly, not
+        through float32), as in :func:`sinusoidal_table`.
     accurate : bool
         As in :func:`sinusoidal_table`.
     config : Mapping, optional
