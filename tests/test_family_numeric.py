@@ -325,9 +325,7 @@ def test_apply_rope_with_a_config_matches_the_oracle(data, name, layout):
     d = spec.head_dim
     seq = data.draw(st.integers(1, 3), label="seq")
     x = _x(data.draw, (1, seq, d))
-    rkw = dict(kw)
-    if spec.rope_type == "dynamic" and "seq_len" not in kw:
-        rkw["seq_len"] = None  # set below: apply_rope's default length is the positions' max + 1 (HF's dynamic)
+    rinv, raf = reference.rope_frequencies(cfg, **kw)
     if spec.rope_type == "axial":
         # Pixtral (HF's PixtralVisionRotaryEmbedding): positions (row, col); the first half of
         # the pairs turns by the row, the second by the column: M-RoPE sections (0, d/4, d/4)
@@ -339,12 +337,30 @@ def test_apply_rope_with_a_config_matches_the_oracle(data, name, layout):
     else:
         pos = data.draw(hnp.arrays(np.float64, (seq,), elements=st.integers(0, 200000).map(float)), label="pos")
         ref_pos, extra = pos, {}
-    if "seq_len" in rkw and rkw["seq_len"] is None:
-        rkw["seq_len"] = int(pos.max()) + 1
-    rinv, raf = reference.rope_frequencies(cfg, **rkw)
+    if "seq_len" not in kw and spec.rope_type in ("dynamic", "longrope"):
+        # no seq_len given: the length is HF's dynamic_rope_update's, max(position_ids) + 1
+        # (the oracle is told it; at 4096 the Llama 2 dynamic NTK base already grows)
+        rinv, raf = reference.rope_frequencies(cfg, **kw, seq_len=int(np.max(pos)) + 1)
     got = numeric.apply_rope(x, pos, config=cfg, layout=layout, **kw)
     ref = reference.apply_rope(x, ref_pos, inv_freq=rinv, attention_factor=raf, layout=layout, **extra)
     assert (abs_errors(got, ref) <= _bound(x, layout, spec.rotary_dim, float(raf))).all()
+
+
+@pytest.mark.parametrize("last", [4095, 4096, 8191, 20000])
+def test_dynamic_ntk_without_seq_len_takes_the_length_from_the_positions(last):
+    # CI found it: at position 4096 (length 4097 > max_position_embeddings) HF's dynamic NTK
+    # base has grown; apply_rope must use max(positions) + 1, as dynamic_rope_update does
+    cfg = numeric.model_config("llama-2-7b-dynamic-ntk")
+    x = np.ones((1, 1, 128))
+    pos = np.array([float(last)])
+    rinv, raf = reference.rope_frequencies(cfg, seq_len=last + 1)
+    ref = reference.apply_rope(x, pos, inv_freq=rinv, attention_factor=raf, layout="split")
+    got = numeric.apply_rope(x, pos, config=cfg, layout="split")
+    assert (abs_errors(got, ref) <= _bound(x, "split", 128, float(raf))).all()
+    if last >= 4096:  # and it is not the static table
+        s_inv, s_af = reference.rope_frequencies(cfg)
+        static = reference.apply_rope(x, pos, inv_freq=s_inv, attention_factor=s_af, layout="split")
+        assert np.abs(got - static).max() > 1e-3
 
 
 @given(data=st.data(), interleaved=st.booleans(), layout=layouts)

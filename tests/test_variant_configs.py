@@ -307,3 +307,18 @@ def test_indexer_layouts_match_the_installed_hf_modeling_code():
         assert set(calls) == {want}, (mt, calls)
         checked += 1
     assert checked >= 2 or importlib.util.find_spec("transformers.models.deepseek_v32") is None
+
+
+def test_indexer_layouts_per_engine():
+    from pe_symbolic.numeric import indexer_layouts
+
+    v32 = {"model_type": "deepseek_v32", "index_topk": 2048, "qk_rope_head_dim": 64, "rope_interleave": True}
+    assert indexer_layouts(v32) == {"hf": "split", "vllm": "split"}
+    assert indexer_layouts({**v32, "indexer_rope_interleave": True}) == {"hf": "split", "vllm": "interleaved"}
+    glm5 = {"model_type": "glm_moe_dsa", "index_topk": 2048, "indexer_rope_interleave": True}
+    assert indexer_layouts(glm5) == {"hf": "interleaved", "vllm": "interleaved"}
+    assert indexer_layouts({"model_type": "glm_moe_dsa", "index_topk": 2048}) == {"hf": "interleaved",
+                                                                                   "vllm": "split"}
+    assert indexer_layouts({"model_type": "llama"}) is None
+    with pytest.raises(TypeError, match="must be true or false"):
+        indexer_layouts({**v32, "indexer_rope_interleave": "yes"})

@@ -90,7 +90,8 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
                          "frequencies' cos and sin with coefficients from the checkpoint (cos_coef, sin_coef), which "
                          "config.json does not hold, and the channels past them are padded with cos = sin = 1; "
                          "config= does not rotate with it: pe_symbolic.numeric.fope_cos_sin(config, positions, "
-                         "cos_coef, sin_coef) gives the tables, rope_frequencies(config) the kept frequencies")
+                         "cos_coef, sin_coef, sin_pad=...) gives the tables, rope_frequencies(config) the kept "
+                         "frequencies")
     if spec.position_blocks != 1:
         raise ValueError("ChatGLM-6B's 2-D RoPE (position_encoding_2d) turns two blocks of the head by two position "
                          "axes: pe_symbolic.numeric.apply_rope / rope_cos_sin take config= for it (positions with a "

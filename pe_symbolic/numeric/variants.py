@@ -1,6 +1,8 @@
 r"""Tables for the RoPE variants whose rotation :func:`~pe_symbolic.numeric.rope_cos_sin`
 cannot build from a config alone (issue 34).
 
+* :func:`indexer_layouts` -- the pairing a sparse-attention indexer's RoPE uses, per engine
+  (DeepSeek-V3.2: split halves in HF and vLLM while the MLA attention is interleaved);
 * :func:`fope_cos_sin` -- FoPE (Intern-S1-Pro in vLLM and SGLang): each channel's cos and sin
   are mixtures of the kept frequencies' cos and sin, with coefficients from the checkpoint,
   padded past them with a constant the engines disagree on (``sin_pad``).
@@ -17,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from ._variant_readers import INDEXER_LAYOUT, INDEXER_OTHER
 from .config import RopeSpec, parse_rope_config, rope_frequencies
 from .rope import rope_cos_sin
 
-__all__ = ["FOPE_SIN_PAD", "fope_cos_sin"]
+__all__ = ["FOPE_SIN_PAD", "fope_cos_sin", "indexer_layouts"]
 
 #: What each engine pads FoPE's sin table with past the kept frequencies (cos is padded
 #: with 1 everywhere): SGLang ``python/sglang/srt/layers/rotary_embedding/rope_variant.py``
@@ -80,7 +83,7 @@ def fope_cos_sin(
         ``(D, D)`` for one head (``fope_sep_head: false`` uses head 0 only).
     sin_pad : {1.0, 0.0}
         What the padded channels' sin holds: 1 in SGLang and vLLM up to c215d1e62d73, 0 in
-        vLLM from 151a2c744af6 (:data:`FOPE_SIN_PAD`). Required: the engines disagree, and
+        vLLM from 151a2c744af6 (``pe_symbolic.numeric.variants.FOPE_SIN_PAD``). Required: the engines disagree, and
         with 1 a padded pair's score is doubled (claim ``fope.padding``).
     accurate : bool, default True
         The kept frequencies' cos and sin from :func:`rope_cos_sin` (``accurate=True``:
@@ -129,3 +132,54 @@ def fope_cos_sin(
     cos = np.concatenate([cos, np.ones(shape)], axis=-1)
     sin = np.concatenate([sin, np.full(shape, float(sin_pad))], axis=-1)
     return cos, sin
+
+
+def indexer_layouts(config: Mapping[str, Any]) -> dict[str, str] | None:
+    """The pairing of the sparse-attention indexer's RoPE, per engine, or ``None`` (no indexer).
+
+    ``"hf"``: transformers 5.24 hard-codes it per model type in the ``Indexer`` class and
+    never reads ``indexer_rope_interleave`` (``pe_symbolic.numeric._variant_readers.INDEXER_LAYOUT``;
+    :attr:`RopeSpec.indexer_layout` is this one). ``"vllm"``: ``deepseek_v2.py`` builds the
+    indexer when the config has ``index_topk`` and rotates it with ``is_neox_style=not
+    getattr(config, "indexer_rope_interleave", False)`` (vllm-project/vllm @ 002d6073aa03):
+    split halves unless the key is true. Both rotate the first ``qk_rope_head_dim`` channels
+    with the attention's frequencies; the MLA attention itself is interleaved in both.
+
+    Parameters
+    ----------
+    config : mapping
+        A model's ``config.json`` as a dict.
+
+    Returns
+    -------
+    dict or None
+        ``{"hf": layout, "vllm": layout}`` (``"split"`` or ``"interleaved"``; an engine that
+        does not build the indexer from this config is left out), ``None`` when neither does.
+
+    Examples
+    --------
+    >>> indexer_layouts({"model_type": "deepseek_v32", "index_topk": 2048})
+    {'hf': 'split', 'vllm': 'split'}
+    >>> indexer_layouts({"model_type": "glm_moe_dsa", "index_topk": 2048, "indexer_rope_interleave": True})
+    {'hf': 'interleaved', 'vllm': 'interleaved'}
+    >>> indexer_layouts({"model_type": "deepseek_v32", "index_topk": 2048, "indexer_rope_interleave": True})
+    {'hf': 'split', 'vllm': 'interleaved'}
+    >>> indexer_layouts({"model_type": "llama"}) is None
+    True
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
+    key = config.get("indexer_rope_interleave")
+    if key is not None and not isinstance(key, bool):
+        raise TypeError(f"config['indexer_rope_interleave']={key!r} must be true or false")
+    mt = config.get("model_type")
+    out: dict[str, str] = {}
+    if isinstance(mt, str) and mt in INDEXER_LAYOUT:
+        out["hf"] = INDEXER_LAYOUT[mt]
+    elif isinstance(mt, str) and mt in INDEXER_OTHER and key is not None:
+        raise ValueError(f"model_type {mt!r} has an indexer whose RoPE HF places on other channels or with its own "
+                         "rotary, which indexer_layouts does not model")
+    if "index_topk" in config:  # vLLM: is_v32 = hasattr(config, "index_topk")
+        out["vllm"] = "interleaved" if key else "split"
+    return out or None
+
