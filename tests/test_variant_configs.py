@@ -322,3 +322,163 @@ def test_indexer_layouts_per_engine():
     assert indexer_layouts({"model_type": "llama"}) is None
     with pytest.raises(TypeError, match="must be true or false"):
         indexer_layouts({**v32, "indexer_rope_interleave": "yes"})
+
+
+@pytest.mark.parametrize("ext,engine", [(None, "llama.cpp"), (0.0, "llama.cpp ext=0"), (None, "vllm"), (0.5, "vllm"),
+                                        (0.0, "vllm")])
+def test_yarn_engine_reading_matches_the_engine_recipes(ext, engine):
+    """Cross-check: the config reading yarn_engine= against pe_symbolic.engines' SymPy transcription
+    of the engine's code (llama.cpp ops.cpp rope_yarn / ggml_rope_yarn_corr_dims; vLLM
+    YaRNScalingRotaryEmbedding), two transcriptions of the same source. vLLM's class read
+    extrapolation_factor at ffdc985737c9 (yarn_engine='vllm' follows it) and takes none at
+    0cd5784803d8 (the engines' recipe follows that one): with e != 1 they must part exactly by
+    the kept share, the recipe's frequencies being those of e = 1."""
+    import sympy as sp
+
+    from pe_symbolic.engines import recipe
+    from pe_symbolic.engines._read import layer_ropes
+
+    rs = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}
+    if ext is not None:
+        rs["extrapolation_factor"] = ext
+    cfg = {"head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 16384, "rope_scaling": rs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnknownConfigKeyWarning)
+        rec = recipe(engine, layer_ropes(cfg)[0])
+    reg = rec.regimes[0]
+    reading = "llama.cpp" if engine.startswith("llama.cpp") else "vllm"
+    got = rope_frequencies(cfg, yarn_engine=reading)
+    want = np.array([float(sp.N(w, 30)) for w in reg.omegas])
+    assert got.attention_factor == pytest.approx(float(sp.N(reg.attention, 30)), rel=1e-15)
+    if engine == "vllm" and ext not in (None, 1.0):
+        e1 = rope_frequencies({**cfg, "rope_scaling": {**rs, "extrapolation_factor": 1.0}}, yarn_engine="vllm")
+        assert np.max(np.abs(e1.inv_freq - want) / want) <= 2**-52  # the recipe: e read as 1
+        interp = np.array([float(w) for w in _ladder(128, 10000.0)]) / 4.0  # blend(e) = interp + e (blend(1) - interp)
+        assert np.max(np.abs(got.inv_freq - (interp + ext * (want - interp))) / want) <= 2**-51
+        assert np.max(np.abs(got.inv_freq - want) / want) > 0.1
+        return
+    assert np.max(np.abs(got.inv_freq - want) / want) <= 2**-52
+
+
+# ------------------------------------------- engine code, transcribed to NumPy (no torch)
+# Each function below follows one engine file line by line (float64 instead of the engine's
+# float32, so what is compared is the layout and the formula, not the engine's rounding).
+
+
+def _vllm_cache(inv: np.ndarray, rows: int) -> np.ndarray:
+    # vllm base.py RotaryEmbedding._compute_cos_sin_cache: cat(cos, sin) of einsum("i,j -> ij", t, inv_freq)
+    freqs = np.einsum("i,j->ij", np.arange(rows, dtype=np.float64), inv)
+    return np.concatenate([np.cos(freqs), np.sin(freqs)], axis=-1)
+
+
+def test_bailing_against_vllm_select_cos_sin():
+    # vllm-project/vllm vllm/model_executor/layers/rotary_embedding/bailing_mrope.py @ 9c5b71639542
+    cfg = {"model_type": "bailing_hybrid", "qk_rope_head_dim": 32,
+           "rope_parameters": {"rope_type": "default", "rope_theta": 600000.0, "mrope_section": [6, 5, 5]}}
+    inv = rope_frequencies(cfg).inv_freq
+    pos = np.random.default_rng(1).integers(0, 500, size=(3, 7))
+    cos, sin = np.split(_vllm_cache(inv, 500)[pos], 2, axis=-1)  # (3, T, 16) each
+    spatial = 10
+    mask = (np.arange(spatial) % 2 == 0)[None]
+    vcos = np.concatenate([np.where(mask, cos[1, :, :spatial], cos[2, :, :spatial]), cos[0, :, spatial:16]], -1)
+    vsin = np.concatenate([np.where(mask, sin[1, :, :spatial], sin[2, :, :spatial]), sin[0, :, spatial:16]], -1)
+    got_c, got_s = rope_cos_sin(pos, config=cfg, layout="interleaved")
+    np.testing.assert_allclose(got_c[:, ::2], vcos, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got_s[:, ::2], vsin, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("section", [(2, 3, 3), (4, 4)])
+def test_openpangu_against_vllm_rebuild_pos_emb(section):
+    # vllm-project/vllm vllm/model_executor/layers/rotary_embedding/openpangu_rope.py @ 098d12c28e93:
+    # get_mrope_interleaved_id_list, mrope_dim * 2, _rebuild_pos_emb (channel i of cat(cos, sin) from axis mrope_dim[i])
+    def id_list(a, b, c, force_last=False):
+        if force_last:
+            a -= 1
+        counts = {0: a, 1: b, 2: c}
+        placed = {k: 0 for k in counts}
+        rem = counts.copy()
+        seq, last = [], None
+        for _ in range(a + b + c):
+            cands = [k for k in rem if rem[k] > 0 and k != last] or [k for k in rem if rem[k] > 0]
+            best = min(cands, key=lambda k: (placed[k] / counts[k], k))
+            seq.append(best)
+            placed[best] += 1
+            rem[best] -= 1
+            last = best
+        if force_last:
+            seq.append(0)
+        return seq
+
+    dim = (id_list(*section, force_last=True) if len(section) == 3 else id_list(*section, 0)) * 2
+    d = 2 * sum(section)
+    cfg = {"model_type": "openpangu_vl", "head_dim": d, "rope_theta": 10000.0,
+           "rope_parameters": {"rope_type": "openpangu", "rope_theta": 10000.0, "mrope_section": list(section),
+                               "mrope_interleaved": True}}
+    pos = np.random.default_rng(2).integers(0, 300, size=(len(section), 5))
+    cs = _vllm_cache(rope_frequencies(cfg).inv_freq, 300)[pos]  # (axes, T, d)
+    v = np.stack([cs[dim[i], :, i] for i in range(d)], axis=-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnknownConfigKeyWarning)
+        got_c, got_s = rope_cos_sin(pos, config=cfg)
+    np.testing.assert_allclose(got_c[:, : d // 2], v[:, : d // 2], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got_s[:, : d // 2], v[:, d // 2:], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("sin_pad,commit", [(1.0, "c215d1e62d73"), (0.0, "151a2c744af6")])
+def test_fope_against_vllm_compute_cos_sin_cache(sin_pad, commit):
+    # vllm-project/vllm vllm/model_executor/layers/rotary_embedding/fope.py @ {commit}: _compute_inv_freq
+    # (mask inv_freq > 2 pi / max_position_embeddings), einsum("htD, hDd -> thd"), F.pad(sin, value=sin_pad),
+    # F.pad(cos, value=1)
+    rotary_dim, L = 16, 64
+    base = 10000.0 ** (np.arange(0, rotary_dim, 2, dtype=np.float64) / rotary_dim)
+    inv = 1.0 / base
+    inv = inv[inv > 2.0 * np.pi / L]
+    rng = np.random.default_rng(4)
+    cc = np.eye(len(inv)) + rng.normal(0, 0.1, (2, len(inv), len(inv)))
+    sc = np.eye(len(inv)) + rng.normal(0, 0.1, (2, len(inv), len(inv)))
+    freqs = np.einsum("j,i->ji", np.arange(L, dtype=np.float64), inv)
+    sin = np.einsum("htD,hDd->thd", np.broadcast_to(np.sin(freqs), (2,) + freqs.shape), sc)
+    cos = np.einsum("htD,hDd->thd", np.broadcast_to(np.cos(freqs), (2,) + freqs.shape), cc)
+    pad = 16 // 2 - sin.shape[-1]
+    sin = np.pad(sin, ((0, 0), (0, 0), (0, pad)), constant_values=sin_pad)
+    cos = np.pad(cos, ((0, 0), (0, 0), (0, pad)), constant_values=1)
+    pos = np.array([0, 3, 40, 63])
+    got_c, got_s = fope_cos_sin(FOPE, pos, cc, sc, sin_pad=sin_pad)
+    np.testing.assert_allclose(got_c, cos[pos], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got_s, sin[pos], rtol=0, atol=1e-12)
+
+
+def test_multi_factor_linear_against_vllm_cache():
+    # vllm-project/vllm vllm/model_executor/layers/rotary_embedding/linear_scaling_rope.py @ 9ba5ac5152d2:
+    # per factor s: t = arange(L * s) / s, one cat(cos, sin) block, blocks concatenated; offsets in order
+    L = 64
+    inv0 = 1.0 / (10000.0 ** (np.arange(0, 16, 2, dtype=np.float64) / 16))
+    blocks, offsets, off = [], {}, 0
+    for s in (1.0, 2.5, 8.0):
+        t = np.arange(L * s, dtype=np.float64) / s
+        freqs = np.einsum("i,j->ij", t, inv0)
+        blocks.append(np.concatenate([np.cos(freqs), np.sin(freqs)], -1))
+        offsets[s] = off
+        off += len(t)
+    cache = np.concatenate(blocks)
+    cfg = {**MULTI, "max_position_embeddings": L}
+    assert offsets == reference.linear_multi_offsets(L, [1.0, 2.5, 8.0])
+    for s in (1.0, 2.5, 8.0):
+        t = np.array([0, 1, 63, int(L * s) - 1])
+        c, sn = rope_cos_sin(t, inv_freq=rope_frequencies(cfg, factor=s))
+        np.testing.assert_allclose(c[:, :8], cache[offsets[s] + t, :8], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(sn[:, :8], cache[offsets[s] + t, 8:], rtol=0, atol=1e-12)
+
+
+def test_describe_says_what_the_table_cannot():
+    from pe_symbolic.numeric import describe
+
+    fope = str(describe({**FOPE, "num_attention_heads": 2, "hidden_size": 32}))
+    assert "FoPE" in fope and "keeps 3 (those above 2*pi / 64) of the 8 frequencies" in fope and "fope.padding" in fope
+    glm = str(describe(CHATGLM))
+    assert "2 blocks of 8 channels (all 16 rotate)" in glm and "block position" in glm
+    v32 = {"model_type": "deepseek_v32", "qk_rope_head_dim": 64, "head_dim": 64, "hidden_size": 7168,
+           "num_attention_heads": 128, "rope_theta": 10000.0, "index_topk": 2048, "rope_interleave": True}
+    assert "sparse-attention indexer: split pairs on its first 64 channels" in str(describe(v32))
+    plain = str(describe({"head_dim": 64, "rope_theta": 1e4, "num_attention_heads": 8, "hidden_size": 512}))
+    assert "FoPE" not in plain and "indexer" not in plain and "ChatGLM" not in plain

@@ -61,8 +61,10 @@ SOURCES: dict[str, str] = {
     "linear_multi": "vllm-project/vllm vllm/model_executor/layers/rotary_embedding/linear_scaling_rope.py @ "
                     "9ba5ac5152d2 (LinearScalingRotaryEmbedding(scaling_factors: list | float): one cos/sin block "
                     "per factor, scaling_factor_to_offset)",
-    "yarn.vllm": "vllm-project/vllm vllm/model_executor/layers/rotary_embedding/__init__.py @ 926c71f6f25f (get_rope "
-                 "passes extrapolation_factor / attn_factor to YaRNScalingRotaryEmbedding)",
+    "yarn.vllm": "vllm-project/vllm vllm/model_executor/layers/rotary_embedding/yarn_scaling_rope.py @ ffdc985737c9 "
+                 "(YaRNScalingRotaryEmbedding(extrapolation_factor=1, attn_factor=1, ...): inv_freq_mask = (1 - ramp) "
+                 "* extrapolation_factor, mscale = yarn_get_mscale(factor) * attn_factor); at 0cd5784803d8 the class "
+                 "takes no extrapolation_factor (pe_symbolic.engines' 'vllm' recipe follows that one)",
     "yarn.llama.cpp": "ggml-org/llama.cpp convert_hf_to_gguf.py @ a458664fc83b (rope_type 'yarn': "
                       "rope_params['extrapolation_factor'] -> rope.scaling.yarn_ext_factor); "
                       "ggml/src/ggml-cpu/ops.cpp @ 1f08e2d66271 (rope_yarn: mscale *= 1 + 0.1 ln(1/freq_scale) "
@@ -337,3 +339,42 @@ def read_extrapolation(where: str, p: Mapping[str, Any], engine: str, strict: bo
                          "each pair's ramp kept at its original frequency; above 1 the blend extrapolates past it, "
                          "and llama.cpp's negative values mean 'use the default')")
     kw["extrapolation_factor"] = v
+
+
+# ----------------------------------------------------------------------------------------
+# describe()'s notes
+
+
+def variant_notes(spec: Any) -> list[str]:
+    """The lines :func:`pe_symbolic.numeric.describe` adds for a :class:`RopeSpec` of one of
+    these variants (what the table's columns cannot say)."""
+    out: list[str] = []
+    if spec.fope:
+        from .config import rope_frequencies  # (config imports this module)
+
+        n = len(rope_frequencies(spec).inv_freq)
+        kept = (f"the first {n}" if spec.fope_num_inv_freq is not None else
+                f"{n} (those above 2*pi / {spec.max_position_embeddings})")
+        out.append(f"FoPE (Intern-S1-Pro): keeps {kept} of the {spec.rotary_dim // 2} frequencies; each channel's cos "
+                   "/ sin mix them with the checkpoint's cos_coef / sin_coef"
+                   + (" (one pair per key-value head)" if spec.fope_sep_head else "")
+                   + "; the channels past them are padded with cos = 1 and sin = 1 (SGLang, vLLM up to c215d1e62d73: a "
+                   "padded pair's score doubled, claim fope.padding) or 0 (vLLM from 151a2c744af6): fope_cos_sin")
+    if spec.position_blocks != 1:
+        out.append(f"ChatGLM-6B 2-D positions: {spec.position_blocks} blocks of {spec.rotary_dim} channels (all "
+                   f"{spec.position_blocks * spec.rotary_dim} rotate), block 0 turned by the token position, block 1 "
+                   "by the block position, each in split halves (positions with a leading axis of 2)")
+    if spec.mrope_rule in ("openpangu", "bailing"):
+        name = "openPangu's greedy interleave" if spec.mrope_rule == "openpangu" else \
+            "Bailing's layout (h even, w odd pairs of the first h + w, then t)"
+        out.append(f"M-RoPE sections {list(spec.mrope_section or ())}: {name} (vLLM; HF has none)")
+    if spec.factors is not None:
+        out.append(f"multi-factor linear (vLLM): one cos/sin block per factor {list(spec.factors)}; shown for "
+                   f"factor={spec.factor:g}")
+    if spec.indexer_layout is not None:
+        out.append(f"sparse-attention indexer: {spec.indexer_layout} pairs on its first {spec.rotary_dim} channels "
+                   "(HF's, hard-coded per model type; vLLM reads indexer_rope_interleave: indexer_layouts(config))")
+    if spec.ext_rule == "llama.cpp" and spec.rope_type == "yarn" and spec.extrapolation_factor == 0:
+        out.append("llama.cpp ext_factor = 0: every pair interpolated, YaRN's magnitude factor dropped (attention "
+                   "factor 1; claim llamacpp.ext_factor_zero)")
+    return out

@@ -615,6 +615,7 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     yarn_engine : {"hf", "vllm", "llama.cpp"}, default "hf"
         Whose reading of a ``yarn`` dict's ``extrapolation_factor`` to follow: HF's ``yarn``
         does not read it (it warns when it is not 1); vLLM's ``YaRNScalingRotaryEmbedding``
+        (``yarn_scaling_rope.py`` @ ffdc985737c9; later versions take no such argument)
         scales the kept share of each pair by it; llama.cpp (``ext_factor``, written by
         ``convert_hf_to_gguf.py``) does too, with its own ramp, and drops YaRN's magnitude
         factor when it is 0. It must be in [0, 1].

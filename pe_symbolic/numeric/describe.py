@@ -587,6 +587,10 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
             m = 0.1 * e.spec.mscale_all_dim * math.log(e.spec.factor) + 1 if e.spec.factor > 1 else 1.0
             notes.append(f"DeepSeek MLA: the softmax scale is also multiplied by mscale(factor, mscale_all_dim)**2 = "
                          f"{m * m:.6g} (not part of the attention factor)")
+        if e.spec is not None:
+            from ._variant_readers import variant_notes
+
+            notes += variant_notes(e.spec)
     pattern = _pattern_note(cfg, entries)
     if pattern:
         notes.insert(0, pattern)
