@@ -482,3 +482,46 @@ def test_describe_says_what_the_table_cannot():
     assert "sparse-attention indexer: split pairs on its first 64 channels" in str(describe(v32))
     plain = str(describe({"head_dim": 64, "rope_theta": 1e4, "num_attention_heads": 8, "hidden_size": 512}))
     assert "FoPE" not in plain and "indexer" not in plain and "ChatGLM" not in plain
+
+
+def test_readings_refuse_what_no_engine_reads():
+    """Attacks: each variant's keys where its engine would not read them, or values it would
+    not accept, refused with the key and value named (never read as something else)."""
+    fp = FOPE["rope_parameters"]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert not parse_rope_config({**FOPE, "rope_parameters": {**fp, "rope_type": "linear", "factor": 2.0}}).fope
+    said = " ".join(str(w.message) for w in seen)  # get_rope's linear branch builds no FoPE: said, not read
+    assert "fope_init_factor" in said and "fope_sep_head" in said and "not understood for rope_type 'linear'" in said
+    with pytest.raises(ValueError, match="rotates the whole head"):
+        parse_rope_config({**FOPE, "rope_parameters": {**fp, "partial_rotary_factor": 0.5}})
+    with pytest.raises(TypeError, match="fope_sep_head"):
+        parse_rope_config({**FOPE, "rope_parameters": {**fp, "fope_sep_head": "yes"}})
+    bailing = {"model_type": "bailing_hybrid", "qk_rope_head_dim": 16,
+               "rope_parameters": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e4, "mrope_section": [2, 3, 3]}}
+    with pytest.raises(ValueError, match="only supports rope_type='default'"):
+        parse_rope_config(bailing)
+    with pytest.raises((TypeError, ValueError), match="factor"):
+        parse_rope_config({**MULTI, "rope_scaling": {"rope_type": "linear", "factor": [True, 2.0]}}, factor=2.0)
+    with pytest.raises(ValueError, match="at least one"):
+        parse_rope_config({**MULTI, "rope_scaling": {"rope_type": "linear", "factor": []}})
+    with pytest.raises(ValueError, match="factor=True is not one of"):
+        parse_rope_config(MULTI, factor=True)
+    with pytest.raises(TypeError, match="position_encoding_2d"):
+        parse_rope_config({**CHATGLM, "position_encoding_2d": "true"})
+    yarn = {"head_dim": 64, "rope_theta": 1e4, "max_position_embeddings": 16384,
+            "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096,
+                             "extrapolation_factor": -1.0}}
+    with pytest.raises(ValueError, match="extrapolation_factor"):
+        rope_frequencies(yarn, yarn_engine="llama.cpp")
+
+
+def test_fope_one_coefficient_pair_without_sep_head():
+    cfg = {**FOPE, "rope_parameters": {**FOPE["rope_parameters"], "fope_sep_head": False}}
+    rng = np.random.default_rng(9)
+    cc, sc = rng.normal(size=(2, 3, 3)), rng.normal(size=(2, 3, 3))
+    c, s = fope_cos_sin(cfg, [5], cc, sc, sin_pad=0.0)
+    c0, s0 = fope_cos_sin(FOPE, [5], cc[:1], sc[:1], sin_pad=0.0)
+    assert c.shape == (1, 1, 8)  # vLLM: einsum("tD, Dd -> td", pos_cos, self.cos_coef[0])
+    np.testing.assert_array_equal(c, c0)
+    np.testing.assert_array_equal(s, s0)
