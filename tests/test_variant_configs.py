@@ -525,3 +525,11 @@ def test_fope_one_coefficient_pair_without_sep_head():
     assert c.shape == (1, 1, 8)  # vLLM: einsum("tD, Dd -> td", pos_cos, self.cos_coef[0])
     np.testing.assert_array_equal(c, c0)
     np.testing.assert_array_equal(s, s0)
+
+
+def test_describe_shows_one_row_per_factor_of_a_multi_factor_list():
+    from pe_symbolic.numeric import describe
+
+    d = describe({**MULTI, "num_attention_heads": 2, "hidden_size": 32})
+    assert [e.spec.factor for e in d.layers] == [1.0, 2.5, 8.0]
+    assert str(d).count("multi-factor linear") == 1

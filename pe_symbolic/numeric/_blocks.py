@@ -23,15 +23,19 @@ __all__ = ["intercept"]
 
 
 def _blocks_spec(kwargs: Mapping[str, Any]) -> RopeSpec | None:
-    config = kwargs.get("config")
-    if config is None or kwargs.get("inv_freq") is not None:
+    config = kwargs["config"]
+    if type(config) is dict:  # the common case first: one look-up
+        if config.get("position_encoding_2d") is not True:
+            return None
+    elif isinstance(config, RopeSpec):
+        if config.position_blocks == 1:
+            return None
+    elif not (isinstance(config, Mapping) and config.get("position_encoding_2d") is True):
         return None
-    if isinstance(config, RopeSpec):
-        return config if config.position_blocks != 1 else None
-    if isinstance(config, Mapping) and config.get("position_encoding_2d") is True:
-        spec = parse_rope_config(config, layer_type=kwargs.get("layer_type"))
-        return spec if spec.position_blocks != 1 else None
-    return None
+    if kwargs.get("inv_freq") is not None:
+        return None  # the front end refuses config= with inv_freq=
+    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=kwargs.get("layer_type"))
+    return spec if spec.position_blocks != 1 else None
 
 
 def _check(spec: RopeSpec, kwargs: Mapping[str, Any]) -> None:

@@ -369,8 +369,8 @@ def variant_notes(spec: Any) -> list[str]:
             "Bailing's layout (h even, w odd pairs of the first h + w, then t)"
         out.append(f"M-RoPE sections {list(spec.mrope_section or ())}: {name} (vLLM; HF has none)")
     if spec.factors is not None:
-        out.append(f"multi-factor linear (vLLM): one cos/sin block per factor {list(spec.factors)}; shown for "
-                   f"factor={spec.factor:g}")
+        out.append(f"multi-factor linear (vLLM's LinearScalingRotaryEmbedding): one cos/sin block per factor "
+                   f"{[float(f) for f in spec.factors]}, a row each (rope_frequencies(config, factor=...))")
     if spec.indexer_layout is not None:
         out.append(f"sparse-attention indexer: {spec.indexer_layout} pairs on its first {spec.rotary_dim} channels "
                    "(HF's, hard-coded per model type; vLLM reads indexer_rope_interleave: indexer_layouts(config))")
