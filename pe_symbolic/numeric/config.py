@@ -657,7 +657,7 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     ('llama3', 128, 8.0)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "yarnn", "factor": 4}})
     Traceback (most recent call last):
-    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial', 'telechat3-yarn' (did you mean 'yarn'?)
+    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial', 'telechat3-yarn', 'openpangu' (did you mean 'yarn'?)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2,
     ...                    "low_freq_factor": 1}}, strict=True)
     Traceback (most recent call last):
