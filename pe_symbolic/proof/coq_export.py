@@ -303,7 +303,10 @@ def _axioms(path: str) -> set[str] | None:
 #: Words a generated lemma never contains outside comments: a declaration that would let a
 #: proof rest on more than the preamble, or an unfinished proof.
 _FORBIDDEN = re.compile(r"\b(Axiom|Axioms|Parameter|Parameters|Variable|Variables|Hypothesis|Hypotheses|Conjecture"
-                        r"|Admitted|admit|give_up|Context|Require|Import|Load|Declare)\b")
+                        r"|Admitted|admit|give_up|Context|Require|Import|Load|Declare"
+                        # the Interval package only through the preamble's pe_interval (its floats
+                        # over Coq's integers; the bare tactic may compute with primitive floats)
+                        r"|interval|integral|i_prec|i_native_compute)\b")
 #: The names check() gives the lemmas of a run: a lemma may cite none of them.
 _TOKENS = re.compile(r"\bpe_(t|s|f|ok_|vac_|sat_)\d+\b")
 

@@ -551,7 +551,7 @@ def _power_script(L: Node, R: Node, pw: list[Node]) -> str:
     # or the other way: products of powers of one base joined, then the exponents compared
     # (no denominator to clear: b^(i/c) b^(-(i+1)/c) = b^(-1/c) holds for c = 0 too)
     join = "repeat rewrite <- Rpower_plus; repeat rewrite <- exp_plus; f_equal; pe_close"
-    return f"first [({split}) | ({join})]"
+    return f"first [({split}) | ({join}) | pe_explog]"
 
 
 @functools.lru_cache(maxsize=None)
