@@ -435,6 +435,8 @@ def _scalar_script(L: Node, R: Node) -> str:
                 key=coq_text)
     if pw:
         return _power_script(L, R, pw)
+    if any(x[0] == "app" and x[1] == "ln" for side in (L, R) for x in _walk(side)):
+        return "first [pe_close | pe_explog]"  # logarithms of products, inverses, exponentials split
     return "pe_close"
 
 
