@@ -213,6 +213,14 @@ Ltac pe_zr := repeat match goal with
   | H : (_ <= _)%Z |- _ => apply IZR_le in H | H : (_ < _)%Z |- _ => apply IZR_lt in H end;
   rewrite ?plus_IZR, ?minus_IZR, ?opp_IZR, ?mult_IZR in *.
 
+(* The signs of the logarithms and inverses in the goal, as hypotheses (for a sign by nra). *)
+Ltac pe_lnfacts := repeat match goal with |- context [ln ?x] =>
+  lazymatch goal with _ : 0 < ln x |- _ => fail | _ : ln x < 0 |- _ => fail | _ =>
+    first [assert (0 < ln x) by (apply pe_ln_pos; pe_zr; nra) | assert (ln x < 0) by (apply pe_ln_neg; pe_zr; nra)] end end.
+Ltac pe_invfacts := repeat match goal with |- context [/ ?x] =>
+  lazymatch goal with _ : 0 < / x |- _ => fail | _ : / x < 0 |- _ => fail | _ =>
+    first [assert (0 < / x) by (apply Rinv_0_lt_compat; pe_zr; lra) | assert (/ x < 0) by (apply Rinv_lt_0_compat; pe_zr; lra)] end end.
+
 (* Nonzero side conditions of field. *)
 Ltac pe_nz1 := first [ assumption | apply pe_Rpower_nz | apply pe_exp_nz | (apply not_0_IZR; lia)
   | (apply Rgt_not_eq; apply PI_RGT_0) | (apply Rgt_not_eq; apply pe_ln_pos; lra)
@@ -220,19 +228,20 @@ Ltac pe_nz1 := first [ assumption | apply pe_Rpower_nz | apply pe_exp_nz | (appl
   | (apply Rgt_not_eq; lra) | (apply Rlt_not_eq; lra) | (apply pow_nonzero; pe_nz1)
   | (apply Rmult_integral_contrapositive_currified; pe_nz1) | (apply Rinv_neq_0_compat; pe_nz1)
   | (apply Ropp_neq_0_compat; pe_nz1) | (apply Rgt_not_eq; nra) | (apply Rlt_not_eq; nra)
-  | (pe_zr; first [(apply Rgt_not_eq; lra) | (apply Rlt_not_eq; lra)]) ].
+  | (pe_zr; first [(apply Rgt_not_eq; lra) | (apply Rlt_not_eq; lra)])
+  | (match goal with |- context [ln _] => idtac end; apply Rgt_not_eq; pe_lnfacts; nra) ].
 Ltac pe_nz := repeat match goal with |- _ /\ _ => split end; pe_nz1.
 Ltac pe_close := first [ ring | (field; pe_nz) | field
                        | (try unfold Rmax; try unfold Rmin; repeat destruct (Rle_dec _ _); lra) ].
-Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra])
-                      | pe_interval | (unfold Rpower; pe_interval) ].
-
 (* Powers and logarithms: Rpower b x is exp (x * ln b); logarithms of products, inverses and
    exponentials split (each factor shown positive), then the sides compared as logarithms (both
    positive) or as they are. *)
 Ltac pe_pos := first [ assumption | apply exp_pos | apply PI_RGT_0 | lra | (pose proof PI_RGT_0; lra) | (pe_zr; lra)
   | (apply Rmult_lt_0_compat; pe_pos) | (apply Rinv_0_lt_compat; pe_pos) | (apply pe_ln_pos; lra) | nra ].
 Ltac pe_ln := repeat (first [ rewrite ln_exp | rewrite ln_1 | (rewrite ln_mult by pe_pos) | (rewrite ln_Rinv by pe_pos) ]).
+Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra])
+                      | pe_interval | (unfold Rpower; pe_interval)
+                      | (unfold Rpower in *; unfold Rdiv in *; pe_ln; pe_lnfacts; pe_zr; pe_invfacts; nra) ].
 Ltac pe_explog := unfold Rpower in *; unfold Rdiv in *;
   first [ (apply ln_inv; [pe_pos | pe_pos | pe_ln; pe_close]) | (pe_ln; pe_close) ].
 
