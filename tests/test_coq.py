@@ -529,3 +529,16 @@ def test_coq_answers_are_cached_by_content(tmp_path, monkeypatch) -> None:
     os.chmod(tmp_path / "coq", 0o777)
     with pytest.raises(AssertionError, match="asked again"):
         check([good])
+
+
+def test_coq_output_is_cut_at_the_markers() -> None:
+    """What Coq said about each question is read between its marker and the next one: a
+    timeout in one question's output is that question's (and is never stored)."""
+    from pe_symbolic.proof.coq_export import _segments
+
+    out = ("pe_m0 is defined\npe_ok_0 is defined\npe_m1 is defined\nError: Timeout!\n"
+           "pe_m2 is defined\n")
+    segs = _segments(out)
+    assert sorted(segs) == [0, 1, 2]
+    assert "pe_ok_0" in segs[0] and "Timeout!" not in segs[0]
+    assert "Timeout!" in segs[1] and segs[2].strip() == ""
