@@ -351,12 +351,17 @@ def test_the_registry_in_coq() -> None:
 @needs_coq
 def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
     """A preamble that does not compile would make every lemma fail (never pass): caught here."""
-    from pe_symbolic.proof.coq import PREAMBLE
+    from pe_symbolic.proof.coq import PREAMBLE, PREAMBLE_NO_INTERVAL
+    from pe_symbolic.proof.coq_export import interval_installed
 
-    path = tmp_path / "preamble.v"
-    path.write_text(PREAMBLE)
-    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Interval" not in PREAMBLE_NO_INTERVAL and "pe_interval" in PREAMBLE_NO_INTERVAL
+    for name, text in (("preamble.v", PREAMBLE), ("preamble_no_interval.v", PREAMBLE_NO_INTERVAL)):
+        if text is PREAMBLE and not interval_installed():
+            continue  # Coq without libcoq-interval: check() uses the other one
+        path = tmp_path / name
+        path.write_text(text)
+        done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
 
 
 # --------------------------------------------------------------------------------------
@@ -439,9 +444,13 @@ def _sign_claim(cid: str, bound: sp.Rational, f: sp.Basic) -> Claim:
 
 @needs_coq
 def test_interval_proves_numeric_bounds_with_the_standard_axioms_only() -> None:
-    """sin 1 = 0.8414709848...: Interval (floats over Coq's integers, never the primitive
-    floats) proves the true bounds and none of the false ones; Print Assumptions lists only
-    the axioms of Coq's reals."""
+    from pe_symbolic.proof.coq_export import interval_installed
+
+    if not interval_installed():
+        pytest.skip("Coq's Interval package (libcoq-interval) is not installed")
+    # sin 1 = 0.8414709848...: Interval (floats over Coq's integers, never the primitive
+    # floats) proves the true bounds and none of the false ones; Print Assumptions lists only
+    # the axioms of Coq's reals.
     true = [_sign_claim("num.sin1", sp.Rational(21037, 25000), sp.sin(1)),
             _sign_claim("num.cos1", sp.Rational(54031, 100000), sp.cos(1)),
             _sign_claim("num.ln2", sp.Rational(6932, 10000), sp.log(2))]

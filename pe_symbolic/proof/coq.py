@@ -53,6 +53,7 @@ from .kernel.claims import Claim, plain_text
 
 __all__ = [
     "PREAMBLE",
+    "PREAMBLE_NO_INTERVAL",
     "RESERVED",
     "Env",
     "Node",
@@ -249,6 +250,16 @@ Ltac pe_explog := unfold Rpower in *; unfold Rdiv in *;
 Ltac pe_contra := first [ lra | lia | nra | (pe_zr; lra) | (pe_zr; nra) ].
 Ltac pe_sat := repeat match goal with |- _ /\ _ => split end; first [ lra | lia | nra | (pe_zr; lra) ].
 """
+_INTERVAL_REQUIRE = """From Interval Require Tactic Specific_ops Specific_stdz.
+Module PeF := Specific_ops.SpecificFloat Specific_stdz.StdZRadix2.
+Module PeI := Tactic.IntervalTactic PeF.
+Import PeI.
+"""
+_INTERVAL_LTAC = "Ltac pe_interval := interval with (Tactic.i_prec 60)."
+assert _INTERVAL_REQUIRE in PREAMBLE and _INTERVAL_LTAC in PREAMBLE
+#: :data:`PREAMBLE` for a Coq without the Interval package (``libcoq-interval``): ``pe_interval``
+#: fails, so a numeric bound is not proved (and nothing else changes).
+PREAMBLE_NO_INTERVAL = PREAMBLE.replace(_INTERVAL_REQUIRE, "").replace(_INTERVAL_LTAC, "Ltac pe_interval := fail.")
 
 #: Names no generated variable may take: Coq's keywords, and every identifier of the preamble
 #: and of the standard-library lemmas the tactic scripts cite (a variable named like a lemma

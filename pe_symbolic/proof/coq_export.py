@@ -57,7 +57,7 @@ from typing import Literal
 
 import sympy as sp
 
-from .coq import (PREAMBLE, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition, to_coq_ast,
+from .coq import (PREAMBLE, PREAMBLE_NO_INTERVAL, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition, to_coq_ast,
                   to_coq_derivative, witness_text)
 from .coq_tactics import script
 from .kernel.claims import Claim
@@ -66,7 +66,7 @@ from .kernel.gate import Admission, admit
 from .sampler import candidates
 
 __all__ = ["ALLOWED_AXIOMS", "CACHE_ENV", "STATUSES", "CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus",
-           "check", "coq_cache_dir", "coq_file", "coqtop_path", "depends_on_preamble_only", "export_claim", "lemma_name"]
+           "check", "coq_cache_dir", "coq_file", "coqtop_path", "interval_installed", "preamble", "depends_on_preamble_only", "export_claim", "lemma_name"]
 
 CoqStatus = Literal["checked", "vacuous", "failed", "outside"]
 #: The statuses, in the order reports count them.
@@ -247,7 +247,26 @@ def coq_file(exports: Iterable[CoqExport], *, tolerant: bool = False) -> str:
     Compiled with ``coqc``, a strict file (``tolerant=False``) stops at the first lemma whose
     script fails; :func:`check` goes on and reports each lemma.
     """
-    return PREAMBLE + "\n" + "\n".join(e.text(tolerant=tolerant) for e in exports)
+    return preamble() + "\n" + "\n".join(e.text(tolerant=tolerant) for e in exports)
+
+
+@functools.lru_cache(maxsize=8)
+def interval_installed(coqtop: str | None = None) -> bool | None:
+    """Whether Coq's Interval package is installed beside ``coqtop`` (``None``: no Coq)."""
+    exe = coqtop or coqtop_path()
+    if exe is None:
+        return None
+    try:
+        where = subprocess.run([exe, "-where"], capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return os.path.exists(os.path.join(where, "user-contrib", "Interval", "Tactic.vo"))
+
+
+def preamble(coqtop: str | None = None) -> str:
+    """:data:`~pe_symbolic.proof.coq.PREAMBLE`, or, where Coq is installed without the Interval
+    package, :data:`~pe_symbolic.proof.coq.PREAMBLE_NO_INTERVAL` (numeric bounds then fail)."""
+    return PREAMBLE_NO_INTERVAL if interval_installed(coqtop) is False else PREAMBLE
 
 
 def coqtop_path() -> str | None:
@@ -375,9 +394,9 @@ def _coq_fingerprint(exe: str) -> str:
     return "\n".join(parts)
 
 
-def _cache_key(fingerprint: str, kind: str, text: str) -> str:
+def _cache_key(fingerprint: str, pre: str, kind: str, text: str) -> str:
     h = hashlib.sha256()
-    for part in (str(_CACHE_FORMAT), fingerprint, PREAMBLE, kind, str(LEMMA_TIMEOUT), str(SIDE_TIMEOUT), text):
+    for part in (str(_CACHE_FORMAT), fingerprint, pre, kind, str(LEMMA_TIMEOUT), str(SIDE_TIMEOUT), text):
         h.update(part.encode("utf-8"))
         h.update(b"\0")
     return h.hexdigest()
@@ -481,6 +500,7 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
         if all_lemmas[k].hypotheses and not all_lemmas[k].vacuous:
             side_of[k] = side.setdefault(all_lemmas[k].side_key(), len(side))
     t0 = time.perf_counter()
+    pre = preamble(exe)
     root = coq_cache_dir() if cache else None
     fp = _coq_fingerprint(exe) if root is not None else ""
     ok: set[int] = set()
@@ -499,7 +519,7 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             asked.add(u)
             qs.append(("sat" if lem.witness is not None else "vac", u, lem.side_text(0)))
         for kind, tok, text0 in qs:
-            key = _cache_key(fp, kind, text0) if root is not None else ""
+            key = _cache_key(fp, pre, kind, text0) if root is not None else ""
             hit = _cache_load(root, key) if root is not None else None
             if hit is None:
                 questions.append((kind, tok, text0, key))
@@ -538,7 +558,7 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
                     texts.append(all_lemmas[owner_of[tok]].side_text(tok))
             texts.append(f"Definition pe_m{len(questions) + c} := 0.\n")  # the end of the chunk
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(PREAMBLE + "\n" + "".join(texts))
+                fh.write(pre + "\n" + "".join(texts))
             fin = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
             fout = open(path + ".out", "w", encoding="utf-8")  # noqa: SIM115 - closed below
             # run in the temporary folder: Coq's lia/nra write their caches to the working
