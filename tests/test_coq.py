@@ -551,3 +551,21 @@ def test_coq_output_is_cut_at_the_markers() -> None:
     assert sorted(segs) == [0, 1, 2]
     assert "pe_ok_0" in segs[0] and "Timeout!" not in segs[0]
     assert "Timeout!" in segs[1] and segs[2].strip() == ""
+
+
+@needs_coq
+def test_the_preamble_shadows_no_name_the_printer_uses(tmp_path) -> None:
+    """Importing Interval's tactic module must not change what a printed statement means: every
+    function and constant the printer writes still names Coq's own (Reals, ZArith)."""
+    from pe_symbolic.proof.coq_export import preamble
+
+    names = ("sin cos tan exp ln sqrt Rabs Rmax Rmin Rpower atan PI IZR powerRZ Rle_dec Rlt_dec Req_EM_T "
+             "Z_le_dec Z_lt_dec derivable_pt_lim R Z Rplus Rmult Ropp Rminus Rdiv pow").split()
+    path = tmp_path / "names.v"
+    path.write_text(preamble() + "\n" + "".join(f"Check tt.\nLocate {n}.\n" for n in names))
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = [block.splitlines()[0] for block in done.stdout.split("tt\n     : unit\n")[1:]]
+    assert len(first) == len(names), done.stdout[:2000]
+    for n, line in zip(names, first):
+        assert re.match(rf"(Constant|Inductive) Coq\.(Reals|ZArith|Numbers)\.[\w.]*\b{n}$", line), (n, line)
