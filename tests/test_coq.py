@@ -354,7 +354,8 @@ def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
     from pe_symbolic.proof.coq import PREAMBLE, PREAMBLE_NO_INTERVAL
     from pe_symbolic.proof.coq_export import interval_installed
 
-    assert "Interval" not in PREAMBLE_NO_INTERVAL and "pe_interval" in PREAMBLE_NO_INTERVAL
+    assert "From Interval" not in PREAMBLE_NO_INTERVAL and "Import PeI" not in PREAMBLE_NO_INTERVAL
+    assert "Ltac pe_interval := fail." in PREAMBLE_NO_INTERVAL
     for name, text in (("preamble.v", PREAMBLE), ("preamble_no_interval.v", PREAMBLE_NO_INTERVAL)):
         if text is PREAMBLE and not interval_installed():
             continue  # Coq without libcoq-interval: check() uses the other one

@@ -565,8 +565,18 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             # folder, and Redirect writes each lemma's Print Assumptions there. The output goes
             # to a file, not a pipe: a pipe read after another process's would fill up and stall
             # its writer, running the processes one after the other
-            procs.append((subprocess.Popen([exe, "-q"], stdin=fin, stdout=fout, stderr=subprocess.STDOUT,
-                                           cwd=tmp), fin, fout, path + ".out"))
+            try:
+                proc = subprocess.Popen([exe, "-q"], stdin=fin, stdout=fout, stderr=subprocess.STDOUT, cwd=tmp)
+            except BaseException:
+                fin.close()
+                fout.close()
+                for p, pin, pout, _ in procs:  # the processes already started end with this run
+                    p.kill()
+                    p.wait()
+                    pin.close()
+                    pout.close()
+                raise
+            procs.append((proc, fin, fout, path + ".out"))
         deadline = t0 + timeout
         for p, fin, fout, out_path in procs:
             try:
