@@ -231,7 +231,7 @@ def _cfg(**rope) -> dict:
 
 
 BAD = [
-    (_cfg(rope_type="yarnn", factor=4.0), ValueError, r"\['rope_type'\]='yarnn' is not allowed; use one of 'default', .*'proportional', 'axial', 'telechat3-yarn' \(did you mean 'yarn'\?\)"),
+    (_cfg(rope_type="yarnn", factor=4.0), ValueError, r"\['rope_type'\]='yarnn' is not allowed; use one of 'default', .*'proportional', 'axial', 'telechat3-yarn', 'openpangu' \(did you mean 'yarn'\?\)"),
     (_cfg(rope_type="linear"), ValueError, r"missing the key 'factor', which rope_type 'linear' requires"),
     (_cfg(rope_type="llama3", factor=8.0, low_freq_factor=1.0), ValueError, r"missing the key 'high_freq_factor', which rope_type 'llama3'"),
     (_cfg(rope_type="longrope", short_factor=[1.0] * 32), ValueError, r"missing the key 'long_factor', which rope_type 'longrope'"),

@@ -70,6 +70,7 @@ from .config import (
 from .describe import ConfigDescription, ConfigLayoutWarning, LayerRope, describe
 from .rope import apply_rope, rope_cos_sin
 from .tables import sinusoidal_table, translation_matrix
+from .variants import fope_cos_sin, indexer_layouts
 
 __all__ = [
     "ConfigDescription",
@@ -81,7 +82,9 @@ __all__ = [
     "UnknownConfigKeyWarning",
     "apply_rope",
     "describe",
+    "fope_cos_sin",
     "frequencies",
+    "indexer_layouts",
     "llama4_nope_query_scale",
     "llama4_query_scale",
     "model_config",

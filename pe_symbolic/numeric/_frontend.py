@@ -591,12 +591,17 @@ def _call_key(B: Backend, name: str, args: tuple[Any, ...], kwargs: dict[str, An
 # the public functions, written once
 
 
-def public(B: Backend, fn: Callable[..., Any], doc: str, module: str | None = None) -> Callable[..., Any]:
+def public(B: Backend, fn: Callable[..., Any], doc: str, module: str | None = None,
+           intercept: Callable[[tuple, dict], Any] | None = None) -> Callable[..., Any]:
     """``fn`` (:func:`apply_rope`, :func:`rope_cos_sin` or :func:`sinusoidal_table`) as
     backend ``B``'s public function: ``B`` bound, ``fn``'s name, ``doc``, the module that
     defines it (default ``B.module``; its globals run the docstring's examples), and the
     signature ``B`` takes (``apply_rope``'s second positional argument is
     :attr:`Backend.second`; keywords of other backends left out, and refused by name).
+    ``intercept(args, kwargs)``, asked first for calls with ``config=``, may answer a call
+    itself (anything but ``NotImplemented``): ChatGLM-6B's 2-D blocks in the NumPy core
+    (:mod:`pe_symbolic.numeric._blocks`), without a frame between the caller and ``fn``
+    (warnings point at the caller).
 
     >>> from pe_symbolic import numeric
     >>> import inspect
@@ -620,6 +625,10 @@ def public(B: Backend, fn: Callable[..., Any], doc: str, module: str | None = No
     fast = _FAST.get(name)
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        if intercept is not None and "config" in kwargs:
+            done = intercept(args, kwargs)
+            if done is not NotImplemented:
+                return done
         key = None
         if fast is not None and B.fast_ok():
             try:

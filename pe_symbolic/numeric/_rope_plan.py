@@ -56,7 +56,8 @@ def positions_error(n_axes: int, shape: tuple[int, ...]) -> str | None:
     if n_axes == 1 or (len(shape) and shape[0] == n_axes):
         return None
     what = "M-RoPE positions need a leading axis of 3 (t, h, w)" if n_axes == 3 else \
-        f"axial (2-D) positions need a leading axis of {n_axes} (row, col)"
+        (f"axial (2-D) positions need a leading axis of {n_axes} (row, col), and openPangu's two-section M-RoPE "
+         "one of 2 (h, w)")
     return f"{what}, e.g. shape ({n_axes}, seq) or ({n_axes}, batch, seq); got shape {tuple(shape)}"
 
 
@@ -84,6 +85,17 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
                          "one angle. For text (every axis the same position) pass inv_freq=rope_frequencies(config) "
                          "with the positions")
 
+    if spec.fope:
+        raise ValueError("FoPE (the config's fope_* keys, Intern-S1-Pro): each channel's cos and sin mix the kept "
+                         "frequencies' cos and sin with coefficients from the checkpoint (cos_coef, sin_coef), which "
+                         "config.json does not hold, and the channels past them are padded with cos = sin = 1; "
+                         "config= does not rotate with it: pe_symbolic.numeric.fope_cos_sin(config, positions, "
+                         "cos_coef, sin_coef, sin_pad=...) gives the tables, rope_frequencies(config) the kept "
+                         "frequencies")
+    if spec.position_blocks != 1:
+        raise ValueError("ChatGLM-6B's 2-D RoPE (position_encoding_2d) turns two blocks of the head by two position "
+                         "axes: pe_symbolic.numeric.apply_rope / rope_cos_sin take config= for it (positions with a "
+                         "leading axis of 2); elsewhere rotate each block with inv_freq=rope_frequencies(config)")
     if spec.rotary_channels == "trailing":
         raise ValueError(f"DeepSeek-V4 (layer_type {spec.layer_type!r}) rotates the LAST {spec.rotary_dim} channels of "
                          f"each {spec.head_dim}-channel head in interleaved pairs, which config= does not place; rotate "
@@ -219,7 +231,7 @@ def frequency_plan(
         attention = float(attention_factor)
     axes = axes_2d
     if section is not None:
-        n_axes = 3
+        n_axes = len(section) if rule == "openpangu" else 3  # openPangu: two sections (h, w) or three
         from ..encodings.family import mrope_axes  # (imports SymPy: only for M-RoPE)
 
         if rule is not None:

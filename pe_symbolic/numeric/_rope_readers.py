@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._config_base import _factor_list, _int, _real, _user_stacklevel
+from ._variant_readers import factor_list, openpangu_sections, read_extrapolation, read_fope, select_factor
 
 __all__ = ["READERS", "ReadContext", "reader"]
 
@@ -39,6 +40,11 @@ class ReadContext:
     max_pos: int | None
     ntk_alpha: bool = False
     kw: dict[str, Any] = field(default_factory=dict)
+    factor_choice: object = None
+    """``factor=`` of :func:`parse_rope_config` (a multi-factor linear list's selection)."""
+    yarn_engine: str = "hf"
+    """``yarn_engine=`` of :func:`parse_rope_config` (whose ``extrapolation_factor`` reading)."""
+    strict: bool = False
 
     def real(self, key: str, **kw: Any) -> float:
         """``p[key]`` as a checked float (see :func:`_real`)."""
@@ -46,7 +52,12 @@ class ReadContext:
 
     def read_factor(self) -> None:
         """The context-extension ``factor`` (>= 1), when the dict gives one."""
-        if self.p.get("factor") is not None:
+        f = self.p.get("factor")
+        if isinstance(f, (list, tuple)):
+            raise TypeError(f"{self.where}['factor']={f!r} is a list: a factor list is read for rope_type 'linear' "
+                            f"only (vLLM's multi-factor LinearScalingRotaryEmbedding); rope_type {self.rope_type!r} "
+                            "takes one number >= 1")
+        if f is not None:
             self.kw["factor"] = self.real("factor", minimum=1.0, what=" (a context-extension factor, >= 1)")
 
     def read_original_max(self) -> None:
@@ -86,12 +97,38 @@ def reader(*types: str) -> Callable[[Callable[[ReadContext], None]], Callable[[R
 
 @reader("default", "axial")
 def _plain(ctx: ReadContext) -> None:
-    """The ladder ``b ** (-2i/d)``: nothing beyond the base and the rotary dims."""
+    """The ladder ``b ** (-2i/d)``: nothing beyond the base and the rotary dims; under
+    ``default``, FoPE's keys (Intern-S1-Pro) when the dict gives them."""
+    if ctx.rope_type == "default":
+        read_fope(ctx.cfg, ctx.where, ctx.p, ctx.rope_type, ctx.rotary_dim, ctx.head_dim, ctx.kw)
+
+
+@reader("openpangu")
+def _openpangu(ctx: ReadContext) -> None:
+    """vLLM's ``rope_type: "openpangu"``: the default ladder, the pairs' position axes by
+    openPangu's greedy interleave of ``mrope_section`` (two or three sections), which
+    ``mrope_interleaved: true`` must confirm."""
+    ctx.kw["mrope_section"] = openpangu_sections(ctx.where, ctx.p, ctx.rotary_dim)
+    ctx.kw["mrope_interleaved"] = True
+    ctx.kw["mrope_rule"] = "openpangu"
 
 
 @reader("linear", "proportional")
 def _linear(ctx: ReadContext) -> None:
-    """``theta_i / s`` (``proportional``: Gemma 4's partial ladder over the head dim, / s)."""
+    """``theta_i / s`` (``proportional``: Gemma 4's partial ladder over the head dim, / s);
+    for ``linear``, vLLM's multi-factor list (one table block per factor), of which
+    ``factor=`` picks one."""
+    f = ctx.p.get("factor")
+    if ctx.rope_type == "linear" and isinstance(f, (list, tuple)):
+        factors = factor_list(ctx.where, f)
+        if len(factors) == 1:
+            ctx.kw["factor"] = factors[0]
+            if ctx.factor_choice is not None:
+                select_factor(ctx.where, factors, ctx.factor_choice)
+            return
+        ctx.kw["factors"] = factors
+        ctx.kw["factor"] = select_factor(ctx.where, factors, ctx.factor_choice)
+        return
     ctx.read_factor()
 
 
@@ -140,6 +177,9 @@ def _yarn(ctx: ReadContext) -> None:
     ctx.read_original_max()
     if ctx.rope_type == "yarn":
         ctx.read_attention_factor()
+        if ctx.raw_type not in VLLM_DEEPSEEK_NAMES:
+            # HF does not read extrapolation_factor; vLLM and llama.cpp do (yarn_engine=)
+            read_extrapolation(where, p, ctx.yarn_engine, ctx.strict, kw)
     kw["beta_fast"] = _real(where, "beta_fast", p.get("beta_fast") or 32)
     kw["beta_slow"] = _real(where, "beta_slow", p.get("beta_slow") or 1)
     for key in ("beta_fast", "beta_slow"):

@@ -80,6 +80,16 @@ from ._config_base import (  # noqa: F401  (_factor_list, _user_stacklevel: kept
     _user_stacklevel,
 )
 from ._rope_readers import READERS, VLLM_DEEPSEEK_NAMES, ReadContext
+from ._variant_readers import (
+    BAILING_MODEL_TYPES,
+    CHATGLM_BASE,
+    FOPE_KEYS,
+    YARN_ENGINES,
+    chatglm_2d,
+    chatglm_head_dim,
+    check_bailing,
+    indexer_layout,
+)
 
 __all__ = [
     "ROPE_TYPES",
@@ -97,12 +107,13 @@ __all__ = [
 
 #: The rope types :func:`rope_frequencies` knows: HF's ``ROPE_INIT_FUNCTIONS`` keys, plus
 #: ``"default"``, vLLM's ``"ntk"`` (``NTKScalingRotaryEmbedding``: fixed NTK
-#: :math:`(b s)^{-2i/d} / s^{2/d}`, mixed NTK with ``mixed_b``; not an HF type) and vLLM's
-#: ``"telechat3-yarn"`` (YaRN with a 0.07 attention-factor slope). The static NTK-aware base
+#: :math:`(b s)^{-2i/d} / s^{2/d}`, mixed NTK with ``mixed_b``; not an HF type), vLLM's
+#: ``"telechat3-yarn"`` (YaRN with a 0.07 attention-factor slope) and vLLM's ``"openpangu"``
+#: (the default ladder with openPangu's greedy interleave of ``mrope_section``). The static NTK-aware base
 #: :math:`b s^{d/(d-2)}` (rotary-embedding-torch's ``theta_rescale_factor``) is not a config
 #: type: it is ``family_formula("ntk")`` (claim ``ntk.derive``).
 ROPE_TYPES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "proportional",
-                               "axial", "telechat3-yarn")
+                               "axial", "telechat3-yarn", "openpangu")
 #: The YaRN-shaped types (the same frequencies; ``telechat3-yarn`` differs in the attention
 #: factor and reads vLLM's ``extrapolation_factor`` / ``attn_factor``).
 YARN_TYPES: tuple[str, ...] = ("yarn", "telechat3-yarn")
@@ -178,9 +189,19 @@ def mrope_rule_axes(rule: str, section: Sequence[int]) -> tuple[int, ...]:
     (``stack([freq_h, freq_w], -1).flatten(-2)``): pair ``j`` keeps the ladder's frequency
     ``j`` and turns by h (even ``j < hw``), w (odd ``j < hw``) or t (``j >= hw``).
 
+    ``"openpangu"`` and ``"bailing"``: :func:`pe_symbolic.encodings.variants.openpangu_axes`
+    and :func:`~pe_symbolic.encodings.variants.bailing_axes` (vLLM's ``openpangu_rope.py`` and
+    ``bailing_mrope.py``).
+
     >>> mrope_rule_axes("ernie4_5_vl", (2, 2, 1))
     (1, 2, 1, 2, 0)
+    >>> mrope_rule_axes("openpangu", (2, 3, 3)), mrope_rule_axes("bailing", (2, 2, 2))
+    ((0, 1, 2, 1, 2, 1, 2, 0), (1, 2, 1, 2, 0, 0))
     """
+    if rule in ("openpangu", "bailing"):
+        from ..encodings import variants
+
+        return variants.openpangu_axes(section) if rule == "openpangu" else variants.bailing_axes(section)
     if rule != "ernie4_5_vl":
         raise ValueError(f"unknown M-RoPE rule {rule!r}")
     h, w, t = (int(v) for v in section)
@@ -210,13 +231,16 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
 _COMMON_KEYS = frozenset({"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
                           "mrope_interleaved", "llama_4_scaling_beta"})
 _TYPE_KEYS: dict[str, frozenset[str]] = {
-    "default": frozenset(),
+    # FoPE's keys (Intern-S1-Pro, read under 'default'; refused on other model types by the reader)
+    "default": frozenset(FOPE_KEYS),
     "axial": frozenset(),
+    "openpangu": frozenset(),
     "linear": frozenset({"factor"}),
     "ntk": frozenset({"factor", "mixed_b"}),
     "dynamic": frozenset({"factor", "alpha", "xdrope_section"}),
+    # extrapolation_factor: HF does not read it (the reader warns), vLLM and llama.cpp do (yarn_engine=)
     "yarn": frozenset({"factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow",
-                       "mscale", "mscale_all_dim", "truncate"}),
+                       "mscale", "mscale_all_dim", "truncate", "extrapolation_factor"}),
     # vLLM's DeepseekScalingRotaryEmbedding keywords (deepseek_yarn, deepseek_llama_scaling)
     "deepseek_yarn": frozenset({"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "mscale",
                                 "mscale_all_dim", "extrapolation_factor", "attn_factor"}),
@@ -238,7 +262,8 @@ _IGNORED_LIKE_HF: dict[str, frozenset[str]] = {
 #: :func:`describe` reads; any other such key warns (:class:`UnknownConfigKeyWarning`).
 _TOP_KEYS_READ = frozenset({"rope_theta", "rope_parameters", "rope_scaling", "rotary_emb_base", "rotary_pct",
                             "partial_rotary_factor", "rope_local_base_freq", "qk_rope_head_dim", "rotary_dim",
-                            "no_rope_layers", "no_rope_layer_interval", "rope_interleave", "layer_rope_theta"})
+                            "no_rope_layers", "no_rope_layer_interval", "rope_interleave", "layer_rope_theta",
+                            "indexer_rope_interleave"})
 #: Top-level RoPE keys read only for one model type.
 _TOP_KEYS_READ_FOR: dict[str, frozenset[str]] = {"deepseek_v4": frozenset({"compress_rope_theta"}),
                                                   "molmo2_text": frozenset({"rope_scaling_layers"}),
@@ -325,7 +350,7 @@ class RopeSpec:
     long_factor: tuple[float, ...] | None = None
     low_freq_factor: float | None = None
     high_freq_factor: float | None = None
-    mrope_section: tuple[int, int, int] | None = None
+    mrope_section: tuple[int, ...] | None = None
     mrope_interleaved: bool = False
     layer_type: str | None = None
     alpha: float | None = None
@@ -353,7 +378,39 @@ class RopeSpec:
     """How M-RoPE assigns position axes to pairs when neither Qwen2-VL's contiguous sections
     nor Qwen3-VL's interleaving (``mrope_interleaved``) is HF's rule: ``"ernie4_5_vl"``
     (HF's ``Ernie4_5_VLMoeTextRotaryEmbedding``: the first ``2 * mrope_section[0]`` pairs
-    alternate h, w, the last ``mrope_section[2]`` take t)."""
+    alternate h, w, the last ``mrope_section[2]`` take t), ``"openpangu"`` (vLLM's
+    ``rope_type: "openpangu"``: the greedy interleave of
+    :func:`pe_symbolic.encodings.variants.openpangu_axes`, two or three sections) or
+    ``"bailing"`` (vLLM's and SGLang's ``BailingMRotaryEmbedding`` for ``bailing_hybrid``: h
+    on even, w on odd pairs of the first ``h + w``, then t)."""
+    factors: tuple[float, ...] | None = None
+    """vLLM's multi-factor linear RoPE (``factor`` a list, ``LinearScalingRotaryEmbedding``):
+    every factor of the list; :attr:`factor` is the one selected (``factor=``)."""
+    fope: bool = False
+    """FoPE (Intern-S1-Pro; the rope dict's ``fope_init_factor`` / ``fope_sep_head`` /
+    ``num_inv_freq``): :func:`rope_frequencies` gives the kept frequencies, each output
+    channel mixes their cos / sin with the checkpoint's coefficients, and the channels past
+    them are padded with cos = sin = 1 (:func:`pe_symbolic.numeric.fope_cos_sin`)."""
+    fope_num_inv_freq: int | None = None
+    """FoPE's ``num_inv_freq`` (the first ones kept); ``None``: those above
+    :math:`2\\pi/L`, ``L`` = ``max_position_embeddings``."""
+    fope_sep_head: bool = True
+    """FoPE's ``fope_sep_head``: one coefficient matrix per key-value head."""
+    fope_init_factor: float | None = None
+    """FoPE's ``fope_init_factor`` (the coefficients' initialisation scale; not used at inference)."""
+    indexer_layout: str | None = None
+    """The pairing of the sparse-attention indexer's RoPE (``"split"`` or ``"interleaved"``;
+    DeepSeek-V3.2 / GLM-5-style DSA indexers, HF's per model type) on the first
+    :attr:`rotary_dim` channels of its q / k, with the attention's frequencies; ``None``: no
+    indexer."""
+    position_blocks: int = 1
+    """ChatGLM-6B's 2-D positions (``position_encoding_2d``): 2 consecutive blocks of
+    :attr:`rotary_dim` channels, block ``k`` turned by position axis ``k`` (token position,
+    block position), each in split halves; 1 elsewhere."""
+    ext_rule: str = "vllm"
+    """How :attr:`extrapolation_factor` acts: ``"vllm"`` (the kept share times it; the
+    attention factor unchanged) or ``"llama.cpp"`` (``ext_factor``: llama.cpp's ramp, always
+    floored / ceiled, and no magnitude factor when it is 0)."""
 
     @property
     def pairs(self) -> int:
@@ -528,7 +585,8 @@ def _deepseek_v4_params(cfg: Mapping[str, Any], where: str, params: Mapping[str,
 
 
 def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = None,
-                      strict: bool = False, layer: int | None = None) -> RopeSpec:
+                      strict: bool = False, layer: int | None = None, factor: float | None = None,
+                      yarn_engine: str = "hf") -> RopeSpec:
     r"""Read and check the rope fields of a model config (HF ``config.json`` as a dict).
 
     Parameters
@@ -550,6 +608,17 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         Molmo2's ``rope_scaling_layers`` (the listed layers use the rope dict's scaling, the
         others HF's unscaled ``default`` ladder at the same base): needed when some layers are
         unscaled.
+    factor : float, optional
+        For vLLM's multi-factor linear RoPE (a ``linear`` rope dict whose ``factor`` is a list:
+        one cos/sin block per LoRA scaling factor): which of the listed factors. Required
+        there, not allowed elsewhere.
+    yarn_engine : {"hf", "vllm", "llama.cpp"}, default "hf"
+        Whose reading of a ``yarn`` dict's ``extrapolation_factor`` to follow: HF's ``yarn``
+        does not read it (it warns when it is not 1); vLLM's ``YaRNScalingRotaryEmbedding``
+        (``yarn_scaling_rope.py`` @ ffdc985737c9; later versions take no such argument)
+        scales the kept share of each pair by it; llama.cpp (``ext_factor``, written by
+        ``convert_hf_to_gguf.py``) does too, with its own ramp, and drops YaRN's magnitude
+        factor when it is 0. It must be in [0, 1].
 
     Returns
     -------
@@ -588,7 +657,7 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     ('llama3', 128, 8.0)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "yarnn", "factor": 4}})
     Traceback (most recent call last):
-    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial', 'telechat3-yarn' (did you mean 'yarn'?)
+    ValueError: config['rope_scaling']['rope_type']='yarnn' is not allowed; use one of 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional', 'axial', 'telechat3-yarn', 'openpangu' (did you mean 'yarn'?)
     >>> parse_rope_config({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2,
     ...                    "low_freq_factor": 1}}, strict=True)
     Traceback (most recent call last):
@@ -598,10 +667,13 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
     if not isinstance(strict, bool):
         raise TypeError(f"strict={strict!r} must be True or False")
+    yarn_engine = check_choice("yarn_engine", yarn_engine, YARN_ENGINES)
     normalized = normalize(config)
     if normalized is not config:  # a NormalizedConfig passed in (describe) has said its notices already
         emit_notices(normalized, strict)
     cfg: Mapping[str, Any] = normalized.for_layer_type(layer_type)
+    if chatglm_2d(cfg, strict):
+        return _chatglm_6b(cfg, layer_type, layer, factor)
     _check_top_keys(cfg, strict)
     where, params = _rope_dicts(cfg)
     v4 = cfg.get("model_type") == "deepseek_v4"
@@ -637,7 +709,10 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
             f"layer_type={layer_type!r} was given, but {where} is one dict for every layer "
             "(no per-layer-type entries); omit layer_type"
         )
-    spec = _parse_params(cfg, where, params, layer_type, strict)
+    spec = _parse_params(cfg, where, params, layer_type, strict, factor=factor, yarn_engine=yarn_engine)
+    ix = indexer_layout(cfg, strict)
+    if ix is not None:
+        spec = dataclasses.replace(spec, indexer_layout=ix)
     if v4:
         # HF's DeepSeek-V4 apply_rotary_pos_emb: interleaved pairs on the last rotary_dim channels
         spec = dataclasses.replace(spec, rotary_channels="trailing",
@@ -645,6 +720,19 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     if cfg.get("rope_scaling_layers") is not None and cfg.get("model_type") in ("molmo2_text", "molmo2"):
         return _scaling_layers(cfg, spec, layer)
     return _layer_theta(cfg, spec, layer)
+
+
+def _chatglm_6b(cfg: Mapping[str, Any], layer_type: str | None, layer: int | None, factor: object) -> RopeSpec:
+    """ChatGLM-6B (``position_encoding_2d``): two blocks of ``head_dim / 2`` channels, each plain
+    RoPE (base 10000, the ladder over ``head_dim / 2``, split halves), block 0 turned by the
+    token position, block 1 by the block position (THUDM ``modeling_chatglm.py``)."""
+    for name, value in (("layer_type", layer_type), ("layer", layer), ("factor", factor)):
+        if value is not None:
+            raise ValueError(f"{name}={value!r} was given, but ChatGLM-6B (position_encoding_2d) has one RoPE for "
+                             f"every layer; omit {name}")
+    head_dim, _ = chatglm_head_dim(cfg)
+    return RopeSpec(rope_type="default", rope_theta=CHATGLM_BASE, head_dim=head_dim, rotary_dim=head_dim // 2,
+                    position_blocks=2)
 
 
 def scaling_layer_groups(cfg: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
@@ -821,6 +909,8 @@ def _sections(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], rope_typ
               rotary_dim: int, kw: dict[str, Any], strict: bool) -> None:
     """M-RoPE (``mrope_section``, each model's placement) and HunyuanVL's ``xdrope_section``, into ``kw``."""
     model_type = cfg.get("model_type")
+    if rope_type == "openpangu":
+        return  # its reader placed the sections (openPangu's greedy interleave)
     section = p.get("mrope_section")
     xd = p.get("xdrope_section")
     if xd is not None or (raw_rt == "xdrope" and section is not None):
@@ -858,6 +948,14 @@ def _sections(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], rope_typ
         inter = p.get("mrope_interleaved", False)
         if not isinstance(inter, bool):
             raise TypeError(f"{where}['mrope_interleaved']={inter!r} must be true or false")
+        if model_type in BAILING_MODEL_TYPES and placement is None:
+            # vLLM's and SGLang's BailingMRotaryEmbedding (HF's BailingHybridRotaryEmbedding reads no
+            # mrope_section): h on even, w on odd pairs of the first h + w, then t
+            check_bailing(where, raw_rt, rope_type, kw["mrope_section"])
+            if inter:
+                kw["ignored"] = kw["ignored"] + ("mrope_interleaved",)  # Bailing's placement does not read it
+            kw["mrope_rule"], kw["mrope_interleaved"] = "bailing", False
+            return
         if placement is not None:
             if "mrope_interleaved" in p and inter != (placement == "interleaved"):
                 kw["ignored"] = kw["ignored"] + ("mrope_interleaved",)  # HF's code for this model never reads it
@@ -874,7 +972,7 @@ def _sections(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], rope_typ
 
 
 def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None,
-                  strict: bool = False) -> RopeSpec:
+                  strict: bool = False, *, factor: object = None, yarn_engine: str = "hf") -> RopeSpec:
     """The shared part of every rope type (type, unread keys, base, dims, required keys, Llama 4's
     query scale, M-RoPE sections) around the type's own reader (``READERS``)."""
     rope_type, raw_rt = _rope_type_of(cfg, where, p)
@@ -909,7 +1007,11 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
     # the type's own keys: one small reader per rope type (HF's ROPE_INIT_FUNCTIONS is the model)
     READERS[rope_type](ReadContext(cfg=cfg, where=where, p=p, rope_type=rope_type, raw_type=raw_rt,
                                    head_dim=head_dim, rotary_dim=rotary_dim, freq_dim=freq_dim, max_pos=max_pos,
-                                   ntk_alpha=ntk_alpha, kw=kw))
+                                   ntk_alpha=ntk_alpha, kw=kw, factor_choice=factor, yarn_engine=yarn_engine,
+                                   strict=strict))
+    if factor is not None and "factors" not in kw:
+        raise ValueError(f"factor={factor!r} was given, but {where} has no factor list (vLLM's multi-factor linear "
+                         "RoPE); omit factor")
     _sections(cfg, where, p, rope_type, raw_rt, rotary_dim, kw, strict)
     return RopeSpec(rope_type=rope_type, rope_theta=theta, head_dim=head_dim, rotary_dim=rotary_dim,
                     partial_rotary_factor=prf, max_position_embeddings=max_pos, layer_type=layer_type, **kw)
@@ -1031,6 +1133,8 @@ def rope_frequencies(
     yarn_length: str = "original",
     strict: bool = False,
     layer: int | None = None,
+    factor: float | None = None,
+    yarn_engine: str = "hf",
 ) -> RopeFrequencies:
     r"""Inverse frequencies and attention factor of a model's RoPE, from its config.
 
@@ -1062,6 +1166,10 @@ def rope_frequencies(
     layer : int, optional
         The layer index, for a per-layer ``layer_rope_theta`` whose bases differ, or Molmo2's
         ``rope_scaling_layers`` (see :func:`parse_rope_config`).
+    factor : float, optional
+        Which factor of vLLM's multi-factor linear list (see :func:`parse_rope_config`).
+    yarn_engine : {"hf", "vllm", "llama.cpp"}
+        Whose reading of YaRN's ``extrapolation_factor`` (see :func:`parse_rope_config`).
 
     Returns
     -------
@@ -1158,7 +1266,8 @@ def rope_frequencies(
     """
     yarn_length = check_choice("yarn_length", yarn_length, YARN_LENGTHS)
     spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type,
-                                                                         strict=strict, layer=layer)
+                                                                         strict=strict, layer=layer, factor=factor,
+                                                                         yarn_engine=yarn_engine)
     n = _check_seq_len(seq_len)
     values, attn = _exact_frequencies(spec, _seq_key(spec, n), yarn_length)
     inv = np.array([float(v) for v in values], dtype=np.float64)
@@ -1196,9 +1305,11 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
         dm = mp(d)
         one = mp(1)
         attn: Any = one
-        if t == "default":
+        if t in ("default", "openpangu"):
             f = family_formula("default")
             vals = [f(q, dm, b) for q in idx]
+            if spec.fope:
+                vals = _fope_kept(spec, vals)
         elif t == "axial" and spec.freq_dim is not None:
             # HF's compute_axial_rope_parameters (all but Pixtral): the ladder over the spatial
             # dim head_dim/2, ceil(head_dim/4) entries, each turning a height and a width pair
@@ -1269,6 +1380,23 @@ def _exact_frequencies(spec: RopeSpec, seq_key: int | bool | None, yarn_length: 
         return tuple(+v for v in vals), +attn
 
 
+def _fope_kept(spec: RopeSpec, vals: list) -> list:
+    """FoPE's kept frequencies (vLLM's / SGLang's ``FourierRotaryEmbedding._compute_inv_freq``):
+    the first ``num_inv_freq``, else those above :math:`2\\pi / L` (decided on the 40-digit
+    values; the engines decide in float32)."""
+    import mpmath
+
+    if spec.fope_num_inv_freq is not None:
+        return vals[: spec.fope_num_inv_freq]
+    assert spec.max_position_embeddings is not None
+    bound = 2 * mpmath.pi / spec.max_position_embeddings
+    kept = [v for v in vals if v > bound]
+    if not kept:
+        raise ValueError(f"FoPE keeps no frequency: none of the {len(vals)} exceeds 2*pi / max_position_embeddings "
+                         f"= 2*pi / {spec.max_position_embeddings}")
+    return kept
+
+
 def _yarn(spec: RopeSpec, idx: list, dm: Any, b: Any, yarn_length: str) -> tuple[list, Any]:
     import mpmath
 
@@ -1282,10 +1410,14 @@ def _yarn(spec: RopeSpec, idx: list, dm: Any, b: Any, yarn_length: str) -> tuple
     jr = family_formula("yarn_correction_dim")
     low = jr(mp(spec.beta_fast), dm, b, mp(length))
     high = jr(mp(spec.beta_slow), dm, b, mp(length))
-    if spec.truncate:
+    llamacpp = spec.ext_rule == "llama.cpp"
+    if spec.truncate or llamacpp:  # llama.cpp's ggml_rope_yarn_corr_dims always floors / ceils
         low, high = mpmath.floor(low), mpmath.ceil(high)
     low, high = max(low, mp(0)), min(high, dm - 1)
-    if low == high:
+    if llamacpp:
+        # llama.cpp's rope_yarn_ramp: y = (i - low) / MAX(0.001, high - low)
+        high = low + max(mp("0.001"), high - low)
+    elif low == high:
         high += mp("0.001")  # HF's guard against a zero-width ramp
     ramp = family_formula("yarn_ramp")
     blend = family_formula("yarn")
@@ -1296,7 +1428,10 @@ def _yarn(spec: RopeSpec, idx: list, dm: Any, b: Any, yarn_length: str) -> tuple
         # interpolated share is 1 - e (1 - gamma)
         e = mp(spec.extrapolation_factor)
         vals = [blend(q, dm, b, s, 1 - e * (1 - ramp(q, low, high))) for q in idx]
-    if spec.rope_type == "telechat3-yarn":
+    if llamacpp and spec.extrapolation_factor == 0:
+        # llama.cpp's rope_yarn multiplies mscale by 1 + 0.1 ln(1/freq_scale) only when ext_factor != 0
+        attn = mp(1)
+    elif spec.rope_type == "telechat3-yarn":
         # vLLM's TeleChat3 get_mscale: 0.07 ln s + 1 (YaRN's 0.1 mu ln s + 1 with mu = 0.7), times attn_factor
         attn = family_formula("yarn_mscale")(s, mp(7) / 10) * mp(spec.attn_factor)
     elif spec.mscale_rule == "vllm":

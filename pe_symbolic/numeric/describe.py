@@ -438,6 +438,18 @@ def _nope(cfg: Mapping[str, Any], layers: list[LayerRope]) -> tuple[tuple[int, .
     return (() if n is not None else None), notes
 
 
+def _factor_choices(params: Any, layer_type: str | None) -> list[Any]:
+    """The factors of vLLM's multi-factor linear list (``factor`` a list of several entries
+    under ``rope_type`` ``linear``), one :func:`describe` row each; ``[None]`` otherwise."""
+    p = params.get(layer_type) if layer_type is not None and _per_layer(params) else params
+    if not isinstance(p, Mapping):
+        return [None]
+    f = p.get("factor")
+    if (p.get("rope_type") or p.get("type")) == "linear" and isinstance(f, (list, tuple)) and len(f) > 1:
+        return list(f)
+    return [None]
+
+
 def _pattern_note(cfg: Mapping[str, Any], entries: list[LayerRope]) -> str:
     """``"layers: 5 sliding_attention, 1 full_attention, repeated"`` when rows are per layer type."""
     lt = cfg.get("layer_types")
@@ -538,11 +550,12 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
             entries.append(LayerRope(lt, None, layer_indices=indices))
             continue
         for layers in _theta_groups(cfg):
-            spec = parse_rope_config(cfg, layer_type=lt, strict=strict,
-                                     layer=None if layers is None else layers[0])
-            fr = rope_frequencies(spec, seq_len=seq_len)
-            entries.append(LayerRope(lt, spec, _effective_base(spec), _factors(spec), fr.attention_factor, layers,
-                                     indices))
+            for choice in _factor_choices(params, lt):  # vLLM's multi-factor linear: one row per factor
+                spec = parse_rope_config(cfg, layer_type=lt, strict=strict,
+                                         layer=None if layers is None else layers[0], factor=choice)
+                fr = rope_frequencies(spec, seq_len=seq_len)
+                entries.append(LayerRope(lt, spec, _effective_base(spec), _factors(spec), fr.attention_factor,
+                                         layers, indices))
     nope, notes = _nope(cfg, entries)
     notes = type_notes + notes
     if cfg.get("attn_temperature_tuning"):
@@ -587,6 +600,10 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
             m = 0.1 * e.spec.mscale_all_dim * math.log(e.spec.factor) + 1 if e.spec.factor > 1 else 1.0
             notes.append(f"DeepSeek MLA: the softmax scale is also multiplied by mscale(factor, mscale_all_dim)**2 = "
                          f"{m * m:.6g} (not part of the attention factor)")
+        if e.spec is not None:
+            from ._variant_readers import variant_notes
+
+            notes += variant_notes(e.spec)
     pattern = _pattern_note(cfg, entries)
     if pattern:
         notes.insert(0, pattern)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np  # noqa: F401  (doctests)
 
 from . import _frontend as F
+from ._blocks import intercept
 from ._numpy_backend import NUMPY, _PhasorBlocks  # noqa: F401  (_PhasorBlocks: tests/rope_reference_kernels.py)
 from .config import model_config  # noqa: F401  (doctests)
 
 __all__ = ["apply_rope", "rope_cos_sin"]
 
-rope_cos_sin = F.public(NUMPY, F.rope_cos_sin, module=__name__, doc=r"""``(cos, sin)`` tables such that ``x*cos + rotate(x)*sin`` applies RoPE.
+rope_cos_sin = F.public(NUMPY, F.rope_cos_sin, intercept=intercept("rope_cos_sin"), module=__name__, doc=r"""``(cos, sin)`` tables such that ``x*cos + rotate(x)*sin`` applies RoPE.
 
     Parameters
     ----------
@@ -42,6 +43,9 @@ rope_cos_sin = F.public(NUMPY, F.rope_cos_sin, module=__name__, doc=r"""``(cos, 
     config : Mapping, optional
         A model config: frequencies, rotary dim, attention factor and M-RoPE sections as
         :func:`rope_frequencies` reads them (angles from the 40-digit frequencies).
+        ChatGLM-6B's ``position_encoding_2d`` config (NumPy only): positions with a leading
+        axis of 2 (token position, block position); the tables are the two blocks' side by
+        side, each in split halves.
     inv_freq : array_like or RopeFrequencies, optional
         The frequencies themselves (taken as exact float64 values); a
         :class:`RopeFrequencies` also brings its attention factor.
@@ -83,7 +87,7 @@ rope_cos_sin = F.public(NUMPY, F.rope_cos_sin, module=__name__, doc=r"""``(cos, 
     (2, 128)
     """)
 
-apply_rope = F.public(NUMPY, F.apply_rope, module=__name__, doc=r"""Rotate each pair of ``x[..., :rotary_dim]`` by the angle ``m * theta_i``.
+apply_rope = F.public(NUMPY, F.apply_rope, intercept=intercept("apply_rope"), module=__name__, doc=r"""Rotate each pair of ``x[..., :rotary_dim]`` by the angle ``m * theta_i``.
 
     Parameters
     ----------
@@ -117,7 +121,10 @@ apply_rope = F.public(NUMPY, F.apply_rope, module=__name__, doc=r"""Rotate each 
         frequency vector; M-RoPE sections. ``seq_len`` defaults, for ``dynamic`` and
         ``longrope`` configs, to the largest entry of ``positions`` (or ``position_ids``) plus
         one, as HF's ``dynamic_rope_update`` takes ``max(position_ids) + 1`` (over the batch
-        and, for M-RoPE, all three axes); pass it to override.
+        and, for M-RoPE, all three axes); pass it to override. ChatGLM-6B's
+        ``position_encoding_2d`` config (NumPy only): block ``k`` of ``d/2`` channels turns by
+        position axis ``k`` (positions of leading axis 2, or THUDM's ``position_ids`` of shape
+        ``(batch, 2, seq)``), each block in split halves.
     position_ids : array_like of int or real, optional
         Hugging Face's layout instead of ``positions``: shape ``(batch, seq)`` for ``x`` of
         shape ``(batch, heads, seq, d)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is
