@@ -351,12 +351,18 @@ def test_the_registry_in_coq() -> None:
 @needs_coq
 def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
     """A preamble that does not compile would make every lemma fail (never pass): caught here."""
-    from pe_symbolic.proof.coq import PREAMBLE
+    from pe_symbolic.proof.coq import PREAMBLE, PREAMBLE_NO_INTERVAL
+    from pe_symbolic.proof.coq_export import interval_installed
 
-    path = tmp_path / "preamble.v"
-    path.write_text(PREAMBLE)
-    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert "From Interval" not in PREAMBLE_NO_INTERVAL and "Import PeI" not in PREAMBLE_NO_INTERVAL
+    assert "Ltac pe_interval := fail." in PREAMBLE_NO_INTERVAL
+    for name, text in (("preamble.v", PREAMBLE), ("preamble_no_interval.v", PREAMBLE_NO_INTERVAL)):
+        if text is PREAMBLE and not interval_installed():
+            continue  # Coq without libcoq-interval: check() uses the other one
+        path = tmp_path / name
+        path.write_text(text)
+        done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
 
 
 # --------------------------------------------------------------------------------------
@@ -405,7 +411,7 @@ def test_cli_check_reports_per_claim_and_equation(capsys) -> None:
     assert "pair.dot: coq: checked (2 of 2)" in out
     assert "equation 0 [pe_rot2_det_e0]: coq: outside the exported fragment (the symbol a is not declared real)" in out
     assert "dynamic.mixed_bases: coq: not proved, as expected" in out
-    assert re.search(r"summary: 2 of 4 equations checked by Coq \(50\.0%\), 1 failed, 1 outside .*coqtop \d", out)
+    assert re.search(r"summary: 2 of 4 equations checked by Coq \(50\.0%\), 0 vacuous \(.*\), 1 failed, 1 outside .*coqtop \d", out)
 
 
 def test_a_substitution_is_printed_without_capture_or_refused() -> None:
@@ -427,3 +433,140 @@ def test_coq_rejects_a_false_substitution_and_a_false_max() -> None:
     assert [r.status for r in bad.results] == ["failed", "failed"]
     good = check([export_claim(Claim(f"true.s{q}", "", (e,))) for q, e in enumerate(true)])
     assert [r.status for r in good.results] == ["checked", "checked"]
+
+
+# --------------------------------------------------------------------------------------
+# Interval and the power/log rules; vacuous in the reports; the cache of Coq's answers
+# --------------------------------------------------------------------------------------
+def _sign_claim(cid: str, bound: sp.Rational, f: sp.Basic) -> Claim:
+    """``sign(bound - f) = 1`` as the registry writes it: unevaluated, for Coq to decide."""
+    return Claim(cid, "", (Equation(sp.sign(sp.Add(bound, -f, evaluate=False), evaluate=False), sp.Integer(1)),))
+
+
+@needs_coq
+def test_interval_proves_numeric_bounds_with_the_standard_axioms_only() -> None:
+    from pe_symbolic.proof.coq_export import interval_installed
+
+    if not interval_installed():
+        pytest.skip("Coq's Interval package (libcoq-interval) is not installed")
+    # sin 1 = 0.8414709848...: Interval (floats over Coq's integers, never the primitive
+    # floats) proves the true bounds and none of the false ones; Print Assumptions lists only
+    # the axioms of Coq's reals.
+    true = [_sign_claim("num.sin1", sp.Rational(21037, 25000), sp.sin(1)),
+            _sign_claim("num.cos1", sp.Rational(54031, 100000), sp.cos(1)),
+            _sign_claim("num.ln2", sp.Rational(6932, 10000), sp.log(2))]
+    false = [_sign_claim("num.sin1_low", sp.Rational(84147, 100000), sp.sin(1)),
+             _sign_claim("num.cos1_low", sp.Rational(54030, 100000), sp.cos(1)),
+             _sign_claim("num.ln2_low", sp.Rational(6931, 10000), sp.log(2))]
+    report = check([export_claim(c) for c in true + false], assumptions=True)
+    assert [r.status for r in report.results] == ["checked"] * 3 + ["failed"] * 3, [
+        (r.lemma.name, r.status, r.why) for r in report.results]
+
+
+def test_a_lemma_may_not_call_interval_itself() -> None:
+    """The bare tactic may compute with the kernel's primitive floats (axioms beyond the reals'):
+    a lemma reaches Interval only through the preamble's pe_interval."""
+    from dataclasses import replace
+
+    from pe_symbolic.proof.coq_export import depends_on_preamble_only
+
+    lem = export_claim(_sign_claim("num.sin1", sp.Rational(21037, 25000), sp.sin(1))).lemmas[0]
+    assert depends_on_preamble_only(lem) == ""
+    for tac in ("interval", "interval with (i_prec 53)", "integral", "interval with (i_native_compute)"):
+        assert depends_on_preamble_only(replace(lem, script=f"intros; {tac}")), tac
+
+
+@needs_coq
+def test_powers_of_powers_and_logs_of_products() -> None:
+    b = sp.Symbol("b", positive=True)
+    s = sp.Symbol("s", positive=True)
+    pp = sp.Pow(sp.Pow(b, x, evaluate=False), y, evaluate=False)
+    lg = sp.log(sp.Mul(b, s, evaluate=False), evaluate=False)
+    true = [Equation(pp, b ** (x * y)), Equation(lg, sp.log(b) + sp.log(s)),
+            Equation(sp.exp(x * sp.log(s), evaluate=False), s ** x)]
+    false = [Equation(pp, b ** (x + y)), Equation(lg, sp.log(b) * sp.log(s)),
+             Equation(sp.exp(x * sp.log(s), evaluate=False), s ** (x + 1))]
+    report = check([export_claim(Claim(f"pow.t{q}", "", (e,))) for q, e in enumerate(true)]
+                   + [export_claim(Claim(f"pow.f{q}", "", (e,))) for q, e in enumerate(false)])
+    assert [r.status for r in report.results] == ["checked"] * 3 + ["failed"] * 3, [
+        (r.lemma.statement, r.status) for r in report.results]
+
+
+@needs_coq
+def test_cli_check_counts_and_shows_vacuous(capsys, monkeypatch) -> None:
+    """A lemma proved from contradictory hypotheses is counted as vacuous, never as checked,
+    and `check --coq` exits 1 for it."""
+    import types
+
+    from pe_symbolic.cli import _coq
+    from pe_symbolic.cli.derive import main
+
+    pt = sp.Symbol("pt", real=True)
+    claim = Claim("pair.dot", "", (Equation(pt, pt),), (pt > 2, pt < 1))
+    th = types.SimpleNamespace(id="pair.dot", expect="proved", claim=lambda: claim)
+    monkeypatch.setattr(_coq, "_exports", lambda ids: ([th], [export_claim(claim)]))
+    assert main(["check", "--coq", "pair.dot"]) == 1
+    out = capsys.readouterr().out
+    assert "pair.dot: 1 vacuous (of 1)" in out
+    assert "equation 0 [pe_pair_dot_e0]: coq: vacuous (" in out
+    assert re.search(r"summary: 0 of 1 equations checked by Coq \(0\.0%\), 1 vacuous \(", out)
+
+
+@needs_coq
+def test_coq_answers_are_cached_by_content(tmp_path, monkeypatch) -> None:
+    """A second run answers from the cache without Coq; a statement that differs (a false
+    variant) is a different key, asked again; a cache folder others may write is not read."""
+    import os
+
+    from pe_symbolic.proof import coq_export
+
+    monkeypatch.setenv("PE_SYMBOLIC_CACHE_DIR", str(tmp_path))
+    good = export_claim(Claim("cache.good", "", (Equation(sp.cos(2 * x), 2 * sp.cos(x) ** 2 - 1),)))
+    bad = export_claim(Claim("cache.bad", "", (Equation(sp.sin(2 * x), 2 * sp.sin(x)),)))
+    assert [r.status for r in check([good, bad]).results] == ["checked", "failed"]
+    assert len(list((tmp_path / "coq").rglob("*.json"))) == 2
+
+    def no_coq(*args, **kwargs):
+        raise AssertionError("Coq was asked again")
+
+    monkeypatch.setattr(coq_export.subprocess, "Popen", no_coq)
+    assert [r.status for r in check([good, bad]).results] == ["checked", "failed"]
+    variant = export_claim(Claim("cache.good", "", (Equation(sp.cos(2 * x), 2 * sp.cos(x) ** 2),)))
+    with pytest.raises(AssertionError, match="asked again"):
+        check([variant])
+    with pytest.raises(AssertionError, match="asked again"):
+        check([good], cache=False)
+    os.chmod(tmp_path / "coq", 0o777)
+    with pytest.raises(AssertionError, match="asked again"):
+        check([good])
+
+
+def test_coq_output_is_cut_at_the_markers() -> None:
+    """What Coq said about each question is read between its marker and the next one: a
+    timeout in one question's output is that question's (and is never stored)."""
+    from pe_symbolic.proof.coq_export import _segments
+
+    out = ("pe_m0 is defined\npe_ok_0 is defined\npe_m1 is defined\nError: Timeout!\n"
+           "pe_m2 is defined\n")
+    segs = _segments(out)
+    assert sorted(segs) == [0, 1, 2]
+    assert "pe_ok_0" in segs[0] and "Timeout!" not in segs[0]
+    assert "Timeout!" in segs[1] and segs[2].strip() == ""
+
+
+@needs_coq
+def test_the_preamble_shadows_no_name_the_printer_uses(tmp_path) -> None:
+    """Importing Interval's tactic module must not change what a printed statement means: every
+    function and constant the printer writes still names Coq's own (Reals, ZArith)."""
+    from pe_symbolic.proof.coq_export import preamble
+
+    names = ("sin cos tan exp ln sqrt Rabs Rmax Rmin Rpower atan PI IZR powerRZ Rle_dec Rlt_dec Req_EM_T "
+             "Z_le_dec Z_lt_dec derivable_pt_lim R Z Rplus Rmult Ropp Rminus Rdiv pow").split()
+    path = tmp_path / "names.v"
+    path.write_text(preamble() + "\n" + "".join(f"Check tt.\nLocate {n}.\n" for n in names))
+    done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = [block.splitlines()[0] for block in done.stdout.split("tt\n     : unit\n")[1:]]
+    assert len(first) == len(names), done.stdout[:2000]
+    for n, line in zip(names, first):
+        assert re.match(rf"(Constant|Inductive) Coq\.(Reals|ZArith|Numbers)\.[\w.]*\b{n}$", line), (n, line)

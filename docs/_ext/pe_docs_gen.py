@@ -269,7 +269,7 @@ def coq_badges(ths: Sequence, outdir: Path, *, run: bool) -> dict[str, str]:
     """Write each theorem's Coq export (``ID.v``) into ``outdir`` and return its badge line:
     what Coq said (``run`` and Coq installed: ``pe-derive check --coq``), else how many
     lemmas are printed. See the how-to :doc:`/howto/coq`."""
-    from pe_symbolic.proof.coq_export import check, coq_file, coqtop_path, export_claim
+    from pe_symbolic.proof.coq_export import STATUSES, check, coq_file, coqtop_path, export_claim
 
     exports = [export_claim(th.claim()) for th in ths]
     for e in exports:
@@ -283,7 +283,7 @@ def coq_badges(ths: Sequence, outdir: Path, *, run: bool) -> dict[str, str]:
             printed = sum(1 for lem in e.lemmas if not lem.outside)
             status = f"{printed} of {n} equations printed as Coq lemmas (not run by Coq in this build)"
         else:
-            c = {s: sum(r.status == s for r in report.by_claim()[e.claim_id]) for s in ("checked", "failed", "outside")}
+            c = {s: sum(r.status == s for r in report.by_claim()[e.claim_id]) for s in STATUSES}
             status = (f"**checked**, {n} of {n} lemmas" if c["checked"] == n else
                       ", ".join(f"{v} {k}" for k, v in c.items() if v) + f" of {n} lemmas")
             if getattr(th, "expect", "proved") == "refuted":

@@ -148,7 +148,7 @@ def check_coq(ids: Sequence[str], *, verbose: bool = False, jobs: int | None = N
 
 
 def _check_registry(ids: Sequence[str], *, verbose: bool, jobs: int | None, timeout: float) -> int:
-    from ..proof.coq_export import check, coqtop_path
+    from ..proof.coq_export import STATUSES, check, coqtop_path
 
     if coqtop_path() is None:
         print("pe-derive: Coq is not installed (no coqtop on PATH): nothing was checked. "
@@ -161,16 +161,16 @@ def _check_registry(ids: Sequence[str], *, verbose: bool, jobs: int | None, time
     unexpected = 0
     for cid, results in report.by_claim().items():
         negative = expect[cid] == "refuted"
-        n = {s: sum(r.status == s for r in results) for s in ("checked", "failed", "outside")}
+        n = {s: sum(r.status == s for r in results) for s in STATUSES}
         if negative:
             head = (f"coq: not proved, as expected (a registered honest negative: {n['failed']} failed, "
-                    f"{n['checked']} checked)")
-            unexpected += n["checked"]
+                    f"{n['checked']} checked" + (f", {n['vacuous']} vacuous" if n["vacuous"] else "") + ")")
+            unexpected += n["checked"] + n["vacuous"]
         elif n["checked"] == len(results):
             head = f"coq: checked ({len(results)} of {len(results)})"
         else:
             head = ", ".join(f"{v} {k}" for k, v in n.items() if v) + f" (of {len(results)})"
-            unexpected += n["failed"]
+            unexpected += n["failed"] + n["vacuous"]
         print(f"{cid}: {head}")
         for r in results:
             if r.status == "checked" and not verbose:
@@ -179,13 +179,16 @@ def _check_registry(ids: Sequence[str], *, verbose: bool, jobs: int | None, time
             where = f"equation {lem.equation}" + ("" if lem.entry is None else f" entry {lem.entry}")
             if r.status == "outside":
                 what = f"coq: outside the exported fragment ({r.why})"
+            elif r.status == "vacuous":
+                what = f"coq: vacuous ({r.why})"
             else:
                 what = f"coq: {r.status}"
             print(f"  {where} [{lem.name}]: {what}")
     c = report.counts()
     total = sum(c.values())
     pct = 100.0 * c["checked"] / total if total else 0.0
-    print(f"\nsummary: {c['checked']} of {total} equations checked by Coq ({pct:.1f}%), {c['failed']} failed, "
+    print(f"\nsummary: {c['checked']} of {total} equations checked by Coq ({pct:.1f}%), {c['vacuous']} vacuous "
+          f"(hypotheses contradictory or not shown satisfiable), {c['failed']} failed, "
           f"{c['outside']} outside the exported fragment; coqtop {report.elapsed:.1f} s "
           f"({report.jobs} process{'es' if report.jobs > 1 else ''})")
     return 0 if unexpected == 0 else 1

@@ -40,9 +40,13 @@ Lemma pe_demo_add_e0 : forall (x_1 y_1 : R), (sin (x_1 + y_1)) = (((cos x_1) * (
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
 import re
 import shutil
+import sys
 import subprocess
 import tempfile
 import time
@@ -53,7 +57,7 @@ from typing import Literal
 
 import sympy as sp
 
-from .coq import (PREAMBLE, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition, to_coq_ast,
+from .coq import (PREAMBLE, PREAMBLE_NO_INTERVAL, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition, to_coq_ast,
                   to_coq_derivative, witness_text)
 from .coq_tactics import script
 from .kernel.claims import Claim
@@ -61,8 +65,8 @@ from .kernel import budget
 from .kernel.gate import Admission, admit
 from .sampler import candidates
 
-__all__ = ["ALLOWED_AXIOMS", "CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus", "check", "coq_file",
-           "coqtop_path", "depends_on_preamble_only", "export_claim", "lemma_name"]
+__all__ = ["ALLOWED_AXIOMS", "CACHE_ENV", "STATUSES", "CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus",
+           "check", "coq_cache_dir", "coq_file", "coqtop_path", "interval_installed", "preamble", "depends_on_preamble_only", "export_claim", "lemma_name"]
 
 CoqStatus = Literal["checked", "vacuous", "failed", "outside"]
 #: The statuses, in the order reports count them.
@@ -243,7 +247,26 @@ def coq_file(exports: Iterable[CoqExport], *, tolerant: bool = False) -> str:
     Compiled with ``coqc``, a strict file (``tolerant=False``) stops at the first lemma whose
     script fails; :func:`check` goes on and reports each lemma.
     """
-    return PREAMBLE + "\n" + "\n".join(e.text(tolerant=tolerant) for e in exports)
+    return preamble() + "\n" + "\n".join(e.text(tolerant=tolerant) for e in exports)
+
+
+@functools.lru_cache(maxsize=8)
+def interval_installed(coqtop: str | None = None) -> bool | None:
+    """Whether Coq's Interval package is installed beside ``coqtop`` (``None``: no Coq)."""
+    exe = coqtop or coqtop_path()
+    if exe is None:
+        return None
+    try:
+        where = subprocess.run([exe, "-where"], capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return os.path.exists(os.path.join(where, "user-contrib", "Interval", "Tactic.vo"))
+
+
+def preamble(coqtop: str | None = None) -> str:
+    """:data:`~pe_symbolic.proof.coq.PREAMBLE`, or, where Coq is installed without the Interval
+    package, :data:`~pe_symbolic.proof.coq.PREAMBLE_NO_INTERVAL` (numeric bounds then fail)."""
+    return PREAMBLE_NO_INTERVAL if interval_installed(coqtop) is False else PREAMBLE
 
 
 def coqtop_path() -> str | None:
@@ -303,9 +326,12 @@ def _axioms(path: str) -> set[str] | None:
 #: Words a generated lemma never contains outside comments: a declaration that would let a
 #: proof rest on more than the preamble, or an unfinished proof.
 _FORBIDDEN = re.compile(r"\b(Axiom|Axioms|Parameter|Parameters|Variable|Variables|Hypothesis|Hypotheses|Conjecture"
-                        r"|Admitted|admit|give_up|Context|Require|Import|Load|Declare)\b")
+                        r"|Admitted|admit|give_up|Context|Require|Import|Load|Declare"
+                        # the Interval package only through the preamble's pe_interval (its floats
+                        # over Coq's integers; the bare tactic may compute with primitive floats)
+                        r"|interval|integral|i_prec|i_native_compute)\b")
 #: The names check() gives the lemmas of a run: a lemma may cite none of them.
-_TOKENS = re.compile(r"\bpe_(t|s|f|ok_|vac_|sat_)\d+\b")
+_TOKENS = re.compile(r"\bpe_(t|s|f|m|ok_|vac_|sat_)\d+\b")
 
 
 def depends_on_preamble_only(lemma: CoqLemma) -> str:
@@ -318,8 +344,115 @@ def depends_on_preamble_only(lemma: CoqLemma) -> str:
     return f"the lemma's text contains {m.group(0)!r}" if m else ""
 
 
+#: Environment variable of the package's disk cache (``pe_symbolic.numeric._diskcache``):
+#: Coq's answers live in its ``coq/`` folder; ``""``, ``0``, ``off``, ``none`` turn the cache off.
+CACHE_ENV = "PE_SYMBOLIC_CACHE_DIR"
+_CACHE_FORMAT = 1
+
+
+def coq_cache_dir() -> str | None:
+    """Where :func:`check` keeps Coq's answers (``None``: no cache), see :func:`check`.
+
+    >>> import os
+    >>> old = os.environ.get(CACHE_ENV)
+    >>> os.environ[CACHE_ENV] = "off"
+    >>> coq_cache_dir() is None
+    True
+    >>> os.environ[CACHE_ENV] = "/tmp/pe-cache"
+    >>> coq_cache_dir()
+    '/tmp/pe-cache/coq'
+    >>> _ = os.environ.pop(CACHE_ENV) if old is None else os.environ.__setitem__(CACHE_ENV, old)
+    """
+    env = os.environ.get(CACHE_ENV)
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "none") else os.path.join(os.path.expanduser(env), "coq")
+    if sys.platform == "win32":
+        root = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
+    elif sys.platform == "darwin":
+        root = os.path.join(os.path.expanduser("~"), "Library", "Caches")
+    else:
+        root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "pe_symbolic", "coq")
+
+
+@functools.lru_cache(maxsize=8)
+def _coq_fingerprint(exe: str) -> str:
+    """What decides Coq's answer besides the text: Coq's version, its library folder, and the
+    size and time of the ``coqtop`` executable and of the Interval package the preamble loads."""
+    parts = []
+    for args in ([exe, "-v"], [exe, "-where"]):
+        try:
+            parts.append(subprocess.run(args, capture_output=True, text=True, timeout=60).stdout.strip())
+        except (OSError, subprocess.SubprocessError):
+            parts.append("?")
+    for path in (exe, os.path.join(parts[-1], "user-contrib", "Interval", "Tactic.vo")):
+        try:
+            st = os.stat(path)
+            parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{path}:absent")
+    return "\n".join(parts)
+
+
+def _cache_key(fingerprint: str, pre: str, kind: str, text: str) -> str:
+    h = hashlib.sha256()
+    for part in (str(_CACHE_FORMAT), fingerprint, pre, kind, str(LEMMA_TIMEOUT), str(SIDE_TIMEOUT), text):
+        h.update(part.encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _cache_trusted(path: str) -> bool:
+    """An entry is read only from a folder of the current user that nobody else may write
+    (POSIX), as :mod:`pe_symbolic.numeric._diskcache` reads its own."""
+    if not hasattr(os, "getuid"):
+        return True
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _cache_load(root: str | None, key: str) -> dict | None:
+    if root is None or not _cache_trusted(root):
+        return None
+    try:
+        with open(os.path.join(root, key[:2], key + ".json"), encoding="utf-8") as fh:
+            entry = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) and entry.get("key") == key else None
+
+
+def _cache_store(root: str | None, key: str, entry: dict) -> None:
+    if root is None:
+        return
+    try:
+        folder = os.path.join(root, key[:2])
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        os.chmod(root, 0o700)
+        tmp = os.path.join(folder, f".{key}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({**entry, "key": key}, fh)
+        os.replace(tmp, os.path.join(folder, key + ".json"))
+    except OSError:  # a cache that cannot be written is no cache: never an error
+        pass
+
+
+_MARK = re.compile(r"\bpe_m(\d+) is defined")
+
+
+def _segments(out: str) -> dict[int, str]:
+    """Coq's output cut at the markers ``pe_m<n>`` that :func:`check` puts before each question:
+    ``n -> what Coq said about question n`` (only for the questions Coq reached)."""
+    marks = list(_MARK.finditer(out))
+    return {int(m.group(1)): out[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(out))]
+            for i, m in enumerate(marks)}
+
+
 def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: float = 600.0,
-          coqtop: str | None = None, assumptions: bool = False) -> CoqReport:
+          coqtop: str | None = None, assumptions: bool = False, cache: bool = True) -> CoqReport:
     """Run Coq on every printed lemma of ``exports``; a status per lemma (see the module notes).
 
     Parameters
@@ -336,6 +469,17 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
         Also ask Coq which axioms each proof depends on (``Print Assumptions``; anything
         beyond :data:`ALLOWED_AXIOMS` fails the lemma). Thorough and slow (seconds a lemma);
         every lemma is checked statically either way (:func:`depends_on_preamble_only`).
+    cache : bool
+        Reuse Coq's earlier answers (default). Each question put to Coq -- a lemma with its
+        script, the ``Print Assumptions`` of its proof, a question about its hypotheses -- is
+        keyed by a SHA-256 over its exact text (with the run's token set to 0), the preamble,
+        the timeouts, Coq's version and library folder, and the size and time of ``coqtop`` and
+        of the Interval package: the same key means the same input to the same Coq, so the same
+        answer. What Coq proved is stored, and so is what it did not prove, except a question whose
+        output mentions a timeout or that the run did not reach (asked again next time: under
+        load a script may run out of time). The cache lives in the ``coq/`` folder of the
+        package's disk cache (:func:`coq_cache_dir`; ``$PE_SYMBOLIC_CACHE_DIR``, ``off`` turns
+        it off; the tests run without it); deleting it is always safe.
 
     Raises
     ------
@@ -349,13 +493,6 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
         raise ValueError(f"timeout={timeout!r} must be positive")
     all_lemmas = [lem for e in exports for lem in e.lemmas]
     printed = [k for k, lem in enumerate(all_lemmas) if not lem.outside]  # tokens: positions in the run
-    jobs = max(1, min(jobs or min(os.cpu_count() or 1, 4), len(printed) or 1))
-    chunks: list[list[int]] = [[] for _ in range(jobs)]
-    sizes = [0] * jobs
-    for k in sorted(printed, key=lambda k: -len(all_lemmas[k].statement)):  # balance by size
-        c = sizes.index(min(sizes))
-        chunks[c].append(k)
-        sizes[c] += len(all_lemmas[k].statement) + 200
     # one question per distinct set of hypotheses (the entries of a matrix share theirs)
     side: dict[tuple, int] = {}
     side_of: dict[int, int] = {}
@@ -363,34 +500,83 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
         if all_lemmas[k].hypotheses and not all_lemmas[k].vacuous:
             side_of[k] = side.setdefault(all_lemmas[k].side_key(), len(side))
     t0 = time.perf_counter()
+    pre = preamble(exe)
+    root = coq_cache_dir() if cache else None
+    fp = _coq_fingerprint(exe) if root is not None else ""
     ok: set[int] = set()
     vac: set[int] = set()
     sat: set[int] = set()
     axioms: dict[int, set[str] | None] = {}
-    timed_out = False
+    # the questions Coq is asked: (kind, lemma or hypotheses token, the text under token 0, cache key)
+    questions: list[tuple[str, int, str, str]] = []
     asked: set[int] = set()
+    for k in printed:
+        lem = all_lemmas[k]
+        qs = [("lemma", k, lem.text(tolerant=True, token=0)
+               + ('Redirect "pe_ax_0" Print Assumptions pe_t0.\n' if assumptions else ""))]
+        if k in side_of and side_of[k] not in asked:  # each question once in the run
+            u = side_of[k]
+            asked.add(u)
+            qs.append(("sat" if lem.witness is not None else "vac", u, lem.side_text(0)))
+        for kind, tok, text0 in qs:
+            key = _cache_key(fp, pre, kind, text0) if root is not None else ""
+            hit = _cache_load(root, key) if root is not None else None
+            if hit is None:
+                questions.append((kind, tok, text0, key))
+            elif hit.get("defined") is True:
+                if kind == "lemma":
+                    ok.add(tok)
+                    axioms[tok] = set(hit.get("axioms") or ()) if assumptions else set()
+                else:
+                    (sat if kind == "sat" else vac).add(tok)
+    jobs = max(1, min(jobs or min(os.cpu_count() or 1, 4), len(questions) or 1))
+    chunks: list[list[int]] = [[] for _ in range(jobs)]
+    sizes = [0] * jobs
+    for n in sorted(range(len(questions)), key=lambda n: -len(questions[n][2])):  # balance by size
+        c = sizes.index(min(sizes))
+        chunks[c].append(n)
+        sizes[c] += len(questions[n][2]) + 200
+    owner_of = {u: k for k, u in reversed(list(side_of.items()))}  # the first lemma with those hypotheses
+    timed_out = False
+    answered: dict[int, bool] = {}  # question -> whether its answer may be stored
     with tempfile.TemporaryDirectory(prefix="pe_coq_") as tmp:
         procs = []
         for c, chunk in enumerate(chunks):
+            if not chunk:
+                continue
             path = os.path.join(tmp, f"chunk{c}.v")
             texts = []
-            for k in chunk:
-                texts.append(all_lemmas[k].text(tolerant=True, token=k))
-                if assumptions:
-                    texts.append(f'Redirect "pe_ax_{k}" Print Assumptions pe_t{k}.\n')
-                if k in side_of and side_of[k] not in asked:  # each question once in the run
-                    texts.append(all_lemmas[k].side_text(side_of[k]))
-                    asked.add(side_of[k])
+            for n in sorted(chunk):
+                kind, tok, _, _ = questions[n]
+                texts.append(f"Definition pe_m{n} := 0.\n")
+                if kind == "lemma":
+                    lem = all_lemmas[tok]
+                    texts.append(lem.text(tolerant=True, token=tok))
+                    if assumptions:
+                        texts.append(f'Redirect "pe_ax_{tok}" Print Assumptions pe_t{tok}.\n')
+                else:
+                    texts.append(all_lemmas[owner_of[tok]].side_text(tok))
+            texts.append(f"Definition pe_m{len(questions) + c} := 0.\n")  # the end of the chunk
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(PREAMBLE + "\n" + "".join(texts))
+                fh.write(pre + "\n" + "".join(texts))
             fin = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
             fout = open(path + ".out", "w", encoding="utf-8")  # noqa: SIM115 - closed below
             # run in the temporary folder: Coq's lia/nra write their caches to the working
             # folder, and Redirect writes each lemma's Print Assumptions there. The output goes
             # to a file, not a pipe: a pipe read after another process's would fill up and stall
             # its writer, running the processes one after the other
-            procs.append((subprocess.Popen([exe, "-q"], stdin=fin, stdout=fout, stderr=subprocess.STDOUT,
-                                           cwd=tmp), fin, fout, path + ".out"))
+            try:
+                proc = subprocess.Popen([exe, "-q"], stdin=fin, stdout=fout, stderr=subprocess.STDOUT, cwd=tmp)
+            except BaseException:
+                fin.close()
+                fout.close()
+                for p, pin, pout, _ in procs:  # the processes already started end with this run
+                    p.kill()
+                    p.wait()
+                    pin.close()
+                    pout.close()
+                raise
+            procs.append((proc, fin, fout, path + ".out"))
         deadline = t0 + timeout
         for p, fin, fout, out_path in procs:
             try:
@@ -406,8 +592,27 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             ok.update(int(k) for k in re.findall(r"\bpe_ok_(\d+) is defined", out or ""))
             vac.update(int(k) for k in re.findall(r"\bpe_vac_(\d+) is defined", out or ""))
             sat.update(int(k) for k in re.findall(r"\bpe_sat_(\d+) is defined", out or ""))
+            segs = _segments(out or "")
+            last = max(segs, default=-1)
+            for n, seg in segs.items():  # complete when Coq reached the next marker
+                if n < len(questions):
+                    answered[n] = n < last and "Timeout!" not in seg
         for k in ok:
-            axioms[k] = _axioms(os.path.join(tmp, f"pe_ax_{k}.out")) if assumptions else set()
+            if k not in axioms:
+                axioms[k] = _axioms(os.path.join(tmp, f"pe_ax_{k}.out")) if assumptions else set()
+    for n, storable in answered.items():
+        kind, tok, _, key = questions[n]
+        if root is None or not storable:
+            continue
+        if kind == "lemma":
+            entry: dict = {"defined": tok in ok}
+            if assumptions and tok in ok:
+                if axioms.get(tok) is None:
+                    continue  # Print Assumptions not read: ask again
+                entry["axioms"] = sorted(axioms[tok] or ())
+        else:
+            entry = {"defined": tok in (sat if kind == "sat" else vac)}
+        _cache_store(root, key, entry)
     elapsed = time.perf_counter() - t0
     results = []
     for k, lem in enumerate(all_lemmas):

@@ -435,6 +435,8 @@ def _scalar_script(L: Node, R: Node) -> str:
                 key=coq_text)
     if pw:
         return _power_script(L, R, pw)
+    if any(x[0] == "app" and x[1] == "ln" for side in (L, R) for x in _walk(side)):
+        return "first [pe_close | pe_explog]"  # logarithms of products, inverses, exponentials split
     return "pe_close"
 
 
@@ -551,7 +553,7 @@ def _power_script(L: Node, R: Node, pw: list[Node]) -> str:
     # or the other way: products of powers of one base joined, then the exponents compared
     # (no denominator to clear: b^(i/c) b^(-(i+1)/c) = b^(-1/c) holds for c = 0 too)
     join = "repeat rewrite <- Rpower_plus; repeat rewrite <- exp_plus; f_equal; pe_close"
-    return f"first [({split}) | ({join})]"
+    return f"first [({split}) | ({join}) | pe_explog]"
 
 
 @functools.lru_cache(maxsize=None)
