@@ -64,8 +64,16 @@ def test_what_depends_on_a_value_fails_the_trace_instead_of_being_guessed():
         trace_rope(lambda x, ids: x * float(ids[0, 0]), "numpy", SHAPE)
     with pytest.raises(TraceError, match="needs the value"):
         trace_rope(lambda x, ids: x if (ids > 2).all() else -x, "numpy", SHAPE)
-    with pytest.raises(TraceError, match="needs the value"):
-        trace_rope(lambda x, ids: x.astype(np.float32), "numpy", SHAPE, positions=IDS)
+    # a float cast is exact in the trace (as torch's .float() is); an integer cast of x truncates,
+    # a narrower integer cast of the positions may wrap: both fail
+    tr = trace_rope(lambda x, ids: x.astype(np.float32) * np.cos(ids.astype(np.float32))[:, None, :, None], "numpy",
+                    SHAPE)
+    assert tr.out[0, 0, 0, 0] == tr.x[0, 0, 0, 0] * sp.cos(tr.positions[0, 0])
+    with pytest.raises(TraceError, match="truncates"):
+        trace_rope(lambda x, ids: x.astype(np.int64), "numpy", SHAPE)
+    with pytest.raises(TraceError, match="may wrap"):
+        trace_rope(lambda x, ids: x * ids.astype(np.int16)[:, None, :, None], "numpy", SHAPE)
+    assert trace_rope(lambda x, ids: x * ids.astype(np.int64)[:, None, :, None], "numpy", SHAPE).symbolic_positions
     with pytest.raises(TraceError, match="shape"):
         trace_rope(lambda x, ids: x[..., :2], "numpy", SHAPE, positions=IDS)
     with pytest.raises(TraceError, match="not implemented"):
@@ -113,3 +121,41 @@ def test_the_jaxpr_interpreter_computes_what_jax_computes():
         trace_rope(lambda x, ids: x * (x * 4).astype(jnp.int32), "jax", SHAPE, positions=IDS, dtype="float32")
     with pytest.raises(TraceError, match="could not trace"):
         trace_rope(lambda x, ids: x if bool(ids.max() > 5) else -x, "jax", SHAPE)
+
+
+def test_a_trace_at_a_stated_length_knows_only_the_maximum_of_the_positions():
+    # HF's dynamic / longrope read the length as max(position_ids) + 1: pinned, it is a number
+    def longrope(x, ids):
+        inv = np.array([1.0, 0.5]) if ids.max() + 1 > 100 else np.array([1.0, 0.25])
+        return x * np.cos(np.repeat(ids[..., None] * inv, 2, -1))[:, None]
+
+    tr = trace_rope(longrope, "numpy", SHAPE, length=200)
+    assert tr.length == 200 and tr.length_used
+    assert tr.out[0, 0, 0, 2] == tr.x[0, 0, 0, 2] * sp.cos(tr.positions[0, 0] / 2)
+    with pytest.raises(TraceError, match="sequence length"):
+        trace_rope(longrope, "numpy", SHAPE)
+    # a row's maximum, a shifted array's maximum, any comparison: still refused
+    with pytest.raises(TraceError):
+        trace_rope(lambda x, ids: x * ids[0].max(), "numpy", SHAPE, length=200)
+    with pytest.raises(TraceError):
+        trace_rope(lambda x, ids: x * (ids + 1).max(), "numpy", SHAPE, length=200)
+    with pytest.raises(TraceError, match="needs the value"):
+        trace_rope(lambda x, ids: x if (ids == 10).any() else -x, "numpy", SHAPE, length=200)
+
+
+def test_the_torch_trace_at_a_stated_length_pins_only_the_whole_maximum():
+    torch = pytest.importorskip("torch")
+
+    def rope(x, ids):
+        long = torch.max(ids) + 1 > 100
+        inv = torch.where(long, torch.tensor([1.0, 0.5], dtype=torch.float64), torch.tensor([1.0, 0.25],
+                                                                                            dtype=torch.float64))
+        return x * torch.cos(ids[..., None].double() * inv.repeat_interleave(2))[:, None]
+
+    tr = trace_rope(rope, "torch", SHAPE, length=200, dtype="float64")
+    assert tr.length_used and tr.out[0, 0, 0, 2] == tr.x[0, 0, 0, 2] * sp.cos(tr.positions[0, 0] / 2)
+    with pytest.raises(TraceError, match="sequence length"):
+        trace_rope(rope, "torch", SHAPE, dtype="float64")
+    with pytest.raises(TraceError):
+        trace_rope(lambda x, ids: x * torch.amax(ids, dim=1)[:, None, None, None], "torch", SHAPE, length=200,
+                   dtype="float64")
