@@ -267,6 +267,7 @@ class PairCall:
         self.d, self.r = head_dim, rotary_dim
         self.kw = {"layer_type": layer_type} if layer_type is not None and accepts_layer_type(rotary_emb) else {}
         self.split: bool | None = None
+        self.seq_first = False  # apply takes (batch, seq, heads, head_dim) (Llama 4's, DeepSeek V2's complex form)
         self.protocol = ""
 
     def _apply(self, x: Any, tables: Any) -> Any:
@@ -293,31 +294,56 @@ class PairCall:
         w = int(shape[-1])
         return 2 * w if getattr(t, "dtype", None) is not None and "complex" in str(t.dtype) else w
 
+    def _swap(self, x: Any) -> Any:
+        if self.kind == "torch":
+            return x.transpose(1, 2)
+        if self.kind == "jax":
+            import jax.numpy as jnp
+
+            return jnp.swapaxes(x, 1, 2)
+        return np.swapaxes(x, 1, 2)
+
+    def _rotate(self, x: Any, tables: Any) -> Any:
+        if self.seq_first:
+            return self._swap(self._apply(self._swap(x), tables))
+        return self._apply(x, tables)
+
     def __call__(self, x: Any, ids: Any) -> Any:
         tables = self.rotary_emb(x, ids, **self.kw)
         if self.split is None:  # decided on a real call (see decide), the full head by default
             self.split = False
         if self.split:
             r = self.r
-            return _cat([self._apply(x[..., :r], tables), x[..., r:]], self.kind)
-        return self._apply(x, tables)
+            return _cat([self._rotate(x[..., :r], tables), x[..., r:]], self.kind)
+        return self._rotate(x, tables)
 
     def decide(self, x: Any, ids: Any) -> None:
-        """On a real input: the tables cover fewer channels than the head and ``apply`` does
-        not take the whole head -> rotate the first ``rotary_dim`` channels ourselves."""
+        """On a real input ``x`` of shape ``(1, heads, seq, head_dim)`` with ``heads != seq``:
+        whether ``apply`` takes ``(batch, heads, seq, head_dim)`` (HF's ``unsqueeze_dim=1``)
+        or ``(batch, seq, heads, head_dim)`` (Llama 4's complex ``apply_rotary_emb``), and
+        whether the tables cover fewer channels than the head while ``apply`` does not take
+        the whole head -> rotate the first ``rotary_dim`` channels ourselves, as the
+        attention module does."""
         tables = self.rotary_emb(x, ids, **self.kw)
         width = self._width(tables)
-        self.split = False
-        if width is not None and width < self.d and width == self.r:
-            try:
-                out = self._apply(x, tables)
-                self.split = tuple(getattr(out, "shape", ())) != tuple(x.shape)
-            except Exception:  # noqa: BLE001 - the whole head does not broadcast against the tables
-                self.split = True
-        self.protocol = ""
-        self._apply(x[..., : self.r] if self.split else x, tables)
-        if self.split:
-            self.protocol += f" on x[..., :{self.r}] (the rest passed through, as the attention module does)"
+        errors = []
+        for seq_first in (False, True):
+            for split in ((False, True) if width is not None and width < self.d and width == self.r else (False,)):
+                self.seq_first, self.split, self.protocol = seq_first, split, ""
+                try:
+                    out = self._rotate(x[..., : self.r] if split else x, tables)
+                except Exception as exc:  # noqa: BLE001 - this form does not fit: try the next
+                    errors.append(exc)
+                    continue
+                if tuple(getattr(out, "shape", ())) == tuple((x[..., : self.r] if split else x).shape):
+                    if split:
+                        self.protocol += f" on x[..., :{self.r}] (the rest passed through, as the attention module does)"
+                    if seq_first:
+                        self.protocol += " on (batch, seq, heads, head_dim)"
+                    return
+        if errors:
+            raise errors[0]
+        raise ValueError(f"apply returned no tensor of x's shape {tuple(x.shape)} in any form tried")
 
 
 def as_call(fn: Any, *, kind: str, head_dim: int, rotary_dim: int,
