@@ -141,7 +141,7 @@ def test_a_counter_that_drifts_after_50_calls_is_stateful():
 
 def test_batch_rows_from_2_left_unrotated_differ_though_the_trace_proves_rows_0_and_1():
     report = _check(rows_from_2_unrotated, cause=["batch row 2", "not rotated at all"])
-    assert report.structure["verdict"] == "proved"  # at the traced shape (2, 2, 2, d): rows 0 and 1
+    assert report.structure["verdict"] == "proved"  # at the traced shape (2, 1, 2, d): rows 0 and 1
     assert report.structure["traced_shape"][0] == 2
 
 

@@ -187,12 +187,57 @@ class Traced:
     def conjugate(self) -> Traced:
         return Traced(sp.conjugate(self.e))
 
-    def _unknown(self, *_: Any) -> Any:
-        raise TraceError(f"fn needs the value of {self.e} (astype, float(), a comparison or a branch)")
+    def _unknown(self, what: str) -> Any:
+        raise TraceError(f"fn needs the value of {self.e} ({what}): a data-dependent use, not branch-free")
 
-    __float__ = __int__ = __index__ = __bool__ = __complex__ = _unknown
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _unknown  # type: ignore[assignment]
-    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __abs__ = __round__ = _unknown
+    def __float__(self) -> float:
+        return self._unknown("float(), or astype of it")
+
+    def __int__(self) -> int:
+        return self._unknown("int(), or a cast to an integer")
+
+    def __index__(self) -> int:
+        return self._unknown("an index: a table lookup by it")
+
+    def __bool__(self) -> bool:
+        return self._unknown("a truth value: a branch on it")
+
+    def __complex__(self) -> complex:
+        return self._unknown("complex()")
+
+    def __lt__(self, o: Any) -> Any:
+        return self._unknown("a comparison <")
+
+    def __le__(self, o: Any) -> Any:
+        return self._unknown("a comparison <=")
+
+    def __gt__(self, o: Any) -> Any:
+        return self._unknown("a comparison >")
+
+    def __ge__(self, o: Any) -> Any:
+        return self._unknown("a comparison >=")
+
+    def __eq__(self, o: Any) -> Any:  # type: ignore[override]
+        return self._unknown("a comparison ==, or isin")
+
+    def __ne__(self, o: Any) -> Any:  # type: ignore[override]
+        return self._unknown("a comparison !=")
+
+    def __floordiv__(self, o: Any) -> Any:
+        return self._unknown("//")
+
+    __rfloordiv__ = __floordiv__
+
+    def __mod__(self, o: Any) -> Any:
+        return self._unknown("%")
+
+    __rmod__ = __mod__
+
+    def __abs__(self) -> Any:
+        return self._unknown("abs()")
+
+    def __round__(self, *_: Any) -> Any:
+        return self._unknown("round()")
 
 
 @dataclass

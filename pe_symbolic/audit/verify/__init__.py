@@ -1,6 +1,6 @@
 r"""Your implementation, verified: a user's RoPE function against the specification.
 
-:func:`verify_rope` takes the RoPE a user actually wrote -- a NumPy, PyTorch or JAX callable
+:func:`pe_symbolic.verify_rope` takes the RoPE a user actually wrote -- a NumPy, PyTorch or JAX callable
 ``fn(x, position_ids) -> x_rotated`` in Hugging Face shapes, or HF's own pair
 ``(rotary_emb, apply_rotary_pos_emb)`` -- and a model config, and answers with one of four
 verdicts (:mod:`~pe_symbolic.audit.verify.report`) that say what was shown:
@@ -22,7 +22,7 @@ The parts, each its own module:
   ``x`` and positions (:mod:`pe_symbolic.audit.trace`); a data-dependent use of a value (a
   comparison, a truth value, a cast to an integer, an index or table lookup by a position)
   fails the trace, so only branch-free code is proved, at the shape traced
-  ``(2, 2, 2, head_dim)``; the kernel (:func:`pe_symbolic.check_identity`) checks
+  ``(2, 1, 2, head_dim)``; the kernel (:func:`pe_symbolic.check_identity`) checks
   ``fn(x, m) = A R(theta(m)) x`` for every integer ``m``. A length-dependent rule
   (``dynamic``, ``longrope``) is traced at its lengths, one on each side of its switch.
 - :mod:`~pe_symbolic.audit.verify.probe` -- randomized cross-checks drawn per run (the seed

@@ -1,4 +1,4 @@
-"""The entry point: :func:`verify_rope` puts the parts together (see the package notes)."""
+"""The entry point: :func:`pe_symbolic.verify_rope` puts the parts together (see the package notes)."""
 
 from __future__ import annotations
 

@@ -56,6 +56,21 @@ def _low_angles(x: np.ndarray, ids: np.ndarray, geo: Geometry, dt: str, cos_only
     return out
 
 
+def _fast_trig(x: np.ndarray, ids: np.ndarray, geo: Geometry) -> np.ndarray:
+    """RoPE with float32 angles and a fast-math intrinsic's cos / sin."""
+    from ..emulate import fast_cos_sin
+
+    out = np.array(x, dtype=np.float64)
+    for p, (a, b) in enumerate(geo.pairs):
+        m = ids if ids.ndim == 2 else ids[geo.axes[p]]
+        ang = (m.astype(np.float32) * np.float32(geo.want[p])).astype(np.float32)[:, None, :]
+        c, s = fast_cos_sin(ang)
+        c, s = c.astype(np.float64) * geo.factor, s.astype(np.float64) * geo.factor * geo.direction
+        xa, xb = out[..., a].copy(), out[..., b].copy()
+        out[..., a], out[..., b] = xa * c - xb * s, xa * s + xb * c
+    return out
+
+
 def _one_table(x: np.ndarray, ids: np.ndarray, geo: Geometry) -> np.ndarray:
     """RoPE with the attention factor on the cos table only."""
     r = reduced_angles(pair_positions(ids, geo), geo.hi, geo.lo)
@@ -148,6 +163,16 @@ def _candidates(f: Failure, geo: Geometry, oracle: Oracle, spec: Any, config: Ma
     if f.spec.batch > 1:
         cands.append(("differs", "every batch row is rotated with the first row's positions (position_ids mixed "
                       "between rows)", lambda x, ids: exact(x, np.broadcast_to(ids[..., :1, :], ids.shape).copy(), geo)))
+    cands.append(("precision", "its cos / sin are a fast-math intrinsic's (CUDA __sinf / __cosf, Metal fast::): the "
+                  "argument is reduced in float32, an error growing with the angle; use the IEEE sin / cos (no "
+                  "--use_fast_math) or reduce the angle in float64 first", lambda x, ids: _fast_trig(x, ids, geo)))
+    for dt in ("bfloat16", "float16"):
+        cands.append(("precision", f"its positions are held in {dt} (integers above {2 ** (8 if dt == 'bfloat16' else 11)} "
+                      f"are rounded there: a position, then its angle, moves): hold position_ids as integers or float32 "
+                      "(rotary-embedding-torch's positions in x's dtype)",
+                      lambda x, ids, dt=dt: exact(x, cast(ids.astype(np.float64), dt), geo)))
+        cands.append(("precision", f"its positions are held in {dt} and its cos / sin are a fast-math intrinsic's",
+                      lambda x, ids, dt=dt: _fast_trig(x, cast(ids.astype(np.float64), dt), geo)))
     for dt in ("float32", "bfloat16", "float16"):
         cands.append(("precision", f"its angles are formed in {dt} (position x frequency rounded to {dt}): they lose "
                       "digits as the position grows; form them in float64 (or float32, as HF's recipe) and round the "
@@ -210,11 +235,17 @@ def diagnose(res: ProbeResult, run: Callable[[np.ndarray, np.ndarray], np.ndarra
     # 4. taken apart: the failing position alone, the row alone, the other position dtype
     apart = _apart(f, run, geo, dtype, angle_dtype, plan.top)
     why += apart
-    # 5. a window: the failing positions, when the call is right elsewhere
+    # 5. a window: the failing positions, when the call is right elsewhere; their extent, every
+    #    position within 128 of the first
     tested = np.unique(ids if ids.ndim == 2 else ids.max(axis=0))
     fail = f.positions_failing
     if fail and len(fail) <= max(1, len(tested) // 4) and len(tested) > len(fail):
-        why.append(f"wrong only at positions {sequence(fail)} of the {len(tested)} in this call (right at the others): "
+        lo = max(0, fail[0] - 128)
+        near = _failing_near(run, geo, dtype, angle_dtype, plan.top, lo, min(fail[0] + 129, plan.context),
+                             ids.shape[0] if ids.ndim == 3 else 0, x.shape[-1])
+        shown = sorted(set(fail) | set(near))
+        why.append(f"wrong only at positions {sequence(shown)} (right at the other {len(tested) - len(fail)} "
+                   f"positions of this call{f' and at every other position in {lo}..{min(fail[0] + 128, plan.context - 1)}' if near else ''}): "
                    "a branch, a table entry or a special case at those positions")
     if matched:
         matched.sort(key=lambda m: m[0])
@@ -223,6 +254,24 @@ def diagnose(res: ProbeResult, run: Callable[[np.ndarray, np.ndarray], np.ndarra
             return "out of bound", why
         return "differs", why
     return "differs", why
+
+
+def _failing_near(run: Callable, geo: Geometry, dtype: str, angle_dtype: str, top: int, lo: int, hi: int,
+                  axes: int, d: int) -> list[int]:
+    """The positions in ``lo .. hi - 1`` where ``fn`` leaves its bound (one call, one row)."""
+    pos = np.arange(lo, hi, dtype=np.int64)[None]
+    ids = pos if not axes else np.stack([pos] * axes)
+    x = cast(np.random.default_rng(1).standard_normal((1, 1, pos.shape[1], d)), dtype)
+    try:
+        got = run(x, ids)
+    except Exception:  # noqa: BLE001
+        return []
+    if got.shape != x.shape:
+        return []
+    b, _ = bound(x, ids, geo, dtype, angle_dtype, top)
+    brow = b.max(axis=-1) if b.shape[-1] else np.full(got.shape[:-1], 1e-300)
+    bad = _rows(np.abs(got - exact(x, ids, geo))) > brow
+    return [int(p) for p in pos[0][bad[0, 0]]]
 
 
 def _linearity(run: Callable, x: np.ndarray, ids: np.ndarray, dtype: str, factor: float) -> str | None:

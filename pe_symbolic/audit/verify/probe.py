@@ -9,9 +9,10 @@ order the calls are made:
 2. linearity before anything else is read: ``f(a x + b y)`` against ``a f(x) + b f(y)``
    at small and large magnitudes (``|x|`` about 1e-3 to 1e5, as far as the dtype holds);
 3. every position of ``[0, context)`` up to :data:`DENSE_CAP`, in chunks, with ``x`` of
-   mixed magnitudes; beyond the cap, positions spread over ``[0, context)`` including
-   ``context - 1`` and the config's largest admitted position, and windows of 64
-   positions around random points (and the last 64);
+   mixed magnitudes; positions spread over ``[0, context)`` including ``context - 1`` and
+   the config's largest admitted position, and windows of 64 positions around random points
+   (and the last 64); where the config admits positions beyond the context, 64 spread
+   between and the last 64 it admits;
 4. shapes: a sequence of 1 (decode, 48 calls at random positions), sequences of 65 and
    257, batch >= 3, heads >= 3; ``position_ids`` in int32 and int64;
 5. the first call again, last: a result that changed is stateful code.
@@ -174,6 +175,13 @@ def draw_plan(*, seed: int, context: int, top: int, axes: int, switch: int | Non
             lo = max(0, min(c - 32, context - 64))
             body.append(spec(f"a window {lo}..{lo + 63}", "window", ids_of(np.arange(lo, lo + 64)[None], np.int64),
                              3, None))
+        if top >= context:  # admitted beyond the context tested: a spread up to it and its last window
+            hi = min(top, 2**31 - 1)
+            pos = np.sort(rng.integers(context, hi + 1, (3, 64)), axis=1)
+            body.append(spec(f"64 positions spread over {context}..{hi} (admitted by the config, beyond the "
+                             "context)", "beyond", ids_of(pos, np.int64), 3, None))
+            body.append(spec(f"the last window {hi - 63}..{hi} (the config's largest admitted positions)", "window",
+                             ids_of(np.arange(hi - 63, hi + 1)[None], np.int32), 3, None))
         for n in (65, 257):
             pos = np.sort(rng.integers(0, context, (3, n)), axis=1)
             body.append(spec(f"a sequence of {n}", "long", ids_of(pos, np.int32), 5 if n == 65 else 3, None))
