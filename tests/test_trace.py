@@ -159,3 +159,29 @@ def test_the_torch_trace_at_a_stated_length_pins_only_the_whole_maximum():
     with pytest.raises(TraceError):
         trace_rope(lambda x, ids: x * torch.amax(ids, dim=1)[:, None, None, None], "torch", SHAPE, length=200,
                    dtype="float64")
+
+
+def test_an_in_place_write_into_a_traced_slice_keeps_torchs_aliasing():
+    torch = pytest.importorskip("torch")
+
+    def interleaved_mrope(x, ids):  # Qwen3-VL: h and w written into strided slices of t's angles
+        freqs = ids[None].double().expand(3, -1, -1)[..., None] * torch.tensor([1.0, 0.5, 0.25, 0.125],
+                                                                               dtype=torch.float64)
+        freqs = freqs * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)[:, None, None, None]
+        freqs_t = freqs[0]  # a view of freqs: written below
+        freqs_t[..., 1:4:3] = freqs[1, ..., 1:4:3]
+        freqs_t[..., 2:4:3] = freqs[2, ..., 2:4:3]
+        return x * torch.cos(freqs[0]).repeat_interleave(1, -1)[:, None]
+
+    x = np.random.default_rng(3).standard_normal(SHAPE)
+    tr = trace_rope(interleaved_mrope, "torch", SHAPE, positions=IDS, dtype="float64")
+    want = interleaved_mrope(torch.from_numpy(x), torch.from_numpy(IDS)).numpy()
+    np.testing.assert_allclose(_evaluate(tr, x), want, rtol=1e-12, atol=1e-12)
+    table = torch.zeros(4, dtype=torch.float64)
+
+    def into_a_constant(x, ids):
+        table.copy_(x[0, 0, 0])
+        return x * table
+
+    with pytest.raises(TraceError, match="in place into a constant"):
+        trace_rope(into_a_constant, "torch", SHAPE, positions=IDS, dtype="float64")

@@ -793,6 +793,25 @@ def _slice(a: Any, dim: int = 0, start: Any = None, end: Any = None, step: int =
     return a[tuple(idx)]
 
 
+def _view(a: Any, *args: Any, **kw: Any) -> Any:
+    """torch's view ops (``alias``, ``detach``) share storage: a NumPy view, so that an
+    in-place write through one is seen through the other."""
+    a = _to_obj(a)
+    return a.view() if isinstance(a, np.ndarray) else a
+
+
+def _copy_into(dst: Any, src: Any) -> Any:
+    """``dst.copy_(src)`` (an in-place write, e.g. Qwen3-VL's interleaved M-RoPE writing the
+    h and w frequencies into strided slices of t's): into a traced array (a view of one:
+    NumPy basic slicing keeps torch's aliasing), never into a constant tensor (whose other
+    references the trace could not follow)."""
+    if not (isinstance(dst, np.ndarray) and dst.dtype == object):
+        raise TraceError("fn writes traced values in place into a constant tensor (copy_): the trace cannot follow "
+                         "the tensor's other references")
+    dst[...] = np.broadcast_to(_to_obj(src), dst.shape)
+    return dst
+
+
 def _expand(a: Any, size: Sequence[int], implicit: bool = False) -> np.ndarray:
     a = _to_obj(a)
     lead = len(size) - a.ndim
@@ -873,7 +892,8 @@ _RULES: dict[str, Callable[..., Any]] = {
     # resolve_conj / resolve_neg materialise a value that is already that
     "conj": _unary("conjugate"), "_conj": _unary("conjugate"), "conj_physical": _unary("conjugate"),
     "resolve_conj": _identity, "resolve_neg": _identity,
-    "_to_copy": _identity, "clone": _identity, "alias": _identity, "detach": _identity, "lift_fresh_copy": _identity,
+    "_to_copy": _identity, "clone": _identity, "alias": _view, "detach": _view, "lift_fresh_copy": _identity,
+    "copy_": lambda dst, src, non_blocking=False: _copy_into(dst, src),
     "contiguous": _identity, "to": _identity, "_to_dtype": _identity, "type_as": _identity,
     "unsqueeze": lambda a, dim: np.expand_dims(_to_obj(a), dim),
     "squeeze": _squeeze,
@@ -884,7 +904,7 @@ _RULES: dict[str, Callable[..., Any]] = {
     "transpose": lambda a, d0, d1: np.swapaxes(_to_obj(a), d0, d1),
     "t": lambda a: _to_obj(a).T,
     "slice": _slice,
-    "select": lambda a, dim, index: np.take(_to_obj(a), index, axis=dim),
+    "select": lambda a, dim, index: _to_obj(a)[(slice(None),) * _np_dim(_to_obj(a), dim) + (index,)],  # a view
     "cat": lambda ts, dim=0: np.concatenate([_to_obj(t) for t in ts if _to_obj(t).shape != (0,)], axis=dim),
     "stack": lambda ts, dim=0: np.stack([_to_obj(t) for t in ts], axis=dim),
     "split": _split, "split_with_sizes": _split,
