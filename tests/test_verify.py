@@ -661,17 +661,24 @@ def test_a_cached_table_indexed_by_position_ids_is_tested_not_proved():
     assert "every position 0..4095" in report.tests["summary"]
 
 
-def test_a_trailing_channel_rope_is_refused_not_checked_on_the_wrong_channels():
-    # DeepSeek-V4 rotates the LAST 64 of 512 channels: the structure step checks the leading
-    # ones, so it must refuse (a right implementation could be refuted, a wrong one proved)
-    import numpy as np
+def test_a_trailing_channel_rope_is_checked_on_its_trailing_channels():
+    # DeepSeek-V4 rotates the LAST rotary_dim channels, in interleaved pairs: checked there, and
+    # the same rotation on the leading channels differs
+    config = {"model_type": "deepseek_v4", "hidden_size": 256, "num_attention_heads": 8, "head_dim": 32,
+              "qk_rope_head_dim": 8, "max_position_embeddings": 4096, "rope_theta": 10000,
+              "compress_rope_theta": 160000, "compress_ratios": [0, 0, 4, 128, 4, 0], "num_hidden_layers": 6}
+    inv = 10000.0 ** (-np.arange(0, 8, 2) / 8)
 
-    from pe_symbolic.audit.verify import verify_rope
+    def v4(x, ids, trailing=True):
+        emb = np.repeat(ids[..., None] * inv, 2, -1)[:, None]
+        part = x[..., -8:] if trailing else x[..., :8]
+        rot = np.stack([-part[..., 1::2], part[..., ::2]], -1).reshape(part.shape)
+        out = part * np.cos(emb) + rot * np.sin(emb)
+        return np.concatenate([x[..., :-8], out], -1) if trailing else np.concatenate([out, x[..., 8:]], -1)
 
-    config = {"model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64, "head_dim": 512,
-              "qk_rope_head_dim": 64, "max_position_embeddings": 1048576, "rope_theta": 10000,
-              "compress_rope_theta": 160000, "compress_ratios": [0, 0, 4, 128, 4, 0], "num_hidden_layers": 6,
-              "rope_scaling": {"type": "yarn", "factor": 16, "original_max_position_embeddings": 65536,
-                               "beta_fast": 32, "beta_slow": 1}}
-    with pytest.raises(ValueError, match="LAST 64 of 512 channels"):
-        verify_rope(lambda x, ids: np.asarray(x), config, layer_type="main")
+    report = pe.verify_rope(v4, config, layer_type="main", seed=18)
+    assert report.verdict == "verified", report.to_text()
+    assert "the last 8 of 32 dims rotated" in report.structure["summary"]
+    assert report.conventions["rotary_channels"] == "trailing 8 of 32"
+    report = pe.verify_rope(lambda x, ids: v4(x, ids, trailing=False), config, layer_type="main", seed=18)
+    assert report.verdict == "differs", report.to_text()

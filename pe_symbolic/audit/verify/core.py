@@ -336,13 +336,6 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
                       framework: str | None, layer_type: str | None, trace: bool, seed: int, length: int | None,
                       described: Any = None, picked: bool = False, decode_only: bool = False) -> VerifyReport:
     spec = parse_rope_config(config, layer_type=layer_type)
-    if getattr(spec, "rotary_channels", None) == "trailing":
-        # the structure below is R(theta) on the LEADING rotary_dim channels; checking a model that
-        # rotates the last ones against it would prove or refute the wrong thing
-        raise ValueError(f"config: layer type {spec.layer_type!r} rotates the LAST {spec.rotary_dim} of "
-                         f"{spec.head_dim} channels (DeepSeek-V4), which verify_rope does not check yet; "
-                         f"verify the rotation of x[..., -{spec.rotary_dim}:] with a config of rotary dim "
-                         f"{spec.rotary_dim} (head_dim={spec.rotary_dim}) and the same frequencies")
     conv_layout, direction, conv_why = model_convention(config, described.layout if described is not None else None)
     layout = layout or conv_layout
     oracle = Oracle(config, spec, "split" if layout == IN_SPLIT_OUT else layout, layer_type, direction)
@@ -404,7 +397,8 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
             proofs, not_traced = [], "the trace recursed too deeply"
     else:
         not_traced = "trace=False"
-    struct: dict[str, Any] = {"layout": layout, "rotary_dim": geo0.r, "head_dim": geo0.d}
+    struct: dict[str, Any] = {"layout": layout, "rotary_dim": geo0.r, "head_dim": geo0.d,
+                              "rotary_channels": getattr(spec, "rotary_channels", "leading")}
     if direction == -1:
         struct["direction"] = "R(-theta)"
     if geo0.n_axes > 1:
@@ -424,9 +418,10 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
             if not any(p.length_used for p in proofs):
                 struct["length_read"] = False
         if tp.proved:
+            which = "the last " if struct["rotary_channels"] == "trailing" else ""
             struct["summary"] = (f"proved: fn(x, m) = A R(theta(m)) x with pairs {pairs_text(geo0.pairs)} ({layout}, "
-                                 f"{geo0.r} of {geo0.d} dims rotated) for every integer m, {at} -- traced: x and m "
-                                 f"symbolic ({tp.how})")
+                                 f"{which}{geo0.r} of {geo0.d} dims rotated) for every integer m, {at} -- traced: x "
+                                 f"and m symbolic ({tp.how})")
             freq = _traced_frequencies(proofs, oracle, dtype, spec)
             if freq.get("why") and not freq.get("held_in"):
                 verdict = "differs"

@@ -111,6 +111,8 @@ def _geometry(config: Mapping[str, Any], spec: Any, layout: str, layer_type: str
     r = spec.rotary_dim
     npairs = r // 2
     pairs = expected_pairs(r, layout)
+    if getattr(spec, "rotary_channels", "leading") == "trailing":  # DeepSeek-V4: the LAST r channels rotate
+        pairs = [(a + spec.head_dim - r, b + spec.head_dim - r) for a, b in pairs]
     if spec.xdrope_section is not None:
         raise ValueError(f"config's xdrope_section={list(spec.xdrope_section)!r} ({len(spec.xdrope_section)}-axis "
                          "M-RoPE) is not verified yet; verify_rope checks 1-axis RoPE, M-RoPE (3 axes) and axial (2)")
