@@ -1,7 +1,8 @@
 """Every transformers model family with a text rotary embedding, through ``verify_rope``.
 
 ``python -m benchmarks.verify_sweep [--variants] [--family NAME ...] [-v]`` finds each
-``*RotaryEmbedding`` class (not ``Vision``) defined in ``transformers.models.*.modeling_*``,
+``*RotaryEmbedding`` class (not ``Vision``, and whose ``forward`` takes ``position_ids``: a
+text RoPE) defined in ``transformers.models.*.modeling_*``,
 builds it from its config class at the defaults, and runs :func:`pe_symbolic.verify_rope` on
 HF's own pair ``(rotary_emb, apply)`` -- the ``apply`` the attention calls
 (``apply_rotary_pos_emb_interleave`` where HF interleaves in and splits out, else
@@ -17,6 +18,11 @@ It prints the counts per verdict, then every case that is not ``verified`` / ``c
 switching to ``long_factor`` is one), a refusal (``ValueError`` / ``TypeError`` naming what
 and why) or a crash (any other exception: where it was raised). Needs ``torch`` and
 ``transformers``; a full ``--variants`` run takes a while on two cores.
+
+``--shipped`` runs every shipped config (:func:`pe_symbolic.numeric.model_configs`) in
+float32, bfloat16 and float16 through HF's own rotary module (built from the config by
+``AutoConfig.for_model``) and pe_symbolic's NumPy, torch and JAX ``apply_rope``, and prints
+the counts and the bfloat16 row per config.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import argparse
 import collections
 import importlib
 import inspect
+import os
 import pkgutil
 import sys
 import time
@@ -101,7 +108,8 @@ def _families(only: list[str] | None) -> list[tuple[str, Any, list[str]]]:
         except Exception:  # noqa: BLE001 - an optional dependency
             continue
         rot = [n for n, c in vars(mod).items() if n.endswith("RotaryEmbedding") and isinstance(c, type)
-               and issubclass(c, torch.nn.Module) and c.__module__ == mod.__name__ and "Vision" not in n]
+               and issubclass(c, torch.nn.Module) and c.__module__ == mod.__name__ and "Vision" not in n
+               and "position_ids" in inspect.signature(c.forward).parameters]  # a text RoPE: (x, position_ids)
         if rot:
             out.append((m.name, mod, rot))
     return out
@@ -231,6 +239,130 @@ def _one(family: str, mod: Any, cls_name: str, variant: str, seed: int) -> list[
     return [case]
 
 
+def _shipped_impls(name: str, cfg: dict) -> dict[str, tuple[Any, str | None]]:
+    """HF's own rotary module (where transformers has the model type) and pe_symbolic's NumPy,
+    torch and JAX ``apply_rope`` for a shipped config: name -> (fn, layout for verify_rope)."""
+    import pe_symbolic as pe
+    import pe_symbolic.jax as pj
+    import pe_symbolic.torch as pt
+    from pe_symbolic.numeric import describe
+
+    layout = describe(cfg, quiet=True).layout
+    ours = "interleaved" if layout.startswith("interleaved pairs") else "split"
+    impls: dict[str, tuple[Any, str | None]] = {
+        "pe_symbolic numpy": (lambda x, ids: pe.numeric.apply_rope(x, position_ids=ids, config=cfg, layout=ours), ours),
+        "pe_symbolic torch": (lambda x, ids: pt.apply_rope(x, ids, config=cfg, layout=ours), ours),
+        "pe_symbolic jax": (lambda x, ids: pj.apply_rope(x, ids, config=cfg, layout=ours), ours),
+    }
+    try:
+        import transformers
+
+        mt = cfg.get("model_type")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            config = transformers.AutoConfig.for_model(mt, **{k: v for k, v in cfg.items() if k not in (
+                "model_type", "architectures", "auto_map", "quantization_config")})
+            if hasattr(config, "get_text_config"):
+                config = config.get_text_config()
+            fam = type(config).__module__.split(".")[-2]
+            mod = importlib.import_module(f"transformers.models.{fam}.modeling_{fam}")
+            cls = next(n for n, c in vars(mod).items() if n.endswith("RotaryEmbedding") and isinstance(c, type)
+                       and c.__module__ == mod.__name__ and "Vision" not in n) if "vision" not in str(mt) else next(
+                n for n, c in vars(mod).items() if n.endswith("RotaryEmbedding") and "Vision" in n)
+            emb = getattr(mod, cls)(config)
+            apply = _apply(mod, cfg) if "vision" not in str(mt) else getattr(mod, "apply_rotary_pos_emb_vision", None)
+        if apply is not None:
+            impls[f"HF {cls}"] = ((emb, apply), None)
+    except Exception as exc:  # noqa: BLE001 - no HF module for it: said in the table
+        impls["HF"] = (None, f"not built: {type(exc).__name__}: {str(exc)[:100]}")
+    return impls
+
+
+def shipped(dtypes: list[str], seed: int, verbose: bool) -> str:
+    """Every shipped config x dtypes: HF's module and pe_symbolic's NumPy / torch / JAX."""
+    import pe_symbolic as pe
+
+    rows = collections.Counter()
+    lines = []
+    bf16 = {}
+    for name in pe.numeric.model_configs():
+        cfg = pe.numeric.model_config(name)
+        for impl, (fn, layout) in _shipped_impls(name, cfg).items():
+            for dt in dtypes:
+                if fn is None:
+                    verdict, detail = "not built", layout or ""
+                else:
+                    t0 = time.perf_counter()
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            rep = pe.verify_rope(fn, cfg, dtype=dt, layout=layout,
+                                                 context=min(8192, int(cfg.get("max_position_embeddings") or 8192)),
+                                                 seed=seed)
+                        verdict = rep.verdict
+                        detail = "" if verdict in ("verified", "consistent (tested)") else " | ".join(
+                            ln.strip() for ln in rep.to_text().splitlines() if ln.strip().startswith("-"))[:300]
+                    except Exception as exc:  # noqa: BLE001
+                        verdict, detail = ("refused" if isinstance(exc, (ValueError, TypeError)) else "crash",
+                                           f"{type(exc).__name__}: {str(exc)[:200]}")
+                    detail = f"{time.perf_counter() - t0:5.1f}s {detail}"
+                rows[(impl.split()[0] if impl.startswith("HF") else impl, verdict)] += 1
+                line = f"{name:20} {impl:44} {dt:9} {verdict:20} {detail}"
+                lines.append(line)
+                if dt == "bfloat16":
+                    bf16.setdefault(name, []).append(f"{impl}: {verdict}")
+                if verbose:
+                    print(line, flush=True)
+    out = ["shipped configs x dtypes:"]
+    out += [f"  {impl}: {v}: {n}" for (impl, v), n in sorted(rows.items())]
+    out += ["bfloat16 row per shipped config:"] + [f"  {n}: {'; '.join(v)}" for n, v in bf16.items()]
+    out += [ln for ln in lines if not any(f" {v} " in ln for v in ("verified", "consistent (tested)"))]
+    return "\n".join(out)
+
+
+def bench(repeat: int = 3) -> str:
+    """The benchmark row: a verify of HF's Llama rotary pair (8 heads of 128, context 4096)
+    -- the median of ``repeat`` runs, with its parts -- beside one forward of the same pair on
+    a (1, 8, 4096, 128) input (float32), measured in the same run."""
+    import statistics
+
+    import torch
+
+    import pe_symbolic as pe
+
+    mod = importlib.import_module("transformers.models.llama.modeling_llama")
+    import transformers
+
+    config = transformers.LlamaConfig(hidden_size=1024, num_attention_heads=8, num_key_value_heads=8, head_dim=128,
+                                      max_position_embeddings=4096, rope_parameters={"rope_type": "default",
+                                                                                      "rope_theta": 500000.0})
+    pair = (mod.LlamaRotaryEmbedding(config), mod.apply_rotary_pos_emb)
+    cfg = config.to_dict()
+    x = torch.randn(1, 8, 4096, 128)
+    ids = torch.arange(4096)[None]
+    fwd = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            cos, sin = pair[0](x, ids)
+            pair[1](x, x, cos, sin)
+        fwd.append(time.perf_counter() - t0)
+    runs = []
+    for k in range(repeat):
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rep = pe.verify_rope(pair, cfg, seed=k)
+        runs.append((time.perf_counter() - t0, rep))
+    total = statistics.median(t for t, _ in runs)
+    rep = min(runs, key=lambda r: abs(r[0] - total))[1]
+    return (f"verify (1, 8, 4096, 128) HF Llama pair, float32: {total:.2f} s median of {repeat} "
+            f"({rep.verdict}; trace {rep.structure['seconds']:.2f} s, {rep.tests['calls']} test calls "
+            f"{rep.tests['seconds']:.2f} s, conventions {rep.conventions['seconds']:.2f} s); one forward of the pair "
+            f"on (1, 8, 4096, 128): {1e3 * statistics.median(fwd):.1f} ms; torch threads "
+            f"{torch.get_num_threads()}, {os.cpu_count()} CPUs")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.verify_sweep", description=__doc__.splitlines()[0])
     p.add_argument("--variants", action="store_true", help="also the realistic rope variants")
@@ -238,7 +370,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--family", action="append", help="only these families (repeatable)")
     p.add_argument("--seed", type=int, default=32)
     p.add_argument("-v", "--verbose", action="store_true", help="one line per case as it runs")
+    p.add_argument("--shipped", action="store_true",
+                   help="instead: every shipped config x float32, bfloat16, float16 with HF's module and "
+                   "pe_symbolic's NumPy / torch / JAX apply_rope")
+    p.add_argument("--bench", action="store_true", help="instead: the benchmark row, a (1, 8, 4096, 128) verify")
     args = p.parse_args(argv)
+    if args.bench:
+        print(bench())
+        return 0
+    if args.shipped:
+        print(shipped(["float32", "bfloat16", "float16"], args.seed, args.verbose))
+        return 0
     sweep = Sweep()
     variants = ([] if args.only_variants else ["defaults"]) + (
         [*VARIANTS, "gemma3-per-layer"] if args.variants or args.only_variants else [])

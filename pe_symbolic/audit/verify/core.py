@@ -6,6 +6,7 @@ import contextlib
 import math
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -381,6 +382,7 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
     # 1. structure: the symbolic trace -------------------------------------------------------
     proofs: list[TracedProof] = []
     not_traced = ""
+    t_trace = time.perf_counter()
     if trace:
         lengths: list[int | None] = [None]
         if oracle.length_dependent:
@@ -406,6 +408,7 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
                                    f"({', '.join(geo0.axis_names)})")
     verdict = "verified"
     freq: dict[str, Any] = {}
+    struct["seconds"] = round(time.perf_counter() - t_trace, 3)
     if proofs:
         tp = proofs[-1]
         struct.update(method="traced", traced_with=tp.how, verdict=tp.proof.verdict,
@@ -445,6 +448,7 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
     angle_dtype = "float64" if dtype == "float64" else "float32"
     plan = draw_plan(seed=seed, context=context, top=top, axes=geo0.n_axes, switch=oracle.switch, length=length,
                      dtype=dtype, decode_only=decode_only)
+    t_tests = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = run_plan(run, oracle, plan, dtype, angle_dtype=angle_dtype)
@@ -482,8 +486,11 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
                            f"position {res.beyond64} (error {e:.3g} > {b:.3g}): forming the angles in float64 and "
                            "rounding the tables once would be tighter"]
     # 3. what it does, read from its output (explains; proves nothing) --------------------------
+    tests["seconds"] = round(time.perf_counter() - t_tests, 3)
+    t_conv = time.perf_counter()
     read_to = min(context, 2**20)  # the reading's one call sees length read_to
     conv = infer(run, oracle.at(length or read_to), read_to, eps, dtype)
+    conv["seconds"] = round(time.perf_counter() - t_conv, 3)
     if not freq:
         freq = {"method": "read from the float output (not traced)", "summary": "read from the float output: "
                 + str(conv.get("frequencies") or conv.get("summary", ""))}
