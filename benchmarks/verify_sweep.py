@@ -7,8 +7,8 @@ builds it from its config class at the defaults, and runs :func:`pe_symbolic.ver
 HF's own pair ``(rotary_emb, apply)`` -- the ``apply`` the attention calls
 (``apply_rotary_pos_emb_interleave`` where HF interleaves in and splits out, else
 ``apply_rotary_pos_emb`` / ``apply_rotary_emb``) -- with the config's dict. ``--variants``
-adds realistic rope variants for the families whose rotary embedding reads
-``config.rope_parameters`` through HF's ``ROPE_INIT_FUNCTIONS``: ``llama3``, ``dynamic``
+adds realistic rope variants (at a 32-channel head, :data:`VARIANT_HEAD`) for the families
+whose rotary embedding reads ``config.rope_parameters`` through HF's ``ROPE_INIT_FUNCTIONS``: ``llama3``, ``dynamic``
 (tested past ``max_position_embeddings``), ``yarn``, DeepSeek's ``yarn`` (``mscale`` /
 ``mscale_all_dim``), ``longrope`` (tested past the original context) and, for the
 per-layer-type families, Gemma 3's per-layer rope (linear full attention, default sliding).
@@ -141,6 +141,31 @@ def _theta(config: Any) -> float:
     return float(getattr(config, "rope_theta", 10000.0) or 10000.0)
 
 
+#: The variants run at a head of this width (the family's rotary code and the variant's
+#: rope parameters are what they check; a 32-wide head keeps the whole sweep under an hour).
+VARIANT_HEAD = 32
+
+
+def _shrink(c: Any) -> None:
+    """A head of :data:`VARIANT_HEAD` channels (``head_dim``, DeepSeek's ``qk_rope_head_dim``,
+    ``hidden_size`` over the heads), where the config has those fields."""
+    def get(name: str) -> Any:
+        try:
+            return getattr(c, name, None)
+        except Exception:  # noqa: BLE001 - transformers 5.x per-layer attributes refuse a global read
+            return None
+
+    if get("per_layer_config"):
+        return  # head dims per layer (Gemma 4): kept as they are
+    heads = get("num_attention_heads")
+    if isinstance(get("head_dim"), int):
+        c.head_dim = VARIANT_HEAD
+    if isinstance(get("qk_rope_head_dim"), int):
+        c.qk_rope_head_dim = VARIANT_HEAD
+    if isinstance(heads, int) and isinstance(get("hidden_size"), int):
+        c.hidden_size = VARIANT_HEAD * heads
+
+
 def _variant_config(config: Any, name: str, head_dim: int) -> Any | None:
     """``config`` with the variant's rope parameters (None when the family cannot take it)."""
     import copy
@@ -149,6 +174,7 @@ def _variant_config(config: Any, name: str, head_dim: int) -> Any | None:
     if not isinstance(rp, dict):
         return None
     c = copy.deepcopy(config)
+    _shrink(c)
     per_type = all(isinstance(v, dict) for v in rp.values()) and rp
     theta = _theta(config)
     if name == "gemma3-per-layer":
@@ -163,9 +189,16 @@ def _variant_config(config: Any, name: str, head_dim: int) -> Any | None:
     params, max_pos, _ = VARIANTS[name]
     params = dict(params, rope_theta=theta)
     if name == "longrope":
-        pairs = head_dim // 2
+        from pe_symbolic.numeric.config import parse_rope_config
+
+        try:
+            pairs = parse_rope_config(c.to_dict(), layer_type=next(iter(rp)) if per_type else None).rotary_dim // 2
+        except Exception:  # noqa: BLE001
+            pairs = head_dim // 2
         params["short_factor"] = [1.0 + 0.01 * i for i in range(pairs)]
         params["long_factor"] = [1.0 + 0.5 * i for i in range(pairs)]
+        if getattr(c, "model_type", "") == "phimoe":  # PhimoeRotaryEmbedding reads them for every scaled type
+            params.update(short_mscale=1.0, long_mscale=1.243163121016122)
     if per_type:
         c.rope_parameters = {lt: dict(params, rope_theta=float(v.get("rope_theta", theta))) for lt, v in rp.items()}
     else:
@@ -173,6 +206,39 @@ def _variant_config(config: Any, name: str, head_dim: int) -> Any | None:
         c.rope_parameters = {**params, **keep}
     c.max_position_embeddings = max_pos
     return c
+
+
+def _head_dim(config: Any) -> int:
+    """The config's (global) head dim, as HF's default rope init reads it."""
+    d = config.to_dict()
+    return int(d.get("head_dim") or d["hidden_size"] // d["num_attention_heads"])
+
+
+def _hf_runs(emb: Any, apply: Any, config: Any) -> str:
+    """'' when HF's module and apply run on HF's own inputs (x of the config's head dim,
+    position_ids (1, 2), each layer type), else the error."""
+    import torch
+
+    head = _head_dim(config)
+    rp = getattr(config, "rope_parameters", None) or {}
+    types = [k for k, v in rp.items() if isinstance(v, dict)] if isinstance(rp, dict) else []
+    mrope = isinstance(rp, dict) and "mrope_section" in rp
+    ids = torch.zeros((3, 1, 2) if mrope else (1, 2), dtype=torch.long)
+    try:
+        for lt in types or [None]:
+            kw = {"layer_type": lt} if lt is not None else {}
+            x = torch.zeros(1, 2, 2, head)
+            tables = emb(x, ids, **kw)
+            if isinstance(tables, tuple) and apply is not None:
+                w = tables[0].shape[-1]
+                xx = torch.zeros(1, 2, 2, max(w, head)) if w <= head else torch.zeros(1, 2, 2, w)
+                try:
+                    apply(xx, xx, *tables)
+                except TypeError:
+                    apply(xx, *tables)
+    except Exception as exc:  # noqa: BLE001
+        return f"{type(exc).__name__}: {str(exc)[:150]}"
+    return ""
 
 
 def _one(family: str, mod: Any, cls_name: str, variant: str, seed: int) -> list[Case]:
@@ -191,10 +257,7 @@ def _one(family: str, mod: Any, cls_name: str, variant: str, seed: int) -> list[
     if variant != "defaults":
         from pe_symbolic.numeric.config import parse_rope_config
 
-        try:
-            head = parse_rope_config(config.to_dict()).head_dim
-        except Exception:  # noqa: BLE001
-            head = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        head = _head_dim(config)
         config = _variant_config(config, variant, head)
         if config is None:
             return []
@@ -214,11 +277,16 @@ def _one(family: str, mod: Any, cls_name: str, variant: str, seed: int) -> list[
         if built is None:
             return [Case(family, cls_name, variant, "skipped", "HF's module not built: " + errors[0])]
         emb, config = built
+    with warnings.catch_warnings():  # HF's own module on its own inputs: a failure there is HF's
+        warnings.simplefilter("ignore")
+        cfg = config.to_dict()
+        apply = _apply(mod, cfg)
+        own = _hf_runs(emb, apply, config)
+    if own:
+        return [Case(family, cls_name, variant, "skipped", "HF's module raised on its own inputs: " + own)]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cfg = config.to_dict()
-            apply = _apply(mod, cfg)
             if context is None:
                 mp = cfg.get("max_position_embeddings") or 4096
                 context = min(int(mp), 8192)
@@ -390,9 +458,9 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     cases = _one(family, mod, cls_name, v, args.seed)
                 except Exception as exc:  # noqa: BLE001 - the config class itself failed
-                    if v == "defaults":
-                        sweep.skipped[family] = f"{type(exc).__name__}: {str(exc)[:120]}"
-                    break
+                    sweep.skipped[f"{family} {cls_name} [{v}]"] = (f"HF's config not built: {type(exc).__name__}: "
+                                                                   f"{str(exc)[:120]}")
+                    continue
                 for c in cases:
                     if c.verdict == "skipped":
                         sweep.skipped[f"{family} {cls_name} [{v}]"] = c.detail

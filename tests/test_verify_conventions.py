@@ -103,3 +103,22 @@ def test_sub_modules_with_their_own_layouts_are_each_checked():
     report = pe.verify_rope({"text": split, "vision": lambda x, ids: split(x, ids, inv100)},
                             {"text": text_cfg, "vision": vision_cfg}, seed=5)
     assert report.verdict == "verified", report.to_text()
+
+
+def test_deepseek_v32s_indexer_is_split_where_its_mla_interleaves():
+    # HF 5.24: DeepseekV32Indexer applies rotate_half (split), the MLA interleaves in and splits out
+    v32 = {**CFG, "model_type": "deepseek_v32"}
+
+    def in_split_out(x, ids):
+        emb = ids[..., None] * INV
+        cos, sin = np.cos(emb)[:, None], np.sin(emb)[:, None]
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
+
+    report = pe.verify_rope({"mla": in_split_out, "indexer": split}, v32, seed=6)
+    assert report.verdict == "verified", report.to_text()
+    report = pe.verify_rope({"mla": in_split_out, "indexer": in_split_out}, v32, seed=6)  # the regression
+    assert report.entries["indexer"].verdict == "differs", report.to_text()
+    # a config that says the indexer interleaves
+    report = pe.verify_rope({"indexer": interleaved}, {**v32, "indexer_rope_interleave": True}, seed=6)
+    assert report.verdict == "verified", report.to_text()

@@ -32,7 +32,8 @@ import numpy as np
 
 from .geometry import Geometry, expected_pairs
 
-__all__ = ["IN_SPLIT_OUT", "LAYOUTS", "MODEL_CONVENTIONS", "Convention", "infer", "model_convention", "read_matrices"]
+__all__ = ["IN_SPLIT_OUT", "LAYOUTS", "MODEL_CONVENTIONS", "SUBMODULE_CONVENTIONS", "Convention", "infer",
+           "model_convention", "read_matrices", "submodule_layout"]
 
 LAYOUTS = ("split", "interleaved")
 #: HF's ``apply_rotary_pos_emb_interleave`` (DeepSeek V3 & co.): interleaved pairs in, split out.
@@ -61,6 +62,29 @@ MODEL_CONVENTIONS: dict[str, Convention] = {
         ("pe_video", "pe_video"), ("pe_audio_video_encoder", "pe_audio_video"),
         ("pe_audio_video", "pe_audio_video"))},
 }
+
+
+#: Conventions of sub-modules that differ from their model's attention: (model_type, entry
+#: name) -> convention (``verify_rope({"mla": f, "indexer": g}, config)`` takes the entry's).
+SUBMODULE_CONVENTIONS: dict[tuple[str, str], Convention] = {
+    ("deepseek_v32", "indexer"): Convention(layout="split", source=(
+        "transformers 5.24 models/deepseek_v32/modeling_deepseek_v32.py DeepseekV32Indexer: apply_rotary_pos_emb "
+        "(rotate_half, split halves) on its first qk_rope_head_dim channels, where the MLA attention applies "
+        "apply_rotary_pos_emb_interleave (DeepSeek's own reference had the indexer interleaved)")),
+}
+
+
+def submodule_layout(config: Mapping[str, Any], entry: str) -> tuple[str, str] | None:
+    """``(layout, why)`` for a sub-module entry whose convention differs from its model's
+    attention: the config's ``indexer_rope_interleave`` where it has one, else
+    :data:`SUBMODULE_CONVENTIONS`; None otherwise."""
+    if entry == "indexer" and config.get("indexer_rope_interleave") is not None:
+        inter = bool(config["indexer_rope_interleave"])
+        return ("interleaved" if inter else "split"), f"config['indexer_rope_interleave']={inter}"
+    conv = SUBMODULE_CONVENTIONS.get((str(config.get("model_type", "") or ""), entry))
+    if conv is not None and conv.layout is not None:
+        return conv.layout, conv.source
+    return None
 
 
 def model_convention(config: Mapping[str, Any], described_layout: str | None = None) -> tuple[str, int, str]:

@@ -17,7 +17,7 @@ from ...numeric.config import parse_rope_config
 from ...numeric.describe import describe
 from ..trace import TraceError
 from .calling import PairCall, as_call, caller, detect_framework, interleave_halves, to_framework
-from .conventions import IN_SPLIT_OUT, LAYOUTS, infer, model_convention
+from .conventions import IN_SPLIT_OUT, LAYOUTS, infer, model_convention, submodule_layout
 from .diagnose import diagnose
 from .geometry import Oracle
 from .probe import EPS, draw_plan, gamma, run_plan, summary
@@ -211,8 +211,11 @@ def _entries(fns: Mapping[str, Any], config: Mapping[str, Any], per_entry_cfg: b
     for name, f in fns.items():
         cfg = config[name] if per_entry_cfg else config
         lay = layout.get(name) if isinstance(layout, Mapping) else layout
-        if lay is None and name == "indexer" and cfg.get("indexer_rope_interleave") is not None:
-            lay = "interleaved" if cfg["indexer_rope_interleave"] else "split"
+        if lay is None:
+            sub = submodule_layout(cfg, str(name))
+            lay = sub[0] if sub is not None else None
+        if "indexer_rope_interleave" in cfg:  # read here (the indexer's layout): not a key the rope parser knows
+            cfg = {k: v for k, v in cfg.items() if k != "indexer_rope_interleave"}
         reports[str(name)] = _by_layer_type(f, cfg, lay, layer_type, {**kw, "decode_only": str(name) == "decode"})
     agreement = _agreement(fns, config, per_entry_cfg, layout, layer_type, kw, reports)
     return VerifyReport(worst([r.verdict for r in reports.values()] + [agreement.pop("verdict", "verified")]),
@@ -224,7 +227,14 @@ def _agreement(fns: Mapping[str, Any], config: Mapping[str, Any], per_entry_cfg:
     """Entry points with one config and layout must compute the same rotation: each run on the
     same inputs (decode-sized, one position per row), compared within the dtype's bound."""
     names = list(fns)
-    same = not per_entry_cfg and not isinstance(layout, Mapping)
+    if len(names) < 2:
+        return {"summary": "one entry: nothing to compare"}
+    config = {k: v for k, v in config.items() if k != "indexer_rope_interleave"}
+
+    def layout_of(rep: VerifyReport) -> Any:
+        return rep.structure.get("layout") or tuple(sorted((k, r.structure.get("layout")) for k, r in rep.layers.items()))
+
+    same = not per_entry_cfg and len({str(layout_of(r)) for r in reports.values()}) == 1
     if not same:
         convs = "; ".join(f"{n}: {r.conventions.get('summary', r.verdict)}" for n, r in reports.items())
         return {"summary": f"each entry against its own config and layout ({convs})"}
@@ -297,6 +307,17 @@ def _detect(fn: Any, framework: str | None, spec: Any, dtype: str) -> str:
     return detect_framework(fn, framework, trial=_trial(fn, spec, dtype))[0]
 
 
+def _table_width(call: PairCall, kind: str, dtype: str, spec: Any) -> int | None:
+    """The width of the tables HF's rotary module gives on a small input (None when it fails)."""
+    axes = 3 if spec.mrope_section is not None else 2 if spec.rope_type == "axial" else 1
+    ids = np.array([[0, 1]]) if axes == 1 else np.zeros((axes, 1, 2), dtype=np.int64)
+    try:
+        x, ii = to_framework(np.ones((1, 3, 2, spec.head_dim)), ids, kind, dtype)
+        return call._width(call.rotary_emb(x, ii, **call.kw))
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def _decide(call: PairCall, kind: str, dtype: str, spec: Any) -> None:
     axes = 3 if spec.mrope_section is not None else 2 if spec.rope_type == "axial" else 1
     ids = np.array([[0, 1]]) if axes == 1 else np.zeros((axes, 1, 2), dtype=np.int64)
@@ -359,8 +380,14 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
         try:
             _decide(pair, kind, dtype, spec)
         except Exception as exc:  # noqa: BLE001 - the user's code (or transformers) refused a small input
+            width = _table_width(pair, kind, dtype, spec)
+            hint = ""
+            if width is not None and width not in (spec.rotary_dim, spec.rotary_dim // 2):
+                hint = (f" -- its rotary module gives tables {width} wide{f' for layer type {layer_type!r}' if layer_type else ''}"
+                        f", where pe_symbolic reads head_dim {spec.head_dim} and rotary dim {spec.rotary_dim} from the "
+                        "config (a per-layer head dim, per_layer_config or global_head_dim, not read?)")
             raise ValueError(f"fn (HF's pair) failed on x of shape (1, 3, 2, {spec.head_dim}) in {kind} {dtype}: "
-                             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
+                             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}{hint}") from exc
     if layout == IN_SPLIT_OUT:  # fn(Q x) against the split layout, Q interleaving the halves
         inner = call
 
