@@ -146,13 +146,14 @@ def draw_plan(*, seed: int, context: int, top: int, axes: int, switch: int | Non
     f_ids = ids_of(first, np.int64)
     calls += [spec(f"positions 0..{n0 - 1}", "first", f_ids, 3, 1.0),
               spec(f"positions 0..{n0 - 1}, the same call again", "again", f_ids, 3, 1.0)]
-    # linearity at magnitudes, at spread positions
+    # linearity at magnitudes, at spread positions, before anything else is read
     spread_n = 1 if decode_only else 64
+    lin: list[CallSpec] = []
     for s in SCALES[dtype]:
         pos = rng.integers(0, context, (3, spread_n))
         pos[0, -1] = context - 1
         a, b = (rng.uniform(0.5, 2.0) * rng.choice([-1, 1]) for _ in range(2))
-        calls.append(spec(f"linearity at |x| ~ {s:g}", "linearity", ids_of(pos, np.int32), 3, s, (float(a), float(b))))
+        lin.append(spec(f"linearity at |x| ~ {s:g}", "linearity", ids_of(pos, np.int32), 3, s, (float(a), float(b))))
     dense_to = min(context, DENSE_CAP)
     body: list[CallSpec] = []
     if not decode_only:
@@ -197,8 +198,10 @@ def draw_plan(*, seed: int, context: int, top: int, axes: int, switch: int | Non
         if k == 0:
             pos[0, 0] = context - 1
         body.append(spec("decode (a sequence of 1)", "decode", ids_of(pos, np.int32 if k % 2 else np.int64), 3, None))
-    if dep:  # a generation meets the lengths in order
-        body.sort(key=lambda c: c.length or 0)
+    if dep:  # a generation meets the lengths in order (linearity first among equals)
+        body = sorted(lin + body, key=lambda c: c.length or 0)
+    else:
+        body = lin + body
     calls += body
     calls.append(spec(f"positions 0..{n0 - 1} once more, last", "repeat", f_ids, 3, 1.0))
     notes = []
