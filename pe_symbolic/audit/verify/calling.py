@@ -225,13 +225,33 @@ def detect_framework(fn: Any, framework: str | None = None, *,
 # ---------------------------------------------------------------------------- protocols
 
 
-def _required_positional(f: Any) -> int | None:
+_KEY_NAMES = frozenset({"k", "xk", "key", "keys", "key_states", "k_embed", "k_states"})
+
+
+def _tensor_args(f: Any) -> int | None:
+    """How many tensors ``apply`` takes before its tables: 2 (``q, k``: its second parameter
+    is named like a key, or it needs four arguments) or 1 (``x``); None when its signature
+    says nothing."""
     target = f.forward if hasattr(f, "forward") and not isinstance(f, types.FunctionType) else f
     try:
-        params = inspect.signature(target).parameters.values()
+        params = [p for p in inspect.signature(target).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         return None
-    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
+    if not params:
+        return None
+    if len(params) >= 2 and params[1].name in _KEY_NAMES:
+        return 2
+    return 1 if sum(1 for p in params if p.default is p.empty) <= 3 else 2
+
+
+def _tensor_args_required(f: Any) -> int:
+    target = f.forward if hasattr(f, "forward") and not isinstance(f, types.FunctionType) else f
+    try:
+        return sum(1 for p in inspect.signature(target).parameters.values()
+                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
+    except (TypeError, ValueError):
+        return 3
 
 
 def accepts_layer_type(f: Any) -> bool:
@@ -271,15 +291,15 @@ class PairCall:
         self.protocol = ""
 
     def _apply(self, x: Any, tables: Any) -> Any:
-        n = _required_positional(self.apply)
+        n = _tensor_args(self.apply)
         if isinstance(tables, tuple) and len(tables) == 2:
             cos, sin = tables
-            if n is not None and n <= 3:
+            if n == 1:
                 out, form = self.apply(x, cos, sin), "apply(x, cos, sin)"
             else:
                 out, form = self.apply(x, x, cos, sin), "apply(q, k, cos, sin)"
         else:
-            if n is not None and n <= 2:
+            if n == 1 and _tensor_args_required(self.apply) <= 2:
                 out, form = self.apply(x, tables), "apply(x, freqs_cis)"
             else:
                 out, form = self.apply(x, x, tables), "apply(xq, xk, freqs_cis)"
