@@ -185,3 +185,15 @@ def test_an_in_place_write_into_a_traced_slice_keeps_torchs_aliasing():
 
     with pytest.raises(TraceError, match="in place into a constant"):
         trace_rope(into_a_constant, "torch", SHAPE, positions=IDS, dtype="float64")
+
+
+def test_a_lookup_by_a_traced_position_is_refused_not_missed():
+    # {1500: ...}.get(m, default) would silently take the default for a symbol: refused
+    special = {1500: 0.25}
+
+    def table(x, ids):
+        bump = np.array([[special.get(p, 0.0) for p in row] for row in ids])
+        return x * np.cos(ids + bump)[:, None, :, None]
+
+    with pytest.raises(TraceError, match="dict or set lookup"):
+        trace_rope(table, "numpy", SHAPE)

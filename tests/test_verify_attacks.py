@@ -278,3 +278,18 @@ def test_hf_and_pe_symbolic_apply_rope_verify_in_16_bit_with_scaled_configs(dtyp
         assert report.verdict != "differs", report.to_text()
         assert report.verdict in ("verified", "consistent (tested)"), report.to_text()
     del torch
+
+
+def test_a_special_case_by_dict_lookup_beyond_the_tested_positions_is_never_verified():
+    # {700001: ...}.get(p) on a traced position would silently take the default: refused, so
+    # not proved; no sampled position meets 700001: consistent (tested), and said so
+    special = {700001: 0.25}
+
+    def lookup(x, ids):
+        bump = np.array([[special.get(p, 0.0) for p in row] for row in ids])
+        return _rot(x, ids[..., None] * INV + bump[..., None]).astype(x.dtype)
+
+    cfg = {**CFG, "max_position_embeddings": 2**20}
+    report = pe.verify_rope(lookup, cfg, context=4096, seed=9)
+    assert report.verdict == "consistent (tested)", report.to_text()
+    assert "dict or set lookup" in report.structure["not_traced"]

@@ -111,7 +111,8 @@ class Traced:
     def __repr__(self) -> str:
         return f"Traced({self.e})"
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:  # a dict / set lookup by a traced value would silently miss
+        return self._unknown("a dict or set lookup by it")
 
     def __add__(self, o: Any) -> Any:
         if isinstance(o, np.ndarray):
