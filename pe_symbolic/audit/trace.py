@@ -114,6 +114,12 @@ class Traced:
     def __hash__(self) -> int:  # a dict / set lookup by a traced value would silently miss
         return self._unknown("a dict or set lookup by it")
 
+    def __str__(self) -> str:  # str(m) as a key would silently miss too
+        return self._unknown("str() or format of it")
+
+    def __format__(self, spec: str) -> str:
+        return self._unknown("str() or format of it")
+
     def __add__(self, o: Any) -> Any:
         if isinstance(o, np.ndarray):
             return NotImplemented
