@@ -7,8 +7,10 @@ builds it from its config class at the defaults, and runs :func:`pe_symbolic.ver
 HF's own pair ``(rotary_emb, apply)`` -- the ``apply`` the attention calls
 (``apply_rotary_pos_emb_interleave`` where HF interleaves in and splits out, else
 ``apply_rotary_pos_emb`` / ``apply_rotary_emb``) -- with the config's dict. ``--variants``
-adds realistic rope variants (at a 32-channel head, :data:`VARIANT_HEAD`) for the families
-whose rotary embedding reads ``config.rope_parameters`` through HF's ``ROPE_INIT_FUNCTIONS``: ``llama3``, ``dynamic``
+adds realistic rope variants (at a 32-channel head, :data:`VARIANT_HEAD`; once per distinct
+rotary code -- the class and its apply function, names stripped: most families copy Llama's
+-- unless ``--all-variants``) for the families whose rotary embedding reads
+``config.rope_parameters`` through HF's ``ROPE_INIT_FUNCTIONS``: ``llama3``, ``dynamic``
 (tested past ``max_position_embeddings``), ``yarn``, DeepSeek's ``yarn`` (``mscale`` /
 ``mscale_all_dim``), ``longrope`` (tested past the original context) and, for the
 per-layer-type families, Gemma 3's per-layer rope (linear full attention, default sliding).
@@ -66,12 +68,14 @@ class Case:
 class Sweep:
     cases: list[Case] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)
 
     def summary(self) -> str:
         counts = collections.Counter(c.verdict for c in self.cases)
         fams = {c.family for c in self.cases}
         lines = [f"families with a text rotary embedding: {len(fams | {k.split()[0] for k in self.skipped})} "
-                 f"({len(self.skipped)} modules not built by HF at these configs)",
+                 f"({len(self.skipped)} modules not built by HF at these configs); {len(self.groups)} distinct "
+                 "rotary codes (class + apply, names stripped)",
                  f"cases: {len(self.cases)} ({', '.join(sorted({c.variant for c in self.cases}))})"]
         for v in ("verified", "consistent (tested)", "out of bound", "differs", "refused", "crash"):
             lines.append(f"  {v}: {counts.get(v, 0)}")
@@ -113,6 +117,22 @@ def _families(only: list[str] | None) -> list[tuple[str, Any, list[str]]]:
         if rot:
             out.append((m.name, mod, rot))
     return out
+
+
+def _code_key(mod: Any, cls_name: str) -> str:
+    """The rotary class's and its apply function's source, names and comments stripped: two
+    families with the same key run the same code (most families copy Llama's)."""
+    import hashlib
+    import re
+
+    src = inspect.getsource(getattr(mod, cls_name))
+    for name in ("apply_rotary_pos_emb_interleave", "apply_rotary_pos_emb", "apply_rotary_emb"):
+        if hasattr(mod, name):
+            src += inspect.getsource(getattr(mod, name))
+            break
+    src = re.sub(r"\b\w*(Config|RotaryEmbedding)\b", "X", src)
+    src = re.sub(r'"""[\s\S]*?"""|#.*', "", src)
+    return hashlib.sha1(re.sub(r"\s+", " ", src).encode()).hexdigest()
 
 
 def _apply(mod: Any, cfg: dict) -> Any:
@@ -435,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.verify_sweep", description=__doc__.splitlines()[0])
     p.add_argument("--variants", action="store_true", help="also the realistic rope variants")
     p.add_argument("--only-variants", action="store_true", help="the variants only")
+    p.add_argument("--all-variants", action="store_true",
+                   help="the variants for every family (default: once per distinct rotary code)")
     p.add_argument("--family", action="append", help="only these families (repeatable)")
     p.add_argument("--seed", type=int, default=32)
     p.add_argument("-v", "--verbose", action="store_true", help="one line per case as it runs")
@@ -452,9 +474,15 @@ def main(argv: list[str] | None = None) -> int:
     sweep = Sweep()
     variants = ([] if args.only_variants else ["defaults"]) + (
         [*VARIANTS, "gemma3-per-layer"] if args.variants or args.only_variants else [])
+    seen_code: dict[str, str] = {}
     for family, mod, classes in _families(args.family):
         for cls_name in classes:
+            key = _code_key(mod, cls_name)
+            first = seen_code.setdefault(key, f"{family}.{cls_name}")
+            sweep.groups.setdefault(first, []).append(f"{family}.{cls_name}")
             for v in variants:
+                if v != "defaults" and first != f"{family}.{cls_name}" and not args.all_variants:
+                    continue  # the same code as an earlier family: its variants were run there
                 try:
                     cases = _one(family, mod, cls_name, v, args.seed)
                 except Exception as exc:  # noqa: BLE001 - the config class itself failed
