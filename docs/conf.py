@@ -4,6 +4,8 @@ Build with ``make docs`` (``sphinx -W --keep-going -n``: warnings are errors, ev
 cross-reference must resolve). Generated at build time, never committed:
 
 * the theory pages, one per registered theorem, by ``_ext/pe_docs.py`` into ``theory/generated/``;
+* the audit's bounds as Coq theorems (a table and one theorem, included by the accuracy and
+  Coq how-tos), by ``_ext/pe_docs.py`` into ``howto/generated/``;
 * the tutorials, a sphinx-gallery of the scripts in ``../derivations/`` (run on every build,
   output captured, ``.py``/``.ipynb`` downloads, thumbnails from their figures) into
   ``auto_examples/``;
@@ -45,7 +47,7 @@ if importlib.util.find_spec("sphinx-mathjax-offline") is not None:
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "theory/generated/_*", ".gitignore"]
+exclude_patterns = ["_build", "theory/generated/_*", "howto/generated/_*", ".gitignore"]
 nitpicky = True
 # Signatures omit type hints (numpydoc sections carry the types as text), so third-party types
 # in signatures are never cross-referenced. The few third-party and standard-library objects

@@ -45,6 +45,14 @@ def _generate(app: Sphinx) -> None:
             logger.warning("theorem %s is %s in its generic form (expected %s)", e.id, e.verdict,
                            e.expect, location=str(e.path))
     logger.info("pe_docs: %d theory pages in %.1f s", len(theory), time.perf_counter() - t0)
+    # the audit's bounds as Coq theorems (docs/howto/generated/, included by the accuracy and
+    # Coq how-tos): Coq checks them where Coq, Gappa and Flocq are installed (PE_DOCS_COQ=0: not)
+    t0 = time.perf_counter()
+    bounds = gen.write_coq_bounds(run=os.environ.get("PE_DOCS_COQ", "1") != "0")
+    for name, st in bounds.items():
+        if st != "checked":
+            logger.warning("the audit bound theorem %s is %s in Coq", name, st)
+    logger.info("pe_docs: the audit's bounds in Coq in %.1f s", time.perf_counter() - t0)
 
 
 _RELATION = re.compile(r"^(=|\\le\b|\\ge\b|\\leq\b|\\geq\b|<|>|\\approx\b)")

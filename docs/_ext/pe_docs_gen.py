@@ -215,6 +215,76 @@ def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None, *,
 
 
 # ======================================================================================
+# The audit's bounds as Coq theorems (included by the accuracy and Coq how-tos)
+# ======================================================================================
+#: Where the bounds' table and example are written (files starting with ``_``: included, not pages).
+BOUNDS_DIR = DOCS / "howto" / "generated"
+#: The theorem shown in full on the Coq how-to: (case, kind).
+BOUNDS_EXAMPLE = ("float32", "angle")
+
+
+def angle_pair(audit) -> int:
+    """The pair at which the audit's angle bound is attained."""
+    from pe_symbolic.audit.bounds import angle_bound
+
+    return angle_bound(audit.em, float(audit.t_max)).pair
+
+
+def write_coq_bounds(outdir: Path = BOUNDS_DIR, *, run: bool) -> dict[str, str]:
+    """Write the table of the audit's bounds as Coq theorems (``_coq_bounds.md``: each case's
+    angle, table and output bound and its Coq status) and one theorem in full
+    (``_coq_bounds_example.md``), from :mod:`pe_symbolic.audit.coq_bounds`; ``run`` (and Coq,
+    Gappa and the Coq libraries installed): Coq checks them, as ``pe-derive check --coq
+    audit.bounds`` does. Returns each theorem's status."""
+    from pe_symbolic.audit import coq_bounds as cb
+
+    stated = [cb.case_theorems(c) for c in cb.CASES]
+    missing = cb.coq_bounds_available() if run else "not run in this build"
+    status: dict[str, str] = {}
+    elapsed = None
+    if missing is None:
+        report = cb.check_bounds([th for ct in stated for th in ct.theorems])
+        status = {r.theorem.name: r.status for r in report.results}
+        elapsed = report.elapsed
+    rows = ["| case | recipe, dtype | context | bound | value | Coq |", "|---|---|---:|---|---:|---|"]
+    for ct in stated:
+        c = ct.case
+        for kind in ("angle", "table", "output"):
+            if kind in ct.not_stated:
+                coq = f"not stated ({md_escape(ct.not_stated[kind])})"
+            else:
+                ths = [th for th in ct.theorems if th.kind == kind]
+                got = [status.get(th.name) for th in ths]
+                names = (f"`{ths[0].name}`" if len(ths) == 1 else
+                         f"`{ths[0].name.rsplit('_', 1)[0]}_*` ({len(ths)} theorems)")
+                if missing is not None:
+                    coq = f"stated: {names}"
+                elif all(g == "checked" for g in got):
+                    coq = f"**checked**: {names}"
+                else:
+                    coq = ", ".join(f"`{th.name}` {g}" for th, g in zip(ths, got))
+            first = kind == "angle"
+            rows.append(f"| {c.name if first else ''} | {f'`{c.recipe}`, {c.dtype}' if first else ''} | "
+                        f"{c.context if first else ''} | {kind} | {ct.bounds[kind]:.6g} | {coq} |")
+    n = sum(len(ct.theorems) for ct in stated)
+    done = sum(v == "checked" for v in status.values())
+    foot = (f"{done} of {n} theorems checked by Coq in {elapsed:.1f} s while these pages were built "
+            "(every one depends on no axiom beyond Coq's real numbers and Flocq's: `Print Assumptions`)."
+            if elapsed is not None else f"{n} theorems stated; Coq did not check them in this build "
+                                        f"({md_escape(missing or '')}).")
+    _write_if_changed(outdir / "_coq_bounds.md", "\n".join(rows) + "\n\n" + foot + "\n")
+    case = next(ct for ct in stated if ct.case.name == BOUNDS_EXAMPLE[0])
+    worst = cb._audit(case.case)
+    th = next(t for t in case.theorems if t.kind == BOUNDS_EXAMPLE[1]
+              and (t.kind != "angle" or angle_pair(worst) in t.pairs))
+    st = status.get(th.name, "not checked in this build")
+    example = ["```coq", th.text().rstrip(), "```", "",
+               f"Its status as `pe-derive check --coq audit.bounds` prints it: `{th.name}`: **coq: {st}**.", ""]
+    _write_if_changed(outdir / "_coq_bounds_example.md", "\n".join(example))
+    return status
+
+
+# ======================================================================================
 # Tutorials: a sphinx-gallery of derivations/ (configured in conf.py); only their order here
 # ======================================================================================
 class DerivationOrder:

@@ -27,7 +27,10 @@ Exit status:
 checked``, ``coq: failed`` or ``coq: outside the exported fragment (why)``, with the counts
 and Coq's time (:mod:`pe_symbolic.proof.coq_export`). It exits 0 when every printed lemma
 came out as registered (a registered honest negative must *fail* in Coq), 1 when not, and 3
-when Coq is not installed.
+when Coq is not installed. The id ``audit.bounds`` is the audit's floating-point bounds as Coq
+theorems over Flocq's formats (:mod:`pe_symbolic.audit.coq_bounds`; ``export`` writes
+``audit_bounds.v``, ``check`` needs Gappa and Coq's Flocq and Gappa libraries too); with no
+ids, both commands do the registry and then the bounds.
 """
 
 from __future__ import annotations
@@ -68,7 +71,9 @@ examples:
   pe-derive all --d 8 --d 16                       every theorem: generic, then d = 8 and 16
   pe-derive all --timeout 60                       at most 60 s a proof (else: undecided)
   pe-derive export --coq rope.relative -o coq/     the claim as Coq lemmas, coq/rope_relative.v
-  pe-derive check --coq                            every theorem re-checked by Coq (needs coqtop)
+  pe-derive check --coq                            every theorem re-checked by Coq (needs coqtop),
+                                                   then the audit's bounds (needs gappa, Flocq too)
+  pe-derive check --coq audit.bounds               only the audit's floating-point bounds
 
 exit status:
   0  every requested claim came out as registered (proved; refuted for a registered negative)
