@@ -466,6 +466,7 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
                 struct["summary"] = f"differs from A R(theta(m)) x (refuted by the kernel, traced {at})"
                 verdict = "differs"
             else:  # undecided (a time budget, a form outside the kernel): nothing proved, the tests decide
+                struct["why"] = [f"the kernel: {tp.proof.verdict}"]
                 struct["summary"] = (f"not proved: the kernel is {tp.proof.verdict} on the traced graph ({at}); its "
                                      "structure is tested below")
                 verdict = "consistent (tested)"
