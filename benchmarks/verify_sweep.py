@@ -327,6 +327,13 @@ def _one(family: str, mod: Any, cls_name: str, variant: str, seed: int) -> list[
     return [case]
 
 
+#: The transformers model type of each shipped config that does not name one (its config.json's).
+SHIPPED_MODEL_TYPE = {"gemma-3-27b": "gemma3_text", "gpt-neox-20b": "gpt_neox", "gpt-oss-20b": "gpt_oss",
+                      "llama-3.1-8b": "llama", "llama-4-scout": "llama4_text", "mistral-7b": "mistral",
+                      "phi-3.5-mini": "phi3", "qwen2-vl-7b": "qwen2_vl_text", "qwen2.5-7b-yarn": "qwen2",
+                      "qwen2.5-7b": "qwen2"}
+
+
 def _shipped_impls(name: str, cfg: dict) -> dict[str, tuple[Any, str | None]]:
     """HF's own rotary module (where transformers has the model type) and pe_symbolic's NumPy,
     torch and JAX ``apply_rope`` for a shipped config: name -> (fn, layout for verify_rope)."""
@@ -337,21 +344,34 @@ def _shipped_impls(name: str, cfg: dict) -> dict[str, tuple[Any, str | None]]:
 
     layout = describe(cfg, quiet=True).layout
     ours = "interleaved" if layout.startswith("interleaved pairs") else "split"
+    def jax_x64(x: Any, ids: Any, layer_type: str | None = None) -> Any:
+        import jax
+
+        with jax.enable_x64(True):
+            return pj.apply_rope(x, ids, config=cfg, layout=ours, layer_type=layer_type)
+
     impls: dict[str, tuple[Any, str | None]] = {
-        "pe_symbolic numpy": (lambda x, ids: pe.numeric.apply_rope(x, position_ids=ids, config=cfg, layout=ours), ours),
-        "pe_symbolic torch": (lambda x, ids: pt.apply_rope(x, ids, config=cfg, layout=ours), ours),
-        "pe_symbolic jax": (lambda x, ids: pj.apply_rope(x, ids, config=cfg, layout=ours), ours),
+        "pe_symbolic numpy": (lambda x, ids, layer_type=None: pe.numeric.apply_rope(
+            x, position_ids=ids, config=cfg, layout=ours, layer_type=layer_type), ours),
+        "pe_symbolic torch": (lambda x, ids, layer_type=None: pt.apply_rope(
+            x, ids, config=cfg, layout=ours, layer_type=layer_type), ours),
+        "pe_symbolic jax": (lambda x, ids, layer_type=None: pj.apply_rope(
+            x, ids, config=cfg, layout=ours, layer_type=layer_type), ours),
+        "pe_symbolic jax (x64)": (jax_x64, ours),
     }
     try:
         import transformers
 
-        mt = cfg.get("model_type")
+        mt = cfg.get("model_type") or SHIPPED_MODEL_TYPE.get(name)
+        if "vision" in str(mt) or mt == "pixtral":
+            raise ValueError("a vision encoder: HF's module takes flattened patch ids, not (h, w) position_ids")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             config = transformers.AutoConfig.for_model(mt, **{k: v for k, v in cfg.items() if k not in (
                 "model_type", "architectures", "auto_map", "quantization_config")})
             if hasattr(config, "get_text_config"):
-                config = config.get_text_config()
+                text = config.get_text_config()
+                config = text if isinstance(text, transformers.PretrainedConfig) else config
             fam = type(config).__module__.split(".")[-2]
             mod = importlib.import_module(f"transformers.models.{fam}.modeling_{fam}")
             cls = next(n for n, c in vars(mod).items() if n.endswith("RotaryEmbedding") and isinstance(c, type)
@@ -360,9 +380,11 @@ def _shipped_impls(name: str, cfg: dict) -> dict[str, tuple[Any, str | None]]:
             emb = getattr(mod, cls)(config)
             apply = _apply(mod, cfg) if "vision" not in str(mt) else getattr(mod, "apply_rotary_pos_emb_vision", None)
         if apply is not None:
-            impls[f"HF {cls}"] = ((emb, apply), None)
+            impls[f"HF {cls}"] = ((emb, apply), None, {**cfg, "model_type": mt})  # type: ignore[assignment]
     except Exception as exc:  # noqa: BLE001 - no HF module for it: said in the table
-        impls["HF"] = (None, f"not built: {type(exc).__name__}: {str(exc)[:100]}")
+        tb = traceback.extract_tb(exc.__traceback__)
+        impls["HF"] = (None, f"not built: {type(exc).__name__}: {str(exc)[:100]} at "
+                             f"{tb[-1].filename.split('site-packages/')[-1]}:{tb[-1].lineno}" if tb else "")
     return impls
 
 
@@ -375,7 +397,8 @@ def shipped(dtypes: list[str], seed: int, verbose: bool) -> str:
     bf16 = {}
     for name in pe.numeric.model_configs():
         cfg = pe.numeric.model_config(name)
-        for impl, (fn, layout) in _shipped_impls(name, cfg).items():
+        for impl, (fn, layout, *own) in _shipped_impls(name, cfg).items():
+            vcfg = own[0] if own else cfg  # HF's module: the config.json with its model type (HF's layout)
             for dt in dtypes:
                 if fn is None:
                     verdict, detail = "not built", layout or ""
@@ -384,8 +407,8 @@ def shipped(dtypes: list[str], seed: int, verbose: bool) -> str:
                     try:
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
-                            rep = pe.verify_rope(fn, cfg, dtype=dt, layout=layout,
-                                                 context=min(8192, int(cfg.get("max_position_embeddings") or 8192)),
+                            rep = pe.verify_rope(fn, vcfg, dtype=dt, layout=layout,
+                                                 context=min(4096, int(cfg.get("max_position_embeddings") or 4096)),
                                                  seed=seed)
                         verdict = rep.verdict
                         detail = "" if verdict in ("verified", "consistent (tested)") else " | ".join(

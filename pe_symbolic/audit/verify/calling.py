@@ -42,10 +42,19 @@ FRAMEWORKS: tuple[str, ...] = ("numpy", "torch", "jax")
 _ROOTS = {"torch": "torch", "jax": "jax", "jaxlib": "jax", "flax": "jax", "numpy": "numpy", "ml_dtypes": "numpy"}
 
 
+def _by_name(dotted: str) -> str | None:
+    """The framework a module's dotted name says: its package (``torch.nn.functional``), or a
+    part named after one (``pe_symbolic.torch``, ``mylib.jax.rope``)."""
+    parts = dotted.split(".") if isinstance(dotted, str) else []
+    if parts and parts[0] in _ROOTS:
+        return _ROOTS[parts[0]]
+    return next((_ROOTS[p] for p in parts[1:] if p in ("torch", "jax", "flax")), None)
+
+
 def _root(obj: Any) -> str | None:
     """The framework an object belongs to (a module, a tensor, a function from it), or None."""
     if isinstance(obj, types.ModuleType):
-        return _ROOTS.get(obj.__name__.split(".")[0])
+        return _by_name(obj.__name__)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, (torch.Tensor, torch.nn.Module)):
         return "torch"
@@ -56,9 +65,10 @@ def _root(obj: Any) -> str | None:
         return "numpy"
     mod = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", None) or ""
     if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type)) or callable(obj):
+        fw = _by_name(mod) if isinstance(mod, str) else None
+        if fw is not None:
+            return fw
         name = mod.split(".")[0] if isinstance(mod, str) else ""
-        if name in _ROOTS:
-            return _ROOTS[name]
         if name == "transformers" and torch is not None and isinstance(obj, type) and issubclass(obj, torch.nn.Module):
             return "torch"
     return None

@@ -279,17 +279,17 @@ def _agreement(fns: Mapping[str, Any], config: Mapping[str, Any], per_entry_cfg:
 
 def _runner(fn: Any, config: Mapping[str, Any], layer_type: str | None, framework: str | None, dtype: str, spec: Any,
             layout: Any) -> tuple[Callable, str]:
-    kind = _detect(fn, framework, spec, dtype)
+    kind = _detect(fn, framework, spec, dtype, layer_type)
     call, _ = as_call(fn, kind=kind, head_dim=spec.head_dim, rotary_dim=spec.rotary_dim, layer_type=layer_type)
     if isinstance(call, PairCall):
         _decide(call, kind, dtype, spec)
     return caller(call, kind, dtype), kind
 
 
-def _trial(fn: Any, spec: Any, dtype: str) -> Callable[[str], Exception | None]:
+def _trial(fn: Any, spec: Any, dtype: str, layer_type: str | None = None) -> Callable[[str], Exception | None]:
     def trial(fw: str) -> Exception | None:
         try:
-            call, _ = as_call(fn, kind=fw, head_dim=spec.head_dim, rotary_dim=spec.rotary_dim, layer_type=None)
+            call, _ = as_call(fn, kind=fw, head_dim=spec.head_dim, rotary_dim=spec.rotary_dim, layer_type=layer_type)
             if isinstance(call, PairCall):
                 _decide(call, fw, dtype, spec)
             axes = 3 if spec.mrope_section is not None else 2 if spec.rope_type == "axial" else 1
@@ -303,8 +303,8 @@ def _trial(fn: Any, spec: Any, dtype: str) -> Callable[[str], Exception | None]:
     return trial
 
 
-def _detect(fn: Any, framework: str | None, spec: Any, dtype: str) -> str:
-    return detect_framework(fn, framework, trial=_trial(fn, spec, dtype))[0]
+def _detect(fn: Any, framework: str | None, spec: Any, dtype: str, layer_type: str | None = None) -> str:
+    return detect_framework(fn, framework, trial=_trial(fn, spec, dtype, layer_type))[0]
 
 
 def _table_width(call: PairCall, kind: str, dtype: str, spec: Any) -> int | None:
@@ -373,7 +373,7 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
     if length is not None and not oracle.length_dependent:
         notes.append(f"length={length} is not used: rope_type {spec.rope_type!r} does not depend on the length")
         length = None
-    kind, how_fw = detect_framework(fn, framework, trial=_trial(fn, spec, dtype))
+    kind, how_fw = detect_framework(fn, framework, trial=_trial(fn, spec, dtype, layer_type))
     call, given_lt = as_call(fn, kind=kind, head_dim=spec.head_dim, rotary_dim=spec.rotary_dim, layer_type=layer_type)
     pair = call if isinstance(call, PairCall) else None
     if pair is not None:
