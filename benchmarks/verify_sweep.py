@@ -197,13 +197,16 @@ def _variant_config(config: Any, name: str, head_dim: int) -> Any | None:
     _shrink(c)
     per_type = all(isinstance(v, dict) for v in rp.values()) and rp
     theta = _theta(config)
+    def keep(d: dict) -> dict:  # what a variant does not replace: the rotary dims, the M-RoPE sections
+        return {k: v for k, v in d.items() if k in ("partial_rotary_factor", "mrope_section", "mrope_interleaved")}
+
     if name == "gemma3-per-layer":
         if not per_type:
             return None
         new = {}
         for lt in rp:
-            new[lt] = ({"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0} if lt == "full_attention"
-                       else {"rope_type": "default", "rope_theta": 10000.0})
+            new[lt] = {**keep(rp[lt]), **({"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0}
+                                          if lt == "full_attention" else {"rope_type": "default", "rope_theta": 10000.0})}
         c.rope_parameters = new
         return c
     params, max_pos, _ = VARIANTS[name]
@@ -220,10 +223,10 @@ def _variant_config(config: Any, name: str, head_dim: int) -> Any | None:
         if getattr(c, "model_type", "") == "phimoe":  # PhimoeRotaryEmbedding reads them for every scaled type
             params.update(short_mscale=1.0, long_mscale=1.243163121016122)
     if per_type:
-        c.rope_parameters = {lt: dict(params, rope_theta=float(v.get("rope_theta", theta))) for lt, v in rp.items()}
+        c.rope_parameters = {lt: {**keep(v), **params, "rope_theta": float(v.get("rope_theta", theta))}
+                             for lt, v in rp.items()}
     else:
-        keep = {k: v for k, v in rp.items() if k in ("partial_rotary_factor", "mrope_section", "mrope_interleaved")}
-        c.rope_parameters = {**params, **keep}
+        c.rope_parameters = {**params, **keep(rp)}
     c.max_position_embeddings = max_pos
     return c
 
