@@ -210,7 +210,7 @@ def diagnose(res: ProbeResult, run: Callable[[np.ndarray, np.ndarray], np.ndarra
             dev = float(np.nanmax(np.abs(again - res.outputs[0])))
             why.append(f"stateful: the first call ({first.label}) made again now gives a different result (by "
                        f"{dev:.3g}) -- its results drift with the calls made (a counter, a cache?); the first "
-                       f"{f.ncall - 1} calls were right")
+                       f"{f.ncall - 1} test calls were right")
     # 2. linear in x? (before anything is read as a rotation)
     nonlinear = _linearity(run, x, ids, dtype, geo.factor)
     if nonlinear:
