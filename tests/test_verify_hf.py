@@ -86,3 +86,15 @@ def test_hf_dynamic_ntk_is_tested_past_the_switch_and_not_rejected():
     report = pe.verify_rope(pair, cfg, seed=13)
     assert report.verdict == "consistent (tested)", report.to_text()  # HF branches on the length in Python
     assert "1023" in report.tests["summary"] and "lengths" in report.tests["summary"]
+
+
+def test_an_inv_freq_buffer_cast_to_bfloat16_is_out_of_bound_and_named():
+    # HF issue 25681: model.to(torch.bfloat16) casts the rotary module's inv_freq buffer too
+    import torch
+
+    pair, cfg = _pair(**CASES["llama"])
+    pair[0].to(torch.bfloat16)
+    report = pe.verify_rope(pair, cfg, dtype="bfloat16", seed=14)
+    assert report.verdict == "out of bound", report.to_text()
+    assert report.frequencies["held_in"] == "bfloat16"
+    assert "inverse frequencies are held in bfloat16" in report.to_text()

@@ -167,6 +167,10 @@ def _candidates(f: Failure, geo: Geometry, oracle: Oracle, spec: Any, config: Ma
                   "argument is reduced in float32, an error growing with the angle; use the IEEE sin / cos (no "
                   "--use_fast_math) or reduce the angle in float64 first", lambda x, ids: _fast_trig(x, ids, geo)))
     for dt in ("bfloat16", "float16"):
+        cands.append(("precision", f"its inverse frequencies are held in {dt} (an inv_freq buffer cast with the model, "
+                      "model.to(torch.bfloat16) -- HF issue 25681): the angles drift as the position grows; keep "
+                      "inv_freq in float32 (or build the tables in float32 and cast them)",
+                      lambda x, ids, dt=dt: _low_angles(x, ids, _variant(geo, cast(geo.want, dt)), "float32")))
         cands.append(("precision", f"its positions are held in {dt} (integers above {2 ** (8 if dt == 'bfloat16' else 11)} "
                       f"are rounded there: a position, then its angle, moves): hold position_ids as integers or float32 "
                       "(rotary-embedding-torch's positions in x's dtype)",
