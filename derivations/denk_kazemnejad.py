@@ -8,7 +8,7 @@ wavelengths and on decay), and the code of tensor2tensor's ``get_timing_signal_1
 claim is checked: by a proof where it is an identity, by a numeric certificate for a stated
 range where it is about numbers.
 
-Run it yourself: ``python derivations/denk_kazemnejad.py [--d N]``. The exit status is 0 when
+Run it yourself: ``python derivations/denk_kazemnejad.py [--d N] [--plot]``. The exit status is 0 when
 every result is the expected one (claims proved, certificates as expected), 1 otherwise, 2
 for a bad option or a missing package.
 """
@@ -21,7 +21,7 @@ try:
     import _common  # noqa: F401
 except ModuleNotFoundError:
     pass
-from pe_symbolic.tutorial import Report, heading, parse_args, say, show
+from pe_symbolic.tutorial import Report, figure, heading, parse_args, say, show
 
 import math
 
@@ -88,6 +88,22 @@ say(f"""For d = {d} the last wavelength is {float(denk.wavelength(d // 2 - 1, d,
 show(f"wavelengths for d = {d} (b = 10000)", sp.Matrix([[denk.wavelength(q, d, base=10000) for q in range(d // 2)]]))
 rep.prove("denk.wavelengths")
 rep.prove("denk.wavelengths", d)
+
+# %%
+# The figure draws both schedules for :math:`d = 64`: Vaswani's wavelengths stop one ratio
+# short of :math:`10000 \cdot 2\pi`, tensor2tensor's (``num_timescales - 1`` steps) end on it.
+fig = figure(figsize=(6.4, 3.2))
+if fig is not None:
+    ax = fig.subplots()
+    pairs = np.arange(32)
+    t2t_inv = np.exp(-pairs * math.log(1.0e4) / 31)  # get_timing_signal_1d's inv_timescales, 32 of them
+    ax.semilogy(pairs, 2 * np.pi / numeric.frequencies(64), "o", ms=4, label="Vaswani: 2π·10000^(2i/d)")
+    ax.semilogy(pairs, 2 * np.pi / t2t_inv, "x", ms=5, label="tensor2tensor: ends at 10000·2π")
+    ax.axhline(2e4 * np.pi, color="k", lw=0.8, ls=":", label="10000·2π")
+    ax.set_xlabel("pair i (d = 64)")
+    ax.set_ylabel("wavelength")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
 
 # %%
 # Kazemnejad's four criteria

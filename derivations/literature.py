@@ -8,7 +8,7 @@ frequencies (Barbero et al. 2024), and the relative property of learned generato
 (ComRoPE vs LieRE). Each is a registered claim, proved, or refuted with the point where it
 fails.
 
-Run it yourself: ``python derivations/literature.py``. The exit status is 0 when every claim
+Run it yourself: ``python derivations/literature.py [--plot]``. The exit status is 0 when every claim
 gets its expected verdict, 1 otherwise, 2 for a bad option or a missing package.
 """
 
@@ -20,8 +20,9 @@ try:
     import _common  # noqa: F401
 except ModuleNotFoundError:
     pass
-from pe_symbolic.tutorial import Report, heading, parse_args, say, show
+from pe_symbolic.tutorial import Report, figure, heading, parse_args, say, show
 
+import numpy as np
 import sympy as sp
 
 from pe_symbolic.encodings import family
@@ -52,6 +53,28 @@ say(f"base {big}: min B(m) = {low_big:.4f} at m = {at_big}: admissible = {ok_big
 rep.check("men: base 1e6 not admissible on 0..32768 (numeric certificate)", not ok_big)
 show(f"B at b = {big}, m = {m}", sp.Float(lit.men_index(m, d, big).evalf(20), 6))
 rep.prove("literature.men_upward_closed")
+
+# %%
+# The figure draws the lower envelope of :math:`B_b(m)` (its minimum over each run of 32
+# distances) near the end of the range for both bases: the larger base dips below zero, the
+# smaller one does not.
+fig = figure(figsize=(6.4, 3.2))
+if fig is not None:
+    ax = fig.subplots()
+    ms = np.arange(length + 1 - 32 * 300, length + 1)
+    for base in (lit.MEN_ADMISSIBLE_BASE, big):
+        index = np.zeros(ms.size)
+        for pair in range(d // 2):  # B_b(m) = sum_i cos(m b^(-2i/d)), pair by pair (float64)
+            index += np.cos(ms * float(base) ** (-2.0 * pair / d))
+        lows = index.reshape(-1, 32).min(axis=1)
+        ax.plot(ms.reshape(-1, 32)[:, 0], lows, lw=1.2, label=f"b = {base}: min {index.min():.3f}")
+    ax.axhline(0.0, color="k", lw=0.8)
+    ax.set_ylim(-1.5, 10)
+    ax.set_xlabel("distance m")
+    ax.set_ylabel(f"lowest B_b(m), d = {d}")
+    ax.set_title("a larger base is not always admissible")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
 
 # %%
 # Liu et al. (2023): the critical dimension is YaRN's ``high``

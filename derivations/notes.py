@@ -7,7 +7,7 @@ Shaw et al.'s clipped relative positions, rotary embeddings (in two and in :math
 dimensions, with their efficient elementwise form), and learned tables. This script checks
 what each of them claims, and shows what cannot be claimed about a learned table.
 
-Run it yourself: ``python derivations/notes.py [--d N]``. The exit status is 0 when every
+Run it yourself: ``python derivations/notes.py [--d N] [--plot]``. The exit status is 0 when every
 claim is proved, 1 otherwise, 2 for a bad option or a missing package.
 """
 
@@ -19,7 +19,7 @@ try:
     import _common  # noqa: F401
 except ModuleNotFoundError:
     pass
-from pe_symbolic.tutorial import Report, heading, parse_args, show
+from pe_symbolic.tutorial import Report, figure, heading, parse_args, show
 
 import sympy as sp
 
@@ -40,6 +40,20 @@ rep = Report()
 heading("Shaw et al.: relative positions with clipping")
 show("clip(j - i, -3, 3) for i, j = 0..7 (rows i)", sp.Matrix(8, 8, lambda i, j: notes.clip(j - i, 3)))
 rep.prove("shaw.clipped_shift_invariant")
+
+# %%
+# The figure shows which of the :math:`2K + 1 = 7` embeddings each query-key pair of a
+# 16-token sequence uses: constant along every diagonal (a shift changes nothing), clipped
+# beyond distance 3.
+fig = figure(figsize=(4.2, 3.6))
+if fig is not None:
+    ax = fig.subplots()
+    offsets = [[int(notes.clip(j - i, 3)) for j in range(16)] for i in range(16)]
+    image = ax.imshow(offsets, cmap="RdBu", vmin=-3, vmax=3)
+    fig.colorbar(image, ax=ax, label="clip(j - i, -3, 3)")
+    ax.set_xlabel("key position j")
+    ax.set_ylabel("query position i")
+    fig.tight_layout()
 
 # %%
 # RoPE: the 2-D example

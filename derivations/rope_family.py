@@ -7,7 +7,7 @@ Every member is a frequency vector (and an attention factor) built from the defa
 (:claim:`family.relative`), two honest negatives show where real deployments break it, and
 the frequencies of real model configs are computed within 1 ulp of the mpmath oracle.
 
-Run it yourself: ``python derivations/rope_family.py [--d N]``. The exit status is 0 when
+Run it yourself: ``python derivations/rope_family.py [--d N] [--plot]``. The exit status is 0 when
 every claim gets its registered verdict, 1 otherwise, 2 for a bad option or a missing
 package. The honest negatives are shown in their generic form only (refuting them for a
 concrete d takes the engine minutes: it tries every simplification strategy before it
@@ -22,9 +22,10 @@ try:
     import _common  # noqa: F401
 except ModuleNotFoundError:
     pass
-from pe_symbolic.tutorial import Report, heading, parse_args, say, show
+from pe_symbolic.tutorial import Report, figure, heading, parse_args, say, show
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 from pe_symbolic import numeric, reference, theorems
@@ -67,6 +68,36 @@ say("""A scaling is a function from this ladder to a new vector theta' (and an a
     it:""")
 both("family.relative")
 both("linear.interpolation")
+
+# %%
+# The figure shows four of those functions on one model (Llama 3's ladder, :math:`b = 500000`,
+# :math:`d = 128`, 8192 training positions, factor 8), as computed from a ``config.json`` by
+# :func:`pe_symbolic.numeric.rope_frequencies`: each pair's new frequency over the default
+# one. Linear interpolation slows every pair by 8; NTK (HF's ``dynamic`` at 15360 positions,
+# where its base has grown by :math:`8^{d/(d-2)}`) keeps pair 0 and slows the last by about 8;
+# YaRN and Llama 3 keep the fast pairs, slow the slow ones by 8 and blend in between.
+fig = figure(figsize=(6.4, 3.4))
+if fig is not None:
+    ax = fig.subplots()
+    llama = {"rope_theta": 500000.0, "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32,
+             "max_position_embeddings": 8192}
+    default, _ = numeric.rope_frequencies(llama)
+    scalings = [("linear", {"rope_type": "linear", "factor": 8.0}, {}),
+                ("NTK (dynamic)", {"rope_type": "dynamic", "factor": 8.0}, {"seq_len": 15360}),
+                ("YaRN", {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192}, {}),
+                ("Llama 3", {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                             "original_max_position_embeddings": 8192}, {})]
+    for label, scaling, kw in scalings:
+        cfg = dict(llama, rope_scaling=scaling)
+        if "original_max_position_embeddings" in scaling:
+            cfg["max_position_embeddings"] = 65536
+        scaled, _ = numeric.rope_frequencies(cfg, **kw)
+        ax.plot(np.arange(default.size), scaled / default, lw=1.5, label=label)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("pair i")
+    ax.set_ylabel("θ'_i / θ_i")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
 
 
 # %%

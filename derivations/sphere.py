@@ -8,7 +8,7 @@ short sequence, and it mentions ALiBi. This script checks each statement, and ev
 printed number against the exact value -- one of them is the float32 value, not the exact
 one, and the script shows why.
 
-Run it yourself: ``python derivations/sphere.py [--d N] [--seed PATH]``. If the seed text is
+Run it yourself: ``python derivations/sphere.py [--d N] [--seed PATH] [--plot]``. If the seed text is
 found (``--seed``, or ``$PE_SEEDS/004_*.txt``, or ``/work/shared/seeds/004_*.txt``) its
 printed tables are compared with the transcription in
 ``pe_symbolic.theorems.chapters.sphere``. The exit status is 0 when every result is the
@@ -23,14 +23,16 @@ try:
     import _common  # noqa: F401
 except ModuleNotFoundError:
     pass
-from pe_symbolic.tutorial import Report, heading, parse_args, say, show
+from pe_symbolic.tutorial import Report, figure, heading, parse_args, say, show
 
 import glob
 import os
 import re
 
+import numpy as np
 import sympy as sp
 
+from pe_symbolic import numeric
 from pe_symbolic.encodings import sinusoidal
 from pe_symbolic.encodings.symbols import t
 from pe_symbolic.theorems.chapters import sphere
@@ -80,6 +82,21 @@ rep.prove("sphere.radius")
 rep.prove("sphere.radius", 8)
 if d != 8:
     rep.prove("sphere.radius", d)
+
+# %%
+# The figure shows the table of 64 positions for :math:`n = 64` (the post's layout: sin in
+# the even columns, cos in the odd ones); every row has length :math:`\sqrt{32}`.
+fig = figure(figsize=(6.4, 3.4))
+if fig is not None:
+    ax = fig.subplots()
+    table = numeric.sinusoidal_table(np.arange(64), 64)
+    image = ax.imshow(table, cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
+    fig.colorbar(image, ax=ax)
+    norms = np.linalg.norm(table, axis=1)
+    ax.set_title(f"row lengths from {norms.min():.6f} to {norms.max():.6f} (√32 = {np.sqrt(32):.6f})", fontsize=9)
+    ax.set_xlabel("dimension k")
+    ax.set_ylabel("position i")
+    fig.tight_layout()
 
 # %%
 # The exponent k/n_embed is Vaswani's 2i/d

@@ -7,7 +7,7 @@ identifier for a position whatever the sequence, small values however long the s
 and how the sinusoidal encoding resolves the tension between telling neighbours apart and
 saying roughly where a token is. Each statement is checked here.
 
-Run it yourself: ``python derivations/video.py [--d N]``. The exit status is 0 when every
+Run it yourself: ``python derivations/video.py [--d N] [--plot]``. The exit status is 0 when every
 claim is proved, 1 otherwise, 2 for a bad option or a missing package.
 """
 
@@ -19,9 +19,12 @@ try:
     import _common  # noqa: F401
 except ModuleNotFoundError:
     pass
-from pe_symbolic.tutorial import Report, heading, parse_args, say, show
+from pe_symbolic.tutorial import Report, figure, heading, parse_args, say, show
 
+import numpy as np
 import sympy as sp
+
+from pe_symbolic import numeric
 
 from pe_symbolic.encodings import sinusoidal
 from pe_symbolic.encodings.symbols import omega, t
@@ -80,6 +83,22 @@ say(f"""For the slowest pair of d = {d} (b = 10000) the monotone range is
 show("derivative of the slow pair's sine", sp.diff(sp.sin(omega * t), t))
 rep.prove("video.monotone_range")
 rep.prove("video.monotone_range", d)
+
+# %%
+# The figure draws :math:`\sin\omega_i t` of three pairs of :math:`d = 16`: the fastest one
+# separates neighbours but repeats every :math:`2\pi` positions, the slowest one rises
+# monotonically over the first :math:`\pi/(2\omega) \approx 157` positions.
+fig = figure(figsize=(6.4, 3.2))
+if fig is not None:
+    ax = fig.subplots()
+    positions = np.arange(0, 201)
+    table = numeric.sinusoidal_table(positions, 16)  # interleaved: sin of pair i in column 2i
+    for pair, lw in ((0, 0.7), (2, 1.2), (4, 2.0)):
+        ax.plot(positions, table[:, 2 * pair], lw=lw, label=f"pair {pair}: ω = {numeric.frequencies(16)[pair]:g}")
+    ax.set_xlabel("position t")
+    ax.set_ylabel("sin(ω t)")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
 
 # %%
 # Summary

@@ -13,6 +13,9 @@ Layers -- one subpackage per floor; each floor imports only the floors below it:
   autograd), lowered through ``numeric.lower`` (torch imported on first use);
 * :mod:`~pe_symbolic.jax` -- the same on JAX arrays (``jax.jit``, ``jax.grad``), beside
   :mod:`~pe_symbolic.torch` on one floor;
+* :mod:`~pe_symbolic.engines` -- inference engines' RoPE (vLLM, SGLang, llama.cpp, TensorRT-LLM,
+  MLX-LM) as SymPy recipes, proved equal to HF's or shown to differ (``pe-audit --engines``),
+  on the same floor;
 * :mod:`~pe_symbolic.numeric` -- :mod:`~pe_symbolic.numeric.lower`, the one door to
   ``lambdify`` (proved claims only), and the NumPy core: tables, RoPE, kernels;
 * :mod:`~pe_symbolic.theorems` -- the registry of named claims;
@@ -54,13 +57,14 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
-__all__ = ["audit", "check_identity", "verify_rope", "__version__", *_SUBMODULES]
+__all__ = ["audit", "check_identity", "is_relative", "verify_rope", "__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .audit import audit  # noqa: F401
     from .audit.verify import verify_rope  # noqa: F401
     from .proof import check_identity  # noqa: F401
+    from .theorems.relative import is_relative  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:
@@ -68,6 +72,10 @@ def __getattr__(name: str) -> Any:
         from .proof import check_identity
 
         return check_identity
+    if name == "is_relative":
+        from .theorems.relative import is_relative
+
+        return is_relative
     if name == "verify_rope":
         from .audit.verify import verify_rope
 
@@ -77,7 +85,7 @@ def __getattr__(name: str) -> Any:
 
         globals()["audit"] = audit  # the function, not the subpackage of the same name
         return audit
-    if name in _SUBMODULES or name in ("torch", "jax"):  # torch / jax: optional extras
+    if name in _SUBMODULES or name in ("torch", "jax", "engines"):  # torch / jax: optional extras
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'pe_symbolic' has no attribute {name!r}")
 

@@ -34,7 +34,8 @@ import numbers
 import mpmath
 import numpy as np
 
-__all__ = ["apply_rope", "frequency", "mrope_axes", "rope_frequencies", "sinusoidal_table", "to_float"]
+__all__ = ["apply_rope", "bailing_axes", "chatglm_rope", "fope_cos_sin", "frequency", "linear_multi_offsets",
+           "llamacpp_rope_yarn", "mrope_axes", "openpangu_axes", "rope_frequencies", "sinusoidal_table", "to_float"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -606,3 +607,129 @@ def to_float(arr: np.ndarray) -> np.ndarray:
     array([[0., 1.]])
     """
     return np.vectorize(float, otypes=[np.float64])(arr)
+
+
+# ----------------------------------------------------------------------------------------
+# Variants engines ship (issue 34), written again from the engines' published code: SGLang
+# rope_variant.py FourierRotaryEmbedding (FoPE), vLLM openpangu_rope.py and bailing_mrope.py,
+# THUDM modeling_chatglm.py (ChatGLM-6B), vLLM linear_scaling_rope.py, ggml ops.cpp rope_yarn.
+
+
+def fope_cos_sin(position, inv_freq, cos_coef, sin_coef, head_dim: int, *, dps: int = 50):
+    """FoPE's cos and sin rows (``head_dim // 2`` each) at ``position``, at ``dps`` digits.
+
+    ``cos[d] = sum_D cos_coef[D][d] * cos(position * inv_freq[D])`` (likewise sin), then both
+    padded with the value 1 up to ``head_dim // 2`` (``F.pad(..., value=1)``).
+
+    >>> c, s = fope_cos_sin(0, [1.0], [[1.0]], [[1.0]], 4)
+    >>> [float(v) for v in c], [float(v) for v in s]
+    ([1.0, 1.0], [0.0, 1.0])
+    """
+    k = len(inv_freq)
+    if head_dim % 2 or head_dim // 2 < k:
+        raise ValueError(f"head_dim={head_dim} must be even with head_dim/2 >= {k}")
+    with mpmath.workdps(dps + 10):
+        p = mpmath.mpf(float(position))
+        w = [mpmath.mpf(float(v)) for v in inv_freq]
+        cos = [mpmath.fsum(mpmath.mpf(float(cos_coef[j][d])) * mpmath.cos(p * w[j]) for j in range(k)) for d in range(k)]
+        sin = [mpmath.fsum(mpmath.mpf(float(sin_coef[j][d])) * mpmath.sin(p * w[j]) for j in range(k)) for d in range(k)]
+        pad = [mpmath.mpf(1)] * (head_dim // 2 - k)
+    with mpmath.workdps(dps):
+        return [+v for v in cos + pad], [+v for v in sin + pad]
+
+
+def openpangu_axes(sections) -> tuple[int, ...]:
+    """Axis of each pair in openPangu's interleaved M-RoPE (vLLM get_mrope_interleaved_id_list).
+
+    Three sections (t, h, w): one t pair is kept for the end; two sections (h, w) interleave.
+    At each step the axes with pairs left, other than the previous step's (unless only it is
+    left), compete; the lowest placed/total share wins, ties to the lower axis.
+
+    >>> openpangu_axes([2, 3, 3])
+    (0, 1, 2, 1, 2, 1, 2, 0)
+    """
+    secs = [int(v) for v in sections]
+    if len(secs) == 3:
+        total = {0: secs[0] - 1, 1: secs[1], 2: secs[2]}
+    elif len(secs) == 2:
+        total = {0: secs[0], 1: secs[1], 2: 0}
+    else:
+        raise ValueError(f"sections={list(sections)!r} must have two or three entries")
+    done = {0: 0, 1: 0, 2: 0}
+    seq: list[int] = []
+    prev = None
+    while sum(done.values()) < sum(total.values()):
+        open_axes = [a for a in (0, 1, 2) if done[a] < total[a]]
+        choices = [a for a in open_axes if a != prev] or open_axes
+        pick = min(choices, key=lambda a: (done[a] * 1.0 / total[a], a))
+        seq.append(pick)
+        done[pick] += 1
+        prev = pick
+    if len(secs) == 3:
+        seq.append(0)
+    return tuple(seq)
+
+
+def bailing_axes(sections) -> tuple[int, ...]:
+    """Bailing M-RoPE: h on even and w on odd pairs of the first ``h + w``, then t.
+
+    >>> bailing_axes([1, 2, 2])
+    (1, 2, 1, 2, 0)
+    """
+    t, h, w = (int(v) for v in sections)
+    if h != w:
+        raise ValueError("Bailing M-RoPE needs equal h and w sections")
+    return tuple(1 + (j % 2) for j in range(h + w)) + (0,) * t
+
+
+def chatglm_rope(x, position, block_position, *, base=10000, dps: int = 50):
+    """ChatGLM-6B: the first half of ``x`` (one head, 1-D) rotated at ``position``, the second
+    at ``block_position``, each as rotate-half RoPE of dimension ``len(x) // 2``.
+
+    >>> [round(float(v), 12) for v in chatglm_rope([1.0, 0.0, 1.0, 0.0], 0, 0)]
+    [1.0, 0.0, 1.0, 0.0]
+    """
+    xs = list(x)
+    half = len(xs) // 2
+    if len(xs) % 4:
+        raise ValueError("len(x) must be a multiple of 4")
+    first = apply_rope(np.array(xs[:half], dtype=float), position, base=base, layout="split", dps=dps)
+    second = apply_rope(np.array(xs[half:], dtype=float), block_position, base=base, layout="split", dps=dps)
+    return list(first) + list(second)
+
+
+def linear_multi_offsets(max_position: int, factors) -> dict:
+    """vLLM multi-factor linear RoPE: factor -> first row of its block (blocks of
+    ``len(range(ceil(L * s)))`` rows, concatenated in order).
+
+    >>> linear_multi_offsets(10, [1.0, 2.5])
+    {1.0: 0, 2.5: 10}
+    """
+    out, row = {}, 0
+    for s in factors:
+        out[float(s)] = row
+        row += int(math.ceil(max_position * float(s)))
+    return out
+
+
+def llamacpp_rope_yarn(theta_extrap, freq_scale, low, high, pair, ext_factor, mscale=1.0, *, dps: int = 50):
+    """ggml ``rope_yarn`` at ``dps`` digits: ``(theta, mscale)`` for ``pair`` (= i0 / 2).
+
+    >>> t, m = llamacpp_rope_yarn(1.0, 0.25, 2, 5, 0, 0.0)
+    >>> float(t), float(m)
+    (0.25, 1.0)
+    """
+    with mpmath.workdps(dps + 10):
+        te = mpmath.mpf(float(theta_extrap))
+        fs = mpmath.mpf(float(freq_scale))
+        ti = fs * te
+        ms = mpmath.mpf(float(mscale))
+        th = ti
+        ext = mpmath.mpf(float(ext_factor))
+        if ext != 0:
+            y = (pair - mpmath.mpf(float(low))) / max(mpmath.mpf("0.001"), mpmath.mpf(float(high)) - float(low))
+            ramp = (1 - min(mpmath.mpf(1), max(mpmath.mpf(0), y))) * ext
+            th = ti * (1 - ramp) + te * ramp
+            ms = ms * (1 + mpmath.mpf("0.1") * mpmath.log(1 / fs))
+    with mpmath.workdps(dps):
+        return +th, +ms

@@ -56,14 +56,37 @@ def test_prove_several_ids_as_json_is_a_list_of_certificates(capsys):
     assert [c["claim"]["id"] for c in certs] == ["rope.relative", "sinusoidal.dot"]
 
 
+def test_prove_a_prefix_lists_every_id_under_it_and_proves_nothing(capsys):
+    for prefix in ("rope", "ROPE", "rope.", "rope.*"):
+        assert main(["prove", prefix]) == 0
+        out, err = capsys.readouterr()
+        assert err == "" and "PROVED" not in out and "summary" not in out
+        listed = [line.split()[0] for line in out.splitlines()[1:] if line.startswith("rope.")]
+        assert listed == [i for i in theorems.ids() if i.startswith("rope.")]  # every one, in order
+        assert "longrope" not in out and "mrope" not in out  # whole dotted parts only
+
+
+def test_a_prefix_beside_an_id_proves_nothing_and_is_an_error(capsys):
+    assert main(["prove", "rope.relative", "rope"]) == 2
+    out, err = capsys.readouterr()
+    assert "PROVED" not in out and "rope.pair_relative" in out
+    assert "nothing was proved" in err and "rope.relative" in err
+
+
+def test_list_takes_a_prefix(capsys):
+    assert main(["list", "family"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()] == [i for i in theorems.ids() if i.startswith("family.")]
+    assert main(["list", "ropx"]) == 2
+    assert "unknown theorem id 'ropx'" in capsys.readouterr().err
+
+
 def test_prove_an_unknown_id_names_every_id_it_may_mean(capsys):
-    assert main(["prove", "rope"]) == 2
+    assert main(["prove", "rope.rel"]) == 2  # not a whole dotted part: not a prefix
     err = capsys.readouterr().err
-    assert err.startswith("pe-derive: error: unknown theorem id 'rope'; nearest: ")
+    assert err.startswith("pe-derive: error: unknown theorem id 'rope.rel'; nearest: ")
     named = err.split("nearest: ", 1)[1].strip().split(", ")
-    prefixed = [i for i in theorems.ids() if i.startswith("rope.")]
-    assert named[: len(prefixed)] == prefixed  # every rope.* id, first
-    assert all("rope" in i for i in named)  # then ids that contain it (longrope.*, mrope.*)
+    assert named[0] == "rope.relative"
 
 
 def test_unknown_ids_are_reported_before_anything_is_proved(capsys):

@@ -53,8 +53,40 @@ def test_every_registered_theorem_has_a_generated_page(theory):
         assert ":::{prf:theorem}" in page and ":::{prf:proof}" in page
         assert f"**Verdict: {th.expect}**" in page, th.id  # honest negatives: refuted
         assert (out / f"{th.id}.json").is_file()
+    # the section lists chapters, each chapter its theorems: every theorem in exactly one
     toc = (out / gen.TOC).read_text(encoding="utf-8").splitlines()
-    assert [line for line in toc if line.startswith("generated/")] == [f"generated/{i}" for i in ids]
+    pages = [line.removeprefix("generated/") for line in toc if line.startswith("generated/")]
+    assert pages and all(p.startswith("chapter-") for p in pages)
+    listed = []
+    for page in pages:
+        text = (out / f"{page}.md").read_text(encoding="utf-8")
+        tree = text.split("```{toctree}", 1)[1].split("```", 1)[0]
+        listed += [line for line in tree.splitlines() if line and not line.startswith(":")]
+    assert sorted(listed) == sorted(ids) and len(listed) == len(set(listed))
+    order = {gen.chapter_of(th).page: n for n, th in reversed(list(enumerate(theorems.all())))}
+    assert listed == [th.id for th in sorted(theorems.all(), key=lambda th: order[gen.chapter_of(th).page])]
+
+
+def test_theory_chapters_follow_the_registering_modules(theory):
+    out, _ = theory
+    groups = gen.chapters(theorems.all())
+    titles = [ch.title for ch, _ in groups]
+    assert titles[:2] == ["Lemmas: one rotation, one pair", "Foundation: the translation matrix, the dot product, RoPE"]
+    assert "The RoPE family" in titles and len(titles) == len(set(titles))
+    assert all(ch.module in gen.CHAPTERS for ch, _ in groups)  # every registering module has a real title
+    family = dict((ch.stem, ths) for ch, ths in groups)["family"]
+    assert "yarn.relative" in [th.id for th in family]
+    summary = (out / gen.SUMMARY).read_text(encoding="utf-8")
+    assert len(re.findall(r"^## ", summary, flags=re.M)) == len(groups)
+    page = (out / "chapter-family.md").read_text(encoding="utf-8")
+    assert page.startswith("# The RoPE family\n") and "{claim}`yarn.relative`" in page
+
+
+def test_a_module_without_a_chapter_title_still_gets_a_chapter():
+    th = type("T", (), {"build": staticmethod(lambda d: None)})()
+    th.build.__module__ = "pe_symbolic.theorems.new_things"
+    ch = gen.chapter_of(th)
+    assert (ch.page, ch.title) == ("chapter-new_things", "New things")
 
 
 def test_every_theory_page_shows_the_typeset_statement(theory):
@@ -104,8 +136,10 @@ def test_stale_pages_are_removed(tmp_path):
     (tmp_path / "gone.theorem.md").write_text("old")
     gen.write_theory(tmp_path, [theorems.get("rope.relative")])
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == sorted([gen.SUMMARY, gen.TOC, "rope.relative.json", "rope.relative.md", "rope.relative.v"])
-    assert "generated/rope.relative" in (tmp_path / gen.TOC).read_text()
+    assert names == sorted([gen.SUMMARY, gen.TOC, "chapter-foundation.md", "rope.relative.json", "rope.relative.md",
+                            "rope.relative.v"])
+    assert "generated/chapter-foundation" in (tmp_path / gen.TOC).read_text()
+    assert "\nrope.relative\n" in (tmp_path / "chapter-foundation.md").read_text()
 
 
 def test_generator_doctests():
@@ -168,6 +202,11 @@ def test_derivation_is_a_gallery_example(script: Path):
     assert [h.type.id for h in first.handlers] == ["ModuleNotFoundError"]
     assert isinstance(second, ast.ImportFrom) and second.module == "pe_symbolic.tutorial"
     assert source.rstrip().endswith("rep.finish()"), "end with the summary and the exit status"
+    # every gallery card shows a real picture: sphinx-gallery's thumbnail is the script's
+    # first figure, drawn with the tutorial helper (only in the docs, or with --plot)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "figure"]
+    assert calls, "draw a figure (`fig = figure(...)`): without one the gallery card shows a placeholder"
+    assert "[--plot]" in doc, "say `[--plot]` in 'Run it yourself': the script draws with it"
 
 
 # --------------------------------------------------------------------------------------
@@ -255,6 +294,8 @@ def test_full_sphinx_build_is_clean(tmp_path):
     for script in SCRIPTS:  # each tutorial page carries its script's output, and the downloads
         page = (tmp_path / "html" / "auto_examples" / f"{script.stem}.html").read_text(encoding="utf-8")
         assert "All as expected." in page and f"{script.stem}.ipynb" in page
+    for script in SCRIPTS:  # every card a real picture: the script's first figure, not the placeholder
+        assert (tmp_path / "html" / "_images" / f"sphx_glr_{script.stem}_001.png").is_file(), script.name
     kernes = (tmp_path / "html" / "auto_examples" / "kernes.html").read_text(encoding="utf-8")
     assert "refuted by a numeric certificate, as expected" in kernes and "sphx_glr_kernes_001.png" in kernes
     # as a reader's browser shows it: no MathJax error, no leftover markup, nothing wider

@@ -1,5 +1,6 @@
 """The rendered-docs check (``docs/_ext/check_html.py``, run by ``make docs``) finds what a
-reader would see wrong: a MathJax error, leftover markup, a display wider than its column.
+reader would see wrong: a MathJax error, leftover markup, a display or a table wider than its
+column.
 
 Checked on a small page typeset by the MathJax copy of the docs extras, in headless
 Chromium (skipped where either is absent)."""
@@ -45,6 +46,12 @@ def site(tmp_path_factory):
         "merror.html": r"An unknown environment \(\begin{foomatrix} 1 \end{foomatrix}\).",
         "markup.html": "Up to 221, **beyond that each band is sampled.",
         "wide.html": r"\[" + " + ".join(f"x_{{{i}}}" for i in range(200)) + r"\]",
+        # the theme's table container scrolls sideways: the article never grows, the table does
+        "table_wide.html": '<div style="overflow-x: auto"><table><tr><th>config</th>'
+                           + "".join(f"<td>rope_scaling_key_{i}_long_unbreakable_value</td>" for i in range(12))
+                           + "</tr></table></div>",
+        "table_ok.html": '<div style="overflow-x: auto"><table><tr><th>config</th><td>llama3</td>'
+                         "<td>a cell with words that wrap when the column is narrow</td></tr></table></div>",
     }
     for name, body in pages.items():
         (root / name).write_text(PAGE % body, encoding="utf-8")
@@ -66,6 +73,12 @@ def test_leftover_bold_markup_is_found(site):
 
 def test_a_display_wider_than_its_column_is_found(site):
     assert site["wide.html"]["overflow"]
+
+
+def test_a_table_that_scrolls_sideways_is_found(site):
+    found = site["table_wide.html"]["overflow"]
+    assert found and found[0].startswith("a table is ") and "px column: config" in found[0]
+    assert check_html.problems([site["table_ok.html"]]) == []
 
 
 def test_docstring_math_breaks_at_relations():

@@ -40,6 +40,7 @@ SHIPPED = {
     "ministral-3-8b": [{}],
     "pixtral-12b-vision": [{}],
     "telechat3-36b": [{}],
+    "llama-2-7b-dynamic-ntk": [{}, {"seq_len": 4096}, {"seq_len": 8192}],
 }
 
 

@@ -45,12 +45,40 @@ def test_wrapping_keeps_every_character():
     assert all(x.startswith(("+", "-")) for x in lines[1:])  # a sum breaks between its terms
 
 
-def test_one_notation_within_a_proof():
-    """A proof is either all 2-D pretty printing or all one-line notation: never both."""
-    out = theorems.get("translation.identity").prove().to_text()
-    assert "Σ[" in out and "⎛" not in out and "│" not in out
+#: What SymPy's 2-D pretty printer draws with (brackets, bars, fraction rules, its product dot).
+DRAWN = set("│⎛⎜⎝⎞⎟⎠⎡⎢⎣⎤⎥⎦─⋅")
+
+
+@pytest.mark.parametrize("id_", ["rot2.det", "pair.translation", "translation.identity", "sinusoidal.dot",
+                                 "rope.pair_relative", "kernes.binary", "shaw.clipped_shift_invariant",
+                                 "sphere.tables", "yarn.blend", "precision.angle"])
+def test_one_notation_in_every_proof(id_):
+    """A proof in the terminal is written in the one-line notation of its step reasons
+    (``sin(u)**2 -> 1 - cos(u)**2``), small proofs as large ones: never 2-D drawing beside it."""
+    out = theorems.get(id_).prove().to_text()
+    assert not DRAWN & set(out), sorted(DRAWN & set(out))
+
+
+def test_small_proofs_read_like_large_ones():
     small = theorems.get("rot2.det").prove().to_text()
-    assert "│" in small and "Σ[" not in small
+    assert "sin(a)**2 + cos(a)**2 - 1" in small and "det([[cos(a), -sin(a)], [sin(a), cos(a)]]) - 1" in small
+    large = theorems.get("translation.identity").prove().to_text()
+    assert "Σ[" in large and "**" in large
+
+
+def test_2d_drawing_on_request_is_all_or_nothing():
+    small = theorems.get("rot2.det").prove().to_text(pretty=True)
+    assert "│" in small and "sin(a)**2 + cos(a)**2" not in small  # every step drawn
+    large = theorems.get("translation.identity").prove().to_text(pretty=True)
+    assert "Σ[" in large and not DRAWN & set(large)  # a step does not fit: no step drawn
+
+
+def test_the_cli_writes_every_proof_in_one_notation(capsys):
+    from pe_symbolic.cli.derive import main
+
+    assert main(["prove", "rot2.det", "translation.identity", "rope.relative"]) == 0
+    out = capsys.readouterr().out
+    assert not DRAWN & set(out) and "sin(a)**2" in out
 
 
 def test_parts_are_elided_only_on_request():

@@ -57,6 +57,19 @@ def test_latex_fragment_and_standalone_document():
     assert body.count("{") == body.count("}")
 
 
+def test_latex_reads_the_statements_ascii_mathematics_as_mathematics():
+    """``<R(m)q, R(n)k>`` in a statement or a part's label is set with angle brackets (as the
+    docs' pages show it), never as the ASCII ``$<$R(m)q, R(n)k$>$`` nor with ``\\^{}T``."""
+    frag = render.latex(theorems.get("rope.relative").prove())
+    head = frag.split("\n", 1)[0]
+    assert r"$\langle$R(m)q, R(n)k$\rangle$ = $\langle$q, R(n$-$m)k$\rangle$" in head
+    assert r"R(m)\textsuperscript{T} R(n)" in head
+    assert "$<$" not in head and "$>$" not in head and r"\^{}T" not in frag
+    labels = [line for line in frag.splitlines() if line.startswith(r"\subparagraph")]
+    assert labels and all("$<$" not in x for x in labels)
+    assert any(r"$\langle$q, R(n$-$m)k$\rangle$" in x for x in labels)
+
+
 @pytest.mark.parametrize("id_", ["translation.identity", "rope.relative", "translation.group",
                                  "family.relative", "yarn.relative", "longrope.relative"])
 def test_latex_needs_no_unicode_support(id_):

@@ -5,8 +5,10 @@ Every page is loaded at 1400 px wide, MathJax typesets it, and then the page fai
 * MathJax reports an error (an ``merror`` node: an unknown macro or environment, bad TeX);
 * markup is left over in the text a reader sees (``$$``, ``**``, ``\\begin{``, ``:::``,
   ``{prf:``, ``{claim}``): MyST or Markdown that was not parsed;
-* a displayed equation, or the page's article, is wider than its column (it would need a
-  horizontal scroll bar).
+* a displayed equation, a table, or the page's article, is wider than its column (it would
+  need a horizontal scroll bar). A table counts when it is wider than the box that holds it:
+  the theme puts tables in a container that scrolls sideways (``overflow-x: auto``), so the
+  article itself never grows, and only the table's own width against its container's shows it.
 
 Usage: ``python docs/_ext/check_html.py docs/_build/html [PAGE ...]`` (pages relative to the
 site, e.g. ``theory/generated/rope.relative.html``; default: every page). Prints one line a
@@ -67,6 +69,23 @@ function check(doc, page) {
     if (e.scrollWidth > e.clientWidth + 1)
       r.overflow.push(e.scrollWidth + " px in a " + e.clientWidth + " px column: " +
                       (e.textContent || "").slice(0, 60));
+  });
+  doc.querySelectorAll("table").forEach(t => {
+    // the box that holds the table: the nearest ancestor that clips or scrolls sideways
+    // (the theme's table container), else the article
+    let box = t.parentElement;
+    while (box && box !== root) {
+      const o = doc.defaultView.getComputedStyle(box).overflowX;
+      if (o === "auto" || o === "scroll" || o === "hidden" || o === "clip") break;
+      box = box.parentElement;
+    }
+    box = box || root;
+    const wide = Math.max(t.scrollWidth, t.getBoundingClientRect().width);
+    if (wide > box.clientWidth + 1 || box.scrollWidth > box.clientWidth + 1) {
+      const head = t.querySelector("th, td");
+      r.overflow.push("a table is " + Math.round(wide) + " px wide in a " + box.clientWidth + " px column: " +
+                      ((head && head.textContent) || "").trim().slice(0, 60));
+    }
   });
   if (root.scrollWidth > root.clientWidth + 1)
     r.overflow.push("the article is " + root.scrollWidth + " px wide in " + root.clientWidth + " px");

@@ -4,8 +4,9 @@ Pure Python, no Sphinx import, so the test suite can call it directly
 (``tests/test_docs.py``) and the Sphinx glue (:mod:`pe_docs`) stays thin.
 
 * :func:`write_theory` proves every theorem in the registry in its generic form
-  (``d=None``) and writes one page per theorem with :func:`pe_symbolic.proof.render.myst`, plus a
-  summary table included by ``docs/theory/index.md``. Files are only rewritten when their
+  (``d=None``) and writes one page per theorem with :func:`pe_symbolic.proof.render.myst`, one
+  page per chapter (the theorems one module registers: :data:`CHAPTERS`), and a summary, a
+  table per chapter, included by ``docs/theory/index.md``. Files are only rewritten when their
   content changes, so incremental builds stay incremental; pages of theorems that no longer
   exist are removed.
 * The tutorials are not generated here: they are a sphinx-gallery of ``derivations/``
@@ -33,6 +34,54 @@ TOC = "_toc.md"
 #: Scripts that open the tutorials gallery, in reading order; the others follow by name.
 TUTORIAL_ORDER = ("translation_matrix", "dot_product", "rope_relative")
 
+#: The theory's chapters, one per module that registers theorems: page stem, title and a
+#: sentence saying what the chapter is. The theory section (and its sidebar) lists chapters,
+#: each chapter its theorems. A module not named here becomes a chapter named after it.
+CHAPTERS: dict[str, tuple[str, str, str]] = {
+    "pe_symbolic.theorems.lemmas": (
+        "lemmas", "Lemmas: one rotation, one pair",
+        "Angle addition, the 2x2 rotation and one sin/cos pair: the statements about a single block "
+        "that every proof for all even $d$ cites."),
+    "pe_symbolic.theorems.foundation": (
+        "foundation", "Foundation: the translation matrix, the dot product, RoPE",
+        "The theorems of the sinusoidal encoding and of RoPE, proved for every even $d = 2h$ at once."),
+    "pe_symbolic.theorems.chapters.kernes": (
+        "kernes", "Kernes: Master Positional Encoding",
+        "Kernes' argument from counting to sinusoids (seed 000), claim by claim."),
+    "pe_symbolic.theorems.chapters.video": (
+        "video", "The video explainer",
+        "What a positional encoding must do, as the video states it (seed 001)."),
+    "pe_symbolic.theorems.chapters.denk": (
+        "denk", "Denk, Kazemnejad and tensor2tensor",
+        "Denk's derivation of the translation matrix, Kazemnejad's criteria and tensor2tensor's timing "
+        "signal (seed 002)."),
+    "pe_symbolic.theorems.chapters.notes": (
+        "notes", "Notes: Shaw, RoPE and learned embeddings",
+        "Relative positions with clipping, rotary embeddings in 2 and $d$ dimensions, learned tables "
+        "(seed 003)."),
+    "pe_symbolic.theorems.chapters.sphere": (
+        "sphere", "The sphere post and ALiBi",
+        "Every position on a sphere, the printed tables, the exponent, ALiBi (seed 004)."),
+    "pe_symbolic.theorems.chapters.literature": (
+        "literature", "What the literature claims",
+        "Claims of papers on RoPE (Men, Liu, Barbero, ComRoPE and LieRE), proved or refuted."),
+    "pe_symbolic.theorems.chapters.relative": (
+        "relative", "Which research encodings are relative",
+        "STRING, ComRoPE, PoPE and VRoPE proved relative; LieRE, FoPE, one-factor PaTH and "
+        "Circle-RoPE's axial claim refuted at certified points; FoPE's padding lemma."),
+    "pe_symbolic.theorems.chapters.variants": (
+        "variants", "RoPE variants inference engines ship",
+        "FoPE, openPangu's and Bailing's M-RoPE layouts, an indexer's pairing, ChatGLM's 2-D "
+        "positions, multi-factor linear and llama.cpp's YaRN: what each keeps and what breaks."),
+    "pe_symbolic.theorems.family": (
+        "family", "The RoPE family",
+        "The scalings, partial, multimodal and 2-D rotary embeddings and xPos that real models ship, "
+        "with the honest negatives where deployments break the relative property."),
+    "pe_symbolic.theorems.precision": (
+        "precision", "Precision bounds",
+        "The angle error of a RoPE or sinusoidal table in floating point, bounded and proved."),
+}
+
 
 def label(theorem_id: str) -> str:
     """The cross-reference label of a theorem, as :func:`pe_symbolic.proof.render.myst` writes it.
@@ -59,10 +108,51 @@ def md_escape(text: str) -> str:
     return _md_escape(text)
 
 
-def _toctree(stems: Sequence[str], hidden: bool = False) -> str:
-    """A toctree of generated pages, for inclusion in the section's hand-written index."""
+def _toctree(stems: Sequence[str], hidden: bool = False, prefix: str = "generated/") -> str:
+    """A toctree of generated pages (``prefix``: their folder seen from the page that holds it)."""
     opts = [":maxdepth: 1"] + ([":hidden:"] if hidden else [])
-    return "\n".join(["```{toctree}", *opts, "", *(f"generated/{s}" for s in stems), "```", ""])
+    return "\n".join(["```{toctree}", *opts, "", *(f"{prefix}{s}" for s in stems), "```", ""])
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter of the theory section: the theorems one module registers."""
+
+    module: str
+    stem: str
+    title: str
+    intro: str
+
+    @property
+    def page(self) -> str:
+        """The chapter page's file stem in the generated folder (no dot: never a theorem id)."""
+        return f"chapter-{self.stem}"
+
+
+def chapter_of(theorem) -> Chapter:
+    """The chapter a theorem belongs to: the module that registered it (:data:`CHAPTERS`).
+
+    >>> from pe_symbolic import theorems
+    >>> chapter_of(theorems.get("rope.relative")).title
+    'Foundation: the translation matrix, the dot product, RoPE'
+    >>> chapter_of(theorems.get("kazemnejad.bounded")).page
+    'chapter-denk'
+    """
+    module = getattr(theorem.build, "__module__", "") or "pe_symbolic.theorems.other"
+    if module in CHAPTERS:
+        return Chapter(module, *CHAPTERS[module])
+    last = module.rsplit(".", 1)[-1].lstrip("_") or "other"
+    return Chapter(module, last, last.replace("_", " ").capitalize(), f"The theorems of `{module}`.")
+
+
+def chapters(ths: Sequence) -> list[tuple[Chapter, list]]:
+    """The theorems grouped by chapter: chapters in order of their first theorem, theorems in
+    registration order."""
+    groups: dict[str, tuple[Chapter, list]] = {}
+    for th in ths:
+        ch = chapter_of(th)
+        groups.setdefault(ch.page, (ch, []))[1].append(th)
+    return list(groups.values())
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -136,23 +226,43 @@ def theorem_page(theorem, proof, coq: str = "") -> str:
     return "\n".join(intro) + rest.lstrip("\n").rstrip("\n") + "\n"
 
 
-def _summary(entries: Sequence[TheoryEntry]) -> str:
+def _table(entries: Sequence[TheoryEntry]) -> list[str]:
+    """The claims' table: id, what it says, verdict, time. (The source is on each theorem's
+    page: a fifth column of long citations made the table wider than the text column.)"""
     from pe_symbolic.proof import render
 
     rows = [
-        "| Claim | What it says | Verdict | Time (s) | Source |",
-        "| --- | --- | --- | --- | --- |",
+        "| Claim | What it says | Verdict | Time (s) |",
+        "| --- | --- | --- | --- |",
     ]
     for e in entries:
-        rows.append(
-            f"| {{claim}}`{e.id}` | {md_escape(render.prose_math(e.title))} | {e.verdict} | {e.elapsed:.2f} "
-            f"| {md_escape(e.source)} |"
-        )
+        verdict = e.verdict + (" (honest negative)" if e.expect == "refuted" else "")
+        rows.append(f"| {{claim}}`{e.id}` | {md_escape(render.prose_math(e.title))} | {verdict} | {e.elapsed:.2f} |")
+    return rows
+
+
+def _summary(entries: Sequence[TheoryEntry], groups: Sequence[tuple[Chapter, list]] = ()) -> str:
+    """The theory index's table, one section per chapter (``groups``; none: one table)."""
+    by_id = {e.id: e for e in entries}
+    rows: list[str] = []
+    for ch, ths in groups or [(None, [by_id[e.id] for e in entries])]:
+        mine = [by_id[th.id] for th in ths]
+        if ch is not None:
+            link = f"{{doc}}`generated/{ch.page}`"
+            rows += [f"## {ch.title}", "", f"{ch.intro} {len(mine)} theorem(s); the chapter: {link}.", ""]
+        rows += _table(mine) + [""]
     total = sum(e.elapsed for e in entries)
     negatives = sum(1 for e in entries if e.expect == "refuted")
     what = f" ({negatives} of them registered honest negatives, refuted)" if negatives else ""
-    rows += ["", f"{len(entries)} theorems{what}, checked in {total:.2f} s in total while these pages were built.", ""]
+    rows += [f"{len(entries)} theorems{what}, checked in {total:.2f} s in total while these pages were built.", ""]
     return "\n".join(rows)
+
+
+def chapter_page(ch: Chapter, entries: Sequence[TheoryEntry]) -> str:
+    """A chapter's page: its title, what it is, its claims' table and (for the sidebar and the
+    previous/next links) a hidden toctree of its theorems' pages."""
+    return "\n".join([f"# {ch.title}", "", ch.intro, "", *_table(entries), "",
+                      _toctree([e.path.stem for e in entries], hidden=True, prefix="")])
 
 
 def coq_badges(ths: Sequence, outdir: Path, *, run: bool) -> dict[str, str]:
@@ -188,8 +298,9 @@ def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None, *,
 
     Returns one :class:`TheoryEntry` per theorem, in registration order. Also writes the
     JSON certificate and the Coq export next to each page (``coq``: and runs Coq on them
-    where it is installed, :func:`coq_badges`), the summary table :data:`SUMMARY` and the
-    toctree :data:`TOC` (registration order).
+    where it is installed, :func:`coq_badges`), one page per chapter (:func:`chapters`: the
+    module that registered the theorems) with its table and the toctree of its theorems, the
+    summary :data:`SUMMARY` (a table per chapter) and the toctree :data:`TOC` of the chapters.
     """
     from pe_symbolic.proof import render
     from pe_symbolic import theorems as registry
@@ -208,8 +319,13 @@ def write_theory(outdir: Path = THEORY_DIR, theorems: Sequence | None = None, *,
         keep |= {path.name, f"{th.id}.json", f"{th.id}.v"}
         entries.append(TheoryEntry(th.id, th.title, th.source, proof.verdict, proof.elapsed, path,
                                    getattr(th, "expect", "proved")))
-    _write_if_changed(outdir / SUMMARY, _summary(entries))
-    _write_if_changed(outdir / TOC, _toctree([e.path.stem for e in entries], hidden=True))
+    groups = chapters(ths)
+    by_id = {e.id: e for e in entries}
+    for ch, members in groups:
+        _write_if_changed(outdir / f"{ch.page}.md", chapter_page(ch, [by_id[th.id] for th in members]))
+        keep.add(f"{ch.page}.md")
+    _write_if_changed(outdir / SUMMARY, _summary(entries, groups))
+    _write_if_changed(outdir / TOC, _toctree([ch.page for ch, _ in groups], hidden=True))
     _remove_stale(outdir, keep)
     return entries
 

@@ -38,6 +38,7 @@ examples:
   pe-audit phi-3.5-mini --recipe rope.py:rope --framework torch --layout split --length 8192 --seed 7
   pe-audit llama-3.1-8b --recipe hf --backend torch --device cuda     (pip install pe_symbolic[torch])
   pe-audit --list                                   the presets and their source notes
+  pe-audit llama-3.1-8b --engines                   vLLM, SGLang, llama.cpp, TensorRT-LLM, MLX-LM vs HF, by proof
 
 exit status: 0 within --tol (or no --tol); 1 --tol broken, or a value not finite (inf/NaN,
 e.g. float16 positions >= 65520) with --tol; 2 bad input. JSON: a non-finite measurement is
@@ -91,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-fix", action="store_true", help="do not search a fix for a broken --tol")
     p.add_argument("--progress", action="store_true", help="a progress bar on stderr (default: when stderr is a terminal)")
     p.add_argument("--list", action="store_true", help="print the presets with their source notes and exit")
+    p.add_argument("--engines", action="store_true",
+                   help="compare each inference engine's RoPE formulas (vLLM, SGLang, llama.cpp, TensorRT-LLM, "
+                   "MLX-LM) with HF's by proof, per layer type, and print a card side by side; exit 1 if one differs")
     return p
 
 
@@ -165,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "see pe-audit --help")
     if args.format not in ("text", "json"):
         return _fail(f"--format={args.format!r} is not allowed; use 'text' or 'json'")
+    if args.engines:
+        return _engines(args)
     try:
         context = _number("context", args.context, int)
         tol = None if args.tol is None else _number("tol", args.tol, float)
@@ -280,6 +286,26 @@ def _verify(args: argparse.Namespace, specs: Sequence[str], context: int) -> int
         ok = report.verdict == "verified" or (report.verdict == "consistent (tested)" and not args.strict)
         status = max(status, 0 if ok else 1)
     return status
+
+
+def _engines(args: argparse.Namespace) -> int:
+    """``pe-audit --engines CONFIG``: :func:`pe_symbolic.engines.engine_report` printed (exit 1
+    when an engine differs from HF at this config, 0 otherwise)."""
+    import json
+
+    from ..engines import engine_report
+
+    try:
+        config = _config_dict(args.config)
+        report = engine_report(config, name=args.config)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        return _fail(str(exc))
+    if args.format == "json":
+        print(json.dumps({f"{lay or ''}:{eng}": v for (lay, eng), v in report.verdicts().items()}, indent=1))
+    else:
+        width = max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
+        print(report.to_text(width=width), end="")
+    return 1 if any(v == "differs" for v in report.verdicts().values()) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,14 +1,16 @@
 """``pe-derive``: list, prove and print the theorems about positional encodings; re-check
 certificates.
 
-Commands: ``list`` (ids, titles; ``--format json`` adds sources, ``concrete``, ``expect``
-and ``scope``), ``prove ID [ID ...]``, ``all`` and ``check FILE.json`` (``-`` for standard
+Commands: ``list [PREFIX]`` (ids, titles; ``--format json`` adds sources, ``concrete``,
+``expect`` and ``scope``), ``prove ID [ID ...]``, ``all`` and ``check FILE.json`` (``-`` for standard
 input); ``--timeout S`` bounds each proof; ``--version``; ``--help`` shows examples. Text wraps
 long expressions to the terminal's width (``COLUMNS``) and cuts nothing; a proof with many
 parts (a large ``--d``) shows them all in a file or a pipe, and in a terminal the first few,
 every part not proved and the last unless ``--full`` is given.
-Theorem ids are case-insensitive; an unknown id is answered with the nearest registered ids
-(every ``rope.*`` id for ``rope``; see :func:`pe_symbolic.theorems.registry.nearest`).
+Theorem ids are case-insensitive. A dotted prefix that is not an id itself lists the ids it
+starts (``pe-derive prove rope`` lists every ``rope.*`` id with its title, proves nothing and
+exits 0); any other unknown id is answered with the nearest registered ids (see
+:func:`pe_symbolic.theorems.registry.nearest`).
 
 Exit status:
 
@@ -58,11 +60,12 @@ _LIST_FORMATS = ("text", "json")
 _EPILOG = """\
 examples:
   pe-derive list                                   every theorem id with its title
+  pe-derive list rope                              the rope.* ids only
   pe-derive list --format json                     ids, titles, sources, concrete, expect
   pe-derive prove translation.identity             the proof for every even d (pair by pair)
   pe-derive prove rope.relative translation.identity   several claims, then one summary
   pe-derive prove ROPE.Relative                    ids are case-insensitive
-  pe-derive prove rope                             not an id: lists every rope.* id
+  pe-derive prove rope                             a prefix, not an id: lists every rope.* id
   pe-derive prove rope.relative --d 4096           instantiated for d = 4096, block by block
   pe-derive prove rope.relative --d 64 --full      every one of the 32 parts (not a summary)
   pe-derive prove rope.relative --format latex --standalone > r.tex   a compilable document
@@ -109,6 +112,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="print the version (and SymPy's, Python's) and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     ls = sub.add_parser("list", help="list theorem ids, titles and sources")
+    ls.add_argument("prefix", nargs="?", default=None, metavar="PREFIX",
+                    help="only the ids under this dotted prefix, e.g. rope (case-insensitive)")
     ls.add_argument("--format", default="text", metavar="FMT",
                     help="output format: text (default) or json (id, title, source, concrete, expect)")
 
@@ -307,7 +312,12 @@ def _run(args: argparse.Namespace) -> int:
         if args.format not in _LIST_FORMATS:
             raise _UsageError(f"--format={args.format!r} is not allowed for `list`; use one of "
                               + ", ".join(repr(f) for f in _LIST_FORMATS))
-        return _list(theorems.all(), args.format)
+        ths = theorems.all()
+        if args.prefix is not None:
+            ths = prefix_matches(args.prefix, ths)
+            if not ths:
+                theorems.get(args.prefix)  # not a prefix either: the nearest ids, as for `prove`
+        return _list(ths, args.format)
 
     fmt = _choice("--format", args.format, _FORMATS)
     dims = _dims(args.d)
@@ -317,8 +327,22 @@ def _run(args: argparse.Namespace) -> int:
     if args.no_generic and not dims:
         raise _UsageError("--no-generic needs at least one --d N")
     if args.command == "prove":
-        # resolve every id before proving anything; the same theorem twice is proved once
-        selected = list({th.id: th for th in map(theorems.get, args.ids)}.values())
+        # resolve every id before proving anything; the same theorem twice is proved once. A
+        # dotted prefix (`rope`) is answered with the ids under it, and nothing is proved.
+        found, prefixes = {}, {}
+        for name in args.ids:
+            try:
+                th = theorems.get(name)
+            except LookupError:
+                under = prefix_matches(name, theorems.all())
+                if not under:
+                    raise
+                prefixes[name] = under
+            else:
+                found.setdefault(th.id, th)
+        if prefixes:
+            return _list_prefixes(prefixes, named=list(found))
+        selected = list(found.values())
     else:
         selected = theorems.all()
 
@@ -333,6 +357,45 @@ def _run(args: argparse.Namespace) -> int:
                 raise _UsageError(f"--d={dim} is not allowed: theorem {th.id!r} has no concrete-d form")
     return _prove(jobs, fmt, several=args.command == "all" or len(jobs) > 1, timeout=timeout,
                   standalone=args.standalone, full=args.full or not sys.stdout.isatty())
+
+
+def prefix_matches(prefix: str, ths: Sequence) -> list:
+    """The theorems whose id starts with the dotted ``prefix`` (``rope``, ``rope.`` or
+    ``rope.*``; case-insensitive), in registration order. Whole dotted parts only: ``rope``
+    is the prefix of ``rope.relative``, not of ``rope_family.x`` or ``longrope.switch``.
+
+    >>> from pe_symbolic import theorems
+    >>> ids = [th.id for th in prefix_matches("ROPE", theorems.all())]
+    >>> "rope.relative" in ids and all(i.startswith("rope.") for i in ids)
+    True
+    >>> prefix_matches("rope.rel", theorems.all())
+    []
+    """
+    q = str(prefix).strip().casefold()
+    q = q[:-2] if q.endswith(".*") else q.rstrip(".")
+    if not q:
+        return []
+    return [th for th in ths if th.id.casefold().startswith(q + ".")]
+
+
+def _list_prefixes(prefixes: dict, named: Sequence[str]) -> int:
+    """``pe-derive prove PREFIX``: the ids under each prefix, how to prove them; exit 0 (2
+    when real ids were named beside a prefix: nothing was proved)."""
+    for n, (prefix, ths) in enumerate(prefixes.items()):
+        if n:
+            print()
+        stem = prefix.strip().rstrip(".*").rstrip(".")
+        print(f"{prefix!r} is a prefix, not a theorem id: {len(ths)} id(s) start with {stem + '.'!r}")
+        _list(ths, "text")
+    first = next(iter(prefixes))
+    example = prefixes[first][0].id
+    stem = first.strip().rstrip(".*").rstrip(".")
+    print(f"\nprove one: pe-derive prove {example}; all of them: "
+          f"pe-derive prove $(pe-derive list {stem} | cut -d' ' -f1)")
+    if named:
+        raise _UsageError(f"{', '.join(map(repr, prefixes))} named no theorem (the ids are listed above); "
+                          f"nothing was proved, {', '.join(named)} included")
+    return 0
 
 
 def _list(ths: Sequence, fmt: str) -> int:

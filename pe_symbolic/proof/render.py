@@ -320,13 +320,17 @@ def _wrapped(s: str, width: int, first: str, rest: str) -> list[str]:
 
 
 def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = False,
-         max_chars: int | None = None) -> str:
+         max_chars: int | None = None, pretty: bool = False) -> str:
     """Plain text for the terminal: the claim, then each step's reason and expression.
 
     Nothing is cut: an expression that does not fit is wrapped over several lines (term by
-    term for a sum). Within one proof the notation is one: every step is pretty-printed in
-    Unicode when every step fits ``width`` x ``max_lines``, otherwise every step is written
-    on (wrapped) lines in the one-line notation (``Σ[j=0..h - 1](…)``, ``δ(i, j)``).
+    term for a sum). A proof is written in one notation, the one its header, its step
+    reasons (``sin(u)**2 -> 1 - cos(u)**2``) and its lemma instances use: the one-line
+    notation (``sin(a)**2``, ``Σ[j=0..h - 1](…)``, ``δ(i, j)``, ``[[a, b], [c, d]]``), the
+    same in every proof, small or large, so that ``pe-derive all`` reads alike from the first
+    proof to the last. ``pretty=True`` asks for SymPy's 2-D Unicode drawing of every step
+    instead, for a proof whose every step fits ``width`` x ``max_lines`` (else the proof
+    stays one-line throughout).
 
     Parameters
     ----------
@@ -335,7 +339,7 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
     width : int, default 92
         Line width in characters (``pe-derive`` passes the terminal's width).
     max_lines : int, default 12
-        Most lines a pretty-printed (2-D) expression may take.
+        With ``pretty=True``: most lines a 2-D expression may take.
     full : bool, default False
         Show every part of a proof with many parts (a concrete ``d``). By default a proof
         with more than :data:`MAX_PARTS` parts shows the first few, every part that is not
@@ -343,6 +347,9 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
     max_chars : int, optional
         Cut each expression's one-line form to this many characters, marked ``…`` (an
         explicit request for a short overview; by default nothing is cut).
+    pretty : bool, default False
+        Draw every step in 2-D (SymPy's Unicode pretty printer) when every step fits;
+        the step reasons stay one-line.
 
     Returns
     -------
@@ -360,12 +367,9 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
       assumptions: a complex
       (1) det rot2(a) = cos^2 a + sin^2 a = 1: proved
           [1] the difference lhs − rhs
-              │cos(a)  -sin(a)│
-              │               │ - 1
-              │sin(a)  cos(a) │
+              det([[cos(a), -sin(a)], [sin(a), cos(a)]]) - 1
           [2] evaluate
-                 2         2
-              sin (a) + cos (a) - 1
+              sin(a)**2 + cos(a)**2 - 1
           [3] sin(u)**2 -> 1 - cos(u)**2
               0
     ...
@@ -385,12 +389,12 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
     body_indent = " " * 10
     room = width - len(body_indent)
     exprs = {(q, n): _named(step.expr, c.notation) for q in shown for n, step in enumerate(proof.parts[q].steps)}
-    pretty: dict[tuple[int, int], str | None] = {}
-    if max_chars is None:
+    drawn: dict[tuple[int, int], str | None] = {}
+    if pretty and max_chars is None:
         for key, e in exprs.items():
-            pretty[key] = _pretty(e, room, max_lines)
-            if pretty[key] is None:  # one step does not fit: the whole proof in one notation
-                pretty = {}
+            drawn[key] = _pretty(e, room, max_lines)
+            if drawn[key] is None:  # one step does not fit: the whole proof in one notation
+                drawn = {}
                 break
     last = -1
     for q in shown:
@@ -408,7 +412,7 @@ def text(proof: Proof, *, width: int = 92, max_lines: int = 12, full: bool = Fal
         for n, step in enumerate(part.steps):
             out += _wrapped(f"[{n + 1}] {_step_title(step, n, c.notation, max_chars)}", width, "      ",
                             "          ")
-            body = pretty.get((q, n))
+            body = drawn.get((q, n))
             if body is not None:
                 out += [body_indent + x for x in body.split("\n")]
             else:
@@ -726,7 +730,9 @@ def _tex_prose(s: str) -> str:
 
 def latex(proof: Proof, *, max_entries: int = 64, standalone: bool = False, full: bool = True,
           width: int = LATEX_WIDTH) -> str:
-    r"""LaTeX: the claim (its statement in words, then typeset), then each chain as an
+    r"""LaTeX: the claim (its statement in words, its ASCII mathematics read as mathematics as on
+    the docs' pages -- ``<a, b>`` as :math:`\langle a, b\rangle`, ``^T`` as a superscript, see
+    :func:`prose_math` -- then typeset), then each chain as an
     ``align*``: every step's reason as a line of text, then its expression, broken into lines
     of about ``width`` characters (a sum term by term) so that nothing runs into the margin.
 
@@ -745,7 +751,7 @@ def latex(proof: Proof, *, max_entries: int = 64, standalone: bool = False, full
     c = proof.claim
     lines = [
         r"\paragraph{\texttt{%s}%s} %s" % (_tex_escape(c.id), _tex_escape(_scope_text(proof)),
-                                            _tex_prose(c.statement)),
+                                            _tex_prose(prose_math(c.statement))),
         r"\begin{align*}",
         "\n".join(_statement_rows(c, width, max_entries)),
         r"\end{align*}",
@@ -761,7 +767,8 @@ def latex(proof: Proof, *, max_entries: int = 64, standalone: bool = False, full
     for q in shown:
         part = proof.parts[q]
         eq = part.equation
-        lines.append(r"\subparagraph{%s} \textbf{%s}" % (_tex_prose(_numbered(q, eq.label)), part.verdict))
+        lines.append(r"\subparagraph{%s} \textbf{%s}" % (_tex_prose(prose_math(_numbered(q, eq.label))),
+                                                         part.verdict))
         rows = []
         for n, step in enumerate(part.steps):
             rows.append(r"\intertext{\small [%d] %s}" % (n + 1, _tex_step_title(step, n, c.notation)))
@@ -790,8 +797,8 @@ def _tex_step_title(step: Any, index: int, notation: Any) -> str:
             head += " with " + ", ".join(r"$%s \mapsto %s$" % (
                 _tex(sp.Symbol(k)) + ("" if args is None else "_{%s}" % ", ".join(_tex(a) for a in args)), _tex(v))
                 for k, args, v in _instance_pairs(step, notation))
-        return head + (r" --- %s" % _tex_prose(step.why) if step.why else "")
-    return _tex_prose(_step_title(step, index, notation))
+        return head + (r" --- %s" % _tex_prose(prose_math(step.why)) if step.why else "")
+    return _tex_prose(prose_math(_step_title(step, index, notation)))
 
 
 def _md_math(lines: list[str], rel: str = "", indent: str = "") -> list[str]:
@@ -1100,7 +1107,7 @@ def _md_escape(s: str) -> str:
 _TEX_TEXT = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
              "_": r"\_", "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}", "<": r"\textless{}",
              ">": r"\textgreater{}", "|": r"\textbar{}", "↦": r"$\mapsto$", "—": "---", "–": "--",
-             "−": "-", "…": r"\ldots{}", "ᵀ": r"\textsuperscript{T}", "×": r"$\times$",
+             "−": r"$-$", "…": r"\ldots{}", "ᵀ": r"\textsuperscript{T}", "×": r"$\times$",
              "≤": r"$\le$", "≥": r"$\ge$", "≠": r"$\ne$", "→": r"$\to$", "⟨": r"$\langle$",
              "⟩": r"$\rangle$", "·": r"$\cdot$", "⋅": r"$\cdot$", "‖": r"$\|$", "∈": r"$\in$",
              "Σ": r"$\Sigma$", "√": r"$\surd$", "²": r"\textsuperscript{2}", "δ": r"$\delta$"}

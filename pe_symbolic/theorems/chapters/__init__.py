@@ -14,6 +14,9 @@ module                 article
 :mod:`.notes`          positional-embedding notes: Shaw, RoPE, learned tables (seed 003)
 :mod:`.sphere`         the "thinking out loud" sphere post, and ALiBi (seed 004)
 :mod:`.literature`     what the literature claims: Men, Liu, Barbero, ComRoPE vs LieRE
+:mod:`.relative`       which research encodings are relative (is_relative), FoPE's padding
+:mod:`.variants`       RoPE variants engines ship: FoPE, openPangu, Bailing, sub-module pairings,
+                       ChatGLM's 2-D positions, multi-factor linear, llama.cpp's ext_factor
 =====================  ====================================================================
 
 Claims that only numbers can check (such as "no two positions below N share an encoding")
@@ -32,9 +35,11 @@ from . import denk
 from . import notes
 from . import sphere
 from . import literature
+from . import relative
+from . import variants
 
-__all__ = ["CHAPTER_IDS", "LITERATURE_IDS", "certificates", "denk", "kernes", "literature", "notes", "sphere",
-           "video"]
+__all__ = ["CHAPTER_IDS", "LITERATURE_IDS", "RELATIVE_IDS", "certificates", "denk", "kernes", "literature", "notes",
+           "relative", "sphere", "variants", "video", "VARIANT_IDS"]
 
 #: The theorem ids each chapter registers, in the order the article meets them.
 CHAPTER_IDS: dict[str, tuple[str, ...]] = {
@@ -49,3 +54,9 @@ CHAPTER_IDS: dict[str, tuple[str, ...]] = {
 #: :data:`CHAPTER_IDS` because two of its claims are honest negatives (registered
 #: ``expect="refuted"``), which the seed chapters never have.
 LITERATURE_IDS: tuple[str, ...] = literature.IDS
+
+#: "Which encodings are relative" (:mod:`.relative`, issue 34): four honest negatives.
+RELATIVE_IDS: tuple[str, ...] = relative.IDS
+
+#: The variants engines ship (:mod:`.variants`, issue 34).
+VARIANT_IDS: tuple[str, ...] = variants.IDS
