@@ -365,13 +365,27 @@ def _shipped_impls(name: str, cfg: dict) -> dict[str, tuple[Any, str | None]]:
     try:
         import transformers
 
-        mt = cfg.get("model_type") or SHIPPED_MODEL_TYPE.get(name)
+        src = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg  # the text model's
+        mt = src.get("model_type") or cfg.get("model_type") or SHIPPED_MODEL_TYPE.get(name)
         if "vision" in str(mt) or mt == "pixtral":
             raise ValueError("a vision encoder: HF's module takes flattened patch ids, not (h, w) position_ids")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            config = transformers.AutoConfig.for_model(mt, **{k: v for k, v in cfg.items() if k not in (
-                "model_type", "architectures", "auto_map", "quantization_config")})
+            import copy
+
+            kwargs = {k: v for k, v in src.items() if k not in ("model_type", "architectures", "auto_map",
+                                                                   "quantization_config")}
+            for _ in range(5):  # a field HF's strict config class refuses (none of them RoPE's): left out, said
+                try:
+                    config = transformers.AutoConfig.for_model(mt, **copy.deepcopy(kwargs))  # HF edits nested dicts
+                    break
+                except Exception as exc:  # noqa: BLE001
+                    import re
+
+                    m = re.search(r"field '(\w+)'", str(exc))
+                    if not m or m.group(1) not in kwargs or "rope" in m.group(1):
+                        raise
+                    kwargs.pop(m.group(1))
             if hasattr(config, "get_text_config"):
                 text = config.get_text_config()
                 config = text if isinstance(text, transformers.PretrainedConfig) else config
@@ -391,7 +405,7 @@ def _shipped_impls(name: str, cfg: dict) -> dict[str, tuple[Any, str | None]]:
     return impls
 
 
-def shipped(dtypes: list[str], seed: int, verbose: bool) -> str:
+def shipped(dtypes: list[str], seed: int, verbose: bool, only: list[str] | None = None) -> str:
     """Every shipped config x dtypes: HF's module and pe_symbolic's NumPy / torch / JAX."""
     import pe_symbolic as pe
 
@@ -399,6 +413,8 @@ def shipped(dtypes: list[str], seed: int, verbose: bool) -> str:
     lines = []
     bf16 = {}
     for name in pe.numeric.model_configs():
+        if only and name not in only:
+            continue
         cfg = pe.numeric.model_config(name)
         for impl, (fn, layout, *own) in _shipped_impls(name, cfg).items():
             vcfg = own[0] if own else cfg  # HF's module: the config.json with its model type (HF's layout)
@@ -489,13 +505,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shipped", action="store_true",
                    help="instead: every shipped config x float32, bfloat16, float16 with HF's module and "
                    "pe_symbolic's NumPy / torch / JAX apply_rope")
+    p.add_argument("--config", action="append", help="--shipped: only these shipped configs (repeatable)")
     p.add_argument("--bench", action="store_true", help="instead: the benchmark row, a (1, 8, 4096, 128) verify")
     args = p.parse_args(argv)
     if args.bench:
         print(bench())
         return 0
     if args.shipped:
-        print(shipped(["float32", "bfloat16", "float16"], args.seed, args.verbose))
+        print(shipped(["float32", "bfloat16", "float16"], args.seed, args.verbose, args.config))
         return 0
     sweep = Sweep()
     variants = ([] if args.only_variants else ["defaults"]) + (
