@@ -602,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes, few repeats")
     ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy", "proofs",
-                                       "torch", "jax", "firstcall"),
+                                       "torch", "decode", "jax", "firstcall"),
                     action="append", help="run this section (repeatable: --only torch --only jax)")
     args = ap.parse_args(argv)
     print(f"# pe_symbolic benchmarks ({'quick' if args.quick else 'full'})")
@@ -616,6 +616,7 @@ def main(argv: list[str] | None = None) -> int:
         "accuracy": bench_accuracy,
         "proofs": bench_proofs,
         "torch": frameworks.bench_torch,
+        "decode": frameworks.bench_decode,
         "jax": frameworks.bench_jax,
         "firstcall": frameworks.bench_first_call,
     }

@@ -22,10 +22,12 @@ Layers -- one subpackage per floor; each floor imports only the floors below it:
 * :mod:`~pe_symbolic.proof` -- the engine: claims, sound rules, the checker, certificates;
 * ``encodings`` -- the SymPy constructions (SymPy only): :mod:`~pe_symbolic.encodings.rot2`,
   :mod:`~pe_symbolic.encodings.sinusoidal`, :mod:`~pe_symbolic.encodings.rope`;
-* ``_validate`` -- argument checks shared by every floor.
+* ``_validate`` -- argument checks shared by every floor;
+* ``_hfconfig`` -- beside it, a ``config.json`` as the model's HF config class holds it (class
+  defaults, ``attribute_map`` names, per-layer overrides; pure data, imports nothing of the package).
 
 Beside them, :mod:`~pe_symbolic.reference` is the mpmath oracle, written from the papers'
-formulas: it imports no SymPy and nothing of the package. These rules are a contract in
+formulas: it imports no SymPy and nothing of the package but the pure-data ``_hfconfig``. These rules are a contract in
 ``pyproject.toml`` (``[tool.importlinter]``), checked by ``lint-imports`` in ``make test``.
 
 Where a new piece goes: an encoding in ``encodings/``; a theorem in ``theorems/`` (with

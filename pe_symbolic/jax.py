@@ -36,7 +36,6 @@ JAX is optional: ``pip install 'pe_symbolic[jax]'``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -141,7 +140,7 @@ def _half_tables_host(t, plan: F.TablePlan, dtype, kw: dict[str, Any]):
     once to ``dtype`` (float32 or a 16-bit type), through ``jax.pure_callback`` when
     ``t`` is traced."""
     jax, jnp = _jax()
-    from .numeric.rope import _rope_cos_sin
+    from .numeric._numpy_backend import _rope_cos_sin
 
     npdt = np.dtype(jnp.dtype(dtype))
     h = plan.h
@@ -182,13 +181,16 @@ def _tables(t, plan: F.TablePlan, dtype, kw: dict[str, Any]):
 
 
 class _Jax(F.Backend):
-    array_name = "jax.Array"
-    noun = "array"
-    tracer = "jax.jit"
+    """What :mod:`pe_symbolic.numeric._frontend` needs from JAX."""
 
     def is_array(self, v: Any) -> bool:
         jax, _ = _jax()
         return isinstance(v, jax.Array)
+
+    def meta(self, v: Any) -> Any:
+        jax, _ = _jax()
+        # (a tracer is a jax.Array of another type: its own key)
+        return (type(v), v.shape, v.dtype) if isinstance(v, jax.Array) else None
 
     def check_dtype(self, dtype: Any, name: str = "dtype") -> Any:
         return _check_dtype(dtype, name)
@@ -223,8 +225,41 @@ class _Jax(F.Backend):
         jax, _ = _jax()
         return np.asarray(inv_freq, dtype=np.float64) if isinstance(inv_freq, jax.Array) else inv_freq
 
-    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any) -> tuple[Any, Any]:
+    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any,
+               keep: bool = True) -> tuple[Any, Any]:
         return _tables(t, plan, dtype, kw)
+
+    def full_tables(self, t: Any, plan: Any, dtype: Any, layout: str, kw: dict[str, Any], device: Any,
+                    opts: Any) -> tuple[Any, Any]:
+        c, s = super().full_tables(t, plan, dtype, layout, kw, device, opts)
+        if device is None:
+            return c, s
+        jax, _ = _jax()
+        return jax.device_put(c, device), jax.device_put(s, device)
+
+    def sinusoidal(self, t: Any, d: int, base: float, layout: str, order: str, schedule: str, dtype: Any,
+                   device: Any, opts: Any) -> Any:
+        jax, jnp = _jax()
+        plan = F.table_plan_sinusoidal(d, base, schedule)
+        if x64_enabled():
+            w = jnp.asarray(np.asarray(plan.w, dtype=np.float64))
+            s, c = _formula("sinusoidal")(t.astype(jnp.float64)[..., None], w)
+            out = F.sinusoidal_slots(self, s, c, layout, order, lambda v: _round_once(v, dtype))
+        else:
+            from .numeric import sinusoidal_table as np_table
+
+            npdt = np.dtype(dtype)
+
+            def host(pos):
+                return np.ascontiguousarray(np_table(np.asarray(pos), d, base=base, layout=layout, order=order,
+                                                     schedule=schedule, dtype=npdt))
+
+            if not _is_traced(t):
+                out = jnp.asarray(host(np.asarray(t)))
+            else:
+                shape = jax.ShapeDtypeStruct(tuple(t.shape) + (d,), npdt)
+                out = jax.pure_callback(host, shape, t, vmap_method="sequential")
+        return out if device is None else jax.device_put(out, device)
 
     def widen(self, half: Any, layout: str) -> Any:
         _, jnp = _jax()
@@ -259,29 +294,14 @@ class _Jax(F.Backend):
         return _formula(name)
 
 
-_B = _Jax()
+_B = _Jax("pe_symbolic.jax", "jax.Array", "array", "jax.jit")
 
 
 # ----------------------------------------------------------------------------------------
-# public functions
+# public functions: the shared front end's, bound to this backend
 
 
-def rope_cos_sin(
-    positions: Any,
-    d: int | None = None,
-    *,
-    base: float = 10000.0,
-    layout: str = "split",
-    dtype: Any = None,
-    config: Mapping[str, Any] | None = None,
-    inv_freq: Any = None,
-    layer_type: str | None = None,
-    seq_len: int | None = None,
-    mrope_section: Sequence[int] | None = None,
-    mrope_interleaved: bool = False,
-    attention_factor: float | None = None,
-):
-    r"""``(cos, sin)`` tables, as :func:`pe_symbolic.torch.rope_cos_sin`, as JAX arrays.
+rope_cos_sin = F.public(_B, F.rope_cos_sin, r"""``(cos, sin)`` tables, as :func:`pe_symbolic.torch.rope_cos_sin`, as JAX arrays.
 
     Parameters
     ----------
@@ -293,6 +313,8 @@ def rope_cos_sin(
         ``longrope`` configs need ``seq_len``.
     dtype : dtype, optional
         float32 (default), float16, bfloat16; float64 with x64 enabled.
+    device : jax.Device or jax.sharding.Sharding, optional
+        Where to put the tables (``jax.device_put``); default: JAX's default placement.
 
     Returns
     -------
@@ -308,31 +330,9 @@ def rope_cos_sin(
     >>> np.asarray(c).round(4)
     array([[1.    , 1.    , 1.    , 1.    ],
            [0.5403, 0.995 , 0.5403, 0.995 ]], dtype=float32)
-    """
-    return F.rope_cos_sin(_B, positions, d, base=base, layout=layout, dtype=dtype, device=None, config=config,
-                          inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len,
-                          mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
-                          attention_factor=attention_factor)
+    """)
 
-
-def apply_rope(
-    x: Any,
-    position_ids: Any = None,
-    *,
-    positions: Any = None,
-    cos_sin: Any = None,
-    base: float = 10000.0,
-    layout: str = "split",
-    rotary_dim: int | None = None,
-    config: Mapping[str, Any] | None = None,
-    inv_freq: Any = None,
-    layer_type: str | None = None,
-    seq_len: int | None = None,
-    mrope_section: Sequence[int] | None = None,
-    mrope_interleaved: bool = False,
-    attention_factor: float | None = None,
-):
-    r"""Rotate each pair of ``x[..., :rotary_dim]`` by ``m * theta_i``: RoPE on JAX arrays.
+apply_rope = F.public(_B, F.apply_rope, r"""Rotate each pair of ``x[..., :rotary_dim]`` by ``m * theta_i``: RoPE on JAX arrays.
 
     Parameters
     ----------
@@ -341,7 +341,9 @@ def apply_rope(
         ``position_ids`` Hugging Face's ``(batch, heads, seq, d)``. A tuple ``(q, k)`` is
         rotated with one set of tables and returned as a tuple.
     position_ids : jax.Array, optional
-        ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``; an axial config: ``(2, batch, seq)``, row and column); the heads axis is inserted.
+        ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``; an axial config: ``(2, batch, seq)``, row
+        and column); the heads axis is inserted. ``(seq,)`` (M-RoPE: ``(3, seq)``) is positions of
+        that shape, as everywhere.
     positions : jax.Array or array_like, optional
         Instead: positions broadcasting against ``x.shape[:-1]``.
     cos_sin : (jax.Array, jax.Array), optional
@@ -363,24 +365,9 @@ def apply_rope(
     >>> x = jnp.array([[1.0, 0.0, 1.0, 0.0]])
     >>> np.asarray(apply_rope(x, positions=[1], base=100.0, layout="interleaved")).round(4)
     array([[0.5403, 0.8415, 0.995 , 0.0998]], dtype=float32)
-    """
-    return F.apply_rope(_B, x, position_ids, positions=positions, cos_sin=cos_sin, base=base, layout=layout,
-                        rotary_dim=rotary_dim, config=config, inv_freq=inv_freq, layer_type=layer_type,
-                        seq_len=seq_len, mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
-                        attention_factor=attention_factor)
+    """)
 
-
-def sinusoidal_table(
-    positions: Any,
-    d: int,
-    *,
-    base: float = 10000.0,
-    layout: str = "interleaved",
-    order: str = "sin_cos",
-    schedule: str = "vaswani",
-    dtype: Any = None,
-):
-    r"""The sinusoidal encoding PE(t), as :func:`pe_symbolic.numeric.sinusoidal_table`, as a JAX array.
+sinusoidal_table = F.public(_B, F.sinusoidal_table, r"""The sinusoidal encoding PE(t), as :func:`pe_symbolic.numeric.sinusoidal_table`, as a JAX array.
 
     Parameters
     ----------
@@ -390,6 +377,8 @@ def sinusoidal_table(
         As in :func:`pe_symbolic.numeric.sinusoidal_table`.
     dtype : dtype, optional
         float32 (default), float16, bfloat16; float64 with x64 enabled.
+    device : jax.Device or jax.sharding.Sharding, optional
+        Where to put the table (``jax.device_put``).
 
     Returns
     -------
@@ -404,29 +393,5 @@ def sinusoidal_table(
     >>> np.asarray(sinusoidal_table(jnp.arange(2), 4, base=100.0)).round(4)
     array([[0.    , 1.    , 0.    , 1.    ],
            [0.8415, 0.5403, 0.0998, 0.995 ]], dtype=float32)
-    """
-    from ._validate import check_order, check_schedule
+    """)
 
-    jax, jnp = _jax()
-    layout = F.slot_order(layout)
-    order = check_order(order)
-    schedule = check_schedule(schedule)
-    dt = _check_dtype(dtype)
-    t = _positions(positions, "positions")
-    plan = F.table_plan_sinusoidal(d, base, schedule)
-    if x64_enabled():
-        w = jnp.asarray(np.asarray(plan.w, dtype=np.float64))
-        s, c = _formula("sinusoidal")(t.astype(jnp.float64)[..., None], w)
-        return F.sinusoidal_slots(_B, s, c, layout, order, lambda v: _round_once(v, dt))
-    from .numeric import sinusoidal_table as np_table
-
-    npdt = np.dtype(dt)
-
-    def host(pos):
-        return np.ascontiguousarray(np_table(np.asarray(pos), plan.rotary_dim, base=base, layout=layout,
-                                             order=order, schedule=schedule, dtype=npdt))
-
-    if not _is_traced(t):
-        return jnp.asarray(host(np.asarray(t)))
-    out = jax.ShapeDtypeStruct(tuple(t.shape) + (plan.rotary_dim,), npdt)
-    return jax.pure_callback(host, out, t, vmap_method="sequential")

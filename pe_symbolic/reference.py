@@ -2,7 +2,10 @@ r"""The mpmath oracle: the papers' formulas evaluated at ``dps`` significant dig
 
 Written directly from the papers, sharing no code with the symbolic layer (an oracle that
 shares code with what it checks checks nothing): it imports neither SymPy nor
-:mod:`pe_symbolic`'s symbolic modules.
+:mod:`pe_symbolic`'s symbolic modules. The one thing it shares with the numeric parser is
+:mod:`pe_symbolic._hfconfig`, pure data about Hugging Face's config classes (a sparse
+``config.json`` as the model's class holds it: its defaults, names and per-layer overrides),
+which imports nothing of the package; no formula comes from there.
 
 * Vaswani et al. (2017), section 3.5: :math:`PE_{(t,2i)} = \sin(t / b^{2i/d})`,
   :math:`PE_{(t,2i+1)} = \cos(t / b^{2i/d})`.
@@ -34,13 +37,16 @@ import numbers
 import mpmath
 import numpy as np
 
+from ._hfconfig import normalize
+
 __all__ = ["apply_rope", "bailing_axes", "chatglm_rope", "fope_cos_sin", "frequency", "linear_multi_offsets",
            "llamacpp_rope_yarn", "mrope_axes", "openpangu_axes", "rope_frequencies", "sinusoidal_table", "to_float"]
 
 
 # ----------------------------------------------------------------------------------------
 # Argument checks. Written here again on purpose: the oracle imports nothing of the package
-# (an import-linter contract keeps it so), not even its argument checks.
+# but the pure-data config normalizer (an import-linter contract keeps it so), not even its
+# argument checks.
 
 _LAYOUTS = ("interleaved", "split")
 _ORDERS = ("sin_cos", "cos_sin")
@@ -336,12 +342,14 @@ _OLD_NAMES = {"su": "longrope", "mrope": "default", "deepseek_yarn": "yarn", "de
 
 
 def _cfg_rope(config, layer_type):
-    """(top-level config, the rope dict for this layer) following HF's standardisation."""
-    cfg = config
-    if isinstance(cfg.get("text_config"), dict) and not any(
-        k in cfg for k in ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size")
-    ):
-        cfg = cfg["text_config"]
+    """(config, the rope dict for this layer) following HF's standardisation.
+
+    The config is first read as the model's HF config class holds it
+    (:func:`pe_symbolic._hfconfig.normalize`: the text part, the class's defaults for the keys a
+    sparse config leaves out, attribute-map names, per-layer overrides); that step is data about
+    HF's classes, shared with the numeric parser. Everything below it (which rope dict, which
+    head dim, the formulas) is written here again."""
+    cfg = normalize(config).for_layer_type(layer_type)
     rope = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {}
     if cfg.get("model_type") == "deepseek_v4":
         rope = _deepseek_v4_rope(cfg, rope)
@@ -431,7 +439,8 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
     kind = _OLD_NAMES.get(kind, kind)
     vllm_deepseek = raw_kind in ("deepseek_yarn", "deepseek_llama_scaling")  # vLLM DeepseekScalingRotaryEmbedding
     if kind == "default" and "mrope_section" not in rope and (
-            cfg.get("model_type") == "pixtral" or str(cfg.get("model_type", "")).endswith(
+            cfg.get("model_type") in ("pixtral", "dinov3_vit", "eomt_dinov3", "sapiens2")
+            or str(cfg.get("model_type", "")).endswith(
                 ("_vision", "_vision_encoder", "_vision_model", "sam2_video", "sam3_tracker_video", "edgetam_video"))):
         kind = "axial"  # HF 5.23: these vision configs set default_rope_type = "axial"
     if kind not in _TYPES:
@@ -469,6 +478,9 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             head = int(cfg["head_dim"])
         elif cfg.get("model_type") == "jetmoe" and cfg.get("kv_channels") is not None:
             head = int(cfg["kv_channels"])  # JetMoeConfig.attribute_map: head_dim -> kv_channels
+        elif cfg.get("model_type") == "qwen2_vl_vision" and cfg.get("embed_dim") is not None:
+            # Qwen2VLVisionRotaryEmbedding: embed_dim // num_heads (its hidden_size is the merger's output)
+            head = int(cfg["embed_dim"]) // int(cfg["num_attention_heads"])
         else:
             head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
         # GPT-J's rotary_dim; else HF's int(head_dim * partial_rotary_factor), whose
@@ -496,6 +508,7 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             inv = ladder(base, spatial, spatial // 2)
         elif kind == "axial":
             # Qwen2-VL / GLM-4V / Gemma 4 vision: base ** -(arange(0, spatial, 2) / spatial), spatial = head_dim // 2
+            # (DINOv3's 1 / base ** arange(0, 1, 4 / head_dim) is the same ladder)
             spatial = head // 2
             inv = ladder(base, spatial, (spatial + 1) // 2)
         elif kind == "dynamic" and rope.get("alpha"):

@@ -29,17 +29,27 @@ one ulp always.)
 2**22 elements in blocks of 2**16 elements shared among ``torch.get_num_threads()`` worker
 threads: the same operations on the same values as the whole-tensor formula (the same
 bits), with cache-sized float32 temporaries instead of x-sized ones (fresh pages from the
-kernel at that size). A smaller ``x`` (decoding, a short prompt) is rotated by the
-whole-tensor operations, whose temporaries the heap usually reuses. With ``requires_grad``, under
-``torch.compile`` and on other devices it is one graph of whole-tensor operations (which
-``torch.compile`` fuses into one pass over ``x``).
+kernel at that size). A smaller ``x`` is rotated by whole-tensor operations, whose
+temporaries the heap usually reuses: up to 2**18 elements (a decoding step, a short prompt)
+at full width, ``x * [c, c] + roll(x) * [-s, s]`` (the two products of each slot and their
+sum: the bits of the lowered pair formula, in four operations instead of seven), above that
+by the lowered pair formula on the halves. With ``requires_grad``, under ``torch.compile``
+and on other devices it is one graph of whole-tensor operations (which ``torch.compile``
+fuses into one pass over ``x``).
 
-The tables computed from CPU ``position_ids`` (float64 cosines and sines of ``positions x d/2``
-entries) are kept in a small cache (the last eight, at most 256 MiB: positions,
-frequencies, dtype, device, inference mode), compared against the positions' *values* on every call (a bitwise
-comparison of the small positions tensor), so a model that applies RoPE with the same
-``position_ids`` in every layer computes them once, and a hit gives the bits a
-recomputation gives; :func:`clear_cache` frees it. Under ``torch.compile`` the tables of
+A call that repeats an earlier call's shapes, dtypes, devices, keywords and config -- every
+layer of a decoding step -- skips the argument checks that call passed (the fast path of the
+shared front end, :mod:`pe_symbolic.numeric._frontend`); anything changed is checked in full,
+with the same messages. :class:`RotaryEmbedding` is Hugging Face's ``rotary_emb`` /
+``apply_rotary_pos_emb`` pair as one object built from a config.
+
+The tables :func:`apply_rope` computes from CPU ``position_ids`` (float64 cosines and sines
+of ``positions x d/2`` entries, and their full-width forms) are kept in a small cache (the
+last eight, at most 256 MiB: positions, frequencies, dtype, device, inference mode), compared
+against the positions' *values* on every call (a bitwise comparison of the small positions
+tensor), so a model that applies RoPE with the same ``position_ids`` in every layer computes
+them once, and a hit gives the bits a recomputation gives; :func:`clear_cache` frees it.
+(:func:`rope_cos_sin`'s tables, which its caller keeps, are computed every call.) Under ``torch.compile`` the tables of
 CPU positions are one opaque operation (``torch.ops.pe_symbolic.rope_tables``) that looks
 them up in the same cache and returns a copy the graph owns. On an accelerator the tables
 are computed every call, as a cache check there would make the host wait for the device;
@@ -55,7 +65,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .numeric import _frontend as F
@@ -64,23 +74,32 @@ from .numeric import lower as _lower
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["apply_rope", "clear_cache", "rope_cos_sin", "sinusoidal_table"]
+__all__ = ["RotaryEmbedding", "apply_rope", "clear_cache", "rope_cos_sin", "sinusoidal_table"]
 
 _FLOATS = ("float64", "float32", "float16", "bfloat16")
 
 
+#: ``[torch, torch.Tensor, torch.compiler.is_compiling]`` (looked up on every call), or
+#: empty where torch is not installed. Filled here, at import, never later: a first call
+#: inside ``torch.compile`` must not change module state (Dynamo replays what it traced).
+_MODULE: list[Any] = []
+try:
+    import torch as _torch_module
+except ImportError:  # (the functions say so when called)
+    pass
+else:
+    _MODULE[:] = [_torch_module, _torch_module.Tensor, _torch_module.compiler.is_compiling]
+
+
 def _torch():
-    try:
-        import torch
-    except ImportError:
+    if not _MODULE:
         raise ImportError("pe_symbolic.torch needs torch, which is not installed: "
-                          "pip install 'pe_symbolic[torch]' (or pip install torch)") from None
-    return torch
+                          "pip install 'pe_symbolic[torch]' (or pip install torch)")
+    return _MODULE[0]
 
 
 def _compiling() -> bool:
-    torch = _torch()
-    return bool(torch.compiler.is_compiling())
+    return bool(_torch() and _MODULE[2]())
 
 
 # ----------------------------------------------------------------------------------------
@@ -209,7 +228,7 @@ def _check_dtype(dtype: Any, name: str = "dtype"):
 def _round_once(v, dtype):
     """float64 ``v`` rounded once to ``dtype`` (:func:`pe_symbolic.numeric._frontend.round_once`;
     converting float64 -> float16 in torch rounds twice)."""
-    return F.round_once(_B, v, dtype)
+    return v.float() if dtype == _MODULE[0].float32 else F.round_once(_B, v, dtype)
 
 
 def _float64(t):
@@ -218,20 +237,22 @@ def _float64(t):
     return (t.to("cpu") if t.device.type == "mps" else t).to(torch.float64)
 
 
-#: Frequency vectors (and M-RoPE axis indices) already on an accelerator:
-#: (values, device, dtype) -> tensor. Made once per device: ``torch.tensor(list, device=...)``
-#: is a copy from host memory each time, which a CUDA graph cannot capture.
+#: Frequency vectors (and M-RoPE axis indices) as tensors: (values, device, dtype, inference
+#: mode) -> tensor, read only. Made once per device: ``torch.tensor(list, device=...)`` is a
+#: copy from host memory each time (which a CUDA graph cannot capture; on the CPU, a few
+#: microseconds of a decoding step).
 _FREQS: OrderedDict[Any, Any] = OrderedDict()
 
 
-def _frequencies(w: tuple[Any, ...], device, dtype=None):
+def _frequencies(w: tuple[Any, ...], device, dtype=None, key: Any = None):
     """``w`` as a tensor (default float64) on ``device`` (under ``torch.compile``: a constant
-    of the graph; on an accelerator in eager mode: from a small cache, read only)."""
+    of the graph; in eager mode: from a small cache, read only; ``key``: what stands for ``w``
+    there, e.g. its plan, whose hash is kept)."""
     torch = _torch()
     dtype = torch.float64 if dtype is None else dtype
-    if _compiling() or device.type == "cpu":
+    if _compiling():
         return torch.tensor(w, dtype=dtype, device=device)
-    key = (w, device, dtype)
+    key = (w if key is None else key, device, dtype, torch.is_inference_mode_enabled())
     with _CACHE_LOCK:
         v = _FREQS.get(key)
         if v is not None:
@@ -252,29 +273,34 @@ def _compute_tables(t, plan: F.TablePlan, dtype):
     float64: formed on the CPU)."""
     torch = _torch()
     dev = t.device
-    t64 = _float64(t)
-    w = _frequencies(plan.w, t64.device)
+    # (CPU positions of any real dtype multiply float64 frequencies in float64: converted
+    # exactly inside the product, the bits of converting them first, one operation less)
+    t64 = t if t.is_cpu and plan.axes is None else _float64(t)
+    w = _frequencies(plan.w, t64.device, key=plan)
     if plan.axes is None:
-        m = t64[..., None]
+        m = t64.unsqueeze(-1)
     else:
         idx = _frequencies(plan.axes, t64.device, torch.int64)
         m = t64.index_select(0, idx).movedim(0, -1)  # P + (h,): pair j's position axis
     c, s = _formula("cos_sin")(m, w)
     if plan.attention != 1.0:
         c, s = c * plan.attention, s * plan.attention
-    return _round_once(c, dtype).to(dev), _round_once(s, dtype).to(dev)
+    c, s = _round_once(c, dtype), _round_once(s, dtype)
+    return (c, s) if t64.device == dev else (c.to(dev), s.to(dev))
 
 
 # ----------------------------------------------------------------------------------------
 # the table cache: a model applies RoPE with the same position_ids in every layer
 
-#: Most recently used tables: key -> (positions, cos, sin). At most eight entries and
-#: :data:`_CACHE_BYTES` bytes of tables (the least recently used go first; tables larger
-#: than half of that are not kept).
-_CACHE: OrderedDict[Any, tuple[Any, Any, Any]] = OrderedDict()
+#: Most recently used tables: key -> [positions, cos, sin, {layout: full-width tables}]. At
+#: most eight entries and :data:`_CACHE_BYTES` bytes of tables (the least recently used go
+#: first; tables larger than a sixth of that are not kept).
+_CACHE: OrderedDict[Any, list[Any]] = OrderedDict()
 _CACHE_SIZE = 8
 _CACHE_BYTES = 2**28
 _CACHE_LOCK = threading.Lock()
+#: The bytes the entries of :data:`_CACHE` count.
+_SIZE = [0]
 
 
 def _bits(t):
@@ -296,44 +322,74 @@ def _fresh(t):
     return torch.from_numpy(_bits(t).numpy().copy()).view(t.dtype)
 
 
-def _cached_tables(t, plan: F.TablePlan, dtype):
-    """:func:`_compute_tables`, through a small cache keyed by the plan, dtype, device,
-    inference mode and the positions' dtype and shape, and checked against the positions'
-    values (a hit is bit for bit what a recomputation gives). The tables returned are
-    shared with the cache: callers read them, never write them. CPU positions only: on an
-    accelerator the comparison would make the host wait for the device every call, so the
-    tables are computed there (asynchronously) instead."""
+def _table_entry(t, plan: F.TablePlan, dtype) -> list[Any]:
+    """:func:`_compute_tables` as an entry ``[positions, cos, sin, {}]`` of a small cache keyed
+    by the plan, dtype, device, inference mode and the positions' dtype and shape, and checked
+    against the positions' values (a hit is bit for bit what a recomputation gives). The
+    tables are shared with the cache: callers read them, never write them. CPU positions
+    only: on an accelerator the comparison would make the host wait for the device every
+    call, so the tables are computed there (asynchronously) instead, every call."""
     torch = _torch()
-    if t.device.type != "cpu":
-        return _compute_tables(t, plan, dtype)
-    key = (plan, dtype, t.device, t.dtype, tuple(t.shape), torch.is_inference_mode_enabled())
+    if not t.is_cpu:
+        return [t, *_compute_tables(t, plan, dtype), {}, 0]
+    key = (plan, dtype, t.dtype, t.shape, torch.is_inference_mode_enabled())
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
     if hit is not None and torch.equal(_bits(hit[0]), _bits(t)):
-        return hit[1], hit[2]
+        return hit
     c, s = _compute_tables(t, plan, dtype)
-    size = 2 * c.numel() * c.element_size()
-    if size <= _CACHE_BYTES // 2:
+    size = 6 * c.numel() * c.element_size()  # (with one set of full-width tables)
+    entry = [(t.detach() if t.requires_grad else t).clone(), c, s, {}, size]
+    if size <= _CACHE_BYTES:
         with _CACHE_LOCK:
-            _CACHE[key] = (t.detach().clone(), c, s)
-            _CACHE.move_to_end(key)
-            while len(_CACHE) > _CACHE_SIZE or sum(
-                    2 * v[1].numel() * v[1].element_size() for v in _CACHE.values()) > _CACHE_BYTES:
-                _CACHE.popitem(last=False)
-    return c, s
+            old = _CACHE.pop(key, None)
+            _CACHE[key] = entry
+            _SIZE[0] += size - (old[4] if old is not None else 0)
+            while len(_CACHE) > _CACHE_SIZE or _SIZE[0] > _CACHE_BYTES:
+                _SIZE[0] -= _CACHE.popitem(last=False)[1][4]
+    return entry
+
+
+def _cached_tables(t, plan: F.TablePlan, dtype):
+    """The half tables ``(cos, sin)`` of positions ``t`` (:func:`_table_entry`)."""
+    entry = _table_entry(t, plan, dtype)
+    return entry[1], entry[2]
+
+
+def _cached_full_tables(t, plan: F.TablePlan, dtype, layout: str, heads: bool):
+    """The full-width tables ``(cos, signed sine)`` of :func:`_rotate_full` for positions ``t``
+    (with the heads axis inserted, ``heads``: Hugging Face's ``position_ids``), kept with their
+    half tables (:func:`_table_entry`): a model that rotates with the same ``position_ids`` in
+    every layer makes them once."""
+    torch = _torch()
+    entry = _table_entry(t, plan, dtype)
+    full = entry[3].get((layout, heads))
+    if full is None:
+        c, s = entry[1], entry[2]
+        if layout == "split":
+            full = torch.cat((c, c), dim=-1), torch.cat((-s, s), dim=-1)
+        else:
+            full = c.repeat_interleave(2, dim=-1), torch.stack((-s, s), dim=-1).flatten(-2)
+        if heads:
+            full = full[0].unsqueeze(-3), full[1].unsqueeze(-3)
+        entry[3][(layout, heads)] = full
+    return full
 
 
 def clear_cache() -> None:
-    """Empty the table cache of :func:`apply_rope` and :func:`rope_cos_sin` (it holds the
-    tables of the last eight positions / frequencies / dtypes seen, at most 256 MiB).
+    """Empty the table cache of :func:`apply_rope` (it holds the tables of the last eight
+    positions / frequencies / dtypes seen, at most 256 MiB; under ``torch.compile``,
+    :func:`rope_cos_sin`'s too) and what the fast path kept of earlier calls.
 
     >>> clear_cache()
     """
     with _CACHE_LOCK:
         _CACHE.clear()
+        _SIZE[0] = 0
         _FREQS.clear()
+    _B.fast.clear()
 
 
 # ----------------------------------------------------------------------------------------
@@ -349,6 +405,15 @@ def clear_cache() -> None:
 #: 1.9x faster), and at 2**24 blocks 1.1-2.7x faster: there every temporary is fresh pages
 #: from the kernel.)
 _WHOLE = 2**22
+
+#: The eager CPU rotation of an ``x`` of at most this many elements is the full-width one
+#: (:func:`_rotate_full`: four operations, against the seven of :func:`F.rotate`), which pays
+#: where a call's operations cost more than its bytes. (Measured on the loaded 2-core EPYC,
+#: one thread, CPU time of the thread, medians, full-width against half-width: 0.69-0.82x up
+#: to (8, 32, 4, 128) and (1, 32, 16, 128), 0.81-0.92x at 2**17 and 2**18 elements, 1.32x
+#: float32 and 0.97x bfloat16 at 2**19, 1.32x and 1.67x at 2**22: there its full-width float32
+#: temporaries and the roll's copy are the cost.)
+_FULL = 2**18
 
 #: Elements of ``x`` per block of the larger eager CPU rotation; the blocks are shared among
 #: ``torch.get_num_threads()`` workers, and a block's float32 temporaries stay in L2. (Measured
@@ -378,13 +443,125 @@ def _pool(n: int):
         return ex
 
 
+# ----------------------------------------------------------------------------------------
+# the full-width rotation of a small eager CPU x (a decoding step, a prompt)
+
+
+def _tensor_type():
+    """``torch.Tensor``."""
+    return _torch().Tensor
+
+
+#: (rotary dim, layout, dtype) -> the signs [-1, 1] of the rotated sines (CPU tensors, read only).
+_SIGNS: dict[Any, Any] = {}
+
+
+def _signs(rd: int, layout: str, dtype) -> Any:
+    """``[-1, ..., -1, 1, ..., 1]`` (split) or ``[-1, 1, -1, 1, ...]`` (interleaved) in ``dtype``,
+    on the CPU: the sine table times it is the signed table of :func:`_rotate_full` (exactly)."""
+    key = (rd, layout, dtype)
+    v = _SIGNS.get(key)
+    if v is None:
+        torch = _torch()
+        with torch.inference_mode(False):
+            one = torch.ones(rd // 2, dtype=dtype)
+            v = torch.cat((-one, one)) if layout == "split" else torch.stack((-one, one), -1).flatten()
+        _SIGNS[key] = v
+    return v
+
+
+def _rotate_all(xs: list[Any], tables: list[Any], route: Any, layout: str, rd: int) -> list[Any]:
+    """Each of ``xs`` rotated by :func:`_rotate_full` with its full-width tables ``(c, s)``;
+    ``route``: :meth:`_Torch.route` of them."""
+    if layout != "split" or not route[1]:
+        return [_rotate_full(v, c, s, layout, rd) for v, (c, s) in zip(xs, tables)]
+    roll, h = _MODULE[0].roll, rd // 2  # (the common case, inlined: the halves exchanged by a roll)
+    outs = []
+    for v, (c, s), (_, back) in zip(xs, tables, route[0]):
+        if back is None:
+            outs.append(v * c + roll(v, h, -1) * s)
+        else:  # 16-bit x: products with the float32 tables promote it (exactly), rounded once back
+            outs.append(back(v * c + roll(v, h, -1) * s))
+    return outs
+
+
+def _rotate_full(x, c, s, layout: str, rd: int):
+    """``x`` rotated with full-width tables ``c = [cos, cos]`` and ``s = [-sin, sin]`` (split;
+    interleaved: each entry twice, ``(-sin, sin)`` per pair), in the tables' dtype (float32
+    for 16-bit ``x``, rounded once back)::
+
+        out = x * c + swap(x) * s    # swap: each slot takes its pair partner's value
+
+    Slot ``a`` of a pair gets ``x_a cos + x_b (-sin)`` and slot ``b`` gets ``x_b cos + x_a sin``:
+    the two products of the lowered pair formula :func:`~pe_symbolic.numeric.lower.rope_pair`
+    (``x_a c - x_b s``, ``x_a s + x_b c``; a product with a negated factor is the negated
+    product, and addition commutes), so the same bits as :func:`F.rotate` (a test checks
+    it), as the NumPy core's split kernel computes it; four operations instead of seven
+    (slices, four half-width products, two sums and a concatenation), which is what a
+    decoding step's small ``x`` pays for (measured in ``python -m benchmarks --only decode``)."""
+    torch = _MODULE[0]
+    d = x.shape[-1]
+    xr = x if rd == d else x[..., :rd]
+    if xr.dtype != c.dtype:  # 16-bit x: converted (exactly) first
+        xr = xr.to(c.dtype)
+    if layout == "split":  # the halves exchanged: torch.roll, one copy (an index_select was 3-6x slower)
+        swapped = torch.roll(xr, rd // 2, -1)
+    else:  # each pair's two slots exchanged
+        lead = xr.shape[:-1]
+        swapped = xr.reshape(lead + (rd // 2, 2)).flip(-1).reshape(lead + (rd,))
+    y = xr * c + swapped * s
+    if y.dtype != x.dtype:
+        y = y.to(x.dtype)
+    return y if rd == d else torch.cat((y, x[..., rd:]), dim=-1)
+
+
 class _Torch(F.Backend):
-    array_name = "torch.Tensor"
-    noun = "tensor"
-    tracer = "torch.compile"
+    """What :mod:`pe_symbolic.numeric._frontend` needs from torch."""
 
     def is_array(self, v: Any) -> bool:
         return isinstance(v, _torch().Tensor)
+
+    def meta(self, v: Any) -> Any:
+        # exact tensors only (a subclass -- DTensor, a tensor-like -- is checked every call)
+        if type(v) is not _tensor_type():
+            return None
+        return (v.shape, v.dtype, True) if v.is_cpu else (v.shape, v.dtype, v.device)
+
+    def key_part(self, v: Any) -> Any:
+        # (meta inlined for tensors and tuples of them: this runs for every argument of every call)
+        T = _tensor_type()
+        t = type(v)
+        if t is T:
+            return (v.shape, v.dtype, True) if v.is_cpu else (v.shape, v.dtype, v.device)
+        if t is tuple or t is list:
+            return (t, *[((e.shape, e.dtype, True) if e.is_cpu else (e.shape, e.dtype, e.device))
+                         if type(e) is T else self.key_part(e) for e in v])
+        if t is dict:  # a config: by identity (compared by value on a hit)
+            return (Mapping, id(v))
+        if t is str or t is float or t is int or t is bool or v is None:
+            return (t, v)
+        return F.key_part(self, v)
+
+    def route(self, xs: list[Any], rd: int) -> Any:
+        # the full-width rotation (_rotate_full) of plain CPU tensors of at most _FULL elements:
+        # per tensor, the dtype of the tables and of the result (None: the tables'), and whether
+        # every channel rotates
+        torch, T = _torch(), _tensor_type()
+        limit = min(_FULL, _WHOLE)  # (above _WHOLE: blocks)
+        if _compiling() or not all(type(v) is T and v.is_cpu and v.numel() <= limit for v in xs):
+            return None
+        back = {torch.float16: torch.Tensor.half, torch.bfloat16: torch.Tensor.bfloat16}  # (cheaper than .to(dtype))
+        return (tuple((torch.float64 if v.dtype == torch.float64 else torch.float32, back.get(v.dtype)) for v in xs),
+                all(v.shape[-1] == rd for v in xs))
+
+    def insert_heads(self, t: Any) -> Any:
+        return t.unsqueeze(-2)
+
+    def fast_ok(self) -> bool:
+        return not _compiling()
+
+    def static(self, v: Any) -> Any:
+        return _static(v) if _compiling() else v
 
     def check_dtype(self, dtype: Any, name: str = "dtype") -> Any:
         return _check_dtype(dtype, name)
@@ -408,9 +585,11 @@ class _Torch(F.Backend):
         if isinstance(positions, torch.Tensor):
             if positions.dtype == torch.bool or positions.is_complex():
                 raise TypeError(f"{name} must hold integers or real numbers; got dtype {positions.dtype}")
-            t = positions.detach()
-            if device is not None and torch.device(device).type != "mps":  # (MPS: float64 on the CPU)
-                t = t.to(device)
+            t = positions.detach() if positions.requires_grad else positions
+            if device is not None:
+                dev = device if isinstance(device, torch.device) else torch.device(device)
+                if not (t.is_cpu and dev.type == "cpu") and dev.type != "mps" and t.device != dev:
+                    t = t.to(dev)  # (MPS: float64 on the CPU)
             return t
         import numpy as np
 
@@ -438,7 +617,8 @@ class _Torch(F.Backend):
             return inv_freq.detach().to("cpu", torch.float64).numpy()
         return inv_freq
 
-    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any) -> tuple[Any, Any]:
+    def tables(self, t: Any, plan: F.TablePlan, dtype: Any, kw: dict[str, Any], device: Any,
+               keep: bool = True) -> tuple[Any, Any]:
         torch = _torch()
         if _compiling():
             # one opaque operation: on the CPU a lookup in the table cache; on an accelerator the
@@ -448,9 +628,10 @@ class _Torch(F.Backend):
             c, s = torch.ops.pe_symbolic.rope_tables(t, list(plan.w), None if plan.axes is None else list(plan.axes),
                                                       plan.attention, dtype)
         else:
-            c, s = _cached_tables(t, plan, dtype)
-        dev = t.device if device is None else torch.device(device)
-        return c.to(dev), s.to(dev)
+            c, s = _cached_tables(t, plan, dtype) if keep else _compute_tables(t, plan, dtype)
+        if device is not None and c.device != device:
+            c, s = c.to(device), s.to(device)
+        return c, s
 
     def widen(self, half: Any, layout: str) -> Any:
         torch = _torch()
@@ -460,10 +641,11 @@ class _Torch(F.Backend):
 
     def repeated_rows(self, t: Any, axis: int) -> int:
         # eager CPU positions only: under a tracer the values are unknown, and on an
-        # accelerator the comparison would make the host wait for the device
+        # accelerator the comparison would make the host wait for the device; not for one
+        # position a row (a decoding step: the tables are as small as the view)
         torch = _torch()
         if (_compiling() or type(t) is not torch.Tensor or t.device.type != "cpu" or t.ndim < axis + 2
-                or t.shape[axis] < 2):
+                or t.shape[axis] < 2 or t.shape[-1] < 2):
             return 0
         b = _bits(t)
         return t.shape[axis] if torch.equal(b, b.narrow(axis, 0, 1).expand_as(b)) else 0
@@ -482,6 +664,36 @@ class _Torch(F.Backend):
         if x.numel() <= _WHOLE:
             return F.rotate(self, x, c, s, layout, rd)
         return _rotate_blocks(self, x, c, s, layout, rd)
+
+    def rotate_positions(self, xs: list[Any], t: Any, r: F.Resolved, opts: Any) -> list[Any]:
+        torch = _MODULE[0]
+        if not r.route or (torch.is_grad_enabled() and any(v.requires_grad for v in xs)):
+            return super().rotate_positions(xs, t, r, opts)
+        tables: dict[Any, Any] = {}
+        for cdt, _ in r.route[0]:
+            if cdt not in tables:
+                tables[cdt] = _cached_full_tables(t, r.plan, cdt, r.layout, r.ids)
+        return _rotate_all(xs, [tables[cdt] for cdt, _ in r.route[0]], r.route, r.layout, r.plan.rotary_dim)
+
+    def rotate_tables(self, xs: list[Any], cos: Any, sin: Any, r: F.Resolved, opts: Any) -> list[Any]:
+        torch = _MODULE[0]
+        if not r.route or (torch.is_grad_enabled() and (cos.requires_grad or sin.requires_grad
+                                                        or any(v.requires_grad for v in xs))):
+            return super().rotate_tables(xs, cos, sin, r, opts)
+        signed = sin * _signs(r.rd, r.layout, sin.dtype)  # [-s, s]: see _rotate_full
+        if cos.dtype != torch.float64 and cos.dtype != torch.float32:  # 16-bit tables: products in float32
+            cos, signed = cos.float(), signed.float()
+        full = (cos, signed), (cos.unsqueeze(-3), signed.unsqueeze(-3)) if True in r.heads else None
+        return _rotate_all(xs, [full[heads] for heads in r.heads], r.route, r.layout, r.rd)
+
+    def sinusoidal(self, t: Any, d: int, base: float, layout: str, order: str, schedule: str, dtype: Any,
+                   device: Any, opts: Any) -> Any:
+        torch = _torch()
+        dev = t.device if device is None else torch.device(device)
+        t64 = _float64(t)
+        w = torch.tensor(_sinusoidal_plan(d, base, schedule).w, dtype=torch.float64, device=t64.device)
+        s, c = _formula("sinusoidal")(t64[..., None], w)
+        return F.sinusoidal_slots(self, s, c, layout, order, lambda v: _round_once(v, dtype)).to(dev)
 
     def dtype(self, name: str) -> Any:
         return getattr(_torch(), name)
@@ -506,7 +718,9 @@ class _Torch(F.Backend):
         return _formula(name)
 
 
-_B = _Torch()
+_B = _Torch("pe_symbolic.torch", "torch.Tensor", "tensor", "torch.compile")
+if _MODULE:
+    _B.values = (_MODULE[0].dtype, _MODULE[0].device)
 
 
 def _blocks(lead: tuple[int, ...], rows: int):
@@ -594,26 +808,10 @@ def _rotate_whole(B: _Torch, x, c, s, layout: str, rd: int):
 
 
 # ----------------------------------------------------------------------------------------
-# public functions
+# public functions: the shared front end's, bound to this backend
 
 
-def rope_cos_sin(
-    positions: Any,
-    d: int | None = None,
-    *,
-    base: float = 10000.0,
-    layout: str = "split",
-    dtype: Any = None,
-    device: Any = None,
-    config: Mapping[str, Any] | None = None,
-    inv_freq: Any = None,
-    layer_type: str | None = None,
-    seq_len: int | None = None,
-    mrope_section: Sequence[int] | None = None,
-    mrope_interleaved: bool = False,
-    attention_factor: float | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    r"""``(cos, sin)`` tables, as :func:`pe_symbolic.numeric.rope_cos_sin`, as tensors.
+rope_cos_sin = F.public(_B, F.rope_cos_sin, r"""``(cos, sin)`` tables, as :func:`pe_symbolic.numeric.rope_cos_sin`, as tensors.
 
     Parameters
     ----------
@@ -658,33 +856,9 @@ def rope_cos_sin(
     >>> c, s = rope_cos_sin(torch.arange(6).expand(3, 6), 8)  # three equal rows
     >>> c.shape, c.stride()
     (torch.Size([3, 6, 8]), (0, 8, 1))
-    """
-    if _compiling():  # (as in apply_rope)
-        d, config, base, seq_len, mrope_section = _static((d, config, base, seq_len, mrope_section))
-    return F.rope_cos_sin(_B, positions, d, base=base, layout=layout, dtype=dtype, device=device,
-                          config=config, inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len,
-                          mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
-                          attention_factor=attention_factor)
+    """)
 
-
-def apply_rope(
-    x: Any,
-    position_ids: Any = None,
-    *,
-    positions: Any = None,
-    cos_sin: tuple[torch.Tensor, torch.Tensor] | None = None,
-    base: float = 10000.0,
-    layout: str = "split",
-    rotary_dim: int | None = None,
-    config: Mapping[str, Any] | None = None,
-    inv_freq: Any = None,
-    layer_type: str | None = None,
-    seq_len: int | None = None,
-    mrope_section: Sequence[int] | None = None,
-    mrope_interleaved: bool = False,
-    attention_factor: float | None = None,
-) -> Any:
-    r"""Rotate each pair of ``x[..., :rotary_dim]`` by ``m * theta_i``: RoPE on tensors.
+apply_rope = F.public(_B, F.apply_rope, r"""Rotate each pair of ``x[..., :rotary_dim]`` by ``m * theta_i``: RoPE on tensors.
 
     Parameters
     ----------
@@ -693,8 +867,10 @@ def apply_rope(
         ``(batch, heads, seq, d)`` with ``position_ids``. A tuple ``(q, k)`` is rotated with
         one set of tables and returned as a tuple.
     position_ids : torch.Tensor, optional
-        Hugging Face's ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``; an axial config: ``(2, batch, seq)``, row and column); the heads axis is
-        inserted. Any integer or float dtype.
+        Hugging Face's ``(batch, seq)`` (M-RoPE: ``(3, batch, seq)``; an axial config:
+        ``(2, batch, seq)``, row and column); the heads axis is inserted. ``(seq,)`` (M-RoPE:
+        ``(3, seq)``) is positions of that shape. Any integer or float dtype. The same rules
+        as :func:`pe_symbolic.numeric.apply_rope` and :func:`pe_symbolic.jax.apply_rope`.
     positions : torch.Tensor or array_like, optional
         Instead of ``position_ids``: positions broadcasting against ``x.shape[:-1]``.
     cos_sin : (torch.Tensor, torch.Tensor), optional
@@ -725,6 +901,10 @@ def apply_rope(
 
     Notes
     -----
+    Calls that repeat an earlier call's shapes, dtypes, devices, keywords and config (every
+    layer of a decoding step) skip the argument checks that call passed (the fast path of
+    :mod:`pe_symbolic.numeric._frontend`); anything new is checked in full.
+
     float32 / float64 ``x``: tables in that dtype, the lowered pair formula in that dtype.
     float16 / bfloat16 ``x``: converted exactly to float32, rotated with float32 tables,
     rounded once back (as :func:`pe_symbolic.numeric.apply_rope`; HF rotates in the 16-bit
@@ -742,27 +922,9 @@ def apply_rope(
     >>> qr, kr = apply_rope((q, k), ids, config=model_config("llama-3.1-8b"))
     >>> qr.shape, kr.shape, qr.dtype
     (torch.Size([2, 32, 5, 128]), torch.Size([2, 8, 5, 128]), torch.float32)
-    """
-    if _compiling():  # (dynamic shapes: the config's integers fixed before the host reads them)
-        config, base, rotary_dim, seq_len, mrope_section = _static((config, base, rotary_dim, seq_len, mrope_section))
-    return F.apply_rope(_B, x, position_ids, positions=positions, cos_sin=cos_sin, base=base, layout=layout,
-                        rotary_dim=rotary_dim, config=config, inv_freq=inv_freq, layer_type=layer_type,
-                        seq_len=seq_len, mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
-                        attention_factor=attention_factor)
+    """)
 
-
-def sinusoidal_table(
-    positions: Any,
-    d: int,
-    *,
-    base: float = 10000.0,
-    layout: str = "interleaved",
-    order: str = "sin_cos",
-    schedule: str = "vaswani",
-    dtype: Any = None,
-    device: Any = None,
-) -> torch.Tensor:
-    r"""The sinusoidal encoding PE(t), as :func:`pe_symbolic.numeric.sinusoidal_table`, as a tensor.
+sinusoidal_table = F.public(_B, F.sinusoidal_table, r"""The sinusoidal encoding PE(t), as :func:`pe_symbolic.numeric.sinusoidal_table`, as a tensor.
 
     Parameters
     ----------
@@ -787,19 +949,66 @@ def sinusoidal_table(
     >>> sinusoidal_table(torch.arange(2), 4, base=100.0, dtype=torch.float64)
     tensor([[0.0000, 1.0000, 0.0000, 1.0000],
             [0.8415, 0.5403, 0.0998, 0.9950]], dtype=torch.float64)
-    """
-    from ._validate import check_order, check_schedule
+    """)
 
-    torch = _torch()
-    if _compiling():  # (as in apply_rope)
-        d, base = _static((d, base))
-    layout = F.slot_order(layout)
-    order = check_order(order)
-    schedule = check_schedule(schedule)
-    dt = _check_dtype(dtype)
-    t = _B.positions(positions, "positions", device)
-    dev = t.device if device is None else torch.device(device)
-    t64 = _float64(t)
-    w = torch.tensor(_sinusoidal_plan(d, base, schedule).w, dtype=torch.float64, device=t64.device)
-    s, c = _formula("sinusoidal")(t64[..., None], w)
-    return F.sinusoidal_slots(_B, s, c, layout, order, lambda v: _round_once(v, dt)).to(dev)
+
+class RotaryEmbedding:
+    r"""RoPE for one model, planned once: ``(cos, sin)`` per forward, the rotation per layer.
+
+    Hugging Face's ``rotary_emb`` and ``apply_rotary_pos_emb``, as an object built once
+    from a config: calling it gives the tables of ``position_ids``
+    (:func:`rope_cos_sin` with its keywords), :meth:`apply` rotates ``q`` and ``k`` with
+    them (:func:`apply_rope` with ``cos_sin=``). Its calls take the fast path after the
+    first (the checks of the first call are not repeated while shapes, dtypes, devices and
+    the config stay the same); a changed one is checked in full.
+
+    Parameters
+    ----------
+    config : Mapping, optional
+        The model's config (``config.json`` as a dict).
+    **keywords
+        The keywords of :func:`rope_cos_sin` (``d``, ``base``, ``layout``, ``dtype``,
+        ``device``, ``inv_freq``, ``layer_type``, ``mrope_section``, ...). ``dtype``:
+        the tables' (default ``torch.get_default_dtype()``; float32 for 16-bit activations:
+        they then rotate in float32, rounded once).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe_symbolic.numeric import model_config
+    >>> rope = RotaryEmbedding(model_config("llama-3.1-8b"), dtype=torch.float32)
+    >>> ids = torch.tensor([[41]])                       # one decoding step, (batch, seq)
+    >>> cos, sin = rope(ids)                             # once per step
+    >>> q, k = torch.ones(1, 32, 1, 128), torch.ones(1, 8, 1, 128)
+    >>> q_rot, k_rot = rope.apply((q, k), (cos, sin))    # in every layer
+    >>> q_rot.shape, torch.equal(q_rot, apply_rope(q, ids, config=model_config("llama-3.1-8b")))
+    (torch.Size([1, 32, 1, 128]), True)
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None = None, **keywords: Any) -> None:
+        import inspect
+
+        inspect.signature(rope_cos_sin).bind(None, config=config, **keywords)  # an unknown keyword: now
+        self.config = config
+        self.keywords = keywords
+        self.layout = keywords.get("layout", "split")
+
+    def __call__(self, position_ids: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(cos, sin)`` of ``position_ids`` (:func:`rope_cos_sin`)."""
+        return rope_cos_sin(position_ids, config=self.config, **self.keywords)
+
+    def apply(self, x: Any, cos_sin: tuple[torch.Tensor, torch.Tensor]) -> Any:
+        """``x`` (a tensor, or a tuple ``(q, k)``) rotated with the tables of :meth:`__call__`."""
+        return apply_rope(x, cos_sin=cos_sin, layout=self.layout)
+
+    def __repr__(self) -> str:
+        kw = "".join(f", {k}={v!r}" for k, v in self.keywords.items())
+        cfg = self.config
+        if isinstance(cfg, Mapping):  # (a config.json can hold a hundred keys: named, not printed)
+            mt = cfg.get("model_type")
+            what = f"config=<{len(cfg)} keys{f', model_type {mt!r}' if mt else ''}>"
+        else:
+            what = f"config={cfg!r}"
+        return f"RotaryEmbedding({what}{kw})"
+
+

@@ -52,7 +52,7 @@ def test_matches_the_numpy_core(dtype, layout):
 def test_jitted_tables_are_reused_only_for_the_same_positions(monkeypatch):
     """Under jit (x64 off) the host computes the tables once for ids it saw last (every layer
     of a model passes the same ids) and again for any other ids: never stale."""
-    from pe_symbolic.numeric import rope
+    from pe_symbolic.numeric import _numpy_backend as rope
 
     calls = []
     real = rope._rope_cos_sin
@@ -157,3 +157,21 @@ def test_x64_route_in_a_subprocess():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.strip().endswith("ok")
+
+
+def test_fast_path_and_device():
+    """Repeated eager calls skip the checks they passed (one kept outcome per key), a changed
+    call is checked in full with the cold call's message, and ``device=`` places the tables."""
+    PJ._B.fast.clear()
+    x, ids = jnp.asarray(_x((2, 2, 6, 128))), jnp.asarray(_ids(2, 6, start=3000))
+    first = PJ.apply_rope(x, ids, config=LLAMA)
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(PJ.apply_rope(x, ids, config=LLAMA)), np.asarray(first))
+    assert len(PJ._B.fast) == 1
+    with pytest.raises(ValueError, match=r"position_ids of shape \(2, 7\) need x of shape"):
+        PJ.apply_rope(x, jnp.asarray(_ids(2, 7)), config=LLAMA)
+    dev = jax.devices()[0]
+    c, s = PJ.rope_cos_sin(ids, config=LLAMA, device=dev)
+    assert dev in c.devices() and dev in s.devices()
+    assert PJ.sinusoidal_table(jnp.arange(3), 8, device=dev).shape == (3, 8)
+    np.testing.assert_array_equal(np.asarray(PJ.apply_rope(x, cos_sin=(c, s))), np.asarray(first))

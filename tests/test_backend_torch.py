@@ -241,11 +241,9 @@ def test_bad_arguments_are_named():
         PT.apply_rope(x.numpy(), _ids(1, 4))
     with pytest.raises(TypeError, match="x.dtype=torch.int64 is not allowed"):
         PT.apply_rope(torch.ones(1, 2, 4, 8, dtype=torch.int64), _ids(1, 4))
-    with pytest.raises(ValueError, match="exactly one of position_ids"):
+    with pytest.raises(ValueError, match="exactly one of positions .*, position_ids .* and cos_sin"):
         PT.apply_rope(x)
-    with pytest.raises(ValueError, match="position_ids must have shape \\(batch, seq\\)"):
-        PT.apply_rope(x, torch.arange(4))
-    with pytest.raises(ValueError, match="do not broadcast"):
+    with pytest.raises(ValueError, match=r"position_ids of shape \(1, 5\) need x of shape \(batch, heads, seq, d\)"):
         PT.apply_rope(x, _ids(1, 5))
     with pytest.raises(ValueError, match="odd length d=7"):
         PT.apply_rope(_x((1, 2, 4, 7)), _ids(1, 4))
@@ -516,3 +514,159 @@ def test_equal_rows_of_mrope_positions_are_the_batch_axis():
     mc, ms = PT.rope_cos_sin(moved, config=cfg, dtype=torch.float64)
     assert mc.stride(0) != 0 and torch.equal(mc[0], c[0]) and not torch.equal(ms[1], s[1])
     np.testing.assert_allclose(ms.numpy(), N.rope_cos_sin(moved.numpy(), config=cfg)[1], rtol=0, atol=1e-15)
+
+
+# ----------------------------------------------------------------------------------------
+# the fast path (a decoding step): the checks of a call are skipped only for a call of the
+# same shapes, dtypes, devices, keywords and config
+
+
+def _error(fn, *args, **kwargs) -> tuple[type, str]:
+    try:
+        fn(*args, **kwargs)
+    except (TypeError, ValueError, RuntimeError) as e:
+        return type(e), str(e)
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("bad", ["seq", "ids_dtype", "x_dtype", "heads", "device", "config", "layout", "tables",
+                                 "tables_dtype", "tables_device", "rotary_dim"])
+def test_after_a_fast_call_a_changed_call_gets_every_check_and_the_same_message(bad):
+    """Each bad call raises, after good calls of the fast path (warm), exactly what it raises
+    with nothing kept (cold): a changed shape, dtype, device, config or keyword is checked in full."""
+    cfg = dict(LLAMA)
+    q, k = _x((2, 32, 1, 128)), _x((2, 8, 1, 128), seed=1)
+    ids = _ids(2, 1, start=4000)
+    cos, sin = PT.rope_cos_sin(ids, config=cfg, dtype=torch.float32)
+    good = [lambda: PT.apply_rope((q, k), ids, config=cfg), lambda: PT.apply_rope((q, k), cos_sin=(cos, sin)),
+            lambda: PT.rope_cos_sin(ids, config=cfg, dtype=torch.float32)]
+    call = {
+        "seq": lambda: PT.apply_rope((q, k), _ids(2, 2), config=cfg),
+        "ids_dtype": lambda: PT.apply_rope((q, k), ids.bool(), config=cfg),
+        "x_dtype": lambda: PT.apply_rope((q.to(torch.int64), k), ids, config=cfg),
+        "heads": lambda: PT.apply_rope((q[:1], k), ids, config=cfg),
+        "device": lambda: PT.apply_rope((q, k), cos_sin=(cos, sin.to("meta"))),
+        "config": lambda: PT.apply_rope((q, k), ids, config=dict(cfg, head_dim=256)),
+        "layout": lambda: PT.apply_rope((q, k), ids, config=cfg, layout="rotate_half"),
+        "tables": lambda: PT.apply_rope((q, k), cos_sin=(cos[:, :, :64], sin[:, :, :64]), rotary_dim=128),
+        "tables_dtype": lambda: PT.apply_rope((q.double(), k.double()), cos_sin=(cos, sin)),
+        "tables_device": lambda: PT.apply_rope((q, k), cos_sin=(cos.to("meta"), sin.to("meta"))),
+        "rotary_dim": lambda: PT.apply_rope((q, k), ids, config=cfg, rotary_dim=64),
+    }[bad]
+    PT.clear_cache()
+    cold = _error(call)
+    for f in good * 3:  # kept, then taken from the fast path
+        f()
+    assert len(PT._B.fast) == 3
+    assert _error(call) == cold
+    for f in good:
+        f()  # (still good)
+
+
+def test_a_config_changed_in_place_is_planned_again():
+    cfg = {"head_dim": 16, "rope_theta": 10000.0}
+    x, ids = _x((1, 2, 3, 16), torch.float64), _ids(1, 3, start=50)
+    first = PT.apply_rope(x, ids, config=cfg)
+    assert torch.equal(PT.apply_rope(x, ids, config=cfg), first)  # the fast path
+    cfg["rope_theta"] = 500.0
+    assert torch.equal(PT.apply_rope(x, ids, config=cfg), PT.apply_rope(x, ids, base=500.0))
+    cfg["head_dim"] = 7
+    with pytest.raises(ValueError, match="head_dim"):
+        PT.apply_rope(x, ids, config=cfg)
+    cfg["head_dim"] = 16
+    c1, _ = PT.rope_cos_sin(ids, config=cfg)
+    cfg["rope_theta"] = 10000.0
+    c2, _ = PT.rope_cos_sin(ids, config=cfg)
+    assert not torch.equal(c1, c2) and torch.equal(c2, PT.rope_cos_sin(ids, 16)[0])
+
+
+def test_the_fast_path_keeps_the_layout_warning_and_autograd():
+    cohere = N.model_config("command-r-v01") if "command-r-v01" in N.model_configs() else {
+        "model_type": "cohere", "head_dim": 16, "rope_theta": 10000.0}
+    x, ids = _x((1, 2, 3, N.parse_rope_config(cohere).head_dim)), _ids(1, 3)
+    for _ in range(3):
+        with pytest.warns(N.ConfigLayoutWarning, match="interleaved") as rec:
+            PT.apply_rope(x, ids, config=cohere)
+        assert rec[0].filename == __file__
+    PT.clear_cache()
+    xg = _x((1, 2, 3, 16), torch.float64).requires_grad_(True)
+    for _ in range(2):  # the second call from the fast path: still recorded by autograd
+        y = PT.apply_rope(xg, _ids(1, 3), base=100.0)
+        assert y.requires_grad
+        (g,) = torch.autograd.grad(y.square().sum(), xg)
+        torch.testing.assert_close(g, 2 * xg, rtol=1e-12, atol=1e-12)  # a rotation keeps norms
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("layout", ["split", "interleaved"])
+def test_full_width_rotation_gives_the_bits_of_the_pair_formula(dtype, layout):
+    """The eager route of a small CPU x (x*c + swap(x)*[-s, s], four operations) rounds as the
+    lowered pair formula (x_a c - x_b s, x_a s + x_b c) on the halves: the same bits, for tables
+    given (float32 and 16-bit) and from position_ids, partial rotary, a non-contiguous x."""
+    from pe_symbolic.numeric import _frontend as F
+
+    tdt, _ = DTYPES[dtype]
+    cdt = PT._B.compute_dtype(tdt)
+    x = _x((2, 3, 19, 48), tdt, seed=31)
+    ids = _ids(2, 19, start=7777) + torch.arange(2)[:, None]
+    for xv, rd in [(x, 48), (x, 32), (x.transpose(1, 2).contiguous().transpose(1, 2), 40)]:
+        for tables_dtype in {cdt, tdt}:
+            c, s = PT.rope_cos_sin(ids, rd, base=5000.0, dtype=tables_dtype, layout=layout)
+            h = rd // 2
+            hc, hs = (c[..., :h], s[..., :h]) if layout == "split" else (c[..., 0::2], s[..., 0::2])
+            want = F.rotate(PT._B, xv, hc[:, None], hs[:, None], layout, rd)
+            got = PT.apply_rope(xv, cos_sin=(c, s), layout=layout)
+            assert got.dtype == tdt and torch.equal(got, want)
+            assert torch.equal(PT.apply_rope(xv, cos_sin=(c, s), layout=layout), want)  # (fast path)
+        got = PT.apply_rope(xv, ids, base=5000.0, layout=layout, rotary_dim=rd)
+        c, s = PT.rope_cos_sin(ids, rd, base=5000.0, dtype=cdt, layout=layout)
+        assert torch.equal(got, PT.apply_rope(xv, cos_sin=(c, s), layout=layout))
+        assert torch.equal(got[..., rd:], xv[..., rd:])
+
+
+def test_rotary_embedding_is_rope_cos_sin_and_apply_rope():
+    rope = PT.RotaryEmbedding(LLAMA, dtype=torch.float32)
+    ids = _ids(2, 3, start=90)
+    cos, sin = rope(ids)
+    want = PT.rope_cos_sin(ids, config=LLAMA, dtype=torch.float32)
+    assert torch.equal(cos, want[0]) and torch.equal(sin, want[1])
+    q = _x((2, 4, 3, 128))
+    assert torch.equal(rope.apply(q, (cos, sin)), PT.apply_rope(q, ids, config=LLAMA))
+    assert "llama" in repr(rope) or "config=" in repr(rope)
+    with pytest.raises(TypeError, match="positons"):
+        PT.RotaryEmbedding(LLAMA, positons=3)  # an unknown keyword: when built, not at the first call
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_compiled_once_for_every_sequence_length():
+    """``torch.compile(dynamic=True)`` (or ``torch._dynamo.mark_dynamic`` on the sequence axes)
+    compiles one graph for every prompt length, and one for the decoding step (length 1, which
+    Dynamo always specializes): no recompilation per length."""
+    from torch._dynamo.utils import counters
+
+    torch._dynamo.reset()
+    counters.clear()
+    f = torch.compile(lambda x, i: PT.apply_rope(x, i, config=LLAMA), fullgraph=True, dynamic=True)
+    decoded = False
+    for seq in (16, 24, 40, 7, 1, 1, 3):
+        decoded = decoded or seq == 1
+        x, ids = _x((2, 4, seq, 128), seed=seq), _ids(2, seq, start=seq * 100)
+        torch.testing.assert_close(f(x, ids), PT.apply_rope(x, ids, config=LLAMA), rtol=2.0**-22, atol=2.0**-22)
+        assert counters["stats"]["unique_graphs"] == 1 + decoded  # (prompts: one graph; the decoding step: one)
+
+
+def test_the_fast_path_keys_only_what_cannot_change_unseen():
+    """Arguments are keyed by metadata (exact tensors) or by value with their type (numbers,
+    strings, dtypes); a tensor subclass or a number of another type is checked in full."""
+    PT.clear_cache()
+    x, ids = _x((1, 2, 3, 16)), _ids(1, 3)
+    w = torch.nn.Parameter(x.clone())
+    for _ in range(3):
+        PT.apply_rope(w, ids, base=100.0)
+    assert not PT._B.fast  # (a Parameter: no fast path)
+    PT.apply_rope(x, ids, rotary_dim=8)
+    PT.apply_rope(x, ids, rotary_dim=8)
+    assert len(PT._B.fast) == 1
+    cold = _error(PT.apply_rope, x, ids, rotary_dim=8.0)  # 8.0 == 8, but not an int to the checks
+    assert "rotary_dim=8.0" in cold[1]

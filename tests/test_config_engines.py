@@ -309,9 +309,16 @@ def test_deepseek_v4_hf_layer_types_pick_their_rope(layer_type, label):
 def test_deepseek_v4_needs_a_layer_type_and_a_head_dim():
     with pytest.raises(ValueError, match=r"two RoPEs: pass layer_type='main'"):
         numeric.rope_frequencies(V4_LEGACY)
+    # without head_dim: HF's DeepseekV4Config default (512), as HF reads it (the shipped table)
     cfg = {k: v for k, v in V4_LEGACY.items() if k != "head_dim"}
+    assert numeric.parse_rope_config(cfg, layer_type="main").head_dim == 512
+    # a config that says no model type cannot take a class default: refused, naming the key
+    bare = {k: v for k, v in cfg.items() if k != "model_type"}
+    bare["compress_ratios"] = V4_LEGACY.get("compress_ratios")
     with pytest.raises(ValueError, match=r"missing the key 'head_dim'.*defaults head_dim to 512"):
-        numeric.rope_frequencies(cfg, layer_type="main")
+        from pe_symbolic.numeric.config import _deepseek_v4_params
+
+        _deepseek_v4_params(bare, "config['rope_scaling']", bare["rope_scaling"], False)
 
 
 def test_deepseek_v4_keys_hf_does_not_use_are_named():

@@ -112,7 +112,9 @@ def _model_types(module: str) -> list[str]:
 def _minimal(mt: str) -> dict:
     sec = HF_MROPE_DEFAULT_SECTIONS.get(mt)
     head = 2 * sum(sec) if sec else 64
-    return {"model_type": mt, "head_dim": head, "rope_theta": 10000.0}
+    # qk_rope_head_dim too: HF's DeepSeek-style classes set head_dim from it (the shipped table
+    # fills their default, 64, where a config leaves it out)
+    return {"model_type": mt, "head_dim": head, "qk_rope_head_dim": head, "rope_theta": 10000.0}
 
 
 SCAN = _scan()
@@ -351,7 +353,7 @@ _COHERE = {"model_type": "cohere", "head_dim": 8, "rope_theta": 100.0}
 @pytest.mark.parametrize("cfg, text", [
     (_COHERE, "model_type 'cohere', whose HF attention rotates interleaved pairs"),
     ({"model_type": "gptj", "head_dim": 8, "rotary_dim": 8}, "rotate_every_two"),
-    ({"model_type": "deepseek_v3", "head_dim": 8}, "apply_rotary_pos_emb_interleave"),
+    ({"model_type": "deepseek_v3", "head_dim": 8, "qk_rope_head_dim": 8}, "apply_rotary_pos_emb_interleave"),
     ({"text_config": {"model_type": "glm4v_text", "head_dim": 48, "rope_parameters": {"mrope_section": [8, 8, 8]}}},
      "rotate_half_llm"),
 ])
@@ -377,7 +379,7 @@ def test_no_layout_warning_for_split_models_or_a_rope_spec():
         warnings.simplefilter("error")
         numeric.apply_rope(np.ones((3, 8)), np.arange(3), config={"model_type": "llama", "head_dim": 8})
         numeric.apply_rope(np.ones((3, 8)), np.arange(3), config={"model_type": "deepseek_v3", "head_dim": 8,
-                                                                  "rope_interleave": False})
+                                                                  "qk_rope_head_dim": 8, "rope_interleave": False})
         numeric.apply_rope(np.ones((3, 8)), np.arange(3), config=numeric.parse_rope_config(_COHERE))
 
 

@@ -90,7 +90,7 @@ def test_the_key_moves_with_python_sympy_and_the_kernel(monkeypatch):
     D.cache_key.cache_clear()
     k2 = D.cache_key()
     monkeypatch.undo()
-    # a kernel source edited (its size or mtime changes), simulated through Path.stat
+    # a kernel source edited (its size or mtime changes; proof/kernel/checker.py), simulated through Path.stat
     class Moved:
         def __init__(self, st):
             self.st_size, self.st_mtime_ns = st.st_size + 1, st.st_mtime_ns
@@ -101,7 +101,7 @@ def test_the_key_moves_with_python_sympy_and_the_kernel(monkeypatch):
 
     def stat(self, *a, **k):
         st = orig(self, *a, **k)
-        return Moved(st) if self.name == "kernel.py" and self.parent.name == "proof" else st
+        return Moved(st) if self.name == "checker.py" and self.parent.name == "kernel" else st
 
     monkeypatch.setattr(pathlib.Path, "stat", stat)
     D.cache_key.cache_clear()

@@ -107,9 +107,11 @@ def _verify():
     return VerifyReport("verified")
 
 
-@pytest.mark.xfail(strict=True, reason="the report classes adopt ShowsItself in their own modules "
-                   "(numeric/describe.py, audit/report.py, audit/verify.py): remove this mark when they do")
-@pytest.mark.parametrize("make", [_describe, _audit, _verify], ids=["describe", "audit", "verify"])
+@pytest.mark.parametrize("make", [
+    _describe, _audit,
+    pytest.param(_verify, marks=pytest.mark.xfail(strict=True, reason="VerifyReport adopts ShowsItself with the "
+                                                  "verify package (audit/verify/): remove this mark then")),
+], ids=["describe", "audit", "verify"])
 def test_the_reports_show_themselves(make):
     obj = make()
     assert isinstance(obj, ShowsItself)

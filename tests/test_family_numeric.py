@@ -35,6 +35,7 @@ SHIPPED = {
     "qwen2-vl-7b": [{}],
     "mistral-7b": [{}],
     "gemma-3-27b": [{"layer_type": "full_attention"}, {"layer_type": "sliding_attention"}],
+    "gemma-3-4b": [{"layer_type": "full_attention"}, {"layer_type": "sliding_attention"}],
     "hunyuan-mt2-1.8b": [{}, {"seq_len": 10 ** 6}],
     "llama-4-scout": [{}],
     "ministral-3-8b": [{}],
@@ -336,9 +337,30 @@ def test_apply_rope_with_a_config_matches_the_oracle(data, name, layout):
     else:
         pos = data.draw(hnp.arrays(np.float64, (seq,), elements=st.integers(0, 200000).map(float)), label="pos")
         ref_pos, extra = pos, {}
+    if "seq_len" not in kw and spec.rope_type in ("dynamic", "longrope"):
+        # no seq_len given: the length is HF's dynamic_rope_update's, max(position_ids) + 1
+        # (the oracle is told it; at 4096 the Llama 2 dynamic NTK base already grows)
+        rinv, raf = reference.rope_frequencies(cfg, **kw, seq_len=int(np.max(pos)) + 1)
     got = numeric.apply_rope(x, pos, config=cfg, layout=layout, **kw)
     ref = reference.apply_rope(x, ref_pos, inv_freq=rinv, attention_factor=raf, layout=layout, **extra)
     assert (abs_errors(got, ref) <= _bound(x, layout, spec.rotary_dim, float(raf))).all()
+
+
+@pytest.mark.parametrize("last", [4095, 4096, 8191, 20000])
+def test_dynamic_ntk_without_seq_len_takes_the_length_from_the_positions(last):
+    # CI found it: at position 4096 (length 4097 > max_position_embeddings) HF's dynamic NTK
+    # base has grown; apply_rope must use max(positions) + 1, as dynamic_rope_update does
+    cfg = numeric.model_config("llama-2-7b-dynamic-ntk")
+    x = np.ones((1, 1, 128))
+    pos = np.array([float(last)])
+    rinv, raf = reference.rope_frequencies(cfg, seq_len=last + 1)
+    ref = reference.apply_rope(x, pos, inv_freq=rinv, attention_factor=raf, layout="split")
+    got = numeric.apply_rope(x, pos, config=cfg, layout="split")
+    assert (abs_errors(got, ref) <= _bound(x, "split", 128, float(raf))).all()
+    if last >= 4096:  # and it is not the static table
+        s_inv, s_af = reference.rope_frequencies(cfg)
+        static = reference.apply_rope(x, pos, inv_freq=s_inv, attention_factor=s_af, layout="split")
+        assert np.abs(got - static).max() > 1e-3
 
 
 @given(data=st.data(), interleaved=st.booleans(), layout=layouts)

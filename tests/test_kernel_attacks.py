@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from pe_symbolic.proof import check_identity
-from pe_symbolic.proof.evaluation import evaluate
+from pe_symbolic.proof.kernel.evaluation import evaluate
 
 x = sp.Symbol("x", real=True)
 y = sp.Symbol("y", real=True)
@@ -72,7 +72,7 @@ def test_evaluate_refuses_a_capturing_substitution(expr):
     [x + y > 2, x + y < 2],
 ], ids=["x>y>x", "apart", "x<y<x", "sum-both-ways"])
 def test_strictly_contradictory_linear_assumptions_are_vacuous(assumptions):
-    from pe_symbolic.proof.claims import DIFFERENCE, Step
+    from pe_symbolic.proof.kernel.claims import DIFFERENCE, Step
     from pe_symbolic.proof.kernel import ASSUMPTION
 
     lhs = sp.Piecewise((1, assumptions[0]), (0, True))
@@ -84,7 +84,7 @@ def test_strictly_contradictory_linear_assumptions_are_vacuous(assumptions):
 
 
 def test_satisfiable_strict_assumptions_are_not_vacuous():
-    from pe_symbolic.proof.claims import DIFFERENCE, Step
+    from pe_symbolic.proof.kernel.claims import DIFFERENCE, Step
     from pe_symbolic.proof.kernel import ASSUMPTION
 
     lhs = sp.Piecewise((1, x > y), (0, True))
@@ -170,7 +170,7 @@ def _true_certificate() -> dict:
 def test_a_float_with_a_huge_exponent_is_refused_before_it_is_built(text):
     import time
 
-    from pe_symbolic.proof.srepr import CertificateError
+    from pe_symbolic.proof.kernel.reader import CertificateError
 
     cert = _true_certificate()
     cert["parts"][0]["steps"][-1]["expr"] = text
@@ -184,7 +184,7 @@ def test_a_float_with_a_huge_exponent_is_refused_before_it_is_built(text):
 
 def test_a_json_integer_beyond_the_conversion_limit_is_a_certificate_error():
     from pe_symbolic.proof.certificates import recheck
-    from pe_symbolic.proof.srepr import CertificateError
+    from pe_symbolic.proof.kernel.reader import CertificateError
 
     with pytest.raises(CertificateError):
         recheck('{"format": ' + "9" * 5000 + "}", timeout=2)
@@ -194,7 +194,7 @@ def test_a_json_integer_beyond_the_conversion_limit_is_a_certificate_error():
 # 6. a hand-written chain that compares two conditions under a binder: no crash, no proof
 # --------------------------------------------------------------------------------------
 def test_congruence_of_different_conditions_is_refused_not_a_crash():
-    from pe_symbolic.proof.claims import LHS, Step
+    from pe_symbolic.proof.kernel.claims import LHS, Step
 
     s = sp.Sum(x**j, (j, 0, n))
     lhs = sp.Piecewise((s, x > 0), (0, True))
@@ -221,7 +221,7 @@ def test_a_sequence_instance_may_not_capture_the_lemmas_index():
 def test_the_enclosure_sums_a_half_integer_range_as_sympy_reads_it():
     from fractions import Fraction
 
-    from pe_symbolic.proof.enclosure import Undecidable, enclose
+    from pe_symbolic.proof.kernel.enclosure import Undecidable, enclose
 
     assert enclose(sp.Sum(j_plain, (j_plain, H, 5 * H)), {}) == Fraction(9, 2)  # 1/2 + 3/2 + 5/2
     lhs = sp.Sum(sp.KroneckerDelta(j_plain, i_nn), (j_plain, H, n + H))
@@ -250,7 +250,7 @@ def test_a_certificate_whose_point_was_moved_does_not_match_the_registry():
 
     from pe_symbolic import theorems
     from pe_symbolic.proof.render import certificate
-    from pe_symbolic.proof.srepr import CertificateError, parse_srepr
+    from pe_symbolic.proof.kernel.reader import CertificateError, parse_srepr
 
     cert = certificate(theorems.get("schedule.geometric").prove())
     text = json.dumps(cert)

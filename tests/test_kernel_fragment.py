@@ -20,9 +20,9 @@ import sympy as sp
 
 from pe_symbolic import theorems
 from pe_symbolic.proof import DIFFERENCE, LHS, CertificateError, Step, check_identity
-from pe_symbolic.proof import budget
+from pe_symbolic.proof.kernel import budget
 from pe_symbolic.proof.certificates import recheck
-from pe_symbolic.proof.fragment import FRAGMENT, outside_fragment
+from pe_symbolic.proof.kernel.fragment import FRAGMENT, outside_fragment
 from pe_symbolic.theorems import recheck_certificate
 
 x = sp.Symbol("x", real=True)
@@ -104,7 +104,7 @@ def test_a_boolean_reached_as_a_step_closes_nothing():
 
 
 def test_a_chain_ending_in_true_is_not_zero():
-    from pe_symbolic.proof.rules import is_zero
+    from pe_symbolic.proof.kernel.rules import is_zero
 
     assert not is_zero(sp.true)
     assert is_zero(sp.Integer(0)) and is_zero(sp.zeros(2, 2))
@@ -117,7 +117,7 @@ def test_a_chain_ending_in_true_is_not_zero():
 def test_a_lemma_instance_must_be_finite(bad):
     from pe_symbolic.encodings.rot2 import rot2
     from pe_symbolic.proof import prove
-    from pe_symbolic.proof.claims import Claim, Equation
+    from pe_symbolic.proof.kernel.claims import Claim, Equation
     from pe_symbolic.proof.kernel import LemmaError, lemma_instance
 
     with pytest.raises(LemmaError, match="finite|fragment"):
@@ -323,7 +323,7 @@ def test_every_registered_claim_is_in_the_fragment():
 def test_the_docs_print_the_fragment_table_as_the_code_has_it():
     from pathlib import Path
 
-    from pe_symbolic.proof.fragment import fragment_table
+    from pe_symbolic.proof.kernel.fragment import fragment_table
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "kernel.md").read_text()
     start = page.index("-->", page.index("<!-- fragment-table")) + 3
@@ -343,7 +343,7 @@ def test_a_dirichlet_kernel_with_a_denominator_is_proved_wherever_defined():
 
 
 def test_clearing_denominators_is_refused_outside_a_difference_chain():
-    from pe_symbolic.proof.rules import CLEAR_DENOMINATORS
+    from pe_symbolic.proof.kernel.rules import CLEAR_DENOMINATORS
 
     p = check_identity(x / (x**2 + 1), x, steps=[Step(x / (x**2 + 1), LHS), Step(x, CLEAR_DENOMINATORS)])
     assert p.verdict != "proved"

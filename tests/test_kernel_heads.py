@@ -11,8 +11,8 @@ import pytest
 import sympy as sp
 
 from pe_symbolic.proof import DIFFERENCE, Step, check_identity
-from pe_symbolic.proof.fragment import FRAGMENT
-from pe_symbolic.proof.rules import RULES
+from pe_symbolic.proof.kernel.fragment import FRAGMENT
+from pe_symbolic.proof.kernel.rules import RULES
 
 x, y = sp.symbols("x y", real=True)
 z = sp.Symbol("z")

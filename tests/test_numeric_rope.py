@@ -13,6 +13,9 @@ Tolerances (u = unit roundoff of x's dtype, u64 = 2**-53):
 
 from __future__ import annotations
 
+import importlib
+
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import example, given
@@ -253,3 +256,141 @@ def test_rope_cos_sin_matches_oracle_rows(d, m):
     e[0] = 1.0
     ref = reference.apply_rope(e, m)  # first pair rotated: (cos m*theta_0, sin m*theta_0)
     assert abs_errors(np.array([cos[0, 0], sin[0, 0]]), ref[[0, d // 2]]).max() <= 1.05 * U64
+
+
+# ----------------------------------------------------------------------------------------
+# one front end: the same rules and messages for NumPy, torch and JAX
+
+
+def _backends():
+    """(name, module, array maker) for NumPy and whichever framework is installed."""
+    out = [("numpy", numeric, np.asarray)]
+    for name in ("torch", "jax"):
+        try:
+            mod = importlib.import_module(f"pe_symbolic.{name}")
+            lib = importlib.import_module(name if name == "torch" else "jax.numpy")
+        except ImportError:
+            continue
+        out.append((name, mod, (lambda lib: lambda a: lib.asarray(np.asarray(a)))(lib)))
+    return out
+
+
+def _message(fn, *args, **kwargs) -> tuple[type, str]:
+    try:
+        fn(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        return type(e), str(e)
+    raise AssertionError("no error")
+
+
+def test_one_dimensional_position_ids_are_positions_of_that_shape_everywhere():
+    """``position_ids`` of shape (seq,) (M-RoPE: (3, seq)) are positions of that shape, for
+    every backend: the result is ``positions=``'s, and the same in all three."""
+    x = np.random.default_rng(3).standard_normal((2, 3, 5, 16)).astype(np.float32)
+    ids = np.arange(5) + 11
+    want = numeric.apply_rope(x, positions=ids)
+    for name, mod, arr in _backends():
+        got = mod.apply_rope(arr(x), position_ids=arr(ids))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(mod.apply_rope(arr(x), positions=arr(ids))))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=0, atol=2e-6, err_msg=name)
+    qwen = numeric.model_config("qwen2-vl-7b")
+    d = numeric.parse_rope_config(qwen).head_dim
+    x3 = np.ones((1, 2, 4, d))
+    pos3 = np.stack([np.arange(4), np.arange(4) // 2, np.arange(4) % 2])  # (3, seq)
+    np.testing.assert_array_equal(numeric.apply_rope(x3, position_ids=pos3, config=qwen),
+                                  numeric.apply_rope(x3, pos3, config=qwen))
+
+
+@pytest.mark.parametrize("case", ["length", "batch", "ndim", "x3d", "none"])
+def test_position_ids_that_do_not_fit_get_one_message_everywhere(case):
+    """A wrong-length (or otherwise misfit) ``position_ids`` is refused with the same message
+    by NumPy, torch and JAX -- the package's, naming both shapes, not NumPy's broadcast error."""
+    x = np.ones((2, 4, 6, 8), np.float32)
+    ids = {"length": np.arange(7)[None].repeat(2, 0), "batch": np.arange(6)[None].repeat(3, 0),
+           "ndim": np.zeros((2, 2, 6)), "x3d": np.arange(6)[None].repeat(2, 0), "none": None}[case]
+    if case == "x3d":
+        x = x[0]
+    got = {}
+    for name, mod, arr in _backends():
+        kw = {} if ids is None else {"position_ids": arr(ids)}
+        got[name] = _message(mod.apply_rope, arr(x), **kw)
+    assert len(set(got.values())) == 1, got
+    exc, msg = got["numpy"]
+    assert exc is ValueError
+    if case == "none":
+        assert msg.startswith("pass exactly one of positions")
+    else:
+        assert msg.startswith(f"position_ids of shape {tuple(ids.shape)} need x of shape (batch, heads, seq, d)")
+        assert f"x has shape {x.shape}" in msg and "(or position_ids of shape (seq,))" in msg
+
+
+def test_the_three_front_ends_have_one_signature():
+    """The frameworks' functions take the same parameters; NumPy's differ only by its own
+    keywords (accurate, out, check_finite) against the frameworks' device, and by
+    apply_rope's second positional argument (positions; the frameworks': position_ids)."""
+    import inspect
+
+    own = {"numpy": {"accurate", "out", "check_finite"}, "torch": {"device"}, "jax": {"device"}}
+    sigs = {}
+    for name, mod, _ in _backends():
+        for fn in ("apply_rope", "rope_cos_sin", "sinusoidal_table"):
+            params = inspect.signature(getattr(mod, fn)).parameters
+            sigs[name, fn] = [p for p in params if p not in own[name]]
+            assert getattr(mod, fn).__module__.startswith(mod.__name__)
+    names = {n for n, _ in sigs}
+    for fn in ("apply_rope", "rope_cos_sin", "sinusoidal_table"):
+        rows = {n: sigs[n, fn] for n in names}
+        if fn == "apply_rope":  # (the second positional argument: NumPy's positions)
+            rows = {n: [p for p in r if p not in ("positions", "position_ids")] for n, r in rows.items()}
+        assert len({tuple(r) for r in rows.values()}) == 1, rows
+    assert list(inspect.signature(numeric.apply_rope).parameters)[:2] == ["x", "positions"]
+
+
+def test_keywords_of_another_backend_are_refused_by_name():
+    with pytest.raises(TypeError, match=r"rope_cos_sin\(\) got an unexpected keyword argument 'device'"):
+        numeric.rope_cos_sin([0, 1], 4, device="cpu")
+    with pytest.raises(TypeError, match=r"apply_rope\(\) takes from 1 to 2 positional arguments but 3 were given"):
+        numeric.apply_rope(np.ones((2, 4)), [0, 1], [0, 1])
+    with pytest.raises(TypeError, match=r"got multiple values for argument 'positions'"):
+        numeric.apply_rope(np.ones((2, 4)), [0, 1], positions=[0, 1])
+    torch = pytest.importorskip("torch")
+    import pe_symbolic.torch as PT
+
+    with pytest.raises(TypeError, match=r"apply_rope\(\) got an unexpected keyword argument 'out'.*NumPy core"):
+        PT.apply_rope(torch.ones(2, 4), positions=[0, 1], out=torch.empty(2, 4))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("layout", ["split", "interleaved"])
+def test_numpy_takes_tables_too(dtype, layout):
+    """``cos_sin=`` in the NumPy core (as in the frameworks): the lowered pair formula on the
+    tables' halves, within an ulp of the positions route; 16-bit x with float32 tables."""
+    x = np.random.default_rng(5).standard_normal((2, 3, 7, 16)).astype(dtype)
+    ids = np.arange(7)[None].repeat(2, 0) + 1000
+    tdt = np.float64 if dtype == np.float64 else np.float32
+    c, s = numeric.rope_cos_sin(ids, 12, base=500.0, layout=layout, dtype=tdt)
+    got = numeric.apply_rope(x, cos_sin=(c, s), layout=layout)
+    want = numeric.apply_rope(x, position_ids=ids, base=500.0, layout=layout, rotary_dim=12)
+    assert got.dtype == x.dtype and got.shape == x.shape
+    ulp = {np.float64: 2.0**-52, np.float32: 2.0**-23}.get(dtype, 2.0**-7)
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=0, atol=4 * ulp)
+    np.testing.assert_array_equal(got[..., 12:], x[..., 12:])
+    out = np.empty_like(x)
+    assert numeric.apply_rope(x, cos_sin=(c, s), layout=layout, out=out) is out
+    np.testing.assert_array_equal(out, got)
+
+
+def test_numpy_fast_path_checks_positions_every_call():
+    """A repeated call skips the shape checks it passed, never the value checks of the
+    positions (NumPy's: finite, |t| < 2**53), and a changed shape is checked in full."""
+    x = np.ones((2, 4, 3, 8))
+    ids = np.arange(3)[None].repeat(2, 0)
+    numeric.apply_rope(x, position_ids=ids, base=100.0)
+    numeric.apply_rope(x, position_ids=ids, base=100.0)  # (the fast path)
+    bad = ids.astype(np.float64)
+    numeric.apply_rope(x, position_ids=bad, base=100.0)
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"position_ids must be finite real numbers .*got nan at index \(1, 2\)"):
+        numeric.apply_rope(x, position_ids=bad, base=100.0)
+    cold = _message(numeric.apply_rope, x, position_ids=np.zeros((2, 5)), base=100.0)
+    assert cold[1].startswith("position_ids of shape (2, 5) need x")

@@ -459,7 +459,7 @@ def test_a_point_where_a_subexpression_is_undefined_never_refutes():
 def _forge(lhs, rhs, chain, assumptions=()):
     """A user-claim certificate written by hand: ``chain`` is ``[(kind, rule, expr, instance)]``
     with expressions as SymPy objects (written out with ``srepr``, as a certificate holds them)."""
-    from pe_symbolic.proof.claims import Equation, render_statement
+    from pe_symbolic.proof.kernel.claims import Equation, render_statement
     from pe_symbolic.proof.render import CERTIFICATE_FORMAT
 
     syms = set().union(*(e.atoms(sp.Symbol) for e in (lhs, rhs, *assumptions)))
@@ -564,7 +564,7 @@ def test_a_cached_exact_twin_does_not_let_a_float_through():
     """The door's scans are cached by expression. Where ``Float(2.0) == Integer(2)`` (SymPy
     < 1.13, which pyproject excludes for this reason), ``2.0*x`` would be found in the cache
     under ``2*x``, checked first, and pass as exact."""
-    from pe_symbolic.proof.claims import ill_formed
+    from pe_symbolic.proof.kernel.claims import ill_formed
 
     assert sp.Float(2.0) != sp.Integer(2)
     assert ill_formed(2 * x_real + 1) == ""
@@ -580,7 +580,7 @@ def test_a_one_bit_float_in_a_certificate_is_refused():
 
 
 def test_a_chain_step_must_be_well_formed_too():
-    from pe_symbolic.proof.claims import Equation
+    from pe_symbolic.proof.kernel.claims import Equation
     from pe_symbolic.proof.kernel import check_chain
 
     eq = Equation(sp.cos(2 * x_real), 1 - 2 * sp.sin(x_real) ** 2)

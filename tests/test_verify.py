@@ -611,7 +611,9 @@ def test_interleaved_in_split_out_is_the_layout_deepseek_weights_need():
     report = pe.verify_rope(in_split_out, CFG, layout="interleaved-in-split-out")
     assert report.verdict == "verified" and report.structure["method"] == "traced", report.to_text()
     assert pe.verify_rope(in_split_out, CFG).verdict == "differs"  # against split weights
-    deepseek = {**CFG, "model_type": "deepseek_v3"}  # HF's default for this model type
+    # HF's default layout for this model type; DeepseekV3Config sets head_dim = qk_rope_head_dim
+    # (its default 64 where a config leaves it out), so the rotated width is given as that key
+    deepseek = {**CFG, "model_type": "deepseek_v3", "qk_rope_head_dim": CFG["head_dim"]}
     assert pe.verify_rope(in_split_out, deepseek).verdict == "verified"
     report = pe.verify_rope(traced_right, deepseek)
     assert report.verdict == "differs" and "apply_rotary_pos_emb_interleave" in report.to_text(), report.to_text()

@@ -8,12 +8,16 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._display import ShowsItself
 from .measure import METRICS, RecipeAudit
 
 __all__ = ["AuditReport"]
 
 #: The claims whose proofs the angle bound rests on.
 BOUND_CLAIMS = ("precision.angle", "precision.running_product")
+#: A cos/sin table error from which the table is called meaningless in :meth:`AuditReport.headlines`
+#: (values in [-1, 1] off by half their range's quarter: the angle is off by about 30 degrees or more).
+MEANINGLESS = 0.5
 
 
 def _e(x: float) -> str:
@@ -24,8 +28,8 @@ def _e(x: float) -> str:
     return f"{x:.2e}"
 
 
-@dataclass
-class AuditReport:
+@dataclass(repr=False)
+class AuditReport(ShowsItself):
     """What :func:`pe_symbolic.audit` returns: one :class:`~pe_symbolic.audit.measure.RecipeAudit`
     per (recipe, dtype), the tolerance verdict and the proved bound's claim ids.
 
@@ -94,22 +98,74 @@ class AuditReport:
         """
         return json.dumps(_json_safe(self.to_dict()), indent=indent, allow_nan=False)
 
-    def to_text(self, width: int | None = None) -> str:
+    def headlines(self) -> list[str]:
+        """Where each result stops being usable, one sentence per result that does: tables
+        meaningless by a position (the first value not finite, or the worst position of the
+        first band whose cos/sin table is off by ``MEANINGLESS`` or more), and the first
+        positions that collide in their dtype (two positions, one table row); or one sentence
+        saying that no result does any of this within the context.
+
+        >>> import pe_symbolic as pe
+        >>> pe.audit("llama-3.1-8b", "hf-autocast", dtype="bfloat16", context=4096).headlines()[0]
+        'hf-autocast (bfloat16): tables meaningless in bfloat16 by position 642 (the cos/sin table is off by 2 there; positions held in bfloat16 dominates); positions collide from 257 (256 and 257 are one bfloat16 number)'
+        """
+        out = []
+        for r in self.results:
+            causes: list[tuple[int, str]] = []
+            nf = r.nonfinite
+            if nf:
+                firsts = {m: v for m, v in nf.items() if m != "score"} or nf
+                m, v = min(firsts.items(), key=lambda kv: kv[1]["position"])
+                at = v["position"] + (v.get("offset") or 0 if m == "score" else 0)
+                causes.append((at, f"{m} is {'NaN' if v['value'] == 'nan' else 'inf'} from there: {v['why']}"))
+            bad = next((bd for bd in r.bands if math.isfinite(bd.measured.get("table", 0.0))
+                        and bd.measured.get("table", 0.0) >= MEANINGLESS), None)
+            if bad is not None:
+                pos = bad.worst.get("table", (bad.start, 0))[0]
+                causes.append((pos, f"the cos/sin table is off by {bad.measured['table']:.2g} there; "
+                                    f"{bad.dominant or 'the angle'} dominates"))
+            rep = r.representability
+            collide = ""
+            if rep.get("within_context"):
+                a, b = rep["first_collision"]
+                collide = f"positions collide from {rep['first_inexact']:,} ({a:,} and {b:,} are one {rep['dtype']} number)"
+            if not causes and not collide:
+                continue
+            text = f"{r.recipe.name} ({r.dtype}): "
+            if causes:
+                at, why = min(causes)
+                text += f"tables meaningless in {r.dtype} by position {at:,} ({why})" + ("; " if collide else "")
+            out.append(text + collide)
+        if not out and self.results:
+            worst = max(self.results, key=lambda r: r.measured("table"))
+            out.append(f"no table is meaningless within the context: the largest cos/sin table error is "
+                       f"{worst.measured('table'):.2e} ({worst.recipe.name}, {worst.dtype}); positions are exact in "
+                       "every recipe's dtypes")
+        return out
+
+    def to_text(self, width: int | None = None, *, wide: bool = True) -> str:
         """The table: one row per (recipe, dtype), each measurement with its bound beside it.
 
         Parameters
         ----------
         width : int, optional
-            Fit the text to this many columns (``pe-audit`` passes the terminal's width,
-            ``COLUMNS`` where set): prose wraps, and a table wider than ``width`` is split
-            into several, each repeating the recipe and dtype. ``None`` (default): one table,
-            as wide as it needs.
+            Fit the text to this many columns (``pe-audit`` passes 100, or with ``--wide`` the
+            terminal's width, ``COLUMNS`` where set): prose wraps, and a table wider than
+            ``width`` is split into several, each repeating the recipe and dtype. ``None``
+            (default): one table, as wide as it needs.
+        wide : bool, default True
+            Every column (each metric's bound, the seconds, the dominant term, the first inexact
+            position). ``False``: the short table ``pe-audit`` prints by default (the angle
+            with its proved bound, the table, output and score errors, the seconds: 100
+            columns or fewer), the dominant term under it, and the ``headlines()``.
 
         Examples
         --------
         >>> import pe_symbolic as pe
         >>> rep = pe.audit("llama-3.1-8b", "hf", dtype="bfloat16", context=4096)
         >>> max(len(line) for line in rep.to_text(width=80).splitlines()) <= 80
+        True
+        >>> max(len(line) for line in rep.to_text(width=100, wide=False).splitlines()) <= 100
         True
         """
         intro = [
@@ -119,13 +175,28 @@ class AuditReport:
             + ", ".join(f"{k}: {v}" for k, v in self.bound_verdicts.items())
             + ") and the bounds derived from it",
         ]
-        lines = [x for para in intro for x in (textwrap.wrap(para, width, break_long_words=False,
-                                                             break_on_hyphens=False) if width else [para])]
+        if not wide:
+            intro += [f"headline: {h}" for h in self.headlines()]
+        # the model's name (a path) is never broken; its description wraps, as the prose does
+        title = intro[0]
+        cut = title.rfind(" (")
+        if width and len(title) > width and cut > len("pe-audit  "):
+            title_lines = [title[:cut]] + textwrap.wrap(title[cut + 1:], width, initial_indent="  ",
+                                                         subsequent_indent="  ", break_long_words=False)
+        else:
+            title_lines = [title]
+        lines = title_lines + [x for para in intro[1:] for x in (
+            textwrap.wrap(para, width, break_long_words=False, break_on_hyphens=False,
+                          subsequent_indent="  " if para.startswith("headline") else "") if width else [para])]
         key = [("recipe", 0, "<"), ("dtype", 0, "<")]
-        groups: list[list[tuple[str, int, str]]] = [[("backend", 0, "<")]]
+        groups: list[list[tuple[str, int, str]]] = []
+        if wide:
+            groups.append([("backend", 0, "<")])  # short table: said under it when not numpy
         for m in METRICS:
-            groups.append([(m, 9, ">"), ("bound", 10, ">")])
-        groups += [[("s", 6, ">")], [("dominant (angle)", 0, "<")], [("first inexact (inf) pos", 0, "<")]]
+            groups.append([(m, 9, ">"), ("bound", 10, ">")] if wide or m == "angle" else [(m, 9, ">")])
+        groups += [[("s", 6, ">")]]
+        if wide:
+            groups += [[("dominant (angle)", 0, "<")], [("first inexact (inf) pos", 0, "<")]]
         rows = []
         for r in self.results:
             rep = r.representability
@@ -166,6 +237,13 @@ class AuditReport:
             for row in rows:
                 line = "".join(cell(c, [c], row) for c in key) + "".join(group_text(g, row) for g in chunk)
                 lines.append(line.rstrip())
+        if not wide:
+            for r in self.results:
+                on = "" if r.backend == "numpy" else f", {r.backend}"
+                why = (f"{r.recipe.name} ({r.dtype}{on}): the angle bound is dominated by {r.dominant}"
+                       + ("  MEASURED > BOUND" if not r.within_bounds else ""))
+                lines += textwrap.wrap(why, width, initial_indent="  ", subsequent_indent="    ",
+                                       break_long_words=False) if width else ["  " + why]
         bad = [r for r in self.results if not r.finite]
         if bad:
             lines += ["", "NON-FINITE values (INF in the table: an inf or NaN was produced, the error is unbounded):"]

@@ -62,7 +62,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="preset name (repeatable; default hf), see --list")
     p.add_argument("--dtype", action="append", metavar="D",
                    help="activation dtype: bfloat16 (default), float16, float32, float64 (repeatable)")
-    p.add_argument("--context", default="131072", metavar="N", help="positions 0 .. N-1 (default 131072)")
+    p.add_argument("--context", default=None, metavar="N",
+                   help="positions 0 .. N-1 (default: the model's effective context, factor x "
+                   "original_max_position_embeddings for yarn / llama3 / longrope, else max_position_embeddings; "
+                   "131072 for a sinusoidal table or a config that says neither)")
     p.add_argument("--tol", default=None, metavar="X",
                    help="largest allowed error of --metric; exit 1 beyond it, or when any value is not finite")
     p.add_argument("--metric", default="angle", metavar="M",
@@ -74,7 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", default="numpy", metavar="B",
                    help="numpy (emulation, default) or torch (the torch presets' real operations)")
     p.add_argument("--device", default="cpu", metavar="DEV", help="torch device for --backend torch (cpu, cuda)")
-    p.add_argument("--layer-type", default=None, metavar="T", help="per-layer-type configs (Gemma 3)")
+    p.add_argument("--layer-type", default=None, metavar="T",
+                   help="audit only this layer type of a per-layer-type config (default: every layer type); with "
+                   "--recipe FILE.py:FN, the layer type the implementation computes")
+    p.add_argument("--wide", action="store_true",
+                   help="every column (each bound, the dominant term, the first inexact position), fitted to the "
+                   "terminal; default: the short table, 100 columns or fewer, with headlines")
     # --recipe MODULE:FUNCTION (your implementation, verified) only
     p.add_argument("--framework", default=None, metavar="F",
                    help="with --recipe FILE.py:FN: numpy, torch or jax (default: detected from the function)")
@@ -126,10 +134,14 @@ def _progress_printer():
     return show
 
 
-def _warn_beyond_max_positions(config: str, context: int) -> None:
-    """One line on stderr when ``context`` exceeds the model config's
-    ``max_position_embeddings`` (the audit still runs: how a recipe behaves beyond it is
-    often the question, but the model was not configured for those positions)."""
+#: The context audited when neither ``--context`` nor the config says one.
+DEFAULT_CONTEXT = 131072
+
+
+def _model_plan(config: str) -> tuple[str | None, list[str | None], int | None, str]:
+    """(the model's name, its layer types with RoPE (``[None]``: one RoPE), its effective
+    context and why) for a shipped model name or a config path; ``(None, [None], None, "")``
+    for anything else (a sinusoidal table; a name :func:`~pe_symbolic.audit.audit` refuses)."""
     import os
 
     from .. import numeric
@@ -141,13 +153,20 @@ def _warn_beyond_max_positions(config: str, context: int) -> None:
         data = _read_config(config)
         name = _config_name(data, config)
     else:
-        return
-    for key in ("max_position_embeddings", "n_positions", "max_sequence_length"):
-        limit = data.get(key)
-        if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit < context:
-            print(f"pe-audit: warning: --context {context:,} exceeds {name}'s {key} ({limit:,}); "
-                  "positions from there on are beyond what the model is configured for", file=sys.stderr)
-            return
+        return None, [None], None, ""
+    with warnings.catch_warnings():  # the audit itself says what the parser warns
+        warnings.simplefilter("ignore")
+        desc = numeric.describe(data, quiet=True)
+    context, why = desc.effective_context()
+    return name, desc.layer_types_with_rope() or [None], context, why
+
+
+def _warn_beyond(name: str, context: int, effective: int | None, why: str) -> None:
+    """One line on stderr when ``context`` exceeds the model's effective context (the audit still
+    runs: how a recipe behaves beyond it is often the question)."""
+    if effective is not None and context > effective:
+        print(f"pe-audit: warning: --context {context:,} exceeds {name}'s effective context {effective:,} ({why}); "
+              "positions from there on are beyond what the model is configured for", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -172,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.engines:
         return _engines(args)
     try:
-        context = _number("context", args.context, int)
+        context = None if args.context is None else _number("context", args.context, int)
         tol = None if args.tol is None else _number("tol", args.tol, float)
     except ValueError as exc:
         return _fail(str(exc))
@@ -180,9 +199,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--plot needs matplotlib, which is not installed: pip install 'pe_symbolic[plot]' "
                      "(or leave out --plot)")
     try:
-        _warn_beyond_max_positions(args.config, context)
-    except ValueError as exc:
+        name, layer_types, effective, why = _model_plan(args.config)
+    except (ValueError, TypeError) as exc:
         return _fail(str(exc))
+    context_note = ""
+    if context is None:
+        context = effective or DEFAULT_CONTEXT
+        context_note = (f"context {context:,}: the model's effective context ({why})" if effective else
+                        f"context {context:,} (the default; the config gives no max_position_embeddings)"
+                        if name else "")
+    elif name is not None:
+        _warn_beyond(name, context, effective, why)
+    if args.layer_type is not None:
+        layer_types = [args.layer_type]
     user = [r for r in (args.recipe or []) if ":" in r]
     if user:  # MODULE:FUNCTION -- the user's own implementation, verified (pe.verify_rope)
         if len(user) != len(args.recipe):
@@ -194,32 +223,67 @@ def main(argv: Sequence[str] | None = None) -> int:
     show = _progress_printer() if (args.progress or sys.stderr.isatty()) else None
     from ..numeric import UnknownConfigKeyWarning
 
+    reports = []
     try:
-        with warnings.catch_warnings():
-            if args.strict:  # the parser's strict=True: an unknown key stops the audit, named
-                warnings.simplefilter("error", UnknownConfigKeyWarning)
-            report = audit(args.config, recipe=args.recipe or ["hf"], dtype=args.dtype or ["bfloat16"],
-                           context=context, tol=tol, metric=args.metric, backend=args.backend,
-                           device=args.device, fix=not args.no_fix, layer_type=args.layer_type,
-                           progress=show)
+        for lt in layer_types:  # every layer type of a per-layer-type config (Gemma 3: sliding and full)
+            with warnings.catch_warnings():
+                if args.strict:  # the parser's strict=True: an unknown key stops the audit, named
+                    warnings.simplefilter("error", UnknownConfigKeyWarning)
+                elif reports:
+                    warnings.simplefilter("ignore", UnknownConfigKeyWarning)  # said once, for the first type
+                reports.append(audit(args.config, recipe=args.recipe or ["hf"], dtype=args.dtype or ["bfloat16"],
+                                     context=context, tol=tol, metric=args.metric, backend=args.backend,
+                                     device=args.device, fix=not args.no_fix, layer_type=lt, progress=show))
     except UnknownConfigKeyWarning as exc:
         return _fail(f"{exc} (--strict)")
     except ImportError as exc:
         return _fail(str(exc))
     except (ValueError, TypeError) as exc:
         return _fail(str(exc))
-    # the terminal's width (COLUMNS where set): a wider table is split, never cut
-    width = max(60, shutil.get_terminal_size((200, 24)).columns)
-    print(report.to_json() if args.format == "json" else report.to_text(width=width))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            fh.write(report.to_json())
+    _print_reports(args, reports, layer_types, context_note)
     if args.plot:
         try:
-            report.plot(args.plot, metric=args.metric)
+            for lt, report in zip(layer_types, reports):
+                report.plot(_per_type_path(args.plot, lt, len(reports)), metric=args.metric)
         except ImportError as exc:
             return _fail(str(exc))
-    return report.exit_code
+    return max(r.exit_code for r in reports)
+
+
+def _per_type_path(path: str, layer_type: str | None, n: int) -> str:
+    """``angle.png`` -> ``angle-full_attention.png`` when several layer types are audited."""
+    if n == 1 or layer_type is None:
+        return path
+    stem, dot, ext = path.rpartition(".")
+    return f"{stem}-{layer_type}.{ext}" if dot else f"{path}-{layer_type}"
+
+
+def _print_reports(args: argparse.Namespace, reports: list, layer_types: list, context_note: str) -> None:
+    """Text (the short table unless ``--wide``; one report per layer type) or JSON (one report;
+    ``{"layer_types": [...], "reports": [...]}`` for several)."""
+    import json
+
+    if len(reports) == 1:
+        as_json = reports[0].to_json()
+    else:
+        as_json = json.dumps({"layer_types": layer_types, "reports": [json.loads(r.to_json()) for r in reports]},
+                             indent=2, allow_nan=False)
+    if args.format == "json":
+        print(as_json)
+    else:
+        # the short table in 100 columns (fewer on a narrower terminal); --wide: every column,
+        # fitted to the terminal (COLUMNS where set): a wider table is split, never cut
+        columns = max(60, shutil.get_terminal_size((200, 24)).columns)
+        width = columns if args.wide else min(100, columns)
+        if context_note:
+            print(f"pe-audit: {context_note}")
+        for n, (lt, report) in enumerate(zip(layer_types, reports)):
+            if len(reports) > 1:
+                print(("\n" if n else "") + f"== layer type {lt} ({n + 1} of {len(reports)}) ==")
+            print(report.to_text(width=width, wide=args.wide))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            fh.write(as_json)
 
 
 def _load_callable(spec: str) -> object:

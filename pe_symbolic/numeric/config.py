@@ -12,8 +12,18 @@ independent oracle :func:`pe_symbolic.reference.rope_frequencies`). Discrete dec
 
 Config parsing (what :func:`~pe_symbolic.numeric.parse_rope_config` does, in this order):
 
+* the config as the model's HF config class holds it (``pe_symbolic._hfconfig.normalize``,
+  from the shipped table of each ``model_type``'s class defaults, generated from transformers):
+  the keys a sparse ``config.json`` leaves out take the class's defaults, ``attribute_map``
+  names (``n_embd``, ``n_head``, ...) are read, a legacy ``rope_scaling`` / ``rope_theta`` /
+  ``rope_local_base_freq`` goes where the class puts it (Gemma 3: the full-attention layers'
+  dict, and the sliding layers' base), ``per_layer_config`` gives per-layer-type overrides;
+  keys the class does not read warn. Without a ``model_type`` the config is read as given.
 * ``text_config``: multimodal configs (Gemma 3, Qwen-VL on the Hub) keep the text model's
   fields there; it is used when the top level has no rope fields.
+* the rope type's own keys: one reader per type (``READERS``, in
+  ``pe_symbolic.numeric._rope_readers``, as HF's ``ROPE_INIT_FUNCTIONS``), after the keys
+  every type reads (base, partial rotary factor, head dim, required keys, M-RoPE sections).
 * ``rope_parameters`` (current layout) or ``rope_scaling`` (older layout; ``type`` is
   accepted for ``rope_type``); giving both with different contents is an error. A dict of
   dicts is per layer type (Gemma 3: ``full_attention`` / ``sliding_attention``), picked by
@@ -50,17 +60,26 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import math
 import numbers
-import sys
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._hfconfig import NormalizedConfig, normalize
 from .._validate import check_choice
+from ._config_base import (  # noqa: F401  (_factor_list, _user_stacklevel: kept importable from here)
+    UnknownConfigKeyError,
+    UnknownConfigKeyWarning,
+    _factor_list,
+    _int,
+    _is_number,
+    _real,
+    _unknown,
+    _user_stacklevel,
+)
+from ._rope_readers import READERS, VLLM_DEEPSEEK_NAMES, ReadContext
 
 __all__ = [
     "ROPE_TYPES",
@@ -96,13 +115,14 @@ ROPE_TYPE_ALIASES: dict[str, str] = {"su": "longrope", "mrope": "default", "deep
 #: vLLM's names for its ``DeepseekScalingRotaryEmbedding``: YaRN's frequencies (always
 #: truncated) with vLLM's attention factor ``m(s, mscale) / m(s, mscale_all_dim) * attn_factor``
 #: (defaults 1, 0, 1), which differs from HF's rule when only one of the two mscales is given.
-VLLM_DEEPSEEK_NAMES: tuple[str, ...] = ("deepseek_yarn", "deepseek_llama_scaling")
 #: HunyuanVL's ``"xdrope"``: HF's ``HunYuanVLTextConfig`` reads it as ``dynamic`` with a fixed
 #: ``alpha`` (``ntk_alpha``) and a 4-axis M-RoPE section (``xdrope_section``, alias of
 #: ``mrope_section``).
 #: Lengths YaRN's correction range may use (``yarn_length=``).
 YARN_LENGTHS: tuple[str, ...] = ("original", "max")
-#: HF model types whose config class sets ``default_rope_type = "axial"`` (HF 5.23): a
+#: HF model types whose config class sets ``default_rope_type = "axial"`` (HF 5.23), and the
+#: DINOv3 family (``dinov3_vit``, ``eomt_dinov3``, ``sapiens2``), whose 2-D RoPE takes
+#: ``1 / base ** arange(0, 1, 4 / head_dim)``, the same ladder over ``head_dim // 2``: a
 #: ``default`` (or absent) rope type there is read as ``axial``, as HF's
 #: ``standardize_rope_params`` does. All but ``pixtral`` and ``minimax_m3_vl_vision`` compute
 #: HF's axial frequencies over the spatial dim ``head_dim // 2`` (``base ** -(arange(0,
@@ -110,13 +130,14 @@ YARN_LENGTHS: tuple[str, ...] = ("original", "max")
 #: takes the ``head_dim`` ladder and reorders it (even pairs for height, odd for width);
 #: ``minimax_m3_vl_vision`` has three axes (``AXIAL_3D_MODEL_TYPES``).
 AXIAL_MODEL_TYPES: frozenset[str] = frozenset({
-    "cohere_compass_vision", "dots3_note_vision_encoder", "edgetam_video", "ernie4_5_vl_moe_vision",
+    "cohere_compass_vision", "dinov3_vit", "dots3_note_vision_encoder", "eomt_dinov3", "edgetam_video", "ernie4_5_vl_moe_vision",
     "exaone4_5_vision", "gemma4_vision", "glm4v_moe_vision", "glm4v_vision", "glm5_next_vision",
     "glm_image_vision", "glm_ocr_vision", "inkling2_vision", "kimi_k25_vision", "lfm3_vl_vision",
     "minimax_m3_vl_vision", "mlcd_vision_model", "muse_glimmer_vision", "muse_spark_vision", "paddleocr_vl_vision",
     "pixtral",
     "qwen2_5_omni_vision_encoder", "qwen2_5_vl_vision", "qwen2_vl_vision", "qwen3_5_moe_vision", "qwen3_5_vision",
     "qwen3_omni_moe_vision_encoder", "qwen3_vl_moe_vision", "qwen3_vl_vision", "qwen4_exp_vision", "sam2_video",
+    "sapiens2",
     "sam3_tracker_video", "sam3_vit_model", "step3p5_vision", "video_llama_3_vision"})
 #: HF model types whose axial vision RoPE has three axes (t, h, w), each with the ladder over
 #: ``2 * ((head_dim // 3) // 2)`` (``MiniMaxM3VLVisionRotaryEmbedding``).
@@ -347,83 +368,18 @@ class RopeSpec:
         return self.freq_dim if self.freq_dim is not None else self.rotary_dim
 
 
-class UnknownConfigKeyWarning(UserWarning):
-    """A config key the parser does not understand (and so does not use), named with its rope type.
-
-    Raised as :class:`UnknownConfigKeyError` instead under ``strict=True``.
-    """
-
-
-class UnknownConfigKeyError(ValueError):
-    """A config key the parser does not understand, under ``strict=True``."""
-
-
-def _unknown(message: str, strict: bool) -> None:
-    if strict:
-        raise UnknownConfigKeyError(message)
-    warnings.warn(message, UnknownConfigKeyWarning, stacklevel=_user_stacklevel())
+def emit_notices(normalized: NormalizedConfig, strict: bool) -> None:
+    """Warn (or raise under ``strict``) with what ``pe_symbolic._hfconfig.normalize`` noticed:
+    keys HF's config class does not read, a ``model_type`` the table lacks (not for the remote-code
+    types, which warn for themselves)."""
+    for msg in normalized.notices:
+        _unknown(msg, strict)
+    if normalized.unknown_type and normalized.model_type not in REMOTE_CODE_ROPE:
+        _unknown(normalized.unknown_type, strict)
 
 
 # ----------------------------------------------------------------------------------------
 # checks
-
-
-def _is_number(v: object) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
-
-
-def _real(where: str, key: str, value: object, *, minimum: float | None = None,
-          strict: bool = False, what: str = "", index: int | None = None) -> float:
-    """``value`` as a finite float, else a TypeError/ValueError naming ``where[key]``."""
-    name = f"{where}[{key!r}]" if where else key
-    if index is not None:
-        name += f"[{index}]"
-    if not _is_number(value):
-        raise TypeError(f"{name}={value!r} must be a real number{what}")
-    try:
-        v = float(value)  # type: ignore[arg-type]
-    except OverflowError:  # an integer beyond float64's range
-        v = math.inf
-    if not math.isfinite(v):
-        raise ValueError(f"{name}={value!r} must be finite{what}")
-    if minimum is not None and (v <= minimum if strict else v < minimum):
-        rel = ">" if strict else ">="
-        raise ValueError(f"{name}={value!r} is not allowed: it must be {rel} {minimum:g}{what}")
-    return v
-
-
-def _int(where: str, key: str, value: object, *, minimum: int = 1, index: int | None = None) -> int:
-    """``value`` as an int ``>= minimum`` (a float must be integral), else a TypeError or,
-    for an out-of-range or non-finite number, a ValueError naming ``where[key]``."""
-    name = f"{where}[{key!r}]" if where else key
-    if index is not None:
-        name += f"[{index}]"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if not _is_number(value):
-            raise TypeError(f"{name}={value!r} must be an integer >= {minimum}")
-        if not math.isfinite(float(value)):  # type: ignore[arg-type]
-            raise ValueError(f"{name}={value!r} must be a finite integer >= {minimum}")
-        if float(value) != int(value):  # type: ignore[arg-type]
-            raise TypeError(f"{name}={value!r} must be an integer >= {minimum}")
-        value = int(value)  # type: ignore[arg-type]
-    if int(value) < minimum:
-        raise ValueError(f"{name}={value!r} must be an integer >= {minimum}")
-    return int(value)
-
-
-def _factor_list(where: str, key: str, value: object, pairs: int, rope_type: str) -> tuple[float, ...]:
-    name = f"{where}[{key!r}]"
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a list of {pairs} positive numbers (rope_type {rope_type!r}); got {value!r}")
-    if len(value) != pairs:
-        raise ValueError(
-            f"{name} has {len(value)} entries; rope_type {rope_type!r} needs one per rotated pair, "
-            f"rotary_dim/2 = {pairs}"
-        )
-    out = []
-    for q, v in enumerate(value):
-        out.append(_real(where, key, v, minimum=0.0, strict=True, what=" (a positive factor)", index=q))
-    return tuple(out)
 
 
 def _rope_dicts(cfg: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
@@ -640,12 +596,12 @@ def parse_rope_config(config: Mapping[str, Any], *, layer_type: str | None = Non
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
-    cfg: Mapping[str, Any] = config
-    tc = cfg.get("text_config")
-    if isinstance(tc, Mapping) and not any(k in cfg for k in _ROPE_KEYS):
-        cfg = tc
     if not isinstance(strict, bool):
         raise TypeError(f"strict={strict!r} must be True or False")
+    normalized = normalize(config)
+    if normalized is not config:  # a NormalizedConfig passed in (describe) has said its notices already
+        emit_notices(normalized, strict)
+    cfg: Mapping[str, Any] = normalized.for_layer_type(layer_type)
     _check_top_keys(cfg, strict)
     where, params = _rope_dicts(cfg)
     v4 = cfg.get("model_type") == "deepseek_v4"
@@ -768,8 +724,8 @@ def _layer_theta(cfg: Mapping[str, Any], spec: RopeSpec, layer: int | None) -> R
     return spec
 
 
-def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None,
-                  strict: bool = False) -> RopeSpec:
+def _rope_type_of(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any]) -> tuple[str, object]:
+    """(the rope type read, the type as written): aliases resolved, HF's axial default applied."""
     raw_rt = rt = p.get("rope_type", p.get("type", "default"))
     if "rope_type" in p and "type" in p and p["type"] != p["rope_type"]:
         raise ValueError(f"{where} has rope_type={p['rope_type']!r} and type={p['type']!r}; they must agree")
@@ -780,9 +736,14 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
     model_type = cfg.get("model_type")
     if rope_type == "default" and model_type in AXIAL_MODEL_TYPES and p.get("mrope_section") is None:
         rope_type = "axial"  # HF's default_rope_type for these vision configs
-    ntk_alpha = rope_type == "dynamic" and bool(p.get("alpha"))
-    ignored = _check_rope_keys(cfg, where, p, rope_type, raw_rt, "ntk_alpha" if ntk_alpha else rope_type, strict)
+    return rope_type, raw_rt
 
+
+def _geometry(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], rope_type: str, layer_type: str | None,
+              strict: bool) -> tuple[float, float, int, int, int | None]:
+    """(base, partial rotary factor, head dim, rotary dim, exponent d when it differs): the
+    keys every rope type reads, with GPT-J's ``rotary_dim``, axial and odd partial dims."""
+    model_type = cfg.get("model_type")
     def pick(key: str, *top: str, default: Any = None) -> tuple[str, str, Any]:
         """(where, key, value): the rope dict's value, else the first top-level one, else default."""
         if p.get(key) is not None:
@@ -853,148 +814,13 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
             # HF: inv_freq = base ** -(arange(0, dim, 2) / dim) has ceil(dim/2) entries, so the
             # odd dim stays in the exponent and one more channel rotates (rounded up)
             freq_dim, rotary_dim = rotary_dim, rotary_dim + 1
-    from ._checks import MAX_D
+    return theta, prf, head_dim, rotary_dim, freq_dim
 
-    if head_dim > MAX_D:
-        raise ValueError(f"head_dim={head_dim} is too large: the numeric core accepts head dims <= {MAX_D} (MAX_D)")
-    max_pos = cfg.get("max_position_embeddings")
-    if max_pos is not None:
-        max_pos = _int("config", "max_position_embeddings", max_pos)
 
-    for key in _REQUIRED.get(rope_type, ()):
-        if ntk_alpha and key == "factor":
-            continue
-        if p.get(key) is None:
-            raise ValueError(f"{where} is missing the key {key!r}, which rope_type {rope_type!r} requires")
-
-    kw: dict[str, Any] = {"ignored": ignored}
-    if freq_dim is not None:
-        kw["freq_dim"] = freq_dim
-    if ntk_alpha:
-        # Hunyuan (HF's ntk_alpha): a fixed alpha stretches the base, b * alpha**(d/(d-2));
-        # factor (1.0 in the shipped configs) and the YaRN leftovers are not read, as in HF
-        kw["alpha"] = _real(where, "alpha", p["alpha"], minimum=0.0, strict=True, what=" (Hunyuan's NTK alpha, > 0)")
-        if freq_dim is not None or rotary_dim != head_dim:
-            raise ValueError(f"{where}['alpha'] (Hunyuan's NTK alpha) is only defined for a full rotary dim "
-                             f"(HF uses config.head_dim = {head_dim}); got rotary dim {rotary_dim}")
-    if p.get("llama_4_scaling_beta") is not None:
-        kw["llama_4_scaling_beta"] = _real(where, "llama_4_scaling_beta", p["llama_4_scaling_beta"], minimum=0.0,
-                                           what=" (the query scale 1 + beta*log(1 + floor(pos/L)))")
-        if p.get("original_max_position_embeddings") is None:
-            raise ValueError(f"{where} has 'llama_4_scaling_beta' but no 'original_max_position_embeddings' "
-                             "(the L of the query scale 1 + beta*log(1 + floor(pos/L)), which HF reads from there)")
-        kw["original_max_position_embeddings"] = _int(where, "original_max_position_embeddings",
-                                                      p["original_max_position_embeddings"])
-    if rope_type in ("linear", "ntk", "dynamic", "yarn", "telechat3-yarn", "llama3", "longrope", "proportional") \
-            and p.get("factor") is not None and not ntk_alpha:
-        kw["factor"] = _real(where, "factor", p["factor"], minimum=1.0, what=" (a context-extension factor, >= 1)")
-    if rope_type == "ntk" and p.get("mixed_b") is not None:
-        # vLLM's NTKScalingRotaryEmbedding with mixed_b: theta_i / exp(a (i+1)^beta), a = ln s / (d/2)^beta
-        kw["mixed_b"] = _real(where, "mixed_b", p["mixed_b"], minimum=0.0, strict=True,
-                              what=" (vLLM's mixed-NTK exponent, > 0)")
-        if freq_dim is not None:
-            raise ValueError(f"{where}['mixed_b'] (vLLM's mixed NTK) needs an even rotary dim: vLLM's lambda has "
-                             f"rotary_dim // 2 entries and its ladder ceil(rotary_dim / 2); got int(head_dim * "
-                             f"partial_rotary_factor) = {freq_dim}")
-    elif rope_type == "ntk" and freq_dim is not None:
-        # vLLM's fixed NTK (no mixed_b): HF has no 'ntk' type, so HF's round-up of an odd dim does not
-        # apply, and vLLM's rotation splits rotary_dim channels into two equal halves
-        raise ValueError(f"rope_type 'ntk' (vLLM's NTKScalingRotaryEmbedding, fixed NTK) needs an even rotary dim: "
-                         f"vLLM rotates rotary_dim // 2 pairs (HF, which rounds an odd dim up, has no 'ntk' type); "
-                         f"got int(head_dim * partial_rotary_factor) = {freq_dim}")
-    elif rope_type == "dynamic" and rotary_dim < 4:
-        raise ValueError(f"rope_type {rope_type!r} needs a rotary dim >= 4 (the exponent is d/(d-2)); got {rotary_dim}")
-    if rope_type == "dynamic" and max_pos is None and not ntk_alpha:
-        raise ValueError("config is missing the key 'max_position_embeddings', which rope_type 'dynamic' requires")
-    if rope_type in ("llama3", "yarn", "telechat3-yarn", "longrope"):
-        # a top-level value wins (Phi-3), then the rope dict's, then max_position_embeddings
-        if cfg.get("original_max_position_embeddings") is not None:
-            o_where, omax = "config", cfg["original_max_position_embeddings"]
-        elif p.get("original_max_position_embeddings") is not None:
-            o_where, omax = where, p["original_max_position_embeddings"]
-        else:
-            o_where, omax = "config", max_pos
-        if omax is None:
-            raise ValueError(
-                f"{where} is missing the key 'original_max_position_embeddings' (and config has no "
-                f"'max_position_embeddings' to fall back to), which rope_type {rope_type!r} requires"
-            )
-        kw["original_max_position_embeddings"] = _int(o_where, "original_max_position_embeddings", omax)
-    if rope_type in ("yarn", "longrope") and p.get("attention_factor") is not None and raw_rt not in VLLM_DEEPSEEK_NAMES:
-        kw["attention_factor"] = _real(where, "attention_factor", p["attention_factor"], minimum=0.0, strict=True)
-    if rope_type in YARN_TYPES:
-        kw["beta_fast"] = _real(where, "beta_fast", p.get("beta_fast") or 32)
-        kw["beta_slow"] = _real(where, "beta_slow", p.get("beta_slow") or 1)
-        for key in ("beta_fast", "beta_slow"):
-            if kw[key] <= 0:
-                raise ValueError(f"{where}[{key!r}]={p.get(key)!r} must be > 0 (a number of rotations)")
-        if kw["beta_slow"] > kw["beta_fast"]:
-            # HF only logs a warning and computes on: the ramp then runs backwards
-            shown = {k: f"{p.get(k)!r}" + ("" if p.get(k) else f" (default {d})")
-                     for k, d in (("beta_fast", 32), ("beta_slow", 1))}
-            warnings.warn(
-                f"{where}['beta_slow']={shown['beta_slow']} is greater than {where}['beta_fast']="
-                f"{shown['beta_fast']}: YaRN's ramp runs backwards (low = j(beta_fast) > high = "
-                "j(beta_slow)); beta_fast (pairs turning more often over the original length are kept) "
-                "should exceed beta_slow (pairs turning less often are interpolated). Computed as HF does.",
-                UserWarning,
-                stacklevel=_user_stacklevel(),
-            )
-        for key in ("mscale", "mscale_all_dim"):
-            if p.get(key) is not None and rope_type == "yarn":
-                kw[key] = _real(where, key, p[key])
-        vllm_deepseek = raw_rt in VLLM_DEEPSEEK_NAMES
-        if vllm_deepseek:
-            kw["mscale_rule"] = "vllm"
-            for key in ("mscale", "mscale_all_dim"):
-                if p.get(key) is not None:
-                    kw[key] = _real(where, key, p[key])
-        if rope_type == "telechat3-yarn" or vllm_deepseek:
-            # vLLM's TeleChat3RoPEScaledRotaryEmbedding (a YaRNScalingRotaryEmbedding): the kept share
-            # times extrapolation_factor, the attention factor (0.07 ln s + 1) times attn_factor
-            if p.get("extrapolation_factor") is not None:
-                kw["extrapolation_factor"] = _real(where, "extrapolation_factor", p["extrapolation_factor"],
-                                                   minimum=0.0, what=" (vLLM's YaRN extrapolation_factor)")
-            if p.get("attn_factor") is not None:
-                kw["attn_factor"] = _real(where, "attn_factor", p["attn_factor"], minimum=0.0, strict=True,
-                                          what=" (vLLM's attn_factor, multiplies the attention factor)")
-        trunc = True if vllm_deepseek else p.get("truncate", True)  # vLLM's DeepSeek class always truncates
-        if not isinstance(trunc, bool):
-            raise TypeError(f"{where}['truncate']={trunc!r} must be true or false")
-        kw["truncate"] = trunc
-    if rope_type == "longrope":
-        kw["short_factor"] = _factor_list(where, "short_factor", p["short_factor"], rotary_dim // 2, rope_type)
-        kw["long_factor"] = _factor_list(where, "long_factor", p["long_factor"], rotary_dim // 2, rope_type)
-        if "factor" not in kw:
-            if max_pos is None:
-                raise ValueError(f"{where} has no 'factor' and config no 'max_position_embeddings' to derive it from (rope_type 'longrope')")
-            kw["factor"] = max_pos / kw["original_max_position_embeddings"]
-        ms = [p.get(k) is not None for k in ("short_mscale", "long_mscale")]
-        if any(ms):
-            if not all(ms):
-                raise ValueError(f"{where} has only one of 'short_mscale' and 'long_mscale' (PhiMoE); give both")
-            # PhiMoE: the cos/sin tables are multiplied by short_mscale, or long_mscale past
-            # original_max_position_embeddings, in place of the longrope attention factor
-            for key in ("short_mscale", "long_mscale"):
-                kw[key] = _real(where, key, p[key], minimum=0.0, strict=True, what=" (PhiMoE's attention factor)")
-    if rope_type == "llama3":
-        lo = _real(where, "low_freq_factor", p["low_freq_factor"], minimum=0.0, strict=True)
-        hi = _real(where, "high_freq_factor", p["high_freq_factor"], minimum=0.0, strict=True)
-        if hi < lo:
-            raise ValueError(
-                f"{where}['high_freq_factor']={p['high_freq_factor']!r} must be greater than "
-                f"{where}['low_freq_factor']={p['low_freq_factor']!r} (rope_type 'llama3')"
-            )
-        if hi == lo:
-            warnings.warn(
-                f"{where}['high_freq_factor']={p['high_freq_factor']!r} equals {where}['low_freq_factor']="
-                f"{p['low_freq_factor']!r} (rope_type 'llama3'): there is no blended band; pairs whose wavelength "
-                "exceeds original_max_position_embeddings / low_freq_factor are divided by factor, the others kept "
-                "(Llama 4 Scout ships this; HF warns and computes the same step)",
-                UserWarning,
-                stacklevel=_user_stacklevel(),
-            )
-        kw["low_freq_factor"], kw["high_freq_factor"] = lo, hi
+def _sections(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], rope_type: str, raw_rt: object,
+              rotary_dim: int, kw: dict[str, Any], strict: bool) -> None:
+    """M-RoPE (``mrope_section``, each model's placement) and HunyuanVL's ``xdrope_section``, into ``kw``."""
+    model_type = cfg.get("model_type")
     section = p.get("mrope_section")
     xd = p.get("xdrope_section")
     if xd is not None or (raw_rt == "xdrope" and section is not None):
@@ -1045,6 +871,46 @@ def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], laye
         kw["mrope_interleaved"] = inter
         if inter:
             _check_interleavable(where, kw["mrope_section"])
+
+
+def _parse_params(cfg: Mapping[str, Any], where: str, p: Mapping[str, Any], layer_type: str | None,
+                  strict: bool = False) -> RopeSpec:
+    """The shared part of every rope type (type, unread keys, base, dims, required keys, Llama 4's
+    query scale, M-RoPE sections) around the type's own reader (``READERS``)."""
+    rope_type, raw_rt = _rope_type_of(cfg, where, p)
+    ntk_alpha = rope_type == "dynamic" and bool(p.get("alpha"))
+    ignored = _check_rope_keys(cfg, where, p, rope_type, raw_rt, "ntk_alpha" if ntk_alpha else rope_type, strict)
+    theta, prf, head_dim, rotary_dim, freq_dim = _geometry(cfg, where, p, rope_type, layer_type, strict)
+    from ._checks import MAX_D
+
+    if head_dim > MAX_D:
+        raise ValueError(f"head_dim={head_dim} is too large: the numeric core accepts head dims <= {MAX_D} (MAX_D)")
+    max_pos = cfg.get("max_position_embeddings")
+    if max_pos is not None:
+        max_pos = _int("config", "max_position_embeddings", max_pos)
+
+    for key in _REQUIRED.get(rope_type, ()):
+        if ntk_alpha and key == "factor":
+            continue
+        if p.get(key) is None:
+            raise ValueError(f"{where} is missing the key {key!r}, which rope_type {rope_type!r} requires")
+
+    kw: dict[str, Any] = {"ignored": ignored}
+    if freq_dim is not None:
+        kw["freq_dim"] = freq_dim
+    if p.get("llama_4_scaling_beta") is not None:
+        kw["llama_4_scaling_beta"] = _real(where, "llama_4_scaling_beta", p["llama_4_scaling_beta"], minimum=0.0,
+                                           what=" (the query scale 1 + beta*log(1 + floor(pos/L)))")
+        if p.get("original_max_position_embeddings") is None:
+            raise ValueError(f"{where} has 'llama_4_scaling_beta' but no 'original_max_position_embeddings' "
+                             "(the L of the query scale 1 + beta*log(1 + floor(pos/L)), which HF reads from there)")
+        kw["original_max_position_embeddings"] = _int(where, "original_max_position_embeddings",
+                                                      p["original_max_position_embeddings"])
+    # the type's own keys: one small reader per rope type (HF's ROPE_INIT_FUNCTIONS is the model)
+    READERS[rope_type](ReadContext(cfg=cfg, where=where, p=p, rope_type=rope_type, raw_type=raw_rt,
+                                   head_dim=head_dim, rotary_dim=rotary_dim, freq_dim=freq_dim, max_pos=max_pos,
+                                   ntk_alpha=ntk_alpha, kw=kw))
+    _sections(cfg, where, p, rope_type, raw_rt, rotary_dim, kw, strict)
     return RopeSpec(rope_type=rope_type, rope_theta=theta, head_dim=head_dim, rotary_dim=rotary_dim,
                     partial_rotary_factor=prf, max_position_embeddings=max_pos, layer_type=layer_type, **kw)
 
@@ -1071,6 +937,10 @@ KEEP_HEAD_DIM: frozenset[str] = frozenset({"mistral4", "deepseek_v4", "longcat_f
 #: Model types whose HF config maps ``head_dim`` to another key (``attribute_map``).
 HEAD_DIM_ALIASES: dict[str, str] = {"jetmoe": "kv_channels", "zamba": "attention_head_dim",
                                     "zamba2": "attention_head_dim"}
+#: Model types whose HF rotary embedding divides another width than ``hidden_size`` by the heads
+#: (HF 5.24 ``Qwen2VLVisionRotaryEmbedding``: ``config.embed_dim // config.num_attention_heads``;
+#: its ``hidden_size`` is the language model's, the merger's output).
+HEAD_DIM_WIDTH: dict[str, str] = {"qwen2_vl_vision": "embed_dim"}
 #: Keys some configs use for the head dim: when one is present, ``head_dim`` is not, and its
 #: value differs from ``hidden_size // num_attention_heads``, the parser warns (it cannot know).
 _HEAD_DIM_LOOKALIKES = ("kv_channels", "attention_head_dim", "head_size", "hidden_size_per_head", "d_head",
@@ -1083,7 +953,11 @@ def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None, *, prf_give
     mt = cfg.get("model_type")
     keys: tuple[str, ...] = ("qk_rope_head_dim", "head_dim")
     both = cfg.get("head_dim") is not None and cfg.get("qk_rope_head_dim") is not None
-    if both and prf_given and mt in KEEP_HEAD_DIM:
+    rule = getattr(cfg, "head_dim_from", None)  # HF's class, from the shipped table
+    if both and rule is not None:
+        if rule != "qk_rope_head_dim":
+            keys = ("head_dim",)  # the class keeps its head_dim beside qk_rope_head_dim (Dots3, Mistral 4)
+    elif both and prf_given and mt in KEEP_HEAD_DIM:
         keys = ("head_dim",)  # Mistral 4, DeepSeek-V4: head_dim * partial_rotary_factor, as HF
     elif both and prf_given and mt not in QK_ROPE_IS_HEAD_DIM and cfg["head_dim"] != cfg["qk_rope_head_dim"]:
         _unknown(f"config has head_dim={cfg['head_dim']!r}, qk_rope_head_dim={cfg['qk_rope_head_dim']!r} and a "
@@ -1100,29 +974,22 @@ def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None, *, prf_give
             if key == "global_head_dim":
                 src += f" (the head dim of {GLOBAL_HEAD_DIM_LAYER!r} layers)"
             return _int("config", key, cfg[key]), src
-    hidden, heads = cfg.get("hidden_size"), cfg.get("num_attention_heads")
+    width = HEAD_DIM_WIDTH.get(mt, "hidden_size")  # type: ignore[arg-type]
+    hidden, heads = cfg.get(width), cfg.get("num_attention_heads")
     if hidden is None or heads is None:
-        missing = [k for k, v in (("hidden_size", hidden), ("num_attention_heads", heads)) if v is None]
+        missing = [k for k, v in ((width, hidden), ("num_attention_heads", heads)) if v is None]
         raise ValueError(
             f"config is missing the key(s) {', '.join(map(repr, missing))}: the head dimension comes "
-            "from 'head_dim' or hidden_size // num_attention_heads"
+            f"from 'head_dim' or {width} // num_attention_heads"
         )
-    h, n = _int("config", "hidden_size", hidden), _int("config", "num_attention_heads", heads)
+    h, n = _int("config", width, hidden), _int("config", "num_attention_heads", heads)
     for key in _HEAD_DIM_LOOKALIKES:
         v = cfg.get(key)
         if _is_number(v) and v != h // n:
             _unknown(f"config[{key!r}]={v!r} may be the head dim, but the parser does not read it (model_type "
                      f"{mt!r}); it uses hidden_size // num_attention_heads = {h // n}: give 'head_dim' to say which",
                      strict)
-    return h // n, f"head_dim = config['hidden_size'] // config['num_attention_heads'] = {h} // {n} = {h // n}"
-
-
-def _user_stacklevel() -> int:
-    """The stack level of the first frame outside pe_symbolic.numeric (for warnings)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("pe_symbolic.numeric"):
-        frame, level = frame.f_back, level + 1
-    return level
+    return h // n, f"head_dim = config[{width!r}] // config['num_attention_heads'] = {h} // {n} = {h // n}"
 
 
 def _mrope_section(where: str, section: object, rotary_dim: int) -> tuple[int, int, int]:
@@ -1264,9 +1131,10 @@ def rope_frequencies(
     ``truncate`` from the top-level rope dict even for per-layer configs; here it is read
     from the layer's own dict. HF's ``dynamic`` keeps the base of the longest length seen
     (until a length below ``max_position_embeddings`` resets it); here each call's base
-    comes from its own ``seq_len``. A Gemma 4 config without ``global_head_dim`` keeps
-    ``head_dim`` for its full-attention layers (HF's ``Gemma4TextConfig`` would default it
-    to 512), and a saved ``per_layer_config`` is not read. DeepSeek's extra logit scale
+    comes from its own ``seq_len``. A config with a ``model_type`` is first read as its HF
+    config class holds it (class defaults for the keys it leaves out, ``attribute_map`` names,
+    ``per_layer_config`` per layer type: ``pe_symbolic._hfconfig``); one without is read as
+    given. DeepSeek's extra logit scale
     (``get_mscale(factor, mscale_all_dim)**2`` on the softmax scale) is not part of the
     attention factor: it belongs to the attention layer, and so does Ministral 3 / Mistral
     4's ``llama_4_scaling_beta`` (queries multiplied by :func:`llama4_query_scale`; the

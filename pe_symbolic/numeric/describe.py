@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._display import ShowsItself
+from .._hfconfig import NormalizedConfig, normalize, transformers_version
 from .config import (
     DEEPSEEK_V4_LABELS,
     LAYER_THETA_MARKS_ONLY,
@@ -25,6 +27,7 @@ from .config import (
     _per_layer,
     _rope_dicts,
     _ROPE_KEYS,
+    emit_notices,
     parse_rope_config,
     rope_frequencies,
     scaling_layer_groups,
@@ -86,6 +89,9 @@ class LayerRope:
     layers: tuple[int, ...] | None = None
     """The layer indices this row covers, when ``layer_rope_theta`` gives layers different
     bases (``rope_frequencies(config, layer=layers[0])`` computes it)."""
+    layer_indices: tuple[int, ...] | None = None
+    """The layers of this row's layer type (from ``layer_types``; ``None`` when the config does
+    not list them or the row is for every layer)."""
 
     @property
     def label(self) -> str:
@@ -122,32 +128,74 @@ def _ranges(idx: tuple[int, ...]) -> str:
     return ",".join(out)
 
 
-@dataclass(frozen=True)
-class ConfigDescription:
-    """The structured result of :func:`describe`; ``str()`` gives the text table."""
+@dataclass(frozen=True, repr=False)
+class ConfigDescription(ShowsItself):
+    """The structured result of :func:`describe`; ``str()`` and ``repr()`` give the text table
+    (a REPL or a notebook shows it once), ``_repr_html_()`` the same in HTML."""
 
     layers: tuple[LayerRope, ...]
     layout: str
     nope_layers: tuple[int, ...] | None
     num_hidden_layers: int | None
     notes: tuple[str, ...] = field(default=())
+    defaults: str = ""
+    """The keys the config left out and the values HF's config class gives them (one line;
+    empty when nothing was taken from the class)."""
 
     def layer_types_with_rope(self) -> list[str | None]:
         """The ``layer_type=`` values :func:`rope_frequencies` accepts for this config."""
-        return [e.layer_type for e in self.layers if e.spec is not None]
+        return list(dict.fromkeys(e.layer_type for e in self.layers if e.spec is not None))
+
+    def effective_context(self) -> tuple[int | None, str]:
+        """The context the model is configured for, and why: the largest of
+        ``max_position_embeddings`` and, for ``yarn`` / ``llama3`` / ``longrope``, ``factor`` times
+        ``original_max_position_embeddings`` (over every layer type); ``(None, "")`` when the
+        config says neither.
+
+        >>> from pe_symbolic.numeric import model_config
+        >>> describe(model_config("qwen2.5-7b-yarn"), quiet=True).effective_context()
+        (131072, 'yarn factor 4 x original_max_position_embeddings 32,768')
+        >>> describe(model_config("llama-3.1-8b"), quiet=True).effective_context()
+        (131072, 'max_position_embeddings')
+        """
+        best: int | None = None
+        why = ""
+        for e in self.layers:
+            s = e.spec
+            if s is None:
+                continue
+            cands: list[tuple[int, str]] = []
+            if s.max_position_embeddings:
+                cands.append((s.max_position_embeddings, "max_position_embeddings"))
+            if s.rope_type in ("yarn", "telechat3-yarn", "llama3", "longrope") and s.factor \
+                    and s.original_max_position_embeddings:
+                cands.append((int(round(s.factor * s.original_max_position_embeddings)),
+                              f"{s.rope_type} factor {s.factor:g} x original_max_position_embeddings "
+                              f"{s.original_max_position_embeddings:,}"))
+            for n, w in cands:
+                if best is None or n > best:
+                    best, why = n, w
+        return best, why
 
     def __str__(self) -> str:
-        head = ("layer type", "rope type", "base (effective)", "factors", "attn factor", "rotary dims")
+        per_type = any(e.layer_indices is not None for e in self.layers)
+        head: tuple[str, ...] = ("layer type", "rope type", "base (effective)", "factors", "attn factor", "rotary dims")
+        if per_type:
+            head = head[:1] + ("layers",) + head[1:]
         rows = []
         for e in self.layers:
+            count: tuple[str, ...] = ()
+            if per_type:
+                n = f" of {self.num_hidden_layers}" if self.num_hidden_layers is not None else ""
+                count = (f"{len(e.layer_indices)}{n}" if e.layer_indices is not None else "-",)
             if e.spec is None:
-                rows.append((str(e.layer_type), "none (NoPE)", "-", "-", "-", "-"))
+                rows.append((str(e.layer_type),) + count + ("none (NoPE)", "-", "-", "-", "-"))
                 continue
             base = f"{e.spec.rope_theta:.6g}"
             if e.effective_base is not None and e.effective_base != e.spec.rope_theta:
                 base += f" ({e.effective_base:.6g})"
-            rows.append((e.label, e.spec.rope_type, base, e.factors or "-",
-                         f"{e.attention_factor:.6g}", e.rotary))
+            rows.append((e.label,) + count + (e.spec.rope_type, base, e.factors or "-",
+                                              f"{e.attention_factor:.6g}", e.rotary))
         widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
         lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
@@ -157,6 +205,8 @@ class ConfigDescription:
             shown = ", ".join(map(str, self.nope_layers)) if self.nope_layers else "none"
             lines.append(f"NoPE layers ({len(self.nope_layers)}{n}): {shown}")
         lines += [f"note: {n}" for n in self.notes]
+        if self.defaults:
+            lines.append(self.defaults)
         return "\n".join(lines)
 
 
@@ -222,15 +272,58 @@ def _text(config: Mapping[str, Any]) -> Mapping[str, Any]:
     return config
 
 
-def _layer_types(cfg: Mapping[str, Any]) -> list[str | None]:
+def _layer_types(cfg: Mapping[str, Any]) -> tuple[list[str | None], list[str]]:
+    """The rows (layer types with a rope entry that some layer has; ``[None]`` for one RoPE)
+    and notes on the entries no layer has and the layer types no entry covers."""
     if cfg.get("model_type") == "deepseek_v4":
-        return ["main", "compress"]
+        return ["main", "compress"], []
     _, params = _rope_dicts(cfg)
     if "rope_local_base_freq" in cfg and not _per_layer(params):
-        return ["full_attention", "sliding_attention"]
-    if _per_layer(params):
-        return list(params)
-    return [None]
+        return ["full_attention", "sliding_attention"], []
+    if not _per_layer(params):
+        return [None], []
+    present = cfg.layer_types_present() if isinstance(cfg, NormalizedConfig) else None
+    if present is None:
+        return list(params), []
+    rows = [t for t in params if t in present]
+    notes = [f"rope_parameters[{t!r}] is given, but no layer has that type (layer_types): not used (HF's rotary "
+             "embedding computes only the types of layer_types)" for t in params if t not in present]
+    missing = [t for t in present if t not in params]
+    if missing and rows:
+        notes.append(f"layer_types has {', '.join(map(repr, missing))} layers, for which the rope dict has no entry "
+                     "(HF's rotary embedding fails on them)")
+    return rows or list(params), notes
+
+
+def _layer_indices(cfg: Mapping[str, Any], layer_type: str | None) -> tuple[int, ...] | None:
+    lt = cfg.get("layer_types")
+    if layer_type is None or not isinstance(lt, list) or layer_type not in lt:
+        return None
+    return tuple(i for i, t in enumerate(lt) if t == layer_type)
+
+
+def _defaults_line(cfg: Mapping[str, Any]) -> str:
+    """One line naming the keys taken from HF's config class, with their values."""
+    if not isinstance(cfg, NormalizedConfig) or not cfg.filled:
+        return ""
+    parts: list[str] = []
+    for key, v in cfg.filled.items():
+        if key in ("num_key_value_heads", "num_hidden_layers"):
+            continue  # not RoPE (the layer count shows in the NoPE line)
+        if key == "layer_types":
+            kinds = list(dict.fromkeys(v))
+            counts = ", ".join(f"{v.count(k)} {k}" for k in kinds)
+            parts.append(f"layer_types ({counts})")
+        elif isinstance(v, float):
+            parts.append(f"{key}={v:g}")
+        elif isinstance(v, (list, tuple)) and len(v) > 4:
+            parts.append(f"{key}=[{len(v)} values]")
+        else:
+            parts.append(f"{key}={v!r}" if isinstance(v, str) else f"{key}={v}")
+    if not parts:
+        return ""
+    return (f"defaults of HF's {cfg.hf_class} (transformers {transformers_version()}) for the keys the config leaves "
+            f"out: {', '.join(parts)}")
 
 
 def _theta_groups(cfg: Mapping[str, Any]) -> list[tuple[int, ...] | None]:
@@ -345,6 +438,24 @@ def _nope(cfg: Mapping[str, Any], layers: list[LayerRope]) -> tuple[tuple[int, .
     return (() if n is not None else None), notes
 
 
+def _pattern_note(cfg: Mapping[str, Any], entries: list[LayerRope]) -> str:
+    """``"layers: 5 sliding_attention, 1 full_attention, repeated"`` when rows are per layer type."""
+    lt = cfg.get("layer_types")
+    if not isinstance(lt, list) or not lt or not any(e.layer_indices is not None for e in entries):
+        return ""
+    for p in range(1, len(lt) + 1):
+        if all(lt[i] == lt[i % p] for i in range(len(lt))):
+            break
+    runs: list[list[Any]] = []
+    for t in lt[:p]:
+        if runs and runs[-1][1] == t:
+            runs[-1][0] += 1
+        else:
+            runs.append([1, t])
+    shown = ", ".join(f"{n} {t}" for n, t in runs)
+    return f"layer_types: {shown}" + (", repeated" if p < len(lt) else "") + f" ({len(lt)} layers)"
+
+
 def _deepseek_v4_note(cfg: Mapping[str, Any]) -> str:
     """Which layers use DeepSeek-V4's ``main`` and ``compress`` RoPE (HF: sliding-window
     layers ``main``, compressed layers ``compress``)."""
@@ -366,7 +477,11 @@ def _deepseek_v4_note(cfg: Mapping[str, Any]) -> str:
 
 def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: bool = False,
              file: Any = None, quiet: bool = False) -> ConfigDescription:
-    r"""Print (and return) what the RoPE config parser understood, per layer type.
+    r"""What the RoPE config parser understood, per layer type: an object that shows itself.
+
+    Nothing is printed unless asked (``file=``): the returned description's ``repr`` is its
+    table, so a REPL line or a notebook cell ``describe(config)`` shows it once, and
+    ``print(describe(config))`` prints it.
 
     Parameters
     ----------
@@ -378,9 +493,11 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     strict : bool, default False
         Raise on a key the parser does not understand instead of warning.
     file : file-like, optional
-        Where to print (default ``sys.stdout``).
+        Print the table there too (``file=sys.stdout`` for the terminal); by default nothing
+        is printed.
     quiet : bool, default False
-        Return the description without printing it.
+        Do not print even where ``file`` is given (kept for older calls; printing is now
+        asked for with ``file``).
 
     Returns
     -------
@@ -399,6 +516,7 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     --------
     >>> from pe_symbolic.numeric import model_config
     >>> d = describe(model_config("llama-3.1-8b"))
+    >>> d
     layer type  rope type  base (effective)  factors                          attn factor  rotary dims
     all         llama3     500000            factor=8; low=1, high=4; L=8192  1            128 of 128
     layout: split halves (rotate_half)
@@ -407,19 +525,26 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
-    cfg = _text(config)
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict={strict!r} must be True or False")
+    cfg = normalize(config)
+    emit_notices(cfg, strict)
     entries = []
-    for lt in _layer_types(cfg):
+    row_types, type_notes = _layer_types(cfg)
+    for lt in row_types:
         _, params = _rope_dicts(cfg)
+        indices = _layer_indices(cfg, lt)
         if lt is not None and _per_layer(params) and lt in params and params.get(lt) is None:
-            entries.append(LayerRope(lt, None))
+            entries.append(LayerRope(lt, None, layer_indices=indices))
             continue
         for layers in _theta_groups(cfg):
-            spec = parse_rope_config(config, layer_type=lt, strict=strict,
+            spec = parse_rope_config(cfg, layer_type=lt, strict=strict,
                                      layer=None if layers is None else layers[0])
             fr = rope_frequencies(spec, seq_len=seq_len)
-            entries.append(LayerRope(lt, spec, _effective_base(spec), _factors(spec), fr.attention_factor, layers))
+            entries.append(LayerRope(lt, spec, _effective_base(spec), _factors(spec), fr.attention_factor, layers,
+                                     indices))
     nope, notes = _nope(cfg, entries)
+    notes = type_notes + notes
     if cfg.get("attn_temperature_tuning"):
         notes.append(f"attn_temperature_tuning: HF's Llama 4 scales the queries of NoPE layers by "
                      f"log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (floor_scale="
@@ -462,9 +587,12 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
             m = 0.1 * e.spec.mscale_all_dim * math.log(e.spec.factor) + 1 if e.spec.factor > 1 else 1.0
             notes.append(f"DeepSeek MLA: the softmax scale is also multiplied by mscale(factor, mscale_all_dim)**2 = "
                          f"{m * m:.6g} (not part of the attention factor)")
+    pattern = _pattern_note(cfg, entries)
+    if pattern:
+        notes.insert(0, pattern)
     out = ConfigDescription(tuple(entries), _layout(cfg), nope,
                             cfg.get("num_hidden_layers") if isinstance(cfg.get("num_hidden_layers"), int) else None,
-                            tuple(dict.fromkeys(notes)))
-    if not quiet:
+                            tuple(dict.fromkeys(notes)), _defaults_line(cfg))
+    if file is not None and not quiet:
         print(out, file=file)
     return out

@@ -1,48 +1,22 @@
-"""Rotary embeddings: cos/sin tables and ``apply_rope`` (see :mod:`pe_symbolic.numeric`)."""
+"""Rotary embeddings: cos/sin tables and ``apply_rope`` (see :mod:`pe_symbolic.numeric`).
+
+The two functions are the shared front end's (:mod:`pe_symbolic.numeric._frontend`: every
+argument check, shape rule and message, the same in :mod:`pe_symbolic.torch` and
+:mod:`pe_symbolic.jax`), bound to the NumPy core's backend
+(:mod:`pe_symbolic.numeric._numpy_backend`: the tables and the kernels).
+"""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+import numpy as np  # noqa: F401  (doctests)
 
-import numpy as np
-
-from . import _kernels as K
-from . import _rope_kernels
-from ._checks import as_positions, check_finite_x, check_float_dtype, check_out, check_x, round_to
-from .._validate import check_layout
-from ._core import _rope_product
-from ._scratch import scratch
-from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source, positions_error
-from .config import RopeSpec, model_config, parse_rope_config  # noqa: F401  (model_config: doctests)
-from .describe import warn_config_layout
-from .tables import _slot_views
+from . import _frontend as F
+from ._numpy_backend import NUMPY, _PhasorBlocks  # noqa: F401  (_PhasorBlocks: tests/rope_reference_kernels.py)
+from .config import model_config  # noqa: F401  (doctests)
 
 __all__ = ["apply_rope", "rope_cos_sin"]
 
-
-# ----------------------------------------------------------------------------------------
-# RoPE
-
-
-def rope_cos_sin(
-    positions,
-    d: int | None = None,
-    *,
-    base: float = 10000.0,
-    layout: str = "split",
-    dtype=np.float64,
-    accurate: bool = False,
-    config: Mapping[str, Any] | None = None,
-    inv_freq: Any = None,
-    layer_type: str | None = None,
-    seq_len: int | None = None,
-    mrope_section: Sequence[int] | None = None,
-    mrope_interleaved: bool = False,
-    attention_factor: float | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    r"""``(cos, sin)`` tables such that ``x*cos + rotate(x)*sin`` applies RoPE.
+rope_cos_sin = F.public(NUMPY, F.rope_cos_sin, module=__name__, doc=r"""``(cos, sin)`` tables such that ``x*cos + rotate(x)*sin`` applies RoPE.
 
     Parameters
     ----------
@@ -60,9 +34,9 @@ def rope_cos_sin(
         With ``config`` of a model type whose HF attention rotates interleaved pairs
         (:func:`describe` names it: GPT-J, Cohere, GLM, DeepSeek-V3, ...), ``"split"``
         warns (:class:`ConfigLayoutWarning`): pass ``"interleaved"`` for HF's result.
-    dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}
-        float16 / bfloat16: the float64 tables rounded once (correctly, not through
-        float32), as in :func:`sinusoidal_table`.
+    dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}, optional
+        Default float64. float16 / bfloat16: the float64 tables rounded once (correctly, not
+        through float32), as in :func:`sinusoidal_table`.
     accurate : bool
         As in :func:`sinusoidal_table`.
     config : Mapping, optional
@@ -107,102 +81,9 @@ def rope_cos_sin(
     >>> c, s = rope_cos_sin([[0, 1], [0, 5], [0, 7]], config=model_config("qwen2-vl-7b"))
     >>> c.shape
     (2, 128)
-    """
-    warn_config_layout(config, check_layout(layout))
-    return _rope_cos_sin(positions, d, base=base, layout=layout, dtype=dtype, accurate=accurate, config=config,
-                         inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len, mrope_section=mrope_section,
-                         mrope_interleaved=mrope_interleaved, attention_factor=attention_factor)
+    """)
 
-
-def _rope_cos_sin(positions, d, *, base, layout, dtype, accurate, config, inv_freq, layer_type, seq_len,
-                  mrope_section, mrope_interleaved, attention_factor) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`rope_cos_sin` without the layout warning (the backends' host tables, always split)."""
-    layout = check_layout(layout)
-    dt = check_float_dtype(dtype)
-    t = as_positions(positions)
-    config, seq_len = _config_and_length(config, inv_freq, layer_type, seq_len, lambda: t)
-    plan = frequency_plan(d=d, base=base, rotary_dim=None, config=config, inv_freq=inv_freq,
-                          layer_type=layer_type, seq_len=seq_len, mrope_section=mrope_section,
-                          mrope_interleaved=mrope_interleaved, attention_factor=attention_factor)
-    t = _plan_positions(t, plan)
-    pshape = t.shape[1:] if plan.n_axes > 1 else t.shape
-    src = phasor_source(plan, t, accurate)
-    rd = plan.rotary_dim
-    n, h = math.prod(pshape), rd // 2
-    low = dt.itemsize < 4  # float16 / bfloat16: the float64 tables, rounded once
-    cos = np.empty((n, rd), np.float64 if low else dt)
-    sin = np.empty((n, rd), np.float64 if low else dt)
-    c1, c2 = _slot_views(cos, layout)
-    s1, s2 = _slot_views(sin, layout)
-    rows = src.block_rows()
-    buf = np.empty((min(rows, max(n, 1)), h), np.complex128)
-    for s in range(0, n, rows):
-        e = min(n, s + rows)
-        z = buf[: e - s]
-        src.fill(s, e, z)
-        c1[s:e] = z.real
-        c2[s:e] = z.real
-        s1[s:e] = z.imag
-        s2[s:e] = z.imag
-    if low:
-        cos, sin = round_to(cos, dt), round_to(sin, dt)
-    return cos.reshape(pshape + (rd,)), sin.reshape(pshape + (rd,))
-
-
-#: The config types whose frequencies depend on the current length.
-_LENGTH_TYPES = ("dynamic", "longrope")
-
-
-def _config_and_length(config: Any, inv_freq: Any, layer_type: str | None, seq_len: Any,
-                       positions_of: Callable[[], np.ndarray | None]) -> tuple[Any, Any]:
-    """``(config, seq_len)`` for :func:`frequency_plan`: a config parsed once (a
-    :class:`RopeSpec`), and for ``dynamic`` / ``longrope`` without ``seq_len`` the length HF's
-    ``dynamic_rope_update`` uses, ``max(positions) + 1`` over every entry, real positions
-    rounded down first, at least 1. ``positions_of()`` gives the positions as
-    :func:`as_positions` returns them (called only for those types), or ``None`` when the
-    caller reports a problem with them later."""
-    if config is None or inv_freq is not None or seq_len is not None:
-        return config, seq_len
-    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
-    if spec.rope_type not in _LENGTH_TYPES:
-        return spec, None
-    t = positions_of()
-    if t is None or t.size == 0:
-        return spec, None
-    return spec, max(1, math.floor(float(t.max())) + 1)
-
-
-def _plan_positions(t: np.ndarray, plan: FrequencyPlan) -> np.ndarray:
-    """Positions as the kernels need them: for M-RoPE ``(3,) + P`` (axial: ``(2,) + P``)
-    with every axis of shape P."""
-    if plan.n_axes == 1:
-        return t
-    why = positions_error(plan.n_axes, t.shape)
-    if why:
-        raise ValueError(why)
-    return np.ascontiguousarray(t)
-
-
-def apply_rope(
-    x,
-    positions=None,
-    *,
-    base: float = 10000.0,
-    layout: str = "split",
-    rotary_dim: int | None = None,
-    accurate: bool = False,
-    out=None,
-    config: Mapping[str, Any] | None = None,
-    inv_freq: Any = None,
-    layer_type: str | None = None,
-    seq_len: int | None = None,
-    mrope_section: Sequence[int] | None = None,
-    mrope_interleaved: bool = False,
-    attention_factor: float | None = None,
-    position_ids=None,
-    check_finite: bool = False,
-):
-    r"""Rotate each pair of ``x[..., :rotary_dim]`` by the angle ``m * theta_i``.
+apply_rope = F.public(NUMPY, F.apply_rope, module=__name__, doc=r"""Rotate each pair of ``x[..., :rotary_dim]`` by the angle ``m * theta_i``.
 
     Parameters
     ----------
@@ -240,7 +121,14 @@ def apply_rope(
     position_ids : array_like of int or real, optional
         Hugging Face's layout instead of ``positions``: shape ``(batch, seq)`` for ``x`` of
         shape ``(batch, heads, seq, d)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is
-        inserted for you.
+        inserted for you. Shape ``(seq,)`` (M-RoPE: ``(3, seq)``) is positions of that shape.
+        The same rules in :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`.
+    cos_sin : (numpy.ndarray, numpy.ndarray), optional
+        Instead of positions: tables from :func:`rope_cos_sin` (same ``layout``; for 16-bit
+        ``x`` float32 tables), broadcasting against ``x.shape[:-1] + (rotary_dim,)``; 3-D
+        tables ``(batch, seq, rotary_dim)`` with 4-D ``x`` get the heads axis inserted. The
+        rotation is the lowered pair formula on the tables' halves (the frameworks' way:
+        ``accurate`` does not apply). Then no positions and no frequency keywords.
     check_finite : bool, default False
         Raise a ``ValueError`` naming the first NaN or infinite entry of ``x``. By default
         non-finite entries propagate as IEEE arithmetic has them (as every framework's
@@ -291,195 +179,5 @@ def apply_rope(
     >>> qr, kr = apply_rope((q, k), position_ids=ids, config=model_config("llama-3.1-8b"))
     >>> qr.shape, kr.shape
     ((2, 32, 5, 128), (2, 8, 5, 128))
-    """
-    many = isinstance(x, (tuple, list))
-    xs = [check_x(v, name=f"x[{q}]" if many else "x") for q, v in enumerate(x if many else (x,))]
-    if not xs:
-        raise ValueError("x is an empty tuple; pass one or more arrays")
-    outs = _outs(out, xs, many)
-    if not isinstance(check_finite, bool):
-        raise TypeError(f"check_finite={check_finite!r} must be True or False")
-    if check_finite:
-        for q, v in enumerate(xs):
-            check_finite_x(v, name=f"x[{q}]" if many else "x")
-    layout = check_layout(layout)
-    warn_config_layout(config, layout)
-    d = xs[0].shape[-1]
-    for q, v in enumerate(xs[1:], start=1):
-        if v.shape[-1] != d:
-            raise ValueError(f"x[{q}] has last axis {v.shape[-1]}; x[0] has {d}: every array needs the same head dim")
-    given = config is not None or inv_freq is not None
-    if not given and rotary_dim is None and d % 2:
-        raise ValueError(
-            f"the last axis of x has odd length d={d}; RoPE needs pairs (pass an even rotary_dim)"
-        )
-    config, seq_len = _config_and_length(config, inv_freq, layer_type, seq_len,
-                                         lambda: _length_positions(positions, position_ids))
-    plan = frequency_plan(d=None if given else d, base=base, rotary_dim=rotary_dim, config=config,
-                          inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len,
-                          mrope_section=mrope_section, mrope_interleaved=mrope_interleaved,
-                          attention_factor=attention_factor)
-    rd = plan.rotary_dim
-    if rd > d:
-        what = (f"rotary_dim={rd!r} must be a positive even integer" if not given else
-                f"{'config' if config is not None else 'inv_freq'}= rotates {rd} channels, which must be")
-        raise ValueError(f"{what} <= d={d} (the last axis of x)")
-    t = _resolve_positions(positions, position_ids, xs, plan)
-    src = phasor_source(plan, t, accurate)
-    tshape = (t.shape[1:] if plan.n_axes > 1 else t.shape) or (1,)
-    for xv0, ov0 in zip(xs, outs):
-        low = xv0.dtype.itemsize < 4
-        if low and _rope_kernels.half(*((xv0[None], ov0[None]) if xv0.ndim == 1 else (xv0, ov0)),
-                                      rd, tshape, _blocks_of(src, tshape), layout, _rope_product()):
-            continue  # the compiled 16-bit kernels: bit for bit the route below, in one pass
-        if low:  # float16 / bfloat16: exactly to float32, rotate there, round once back
-            final = ov0
-            xv0 = xv0.astype(np.float32)
-            ov0 = np.empty_like(xv0)
-        if rd < d and ov0 is not xv0:
-            ov0[..., rd:] = xv0[..., rd:]
-        xv, ov = (xv0[None], ov0[None]) if xv0.ndim == 1 else (xv0, ov0)  # 1-D: scalar positions
-        if layout == "interleaved":
-            _rope_interleaved(xv, src, tshape, ov, rd)
-        else:
-            _rope_split(xv, src, tshape, ov, rd)
-        if low:
-            final[...] = ov0.astype(final.dtype)  # float32 -> float16/bfloat16: one rounding
-    return tuple(outs) if many else outs[0]
+    """)
 
-
-def _length_positions(positions, position_ids) -> np.ndarray | None:
-    """The positions the default ``seq_len`` is read from; ``None`` when not exactly one of
-    them is given, which :func:`_resolve_positions` reports."""
-    if (positions is None) == (position_ids is None):
-        return None
-    if positions is not None:
-        return as_positions(positions)
-    return as_positions(position_ids, name="position_ids")
-
-
-def _outs(out, xs: list[np.ndarray], many: bool) -> list[np.ndarray]:
-    if out is None:
-        return [check_out(None, v.shape, v.dtype) for v in xs]
-    if many:
-        if not isinstance(out, (tuple, list)) or len(out) != len(xs):
-            raise ValueError(f"out must be a tuple of {len(xs)} arrays (one per array of x) or None")
-        return [check_out(o, v.shape, v.dtype, name=f"out[{q}]") for q, (o, v) in enumerate(zip(out, xs))]
-    return [check_out(out, xs[0].shape, xs[0].dtype)]
-
-
-def _resolve_positions(positions, position_ids, xs: list[np.ndarray], plan: FrequencyPlan) -> np.ndarray:
-    """Check the positions against every array of x; return them as the kernels need them."""
-    if (positions is None) == (position_ids is None):
-        raise ValueError("pass exactly one of positions (broadcast against x.shape[:-1]) and "
-                         "position_ids (Hugging Face's (batch, seq) layout)")
-    if positions is not None:
-        t = _plan_positions(as_positions(positions), plan)
-        axes_shape = t.shape[1:] if plan.n_axes > 1 else t.shape
-    else:
-        ids = _plan_positions(as_positions(position_ids, name="position_ids"), plan)
-        core = ids.shape[1:] if plan.n_axes > 1 else ids.shape
-        for q, v in enumerate(xs):
-            if v.ndim != 4 or len(core) != 2 or np.broadcast_shapes(core, (v.shape[0], v.shape[2])) != (v.shape[0], v.shape[2]):
-                raise ValueError(
-                    f"position_ids of shape {ids.shape} need x of shape (batch, heads, seq, d) with "
-                    f"position_ids.shape[-2:] broadcasting to (batch, seq); x{'' if len(xs) == 1 else f'[{q}]'} "
-                    f"has shape {v.shape}"
-                )
-        t = ids[..., :, None, :]  # insert the heads axis
-        axes_shape = t.shape[1:] if plan.n_axes > 1 else t.shape
-    for q, v in enumerate(xs):
-        lead = v.shape[:-1]
-        name = "x.shape[:-1]" if len(xs) == 1 else f"x[{q}].shape[:-1]"
-        try:
-            bshape = np.broadcast_shapes(axes_shape, lead)
-        except ValueError:
-            hint = ("; for Hugging Face position_ids of shape (batch, seq) pass position_ids="
-                    if positions is not None and len(axes_shape) == 2 and v.ndim == 4 else "")
-            raise ValueError(
-                f"positions of shape {axes_shape} do not broadcast against {name} = {lead}{hint}"
-            ) from None
-        if bshape != lead:
-            raise ValueError(
-                f"positions of shape {axes_shape} broadcast against {name} = {lead} to {bshape}; "
-                "positions must not enlarge x"
-            )
-    # leading singleton axes broadcast anyway: drop them (the kernels read tshape[:-1] as
-    # the axes along which positions vary besides the sequence)
-    core = list(axes_shape)
-    while len(core) > 1 and core[0] == 1:
-        core.pop(0)
-    return t.reshape(((plan.n_axes,) if plan.n_axes > 1 else ()) + tuple(core))
-
-
-# RoPE is blocked along the sequence axis: the phasors of one block of positions (a small
-# table, reused by every leading index of x) are computed in complex128, rounded once to x's
-# precision, and applied while they sit in cache; the kernels themselves (one complex
-# multiply per block for the interleaved layout, three calls per cache-sized group for the
-# split layout) are in _rope_kernels, with the measurements behind their block sizes.
-# Temporaries are table- and group-sized, never x-sized.
-
-
-class _PhasorBlocks:
-    """Phasors ``exp(i m theta)`` of positions ``t[..., s0:s1]`` (``t`` of shape ``tshape``),
-    block by block, as an array of shape ``tshape[:-1] + (s1 - s0, h)`` and dtype ``cdt``:
-    computed in complex128 and rounded once (the "run" mode's product casts as it writes)."""
-
-    def __init__(self, src: K.PhasorSource, tshape: tuple[int, ...], rows: int,
-                 cdt: np.dtype) -> None:
-        self.src, self.tshape = src, tshape
-        self.tl = tshape[-1]
-        self.P = math.prod(tshape[:-1])
-        if self.tl <= rows:
-            rows = self.tl  # one block
-        elif src.mode == "run" and rows >= src.B:
-            rows -= rows % src.B  # whole fine blocks: one broadcast multiply each
-        self.rows = max(1, rows)
-        self.z = scratch("phasors", (self.P, self.rows, src.h), cdt)
-        self.direct = cdt == np.complex128 or src.mode == "run"
-        if not self.direct:  # complex128 scratch of one source block, then rounded
-            self.z128 = scratch("phasors128", (max(1, min(src.block_rows(), self.P * self.rows)),
-                                               src.h), np.complex128)
-
-    def starts(self) -> range:
-        return range(0, self.tl, self.rows)
-
-    def _fill(self, start: int, stop: int, dest: np.ndarray) -> None:
-        if self.direct:
-            self.src.fill(start, stop, dest)
-            return
-        r = self.z128.shape[0]
-        for u in range(start, stop, r):
-            v = min(stop, u + r)
-            tmp = self.z128[: v - u]
-            self.src.fill(u, v, tmp)
-            dest[u - start : v - start] = tmp
-
-    def fill(self, s0: int) -> tuple[int, np.ndarray]:
-        """Fill the block starting at ``s0``; return its end and its table."""
-        s1 = min(self.tl, s0 + self.rows)
-        n, tl, P, h = s1 - s0, self.tl, self.P, self.src.h
-        z = self.z.reshape(-1)[: P * n * h].reshape(P, n, h)
-        if n == tl:
-            self._fill(0, P * tl, z.reshape(P * tl, h))
-        else:
-            for p in range(P):
-                self._fill(p * tl + s0, p * tl + s1, z[p])
-        return s1, z.reshape(self.tshape[:-1] + (n, h))
-
-
-def _rope_interleaved(x: np.ndarray, src: K.PhasorSource, tshape: tuple[int, ...],
-                      out: np.ndarray, rd: int) -> None:
-    """Interleaved layout: one complex multiply per block on complex views of x and out."""
-    _rope_kernels.interleaved(x, out, rd, tshape, _blocks_of(src, tshape), _rope_product())
-
-
-def _rope_split(x: np.ndarray, src: K.PhasorSource, tshape: tuple[int, ...],
-                out: np.ndarray, rd: int) -> None:
-    """Split layout: ``out = x*[c, c] + swap_halves(x)*[-s, s]`` in cache-sized groups."""
-    _rope_kernels.split(x, out, rd, tshape, _blocks_of(src, tshape))
-
-
-def _blocks_of(src: K.PhasorSource, tshape: tuple[int, ...]):
-    """The kernels' phasor-block factory: ``(rows, complex dtype) -> _PhasorBlocks``."""
-    return lambda rows, cdt: _PhasorBlocks(src, tshape, rows, cdt)

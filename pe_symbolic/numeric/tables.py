@@ -1,15 +1,20 @@
-"""Sinusoidal tables and translation matrices (see :mod:`pe_symbolic.numeric`)."""
+"""Sinusoidal tables and translation matrices (see :mod:`pe_symbolic.numeric`).
+
+:func:`sinusoidal_table` is the shared front end's (:mod:`pe_symbolic.numeric._frontend`, the
+same checks as :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`), bound to the NumPy core's
+backend (:mod:`pe_symbolic.numeric._numpy_backend`).
+"""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
+from . import _frontend as F
 from . import _kernels as K
-from ._checks import as_positions, check_float_dtype, check_numeric_d, check_out, round_to
+from ._checks import as_positions, check_numeric_d
 from .._validate import check_layout, check_order, check_schedule
-from ._core import _check_numeric_base, _omega_dd, _omega_exact, _source
+from ._core import _check_numeric_base, _omega_dd, _omega_exact
+from ._numpy_backend import NUMPY
 
 __all__ = ["sinusoidal_table", "translation_matrix"]
 
@@ -18,65 +23,7 @@ __all__ = ["sinusoidal_table", "translation_matrix"]
 # tables
 
 
-def _slot_views(arr2d: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
-    """Views (first slots, second slots) of an (n, d) array for ``layout``."""
-    h = arr2d.shape[-1] // 2
-    if layout == "interleaved":
-        return arr2d[:, 0::2], arr2d[:, 1::2]
-    return arr2d[:, :h], arr2d[:, h:]
-
-
-def _write_pairs(src: K.PhasorSource, out2d: np.ndarray, layout: str) -> None:
-    """Fill ``out2d`` (n, d): real part of each phasor in the first slot, imaginary in the second."""
-    n = out2d.shape[0]
-    if n == 0:
-        return
-    if src.mode == "accurate":
-        first, second = _slot_views(out2d, layout)
-        src.fill_pairs(0, n, first, second)
-        return
-    if layout == "interleaved" and out2d.flags.c_contiguous:
-        cdt = np.complex64 if out2d.dtype == np.float32 else np.complex128
-        dest = out2d.view(cdt)
-        if src.mode == "run":
-            # one broadcast multiply straight into the output (float32: the ufunc casts
-            # its complex128 result in small internal buffers)
-            src.fill(0, n, dest)
-            return
-        rows = src.block_rows()
-        buf = None if cdt is np.complex128 else np.empty((min(rows, n), src.h), np.complex128)
-        for s in range(0, n, rows):
-            e = min(n, s + rows)
-            if buf is None:
-                src.fill(s, e, dest[s:e])
-            else:
-                src.fill(s, e, buf[: e - s])
-                dest[s:e] = buf[: e - s]
-        return
-    first, second = _slot_views(out2d, layout)
-    rows = src.block_rows()
-    buf = np.empty((min(rows, n), src.h), np.complex128)
-    for s in range(0, n, rows):
-        e = min(n, s + rows)
-        b = buf[: e - s]
-        src.fill(s, e, b)
-        first[s:e] = b.real
-        second[s:e] = b.imag
-
-
-def sinusoidal_table(
-    positions,
-    d: int,
-    *,
-    base: float = 10000.0,
-    layout: str = "interleaved",
-    order: str = "sin_cos",
-    schedule: str = "vaswani",
-    dtype=np.float64,
-    accurate: bool = False,
-    out: np.ndarray | None = None,
-) -> np.ndarray:
-    r"""The sinusoidal encoding PE(t) for every position: shape ``positions.shape + (d,)``.
+sinusoidal_table = F.public(NUMPY, F.sinusoidal_table, module=__name__, doc=r"""The sinusoidal encoding PE(t) for every position: shape ``positions.shape + (d,)``.
 
     Parameters
     ----------
@@ -92,8 +39,8 @@ def sinusoidal_table(
         Which function fills the first slot of a pair.
     schedule : {"vaswani", "tensor2tensor"}
         Frequency schedule, see :func:`frequencies`.
-    dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}
-        Output dtype; angles are formed in float64 (and better) either way. float16 and
+    dtype : {numpy.float64, numpy.float32, numpy.float16, ml_dtypes.bfloat16}, optional
+        Output dtype (default float64); angles are formed in float64 (and better) either way. float16 and
         bfloat16 are the float64 table rounded once (correctly: not through float32, see
         ``pe_symbolic.numeric._checks.round_to``): within half an ulp of the dtype
         plus 7u.
@@ -122,30 +69,7 @@ def sinusoidal_table(
            [0.841471, 0.540302, 0.099833, 0.995004]])
     >>> sinusoidal_table([1], 4, base=100.0, layout="split", order="cos_sin").round(6)
     array([[0.540302, 0.995004, 0.841471, 0.099833]])
-    """
-    d = check_numeric_d(d)
-    b = _check_numeric_base(base)
-    layout = check_layout(layout)
-    order = check_order(order)
-    schedule = check_schedule(schedule)
-    dt = check_float_dtype(dtype)
-    t = as_positions(positions)
-    shape = t.shape + (d,)
-    out = check_out(out, shape, dt)
-    if dt.itemsize < 4:  # float16 / bfloat16: the float64 table, rounded once
-        out[...] = round_to(sinusoidal_table(t, d, base=b, layout=layout, order=order,
-                                             schedule=schedule, accurate=accurate), dt)
-        return out
-    w_hi, w_lo = _omega_dd(d, b, schedule)
-    src = _source(t, w_hi, w_lo, accurate, swap=order == "sin_cos",
-                  w_exact=functools.partial(_omega_exact, d, b, schedule))
-    if out.flags.c_contiguous:
-        _write_pairs(src, out.reshape(-1, d), layout)
-    else:
-        tmp = np.empty(shape, dt)
-        _write_pairs(src, tmp.reshape(-1, d), layout)
-        out[...] = tmp
-    return out
+    """)
 
 
 def translation_matrix(
@@ -209,5 +133,7 @@ def translation_matrix(
     out[:, a, bb] = sign * s + 0.0  # + 0.0: no negative zeros at k = 0
     out[:, bb, a] = 0.0 - sign * s
     return out.reshape(kk.shape + (d, d))
+
+
 
 

@@ -1,38 +1,39 @@
-r"""The proof engine: claims, sound rules, the checker, the sampler, certificates, renderings.
+r"""The proof engine: the trusted kernel, and the search, certificates and renderings around it.
 
-Modules, each importing only those above it in this list (an import-linter contract):
+The trusted base is one subpackage, :mod:`pe_symbolic.proof.kernel` (fragment -- heads and
+facts --, binders, evaluation, rules, enclosures, admissible points, the vacuity gate, the
+checker, the certificate reader and binding, budgets): what ``proved`` and ``refuted`` rest on,
+closed by an import contract. Around it, each importing only those below it in this list:
 
-* :mod:`~pe_symbolic.proof.claims`: :class:`~pe_symbolic.proof.Claim`, :class:`~pe_symbolic.proof.Equation`, :class:`~pe_symbolic.proof.Step` (what is claimed);
-* :mod:`~pe_symbolic.proof.rules`: the rewrite rules a chain may cite, and why each is sound;
-* :mod:`~pe_symbolic.proof.budget`: time budgets (every check has one);
-* :mod:`~pe_symbolic.proof.kernel`: the checker: :func:`~pe_symbolic.proof.check_chain`, :func:`~pe_symbolic.proof.check_transition`;
-* :mod:`~pe_symbolic.proof.sampler`: points satisfying every assumption; refutation;
-* :mod:`~pe_symbolic.proof.srepr`: the whitelist parser of ``srepr`` text (certificates are data);
-* :mod:`~pe_symbolic.proof.render`: text, LaTeX, MyST and the JSON certificate;
-* :mod:`~pe_symbolic.proof.coq`, :mod:`~pe_symbolic.proof.coq_tactics`, :mod:`~pe_symbolic.proof.coq_export`:
-  the second kernel's door: claims printed as Coq lemmas (the trusted printer), their
-  generated scripts, and the per-lemma Coq check;
+* :mod:`~pe_symbolic.proof.engine`: :func:`~pe_symbolic.proof.prove`, :func:`~pe_symbolic.check_identity` (search, check, refute);
+* :mod:`~pe_symbolic.proof.certificates`: re-checking certificates (:func:`~pe_symbolic.proof.recheck`);
 * :mod:`~pe_symbolic.proof.result`: :class:`~pe_symbolic.proof.Proof`, :class:`~pe_symbolic.proof.PartProof`;
-* :mod:`~pe_symbolic.proof.certificates`: reading, binding and re-checking certificates;
-* :mod:`~pe_symbolic.proof.engine`: :func:`~pe_symbolic.proof.prove`, :func:`~pe_symbolic.check_identity` (search, check, refute).
+* :mod:`~pe_symbolic.proof.coq`, :mod:`~pe_symbolic.proof.coq_tactics`, :mod:`~pe_symbolic.proof.coq_export`:
+  the second kernel's door: claims printed as Coq lemmas (hygienic names), their generated
+  scripts, and the per-lemma Coq check;
+* :mod:`~pe_symbolic.proof.render`: text, LaTeX, MyST and the JSON certificate;
+* ``isolate``: a check run in a child process, for calls from other threads;
+* :mod:`~pe_symbolic.proof.sampler`: candidate points (search; the kernel checks them).
 
-What the verdicts mean is stated in :mod:`pe_symbolic.proof.engine`; the checker's rules in
-:mod:`pe_symbolic.proof.kernel`; which rewrites are allowed, and why, in
-:mod:`pe_symbolic.proof.rules`.
+The modules ``claims``, ``rules``, ``fragment``, ``evaluation``, ``enclosure``, ``budget`` and
+``srepr`` of earlier versions are aliases of the kernel's (``srepr`` of
+:mod:`~pe_symbolic.proof.kernel.reader`). What the verdicts mean is stated in
+:mod:`pe_symbolic.proof.engine`; what the kernel trusts, and its size, in
+:mod:`pe_symbolic.proof.kernel`.
 """
 
 from __future__ import annotations
 
-from .budget import BudgetExceeded
+from .kernel.budget import BudgetExceeded
 from .certificates import recheck, recheck_certificate
-from .claims import DIFFERENCE, LHS, Claim, ClaimError, Equation, Step, Verdict
+from .kernel.claims import DIFFERENCE, LHS, Claim, ClaimError, Equation, Step, Verdict
 from .engine import DEFAULT_TIMEOUT, check_identity, prove, prove_equation
-from .kernel import check_chain, check_transition, reduce_to_zero
+from .kernel.checker import check_chain, check_transition, reduce_to_zero
 from .render import CERTIFICATE_FORMAT, certificate
 from .result import PartProof, Proof
-from .rules import RULES, apply_rule, is_zero
+from .kernel.rules import RULES, apply_rule, is_zero
 from .sampler import SpotCheck
-from .srepr import CertificateError, parse_srepr
+from .kernel.reader import CertificateError, parse_srepr
 
 __all__ = [
     "CERTIFICATE_FORMAT",

@@ -1,7 +1,7 @@
 r"""The second kernel's door: claims printed as Coq lemmas over the reals, checked by ``coqc``.
 
 However careful the SymPy kernel is, it is one program checking itself. Coq is an independent
-kernel: each equation of a :class:`~pe_symbolic.proof.claims.Claim` (each entry of a matrix
+kernel: each equation of a :class:`~pe_symbolic.proof.kernel.claims.Claim` (each entry of a matrix
 equation) becomes a ``Lemma`` over Coq's ``Reals``, with the claim's hypotheses, closed by a
 generated tactic script (:mod:`pe_symbolic.proof.coq_tactics`). Coq's kernel then re-checks
 the proof term at ``Qed``.
@@ -34,7 +34,7 @@ something else.
 >>> import sympy as sp
 >>> x, y = sp.symbols("x y", real=True)
 >>> coq_text(to_coq_ast(sp.sin(x + y) - 2 * x / y, Env()))
-'(((- 2) * x * (/ y)) + (sin (x + y)))'
+'(((- 2) * x_1 * (/ y_1)) + (sin (x_1 + y_1)))'
 >>> to_coq_ast(sp.Derivative(sp.sin(x), x), Env())
 Traceback (most recent call last):
 pe_symbolic.proof.coq.OutsideFragment: a derivative (Derivative(sin(x), x)) has no counterpart in the printed fragment
@@ -48,16 +48,22 @@ from typing import Any
 
 import sympy as sp
 
-from .claims import Claim
+from .kernel.binders import substitute, substitutions, term_count
+from .kernel.claims import Claim, plain_text
 
 __all__ = [
     "PREAMBLE",
+    "RESERVED",
     "Env",
     "Node",
     "OutsideFragment",
+    "binders_text",
     "coq_text",
+    "goal_text",
     "hypotheses",
     "lemma_statement",
+    "proposition",
+    "witness_text",
     "to_coq_ast",
     "to_coq_cond",
     "to_coq_derivative",
@@ -201,42 +207,91 @@ Ltac pe_nz := repeat match goal with |- _ /\ _ => split end; pe_nz1.
 Ltac pe_close := first [ ring | (field; pe_nz) | field
                        | (try unfold Rmax; try unfold Rmin; repeat destruct (Rle_dec _ _); lra) ].
 Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra]) ].
+
+(* Whether a lemma's hypotheses are contradictory (False from them), or hold at a witness. *)
+Ltac pe_contra := first [ lra | lia | nra | (pe_zr; lra) | (pe_zr; nra) ].
+Ltac pe_sat := repeat match goal with |- _ /\ _ => split end; first [ lra | lia | nra | (pe_zr; lra) ].
 """
 
-#: Words a variable may not be called in Coq (keywords, and the names the lemmas use).
-_RESERVED = frozenset("""
+#: Names no generated variable may take: Coq's keywords, and every identifier of the preamble
+#: and of the standard-library lemmas the tactic scripts cite (a variable named like a lemma
+#: would shadow it inside the proof). Generated names end in ``_<n>``, so this matters only
+#: for names of that shape; a test keeps the list in step with the scripts.
+RESERVED = frozenset("""
     as at cofix else end exists exists2 fix for forall fun if IF in let match mod return then using where with
-    Prop Set Type SProp R Z nat sin cos tan exp ln sqrt Rabs Rmax Rmin Rpower powerRZ atan PI IZR INR
-    delta sumZ prodZ sum_nat prod_nat sgn derivable_pt_lim Rle_dec Rlt_dec Req_EM_T Z_le_dec Z_lt_dec pi O S
-""".split())
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+    Prop Set Type SProp R Z nat O S sin cos tan exp ln sqrt Rabs Rmax Rmin Rpower powerRZ atan PI IZR INR
+    derivable_pt_lim Rle_dec Rlt_dec Req_EM_T Z_le_dec Z_lt_dec sin_0 cos_0 exp_0 Rpower_O Rpower_1 sin_PI cos_PI
+    sin_plus cos_plus sin_neg cos_neg exp_plus exp_Ropp Rpower_plus Rpower_Ropp sin2_cos2 PI2_3_2 S_INR Rlt_0_1
+""".split()) | frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_']*", PREAMBLE))
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
 @dataclass
 class Env:
-    """The variables a printed term uses: ``name -> (kind, symbol)`` with kind ``R``, ``Z``
-    (an integer symbol) or ``F`` (a real ``IndexedBase``, a function ``Z -> R``); and the
-    bound (summation) variables in scope."""
+    """The variables a printed term uses, every one named by a fresh-name supply.
+
+    No source name is used verbatim: a symbol ``x`` is printed as ``x_1`` (its name made an
+    identifier, then a counter that makes it unique within the lemma and keeps it off every
+    reserved word), a summation index as a name of its own while its body is printed. Two
+    symbols can therefore never share a Coq name, and a bound index can never capture a free
+    variable (a free ``sin`` and an index named ``pe_v_sin`` once printed as one name).
+
+    ``free``: ``coq name -> (kind, symbol)`` with kind ``R``, ``Z`` (an integer symbol) or
+    ``F`` (a real ``IndexedBase``, a function ``Z -> R``). ``bound``: the summation indices in
+    scope, innermost last, ``symbol -> coq name`` (``names`` records every bound name too).
+    """
 
     free: dict[str, tuple[str, Any]] = field(default_factory=dict)
-    bound: set[str] = field(default_factory=set)
+    bound: dict[Any, str] = field(default_factory=dict)
+    names: dict[str, Any] = field(default_factory=dict)
+    _of: dict[Any, str] = field(default_factory=dict)
+
+    def fresh(self, s: Any) -> str:
+        """A new name for ``s``, used by nothing else (see the class notes)."""
+        raw = str(s.name if hasattr(s, "name") else s)
+        base = _UNSAFE.sub("_", raw)[:40] or "v"
+        if not base[0].isalpha():
+            base = "v" + base
+        n = 1
+        while f"{base}_{n}" in self.names or f"{base}_{n}" in RESERVED:
+            n += 1
+        name = f"{base}_{n}"
+        self.names[name] = s
+        return name
 
     def name(self, s: sp.Basic, kind: str) -> str:
-        """The Coq name of ``s`` (its own name unless that is reserved), recorded as ``kind``."""
-        raw = str(s.name if hasattr(s, "name") else s)
-        if not _IDENT.match(raw):
-            raise OutsideFragment(f"the symbol name {raw!r} is not a Coq identifier")
-        name = f"pe_v_{raw}" if raw in _RESERVED or raw.startswith("pe_") else raw
-        if name in self.bound:
-            return name
+        """The Coq name of ``s``: the innermost bound index of that symbol in scope, else the
+        symbol's free name (fresh the first time), recorded as ``kind``."""
+        if s in self.bound:
+            return self.bound[s]
+        name = self._of.get(s)
+        if name is None:
+            name = self._of[s] = self.fresh(s)
         old = self.free.get(name)
-        if old is not None and (old[0] != kind or old[1] != s):
-            raise OutsideFragment(f"{raw!r} names two different things ({old[0]} and {kind})")
+        if old is not None and old[0] != kind:
+            raise OutsideFragment(f"{s} is used as two kinds of thing ({old[0]} and {kind})")
         self.free[name] = (kind, s)
         return name
 
+    def bind(self, s: sp.Basic) -> tuple[str, str | None]:
+        """Bring a summation index into scope under a fresh name; returns ``(name, previous)``
+        for :meth:`unbind`."""
+        previous = self.bound.get(s)
+        name = self.fresh(s)
+        self.bound[s] = name
+        return name, previous
+
+    def unbind(self, s: sp.Basic, previous: str | None) -> None:
+        """Take the index out of scope again (restoring an outer index of the same symbol)."""
+        if previous is None:
+            self.bound.pop(s, None)
+        else:
+            self.bound[s] = previous
+
 
 def _num(q: sp.Rational) -> Node:
+    if max(int(q.p).bit_length(), int(q.q).bit_length()) > 13_000:  # beyond Python's 4300 digits
+        raise OutsideFragment(f"a number of {int(q.p).bit_length()} bits is not printed")
     return ("num", int(q.p), int(q.q))
 
 
@@ -248,8 +303,12 @@ def to_coq_z(e: sp.Basic, env: Env) -> Node:
     """An integer-valued SymPy expression as a Coq ``Z`` term (integer symbols, integers,
     ``+``, ``*``, ``Mod``, ``floor(a/q)``); anything else is :class:`OutsideFragment`."""
     if isinstance(e, sp.Integer):
+        if int(e).bit_length() > 13_000:  # beyond Python's 4300 digits
+            raise OutsideFragment(f"an integer of {int(e).bit_length()} bits is not printed")
         return ("znum", int(e))
     if isinstance(e, sp.Symbol):
+        if e in env.bound:
+            return ("zvar", env.bound[e])
         if e.is_integer is not True:
             raise OutsideFragment(f"{e} is used as an integer but not declared integer")
         return ("zvar", env.name(e, "Z"))
@@ -266,7 +325,7 @@ def to_coq_z(e: sp.Basic, env: Env) -> Node:
         num, den = sp.fraction(sp.together(e.args[0]))
         if den.is_Integer and den > 0:
             return ("zdiv", to_coq_z(sp.expand(num), env), ("znum", int(den)))
-    raise OutsideFragment(f"{e} is not printed as an integer term (only integer symbols, +, *, Mod, floor(a/q))")
+    raise OutsideFragment(f"{_short(e)} is not printed as an integer term (only integer symbols, +, *, Mod, floor(a/q))")
 
 
 def _z_able(e: sp.Basic) -> bool:
@@ -284,7 +343,7 @@ def to_coq_cond(c: sp.Basic, env: Env) -> Node:
         c = flip[type(c)](c.rhs, c.lhs)
     kinds = {sp.LessThan: "le", sp.StrictLessThan: "lt", sp.Equality: "eq"}
     if type(c) not in kinds:
-        raise OutsideFragment(f"the condition {c} is not printed (only <=, <, >=, >, ==)")
+        raise OutsideFragment(f"the condition {_short(c)} is not printed (only <=, <, >=, >, ==)")
     k = kinds[type(c)]
     if _z_able(c.lhs) and _z_able(c.rhs):
         return ("z" + k, to_coq_z(c.lhs, env), to_coq_z(c.rhs, env))
@@ -304,8 +363,8 @@ def to_coq_ast(e: Any, env: Env) -> Node:
     if e is sp.E:
         return ("app", "exp", (("num", 1, 1),))
     if isinstance(e, sp.Symbol):
-        if e.name in env.bound:
-            return ("izr", ("zvar", e.name))
+        if e in env.bound:
+            return ("izr", ("zvar", env.bound[e]))
         if e.is_integer is True:
             return ("izr", ("zvar", env.name(e, "Z")))
         if e.is_real is True:
@@ -322,7 +381,7 @@ def to_coq_ast(e: Any, env: Env) -> Node:
             return ("app", name, (to_coq_ast(e.args[0], env),))
     if isinstance(e, sp.log) and len(e.args) == 1:
         if e.args[0].is_positive is not True:
-            raise OutsideFragment(f"log of {e.args[0]}, which is not known to be positive")
+            raise OutsideFragment(f"log of {_short(e.args[0])}, which is not known to be positive")
         return ("app", "ln", (to_coq_ast(e.args[0], env),))
     if isinstance(e, (sp.Max, sp.Min)):
         name = "Rmax" if isinstance(e, sp.Max) else "Rmin"
@@ -337,7 +396,7 @@ def to_coq_ast(e: Any, env: Env) -> Node:
         return _sum(e, env)
     if isinstance(e, sp.Indexed):
         if e.is_real is not True or len(e.indices) != 1:
-            raise OutsideFragment(f"{e} is not a real vector entry with one index")
+            raise OutsideFragment(f"{_short(e)} is not a real vector entry with one index")
         return ("idx", env.name(e.base.label, "F"), to_coq_z(e.indices[0], env))
     if isinstance(e, sp.Piecewise):
         return _piecewise(e, env)
@@ -346,31 +405,24 @@ def to_coq_ast(e: Any, env: Env) -> Node:
         if isinstance(m, sp.MatrixBase) and m.shape == (2, 2):
             a, b, c, d = (to_coq_ast(x, env) for x in m)
             return ("add", (("mul", (a, d)), ("neg", ("mul", (b, c)))))
-        raise OutsideFragment(f"a determinant of {m} (only explicit 2x2 matrices are printed)")
+        raise OutsideFragment(f"a determinant of {_short(m)} (only explicit 2x2 matrices are printed)")
     if isinstance(e, sp.Subs):
         return to_coq_ast(_substituted(e), env)
     if isinstance(e, sp.Derivative):
-        raise OutsideFragment(f"a derivative ({e}) has no counterpart in the printed fragment")
+        raise OutsideFragment(f"a derivative ({_short(e)}) has no counterpart in the printed fragment")
     raise OutsideFragment(f"{type(e).__name__} ({_short(e)}) has no counterpart in the printed fragment")
 
 
 def _substituted(e: sp.Subs) -> sp.Basic:
-    """``Subs(f, x, p)`` printed as ``f`` with ``x`` replaced by ``p``, node for node and with
-    evaluation off (the substitution is what ``Subs`` means; nothing is simplified on the way),
-    when no variable bound inside ``f`` is ``x`` or occurs in ``p`` (no capture)."""
-    point = dict(zip(e.variables, e.point))
-    free_in_point = set().union(*(p.free_symbols for p in point.values()))  # Subs holds SymPy objects
-    for node in sp.preorder_traversal(e.expr):
-        if isinstance(node, (sp.Sum, sp.Product)):
-            bound = {lim[0] for lim in node.limits}
-        elif isinstance(node, (sp.Derivative, sp.Lambda, sp.Subs)):
-            bound = set(node.variables)
-        else:
-            continue
-        if bound & (set(point) | free_in_point):
-            raise OutsideFragment(f"{_short(e)}: a substituted symbol is bound inside the expression")
-    with sp.evaluate(False):
-        return e.expr.xreplace(point)
+    """``Subs(f, (x_1, ...), (p_1, ...))`` printed as ``f`` with the substitutions made in order
+    (:func:`~pe_symbolic.proof.kernel.binders.substitutions`, the meaning the kernel and the
+    enclosures give it too), node for node and with evaluation off (nothing is simplified on
+    the way); refused when a variable is bound inside the expression or a value would be
+    captured there."""
+    out = substitute(e.expr, substitutions(e), evaluate=False)
+    if out is None:
+        raise OutsideFragment(f"{_short(e)}: a substituted symbol is bound inside the expression")
+    return out
 
 
 def to_coq_derivative(e: sp.Derivative, env: Env) -> Node:
@@ -386,7 +438,7 @@ def to_coq_derivative(e: sp.Derivative, env: Env) -> Node:
 
 
 def _short(e: Any) -> str:
-    s = sp.sstr(e)
+    s = plain_text(e)  # a printer that never evaluates
     return s if len(s) <= 60 else s[:57] + "..."
 
 
@@ -430,21 +482,19 @@ def _sum(e: sp.Sum | sp.Product, env: Env) -> Node:
         inner = type(e)(e.function, *e.limits[:-1])
         return _sum(type(e)(inner, e.limits[-1]), env)
     j, lo, hi = e.limits[0]
-    if not _is_int_symbol(j) or not _IDENT.match(j.name) or j.name in _RESERVED or j.name in env.free:
-        raise OutsideFragment(f"the index {j} of {type(e).__name__} is not a fresh integer symbol")
-    if (hi - lo + 1).is_nonnegative is not True:
+    if not _is_int_symbol(j):
+        raise OutsideFragment(f"the index {j} of {type(e).__name__} is not an integer symbol")
+    if term_count(lo, hi).is_nonnegative is not True:
         # sumZ/prodZ run over lo <= j <= hi (empty when hi < lo); SymPy reads a backward range
         # by Karr's convention (minus, or one over, the sum the other way): not the same
-        raise OutsideFragment(f"the {type(e).__name__} over {j} from {lo} to {hi} may run backwards")
-    zlo, zhi = to_coq_z(lo, env), to_coq_z(hi, env)
-    was = j.name in env.bound
-    env.bound.add(j.name)
+        raise OutsideFragment(f"the {type(e).__name__} over {j} from {_short(lo)} to {_short(hi)} may run backwards")
+    zlo, zhi = to_coq_z(lo, env), to_coq_z(hi, env)  # the bounds, outside the index's scope
+    name, previous = env.bind(j)
     try:
         body = to_coq_ast(e.function, env)
     finally:
-        if not was:
-            env.bound.discard(j.name)
-    return (kind, j.name, zlo, zhi, body)
+        env.unbind(j, previous)
+    return (kind, name, zlo, zhi, body)
 
 
 def _piecewise(e: sp.Piecewise, env: Env) -> Node:
@@ -570,7 +620,7 @@ def hypotheses(claim: Claim, env: Env) -> tuple[list[str], list[str]]:
                     c = to_coq_cond(a, env)
                 hyps.append(prop_text(c))
             except OutsideFragment:
-                dropped.append(sp.sstr(a))
+                dropped.append(plain_text(a))
     signs = []
     for name, (kind, s) in sorted(env.free.items()):
         if kind == "F":
@@ -586,16 +636,58 @@ def hypotheses(claim: Claim, env: Env) -> tuple[list[str], list[str]]:
     return signs + hyps, dropped
 
 
-def lemma_statement(name: str, lhs: Node, rhs: Node, env: Env, hyps: list[str]) -> str:
-    """``Lemma name : forall vars, hyps -> lhs = rhs.``"""
+def binders_text(env: Env) -> str:
+    """The lemma's variables as Coq binders, ``(x_1 y_1 : R) (n_1 : Z) (v_1 : Z -> R)``."""
     groups: dict[str, list[str]] = {"R": [], "Z": [], "F": []}
     for v, (kind, _) in sorted(env.free.items()):
         groups[kind].append(v)
-    binders = " ".join(f"({' '.join(vs)} : {t})" for t, vs in (("R", groups["R"]), ("Z", groups["Z"]),
-                                                              ("Z -> R", groups["F"])) if vs)
+    return " ".join(f"({' '.join(vs)} : {t})" for t, vs in (("R", groups["R"]), ("Z", groups["Z"]),
+                                                            ("Z -> R", groups["F"])) if vs)
+
+
+def goal_text(lhs: Node, rhs: Node) -> str:
+    """``lhs = rhs`` (or, for a derivative, ``derivable_pt_lim (fun x => f) x rhs``)."""
     if lhs[0] == "deriv":
-        goal = f"derivable_pt_lim (fun {lhs[1]} : R => {coq_text(lhs[2])}) {lhs[1]} {coq_text(rhs)}"
-    else:
-        goal = f"{coq_text(lhs)} = {coq_text(rhs)}"
-    body = " -> ".join([*(f"{h}" for h in hyps), goal])
-    return f"Lemma {name} : " + (f"forall {binders}, " if binders else "") + body + "."
+        return f"derivable_pt_lim (fun {lhs[1]} : R => {coq_text(lhs[2])}) {lhs[1]} {coq_text(rhs)}"
+    return f"{coq_text(lhs)} = {coq_text(rhs)}"
+
+
+def proposition(binders: str, hyps: list[str], goal: str) -> str:
+    """``forall binders, hyps -> goal`` (the parts that are present)."""
+    body = " -> ".join([*hyps, goal])
+    return (f"forall {binders}, " if binders else "") + body
+
+
+def lemma_statement(name: str, lhs: Node, rhs: Node, env: Env, hyps: list[str]) -> str:
+    """``Lemma name : forall vars, hyps -> lhs = rhs.``"""
+    return f"Lemma {name} : {proposition(binders_text(env), hyps, goal_text(lhs, rhs))}."
+
+
+def witness_text(env: Env, point: dict) -> str | None:
+    """The values of a point for the lemma's variables, in binder order, as the arguments of
+    Coq's ``exists`` tactic (``(5 / 2), 3%Z, (fun _ : Z => 0)``); ``None`` when a variable has
+    no value that prints. A value that is not rational is replaced by a nearby rational, and a
+    variable the point does not give (one the claim binds, a derivative's) gets 1, 0 or -1 by
+    its sign: the witness only has to satisfy the printed hypotheses, which Coq checks."""
+    groups: dict[str, list[str]] = {"R": [], "Z": [], "F": []}
+    for name, (kind, s) in sorted(env.free.items()):
+        if kind == "F":
+            groups["F"].append("(fun _ : Z => 0)")
+            continue
+        v = point.get(s)
+        if v is None:  # a variable the claim binds (a derivative's): a value with its sign will do
+            v = sp.Integer(-1 if s.is_negative else 0 if (s.is_zero or s.is_nonpositive) else 1)
+        if not getattr(v, "is_number", False) or v.is_real is not True:
+            return None
+        if kind == "Z":
+            if not v.is_Integer or int(v).bit_length() > 13_000:
+                return None
+            groups["Z"].append(f"({int(v)})%Z")
+        else:
+            q = v if v.is_Rational else sp.Rational(sp.N(v, 30))
+            try:
+                groups["R"].append(coq_text(_num(q)))
+            except OutsideFragment:
+                return None
+    values = groups["R"] + groups["Z"] + groups["F"]
+    return ", ".join(values)

@@ -4,13 +4,30 @@ r"""Claims exported to Coq, and checked by Coq: files, per-lemma statuses, count
 ``Lemma`` (:mod:`pe_symbolic.proof.coq`) with its generated script
 (:mod:`pe_symbolic.proof.coq_tactics`), or records why it is outside the printed fragment.
 :func:`coq_file` writes the ``.v`` text; :func:`check` runs Coq on the lemmas and reports,
-per lemma, ``checked`` (Coq's kernel accepted the proof at ``Qed``), ``failed`` (the script
-did not prove it, or Coq rejected it) or ``outside`` (with the reason).
+per lemma:
+
+``checked``
+    Coq's kernel accepted the proof at ``Qed``, the proof rests on the preamble and the
+    standard library only (the lemma declares nothing and cites no other lemma of the run,
+    :func:`depends_on_preamble_only`; with ``assumptions=True`` Coq's ``Print Assumptions``
+    must list only :data:`ALLOWED_AXIOMS`), and the lemma's hypotheses hold at a witness point (Coq proves ``exists vars, hyps`` with the values the
+    kernel's gate found), so the lemma is not vacuous;
+``vacuous``
+    the proof was accepted, but its hypotheses are contradictory (the kernel's gate says so, or
+    Coq proves ``False`` from them) or were not shown satisfiable: anything follows from
+    nothing, so this is never a plain ``checked``;
+``failed``
+    the script did not prove it, Coq rejected it, or the proof depends on another axiom;
+``outside``
+    with the reason.
 
 ``check`` feeds the lemmas to ``coqtop`` (Coq's batch top level, which goes on after an
-error, unlike ``coqc``), each followed by ``Definition pe_ok_NAME := NAME.``: that definition
-exists only if the lemma was saved, so a lemma counts as ``checked`` only when Coq says so.
-A failed lemma never makes another one pass: each is stated and closed on its own.
+error, unlike ``coqc``). In that run every lemma is named by an opaque token, ``pe_t<k>``
+(``k`` its position in the run), whatever its readable name, and what Coq says is read back
+by that token only (``Definition pe_ok_<k> := pe_t<k>.`` exists only if the lemma was saved):
+two claims whose ids print alike can never lend each other a ``checked``. A failed lemma never
+makes another one pass: each is stated and closed on its own. Readable lemma names
+(:func:`lemma_name`, for the ``.v`` files) are injective in the claim id.
 
 >>> import sympy as sp
 >>> from pe_symbolic.proof import Claim, Equation
@@ -18,7 +35,7 @@ A failed lemma never makes another one pass: each is stated and closed on its ow
 >>> ex = export_claim(Claim("demo.add", "angle addition", (Equation(sp.sin(x + y),
 ...     sp.sin(x) * sp.cos(y) + sp.cos(x) * sp.sin(y)),)))
 >>> print(ex.lemmas[0].statement)
-Lemma pe_demo_add_e0 : forall (x y : R), (sin (x + y)) = (((cos x) * (sin y)) + ((cos y) * (sin x))).
+Lemma pe_demo_add_e0 : forall (x_1 y_1 : R), (sin (x_1 + y_1)) = (((cos x_1) * (sin y_1)) + ((cos y_1) * (sin x_1))).
 """
 
 from __future__ import annotations
@@ -36,22 +53,53 @@ from typing import Literal
 
 import sympy as sp
 
-from .claims import Claim
-from .coq import PREAMBLE, Env, OutsideFragment, hypotheses, lemma_statement, to_coq_ast, to_coq_derivative
+from .coq import (PREAMBLE, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition, to_coq_ast,
+                  to_coq_derivative, witness_text)
 from .coq_tactics import script
+from .kernel.claims import Claim
+from .kernel import budget
+from .kernel.gate import Admission, admit
+from .sampler import candidates
 
-__all__ = ["CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus", "check", "coq_file",
-           "coqtop_path", "export_claim", "lemma_name"]
+__all__ = ["ALLOWED_AXIOMS", "CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus", "check", "coq_file",
+           "coqtop_path", "depends_on_preamble_only", "export_claim", "lemma_name"]
 
-CoqStatus = Literal["checked", "failed", "outside"]
+CoqStatus = Literal["checked", "vacuous", "failed", "outside"]
+#: The statuses, in the order reports count them.
+STATUSES: tuple[str, ...] = ("checked", "vacuous", "failed", "outside")
 
 #: Seconds one lemma's script may run in Coq (``Timeout``) before it counts as failed.
 LEMMA_TIMEOUT = 10
+#: Seconds the kernel's gate may take to decide a claim's assumptions when it is exported.
+ADMIT_TIMEOUT = 30.0
+#: Seconds the search for a contradiction in, or a witness of, a lemma's hypotheses may run.
+SIDE_TIMEOUT = 5
+#: The axioms a checked proof may depend on: those of Coq's standard library of real numbers
+#: (``Print Assumptions`` of the preamble's own lemmas lists them; a test keeps this in step).
+ALLOWED_AXIOMS = frozenset({
+    "Classical_Prop.classic",
+    "ClassicalDedekindReals.sig_forall_dec",
+    "ClassicalDedekindReals.sig_not_dec",
+    "FunctionalExtensionality.functional_extensionality_dep",
+})
+
+_READABLE = re.compile(r"[A-Za-z0-9]+(_[A-Za-z0-9]+)*(\.[A-Za-z0-9]+(_[A-Za-z0-9]+)*)*\Z")
 
 
 def lemma_name(claim_id: str, equation: int, entry: tuple[int, int] | None = None) -> str:
-    """``pe_<id>_e<equation>[_<row>_<col>]`` (dots and dashes of the id become underscores)."""
-    base = "pe_" + re.sub(r"[^A-Za-z0-9_]", "_", claim_id) + f"_e{equation}"
+    """``pe_<id>_e<equation>[_<row>_<col>]``, injective in the id: a dot of the id becomes
+    ``_`` and an underscore ``__`` (``rope.pair_relative`` -> ``pe_rope_pair__relative_e0``);
+    an id with any other character (or with an underscore next to a dot or another
+    underscore) is written in hexadecimal after ``pe'`` (``u-a`` -> ``pe'752d61_e0``).
+
+    >>> [lemma_name(i, 0) for i in ("u.a", "u_a", "u-a")]
+    ['pe_u_a_e0', 'pe_u__a_e0', "pe'752d61_e0"]
+    """
+    if _READABLE.match(claim_id):
+        base = "pe_" + claim_id.replace("_", "__").replace(".", "_")
+    else:
+        base = "pe'" + claim_id.encode("utf-8").hex()
+    base += f"_e{equation}"
     return base if entry is None else base + f"_{entry[0]}_{entry[1]}"
 
 
@@ -70,16 +118,54 @@ class CoqLemma:
     """Why the equation is outside the printed fragment ('' when it is printed)."""
     dropped: tuple[str, ...] = ()
     """Assumptions of the claim the printer could not state (dropped: sound, but weaker)."""
+    proposition: str = ""
+    """The statement without ``Lemma NAME :`` (what :func:`check` states under its token)."""
+    binders: str = ""
+    """The lemma's variables as Coq binders (``''`` for none)."""
+    hypotheses: tuple[str, ...] = ()
+    """The lemma's hypotheses, as printed."""
+    witness: str | None = None
+    """Values for the variables at which the kernel's gate found every assumption to hold
+    (the arguments of ``exists``), or ``None``."""
+    vacuous: str = ""
+    """Why the kernel's gate calls the claim's assumptions vacuous ('' when it does not)."""
 
-    def text(self, *, tolerant: bool = False) -> str:
-        """The lemma and its proof; ``tolerant`` adds what :func:`check` needs to go on."""
+    def text(self, *, tolerant: bool = False, token: int | None = None) -> str:
+        """The lemma and its proof. ``tolerant`` (with the run's ``token``) adds what
+        :func:`check` needs to go on and to read Coq's answers back."""
         if self.outside:
             return f"(* {self.name}: outside the exported fragment: {_comment(self.outside)} *)\n"
-        head = f"(* {self.claim_id}, equation {self.equation}{_entry(self.entry)}: {_comment(self.label)} *)\n"
+        head = (f"(* {_comment(self.claim_id)}, equation {self.equation}{_entry(self.entry)}: "
+                f"{_comment(self.label)} *)\n")
         if not tolerant:
             return f"{head}{self.statement}\nProof. {self.script}. Qed.\n"
-        return (f"{head}{self.statement}\nProof. Timeout {LEMMA_TIMEOUT} (solve [{self.script}]). Qed.\n"
-                f"Abort.\nDefinition pe_ok_{self.name} := {self.name}.\n")
+        k = token if token is not None else 0
+        return (f"{head}(* {self.name} *)\nLemma pe_t{k} : {self.proposition}.\n"
+                f"Proof. Timeout {LEMMA_TIMEOUT} (solve [{self.script}]). Qed.\nAbort.\n"
+                f"Definition pe_ok_{k} := pe_t{k}.\n")
+
+    def side_text(self, u: int) -> str:
+        """What :func:`check` asks Coq about the lemma's hypotheses, under the token ``u``:
+        that they hold at the witness (``pe_sat_<u>``), or, without a witness, that they are
+        contradictory (``pe_vac_<u>``)."""
+        if not self.hypotheses:
+            return ""
+        if self.witness is not None:
+            conj = " /\\ ".join(f"({h})" for h in self.hypotheses)
+            lead = f"exists {self.binders}, " if self.binders else ""
+            intro = f"exists {self.witness}; " if self.binders else ""
+            return (f"Lemma pe_s{u} : {lead}{conj}.\n"
+                    f"Proof. Timeout {SIDE_TIMEOUT} (solve [{intro}pe_sat]). Qed.\nAbort.\n"
+                    f"Definition pe_sat_{u} := pe_s{u}.\n")
+        hyps = " -> ".join(self.hypotheses)
+        lead = f"forall {self.binders}, " if self.binders else ""
+        return (f"Lemma pe_f{u} : {lead}{hyps} -> False.\n"
+                f"Proof. Timeout {SIDE_TIMEOUT} (solve [intros; pe_contra]). Qed.\nAbort.\n"
+                f"Definition pe_vac_{u} := pe_f{u}.\n")
+
+    def side_key(self) -> tuple:
+        """Lemmas with one key share one question about their hypotheses."""
+        return (self.binders, self.hypotheses, self.witness)
 
 
 def _entry(e: tuple[int, int] | None) -> str:
@@ -87,7 +173,9 @@ def _entry(e: tuple[int, int] | None) -> str:
 
 
 def _comment(s: str) -> str:
-    return s.replace("(*", "( *").replace("*)", "* )")
+    """Text made safe inside a Coq comment (no comment delimiters, no string quotes: Coq
+    reads strings inside comments)."""
+    return s.replace("(*", "( *").replace("*)", "* )").replace('"', "''")
 
 
 @dataclass(frozen=True)
@@ -100,7 +188,7 @@ class CoqExport:
 
     def text(self, *, tolerant: bool = False) -> str:
         """The claim's lemmas (without the preamble), headed by the claim's statement."""
-        head = f"(* ===== {self.claim_id}: {_comment(self.statement)} ===== *)\n"
+        head = f"(* ===== {_comment(self.claim_id)}: {_comment(self.statement)} ===== *)\n"
         return head + "".join(lem.text(tolerant=tolerant) for lem in self.lemmas)
 
 
@@ -108,8 +196,19 @@ def export_claim(claim: Claim) -> CoqExport:
     """Print every equation of ``claim`` (every entry of a matrix equation) as a Coq lemma.
 
     Never raises for a construct the printer does not handle: that lemma records why
-    (:attr:`CoqLemma.outside`).
+    (:attr:`CoqLemma.outside`). The kernel's gate (:func:`~pe_symbolic.proof.kernel.gate.admit`)
+    is asked once: a claim whose assumptions are contradictory or not known satisfiable has its
+    lemmas marked :attr:`CoqLemma.vacuous`; otherwise its witness point becomes each lemma's
+    :attr:`CoqLemma.witness`.
     """
+    try:
+        with budget.deadline(ADMIT_TIMEOUT):
+            admission = admit(claim.symbols, claim.assumptions,
+                              candidates(claim.symbols, claim.assumptions,
+                                         [x for eq in claim.equations for x in (eq.lhs, eq.rhs)]))
+    except budget.BudgetExceeded:
+        budget.check()  # an enclosing budget ran out: let it reach its owner
+        admission = Admission(f"the assumptions were not decided satisfiable within {ADMIT_TIMEOUT:g} s")
     lemmas: list[CoqLemma] = []
     for q, eq in enumerate(claim.equations):
         if eq.is_matrix:
@@ -119,7 +218,7 @@ def export_claim(claim: Claim) -> CoqExport:
             entries = [(None, eq.lhs, eq.rhs)]
         for entry, lhs, rhs in entries:
             name = lemma_name(claim.id, q, entry)
-            env = Env()
+            env = Env()  # one fresh-name supply per lemma: every variable a name of its own
             try:
                 if not (isinstance(lhs, sp.Basic) and isinstance(rhs, sp.Basic)):  # a Claim holds SymPy
                     raise OutsideFragment("a side that is not a SymPy expression")  # objects only; no text
@@ -129,9 +228,12 @@ def export_claim(claim: Claim) -> CoqExport:
             except OutsideFragment as exc:
                 lemmas.append(CoqLemma(name, claim.id, q, entry, eq.label, outside=str(exc)))
                 continue
-            statement = lemma_statement(name, L, R, env, hyps)
-            lemmas.append(CoqLemma(name, claim.id, q, entry, eq.label, statement, script(L, R),
-                                   dropped=tuple(dropped)))
+            binders = binders_text(env)
+            prop = proposition(binders, hyps, goal_text(L, R))
+            witness = witness_text(env, admission.point) if admission.point is not None else None
+            lemmas.append(CoqLemma(name, claim.id, q, entry, eq.label, f"Lemma {name} : {prop}.", script(L, R),
+                                   dropped=tuple(dropped), proposition=prop, binders=binders,
+                                   hypotheses=tuple(hyps), witness=witness, vacuous=admission.note))
     return CoqExport(claim.id, claim.statement, tuple(lemmas))
 
 
@@ -167,9 +269,9 @@ class CoqReport:
     jobs: int
 
     def counts(self) -> dict[str, int]:
-        """``{"checked": n, "failed": n, "outside": n}``."""
+        """``{"checked": n, "vacuous": n, "failed": n, "outside": n}``."""
         c = Counter(r.status for r in self.results)
-        return {s: c.get(s, 0) for s in ("checked", "failed", "outside")}
+        return {s: c.get(s, 0) for s in STATUSES}
 
     def by_claim(self) -> dict[str, list[CoqResult]]:
         """The results grouped by claim id, in order."""
@@ -179,9 +281,46 @@ class CoqReport:
         return out
 
 
+def _axioms(path: str) -> set[str] | None:
+    """The axioms ``Print Assumptions`` listed (``None`` when it printed nothing readable): each
+    starts a line (``Name`` or ``Name : type``); the types' lines are indented."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    if "Closed under the global context" in text:
+        return set()
+    if "Axioms:" not in text:
+        return None
+    out: set[str] = set()
+    for line in text.split("Axioms:", 1)[1].splitlines():
+        if line and not line[0].isspace():
+            out.add(line.split(" :", 1)[0].strip())
+    return out
+
+
+#: Words a generated lemma never contains outside comments: a declaration that would let a
+#: proof rest on more than the preamble, or an unfinished proof.
+_FORBIDDEN = re.compile(r"\b(Axiom|Axioms|Parameter|Parameters|Variable|Variables|Hypothesis|Hypotheses|Conjecture"
+                        r"|Admitted|admit|give_up|Context|Require|Import|Load|Declare)\b")
+#: The names check() gives the lemmas of a run: a lemma may cite none of them.
+_TOKENS = re.compile(r"\bpe_(t|s|f|ok_|vac_|sat_)\d+\b")
+
+
+def depends_on_preamble_only(lemma: CoqLemma) -> str:
+    """``''`` when the lemma's statement and script can only rest on the preamble and Coq's
+    standard library: they declare nothing, leave nothing unfinished and cite no other lemma of
+    the run (by their tokens); else why not. A cheap, static check of every lemma; ``check(...,
+    assumptions=True)`` also asks Coq (``Print Assumptions``), which takes seconds a lemma."""
+    text = f"{lemma.proposition}\n{lemma.script}\n{lemma.witness or ''}\n{' '.join(lemma.hypotheses)}"
+    m = _FORBIDDEN.search(text) or _TOKENS.search(text)
+    return f"the lemma's text contains {m.group(0)!r}" if m else ""
+
+
 def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: float = 600.0,
-          coqtop: str | None = None) -> CoqReport:
-    """Run Coq on every printed lemma of ``exports``; a status per lemma.
+          coqtop: str | None = None, assumptions: bool = False) -> CoqReport:
+    """Run Coq on every printed lemma of ``exports``; a status per lemma (see the module notes).
 
     Parameters
     ----------
@@ -193,6 +332,10 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
         Seconds the whole run may take; lemmas not reached count as ``failed`` ("timeout").
     coqtop : str, optional
         The ``coqtop`` executable (default: found on ``PATH``).
+    assumptions : bool
+        Also ask Coq which axioms each proof depends on (``Print Assumptions``; anything
+        beyond :data:`ALLOWED_AXIOMS` fails the lemma). Thorough and slow (seconds a lemma);
+        every lemma is checked statically either way (:func:`depends_on_preamble_only`).
 
     Raises
     ------
@@ -204,46 +347,94 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
         raise FileNotFoundError("coqtop (Coq) is not installed: apt-get install coq")
     if timeout <= 0:
         raise ValueError(f"timeout={timeout!r} must be positive")
-    printed = [lem for e in exports for lem in e.lemmas if not lem.outside]
+    all_lemmas = [lem for e in exports for lem in e.lemmas]
+    printed = [k for k, lem in enumerate(all_lemmas) if not lem.outside]  # tokens: positions in the run
     jobs = max(1, min(jobs or min(os.cpu_count() or 1, 4), len(printed) or 1))
-    chunks: list[list[CoqLemma]] = [[] for _ in range(jobs)]
+    chunks: list[list[int]] = [[] for _ in range(jobs)]
     sizes = [0] * jobs
-    for lem in sorted(printed, key=lambda x: -len(x.statement)):  # balance by size
-        k = sizes.index(min(sizes))
-        chunks[k].append(lem)
-        sizes[k] += len(lem.statement) + 200
+    for k in sorted(printed, key=lambda k: -len(all_lemmas[k].statement)):  # balance by size
+        c = sizes.index(min(sizes))
+        chunks[c].append(k)
+        sizes[c] += len(all_lemmas[k].statement) + 200
+    # one question per distinct set of hypotheses (the entries of a matrix share theirs)
+    side: dict[tuple, int] = {}
+    side_of: dict[int, int] = {}
+    for k in printed:
+        if all_lemmas[k].hypotheses and not all_lemmas[k].vacuous:
+            side_of[k] = side.setdefault(all_lemmas[k].side_key(), len(side))
     t0 = time.perf_counter()
-    ok: set[str] = set()
+    ok: set[int] = set()
+    vac: set[int] = set()
+    sat: set[int] = set()
+    axioms: dict[int, set[str] | None] = {}
     timed_out = False
+    asked: set[int] = set()
     with tempfile.TemporaryDirectory(prefix="pe_coq_") as tmp:
         procs = []
-        for k, chunk in enumerate(chunks):
-            path = os.path.join(tmp, f"chunk{k}.v")
+        for c, chunk in enumerate(chunks):
+            path = os.path.join(tmp, f"chunk{c}.v")
+            texts = []
+            for k in chunk:
+                texts.append(all_lemmas[k].text(tolerant=True, token=k))
+                if assumptions:
+                    texts.append(f'Redirect "pe_ax_{k}" Print Assumptions pe_t{k}.\n')
+                if k in side_of and side_of[k] not in asked:  # each question once in the run
+                    texts.append(all_lemmas[k].side_text(side_of[k]))
+                    asked.add(side_of[k])
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(PREAMBLE + "\n" + "".join(lem.text(tolerant=True) for lem in chunk))
+                fh.write(PREAMBLE + "\n" + "".join(texts))
             fin = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
-            # run in the temporary folder: Coq's lia/nra write their caches to the working folder
-            procs.append((subprocess.Popen([exe, "-q"], stdin=fin, stdout=subprocess.PIPE,
-                                           stderr=subprocess.STDOUT, text=True, cwd=tmp), fin))
+            fout = open(path + ".out", "w", encoding="utf-8")  # noqa: SIM115 - closed below
+            # run in the temporary folder: Coq's lia/nra write their caches to the working
+            # folder, and Redirect writes each lemma's Print Assumptions there. The output goes
+            # to a file, not a pipe: a pipe read after another process's would fill up and stall
+            # its writer, running the processes one after the other
+            procs.append((subprocess.Popen([exe, "-q"], stdin=fin, stdout=fout, stderr=subprocess.STDOUT,
+                                           cwd=tmp), fin, fout, path + ".out"))
         deadline = t0 + timeout
-        for p, fin in procs:
+        for p, fin, fout, out_path in procs:
             try:
-                out, _ = p.communicate(timeout=max(1.0, deadline - time.perf_counter()))
+                p.wait(timeout=max(1.0, deadline - time.perf_counter()))
             except subprocess.TimeoutExpired:
                 p.kill()
-                out, _ = p.communicate()
+                p.wait()
                 timed_out = True
             fin.close()
-            ok.update(re.findall(r"pe_ok_(\w+) is defined", out or ""))
+            fout.close()
+            with open(out_path, encoding="utf-8", errors="replace") as fh:
+                out = fh.read()
+            ok.update(int(k) for k in re.findall(r"\bpe_ok_(\d+) is defined", out or ""))
+            vac.update(int(k) for k in re.findall(r"\bpe_vac_(\d+) is defined", out or ""))
+            sat.update(int(k) for k in re.findall(r"\bpe_sat_(\d+) is defined", out or ""))
+        for k in ok:
+            axioms[k] = _axioms(os.path.join(tmp, f"pe_ax_{k}.out")) if assumptions else set()
     elapsed = time.perf_counter() - t0
     results = []
-    for e in exports:
-        for lem in e.lemmas:
-            if lem.outside:
-                results.append(CoqResult(lem, "outside", lem.outside))
-            elif lem.name in ok:
-                results.append(CoqResult(lem, "checked"))
-            else:
-                results.append(CoqResult(lem, "failed", "the run timed out" if timed_out else
-                                         "the generated script did not prove it"))
+    for k, lem in enumerate(all_lemmas):
+        results.append(CoqResult(lem, *_status(k, side_of.get(k), lem, ok, vac, sat, axioms, timed_out)))
     return CoqReport(tuple(results), elapsed, jobs)
+
+
+def _status(k: int, u: int | None, lem: CoqLemma, ok: set[int], vac: set[int], sat: set[int],
+            axioms: dict[int, set[str] | None], timed_out: bool) -> tuple[str, str]:
+    if lem.outside:
+        return "outside", lem.outside
+    if k not in ok:
+        return "failed", "the run timed out" if timed_out else "the generated script did not prove it"
+    why = depends_on_preamble_only(lem)
+    if why:
+        return "failed", why
+    used = axioms.get(k)
+    if used is None:
+        return "failed", "Coq's Print Assumptions of the proof could not be read"
+    extra = sorted(used - ALLOWED_AXIOMS)
+    if extra:
+        return "failed", f"the proof depends on {', '.join(extra)}, beyond the standard library's axioms"
+    if lem.vacuous:
+        return "vacuous", lem.vacuous
+    if u is not None and u in vac:
+        return "vacuous", "Coq proves False from the lemma's hypotheses: they are contradictory"
+    if lem.hypotheses and (u is None or u not in sat):
+        return "vacuous", ("the lemma's hypotheses were not shown satisfiable (no witness point, or Coq did not "
+                           "check it): a proof from them may say nothing")
+    return "checked", ""

@@ -244,8 +244,12 @@ def _sums(L: Node, R: Node, depth: int) -> str:
 
 
 def _constant(body: Node, j: str) -> Node | None:
-    """The constant a summand equals (found by SymPy, checked by Coq), if it is one."""
+    """The constant a summand equals (found by SymPy, checked by Coq), if it is one: the
+    summand itself when it does not mention the index."""
     from .coq import Env, OutsideFragment, to_coq_ast
+
+    if ("zvar", j) not in _walk(body):
+        return body
 
     try:
         e, back = _to_sympy(body)

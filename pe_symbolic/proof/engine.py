@@ -1,6 +1,6 @@
 r"""Proving: search for a chain, have the kernel check it, otherwise try to refute.
 
-:func:`prove` takes a :class:`~pe_symbolic.proof.claims.Claim` and, for each equation,
+:func:`prove` takes a :class:`~pe_symbolic.proof.kernel.claims.Claim` and, for each equation,
 checks a hand-written chain or searches for one (strategies may use any rule, the heuristic
 simplifiers included), then has :func:`~pe_symbolic.proof.kernel.check_chain` re-check every
 transition. Verdicts:
@@ -18,7 +18,7 @@ transition. Verdicts:
 ``undecided``
     neither; the note says why (which step failed, no admissible point, the time budget).
 
-Every call has a time budget (:mod:`pe_symbolic.proof.budget`); running out is
+Every call has a time budget (:mod:`pe_symbolic.proof.kernel.budget`); running out is
 ``undecided``, with a note saying so.
 
 >>> import sympy as sp
@@ -40,13 +40,15 @@ from typing import Any
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from . import budget
-from .claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy, render_statement
-from .fragment import outside_fragment
-from .kernel import KERNEL_STRATEGIES, WHEREVER_DEFINED, Context, check_chain, qualification, reduce_to_zero
+from .kernel import budget
+from .kernel.claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy, render_statement
+from .kernel.fragment import fact_problem, outside_fragment
+from .kernel.checker import KERNEL_STRATEGIES, Context, check_chain, reduce_to_zero
+from .kernel.gate import Admission, admit, judge
+from .kernel.rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .result import PartProof, Proof
-from .rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
-from .sampler import VACUOUS, _atoms, contradiction, refute, spread_parts
+from .isolate import CHILD_GRACE, run_in_child
+from .sampler import _atoms, candidates, refute, spread_parts
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -89,17 +91,27 @@ def prove_equation(
     spot_points: int = 3,
     seed: int = 0,
     lemmas: Callable[[str], Claim] | None = None,
+    admission: Admission | None = None,
 ) -> PartProof:
     """Prove one equation: check a given chain, or search for one; else try to refute.
 
     ``lemmas`` resolves the claims a hand-written chain cites (see
-    :class:`~pe_symbolic.proof.kernel.Context`). Runs inside the caller's time budget;
-    raises :class:`~pe_symbolic.proof.budget.BudgetExceeded` when it runs out.
+    :class:`~pe_symbolic.proof.kernel.Context`). A chain the kernel accepts is
+    ``proved`` only through the kernel's gate (:mod:`~pe_symbolic.proof.kernel.gate`): the
+    assumptions witnessed satisfiable (``admission``, decided here when not given) and, for an
+    equation that holds wherever both sides are defined, a point where they are. Runs inside
+    the caller's time budget; raises :class:`~pe_symbolic.proof.kernel.budget.BudgetExceeded`
+    when it runs out.
     """
     context = Context(tuple(assumptions), lemmas)
     if symbols is None:
         symbols = sorted(eq.lhs.free_symbols | eq.rhs.free_symbols
                          | set().union(*(a.free_symbols for a in assumptions)), key=lambda s: s.name)
+    cands = candidates(symbols, assumptions, (eq.lhs, eq.rhs))
+    if admission is None:
+        admission = admit(symbols, assumptions, cands)
+    if admission.note:  # anything follows from nothing: never a plain "proved"
+        return PartProof(eq, (), "undecided", None, None, admission.note)
     note = ""
     if eq.lhs == eq.rhs and steps is None:
         # nothing to prove: SymPy built both sides into one expression before any step (the
@@ -107,19 +119,23 @@ def prove_equation(
         why = outside_fragment(eq.lhs)
         if why:
             return PartProof(eq, (), "undecided", None, None, why)
-        # an uninterpreted f(...) is defined everywhere: any value stands for it in this check
-        side = eq.lhs
-        undef = sorted(_atoms(side, AppliedUndef), key=sp.default_sort_key)
-        fresh = {u: sp.Symbol(f"_f{q}", real=True) for q, u in enumerate(undef)}
-        if fresh:
-            side = side.xreplace(fresh) if not isinstance(side, sp.MatrixBase) else sp.ImmutableMatrix(side.xreplace(fresh))
-        r = refute(side, side, [*symbols, *fresh.values()], assumptions, seed=seed, points=max(spot_points, 1))
-        if r.spot_check.points == 0:  # "x = x" says nothing where x is defined nowhere
-            return PartProof(eq, (), "undecided", None, r.spot_check,
+        ok, qual = judge(eq, (), assumptions, cands, seed=seed, trivial=True)
+        if not ok:  # "x = x" says nothing where x is defined nowhere
+            return PartProof(eq, (), "undecided", None, None,
                              "both sides are the same expression as stored, but no admissible point where it is "
-                             f"defined was found ({r.note or 'no enclosure'})")
-        note = TRIVIAL if not qualification(eq, ()) else f"{TRIVIAL}; {WHEREVER_DEFINED}"
-        return PartProof(eq, (Step(eq.difference, DIFFERENCE),), "proved", None, r.spot_check, note)
+                             "defined was found")
+        note = TRIVIAL if not qual else f"{TRIVIAL}; {qual}"
+        spot = None
+        if spot_points:  # informative: the spot check of the side against itself
+            side = eq.lhs
+            undef = sorted(_atoms(side, AppliedUndef), key=sp.default_sort_key)
+            fresh = {u: sp.Symbol(f"_f{q}", real=True) for q, u in enumerate(undef)}
+            if fresh:
+                side = side.xreplace(fresh) if not isinstance(side, sp.MatrixBase) else sp.ImmutableMatrix(
+                    side.xreplace(fresh))
+            spot = refute(side, side, [*symbols, *fresh.values()], assumptions, seed=seed,
+                          points=spot_points).spot_check
+        return PartProof(eq, (Step(eq.difference, DIFFERENCE),), "proved", None, spot, note)
     outside = outside_fragment(eq.lhs) or outside_fragment(eq.rhs)
     if outside:  # never proved; a certified counterexample may still refute it
         r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=8)
@@ -146,16 +162,20 @@ def prove_equation(
         ok, why = check_chain(eq, chain, context) if reached else (False, "no strategy reached 0")
         if not ok:
             note = why
-    if ok and spot_points == 0:
-        return PartProof(eq, tuple(chain), "proved", None, None, qualification(eq, chain))
-    if ok:
+    spot = None
+    if ok and spot_points:
         r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=spot_points)
         if r.counterexample is not None:  # the kernel and the numbers disagree: never "proved"
             return PartProof(eq, tuple(chain), "refuted", r.counterexample, r.spot_check,
                              "ENGINE INCONSISTENCY: the chain re-checked, yet the two sides have disjoint "
                              "enclosures at an admissible point; please report this claim", r.point,
                              r.enclosures, r.entries)
-        return PartProof(eq, tuple(chain), "proved", None, r.spot_check, qualification(eq, chain))
+        spot = r.spot_check
+    if ok:
+        proved, qual = judge(eq, chain, assumptions, cands, seed=seed)
+        if proved:
+            return PartProof(eq, tuple(chain), "proved", None, spot, qual)
+        return PartProof(eq, tuple(chain), "undecided", None, spot, qual)
     r = refute(eq.lhs, eq.rhs, symbols, assumptions, seed=seed, points=8)
     verdict: Verdict = "refuted" if r.counterexample is not None else "undecided"
     if r.note and verdict == "undecided":
@@ -190,7 +210,14 @@ def prove(
         raise ValueError(f"timeout={timeout!r} must be a positive number of seconds or None")
     if timeout is not None and not budget.interruptible():
         return _prove_in_child(claim, chains, spot_points, timeout, lemmas)
-    start = time.perf_counter()
+    return _prove(claim, chains, spot_points, timeout, lemmas, progress, time.perf_counter(), timeout)
+
+
+def _prove(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, spot_points: int, timeout: float | None,
+           lemmas: Callable[[str], Claim] | None, progress: Callable[[int, int], None] | None, start: float,
+           said: float | None) -> Proof:
+    """:func:`prove` in this thread, within ``timeout`` seconds from now; ``start`` and
+    ``said`` are the whole call's start and budget, as the notes report them."""
     symbols = claim.symbols
     n = len(claim.equations)
     # numeric spot checks (informative, and a veto) on at most sampler.SPOT_PARTS parts, evenly spread;
@@ -199,11 +226,17 @@ def prove(
     parts: list[PartProof] = []
     try:
         with budget.deadline(timeout):
-            why = contradiction(symbols, claim.assumptions)
-            if why:  # anything follows from nothing: never a plain "proved"
-                note = f"{VACUOUS} ({why}); nothing was proved"
-                return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note) for eq in claim.equations),
-                             time.perf_counter() - start)
+            exotic = next((why for s in symbols for why in [fact_problem(s)] if why), "")
+            if exotic:  # no point has these facts: the gate could only say "not satisfiable"
+                note = f"outside the checked fragment: {exotic}"
+                return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note)
+                                          for eq in claim.equations), time.perf_counter() - start)
+            # the kernel's gate, once per claim: contradictory or not-known-satisfiable
+            # assumptions are said so, never a plain "proved"
+            admission = admit(symbols, claim.assumptions, candidates(symbols, claim.assumptions, _sides(claim)))
+            if admission.note:
+                return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, admission.note)
+                                          for eq in claim.equations), time.perf_counter() - start)
             for q, eq in enumerate(claim.equations):
                 # a sum over a symbolic number of terms is expanded at each point: one point
                 points = spot_points if q in spotted else 0
@@ -211,7 +244,7 @@ def prove(
                     points = 1
                 parts.append(prove_equation(
                     eq, claim.assumptions, steps=(chains or {}).get(q), symbols=symbols,
-                    spot_points=points, seed=q, lemmas=lemmas,
+                    spot_points=points, seed=q, lemmas=lemmas, admission=admission,
                 ))
                 if progress is not None:
                     progress(q + 1, n)
@@ -220,53 +253,27 @@ def prove(
         spent = time.perf_counter() - start
         for eq in claim.equations[len(parts):]:
             parts.append(PartProof(eq, (), "undecided", None, None,
-                                   f"time budget of {timeout:g} s ran out after {spent:.1f} s; not decided"))
+                                   f"time budget of {said:g} s ran out after {spent:.1f} s; not decided"))
     return Proof(claim, tuple(parts), time.perf_counter() - start)
 
 
-#: Seconds a child process may take beyond the budget to start and to send its result.
-CHILD_GRACE = 10.0
+def _sides(claim: Claim) -> list:
+    return [x for eq in claim.equations for x in (eq.lhs, eq.rhs)]
+
+
 
 
 def _prove_in_child(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, spot_points: int,
                     timeout: float, lemmas: Callable[[str], Claim] | None) -> Proof:
-    """:func:`prove` in a fresh interpreter (:mod:`pe_symbolic.proof._child`), killed when the
-    budget (plus a grace for starting it and sending the result) runs out: a bound that holds
-    in any thread."""
-    import pickle
-    import subprocess
-    import sys
-
-    args = (claim, dict(chains) if chains else None, spot_points, timeout, lemmas)
-    try:
-        data = pickle.dumps(args)
-    except Exception as exc:  # noqa: BLE001 - a lambda, a local function, ...
-        raise ValueError(
-            "prove() was called from a thread other than the main thread, where a check runs in a child "
-            f"process to keep its time budget; its arguments must be picklable ({type(exc).__name__}: {exc}); "
-            "call it from the main thread, or pass module-level functions"
-        ) from None
+    """:func:`prove` in a fresh interpreter (see :func:`_in_child`)."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "pe_symbolic.proof._child"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        out, _ = proc.communicate(data, timeout=timeout + CHILD_GRACE)
-        try:
-            status, value = pickle.loads(out)
-        except Exception:  # noqa: BLE001 - a child that died says nothing readable
-            status, value = "error", f"the child process ended without a result (exit status {proc.returncode})"
-        if status == "ok":
-            return value
-        note = f"the check failed in its child process: {value}"
-    except subprocess.TimeoutExpired:
-        note = (f"time budget of {timeout:g} s ran out (the check ran in a child process, as a thread "
-                "cannot be interrupted); not decided")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note) for eq in claim.equations),
-                 time.perf_counter() - start)
+
+    def unbuilt(note: str) -> Proof:
+        return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note) for eq in claim.equations),
+                     time.perf_counter() - start)
+
+    return run_in_child("prove", (claim, dict(chains) if chains else None, spot_points, timeout, lemmas), timeout,
+                     unbuilt)
 
 
 def check_identity(
@@ -291,18 +298,33 @@ def check_identity(
         A hand-written chain (starting with ``Step(lhs - rhs, DIFFERENCE)`` or
         ``Step(lhs, LHS)``); every transition is re-checked. Without it the engine searches.
     timeout : float or None, default 60
-        Seconds the check may take; when they run out the verdict is ``undecided`` and the
-        note says so. ``None`` removes the limit.
+        Seconds the check may take, everything included (building and stating the claim
+        too: the budget is armed before any SymPy work on the input; from a thread other than
+        the main thread, everything runs in a child process); when they run out the verdict
+        is ``undecided`` and the note says so. ``None`` removes the limit.
     id : str
         The claim's name in renderings and certificates. The statement is always the
-        rendering of the equation (:func:`~pe_symbolic.proof.claims.render_statement`), so a
-        certificate can never say more than what was checked.
+        rendering of the equation (:func:`~pe_symbolic.proof.kernel.claims.render_statement`),
+        so a certificate can never say more than what was checked.
 
     Returns
     -------
     Proof
         ``verdict`` is ``"proved"``, ``"refuted"`` (with ``counterexample``) or
-        ``"undecided"`` (with ``notes``).
+        ``"undecided"`` (with ``notes``: which step failed, the time budget, a claim outside
+        the checked fragment -- a non-commutative or polar symbol, an integral, ... --,
+        contradictory or not-known-satisfiable assumptions, sides defined nowhere).
+
+    Raises
+    ------
+    ClaimError
+        For a claim that cannot be stated soundly: an inexact number (a ``Float``: its
+        arithmetic rounds), a sum or product whose number of terms is not known to be an
+        integer, a bound variable outside what it is declared to be, two symbols with one
+        name. (Nothing is decided about such a claim; write it exactly.)
+    TypeError, ValueError
+        For sides that are not values (text, a condition, a matrix expression), sides of
+        different shapes, or a bad ``timeout``.
 
     Examples
     --------
@@ -315,12 +337,33 @@ def check_identity(
     >>> p.verdict, sorted(p.counterexample)
     ('refuted', ['x', '|lhs - rhs|'])
     """
-    eq = Equation(lhs, rhs, "")
-    conds = tuple(as_sympy(c, "assumption") for c in (assumptions or ()))
+    if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+                                    and timeout > 0 and math.isfinite(timeout)):
+        raise ValueError(f"timeout={timeout!r} must be a positive number of seconds or None")
+    if timeout is not None and not budget.interruptible():
+        # a thread cannot be interrupted: everything, the claim's construction included, runs
+        # in a child process that is stopped when the budget runs out
+        start = time.perf_counter()
+        return run_in_child("check_identity", (lhs, rhs, assumptions, steps, timeout, id), timeout,
+                         lambda note: _unbuilt(id, lhs, rhs, note, time.perf_counter() - start))
+    start = time.perf_counter()
     try:
-        statement = render_statement([eq], conds)
-    except ValueError as exc:  # Python refuses to print integers of more than ~4300 digits
-        raise ValueError(f"the claim cannot be stated: {exc} (an integer too large to print); write it "
-                         "with powers, e.g. sp.Pow(3, 12000, evaluate=False)") from None
-    claim = Claim(id, statement, (eq,), conds, "user")
-    return prove(claim, chains={0: steps} if steps is not None else None, timeout=timeout)
+        with budget.deadline(timeout):  # armed before any SymPy work on the input
+            eq = Equation(lhs, rhs, "")
+            conds = tuple(as_sympy(c, "assumption") for c in (assumptions or ()))
+            statement = render_statement([eq], conds)
+            claim = Claim(id, statement, (eq,), conds, "user")
+    except budget.BudgetExceeded:
+        budget.check()  # an enclosing budget ran out: let it reach its owner
+        spent = time.perf_counter() - start
+        return _unbuilt(id, lhs, rhs, f"time budget of {timeout:g} s ran out after {spent:.1f} s while the claim "
+                        "was being built and stated; not decided", spent)
+    left = None if timeout is None else max(timeout - (time.perf_counter() - start), 1e-3)
+    return _prove(claim, {0: steps} if steps is not None else None, 3, left, None, None, start, timeout)
+
+
+def _unbuilt(id: str, lhs: Any, rhs: Any, note: str, elapsed: float) -> Proof:
+    """The undecided answer for a claim that was not built in time (no SymPy work: the sides are
+    kept as given where they are SymPy objects)."""
+    claim = Claim.unbuilt(id, lhs, rhs, note)
+    return Proof(claim, tuple(PartProof(eq, (), "undecided", None, None, note) for eq in claim.equations), elapsed)

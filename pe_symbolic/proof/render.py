@@ -33,8 +33,9 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.str import StrPrinter
 
-from .claims import DIFFERENCE, LHS
-from .rules import RULES
+from .kernel.binding import CERTIFICATE_FORMAT
+from .kernel.claims import DIFFERENCE, LHS, plain_text
+from .kernel.rules import RULES
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import Proof
@@ -43,8 +44,6 @@ __all__ = ["CERTIFICATE_FORMAT", "DOCS_WIDTH", "FORMATS", "LATEX_WIDTH", "MAX_PA
            "display_lines", "json_text", "latex", "markdown", "myst", "prose_math", "render", "statement_latex",
            "step_kind", "text", "wrap_math"]
 
-#: Format tag of the JSON certificates this version writes and reads.
-CERTIFICATE_FORMAT = "pe_symbolic.certificate/2"
 
 #: Output formats of :func:`render`.
 FORMATS = ("text", "latex", "json")
@@ -118,15 +117,57 @@ class _Str(StrPrinter):
         op = {"<=": "≤", ">=": "≥", "!=": "≠", "==": "="}.get(expr.rel_op, expr.rel_op)
         return f"{self._print(expr.lhs)} {op} {self._print(expr.rhs)}"
 
+    def _print_Rational(self, expr: Any) -> str:
+        return _huge(expr) or super()._print_Rational(expr)
+
+    def _print_Integer(self, expr: Any) -> str:
+        return _huge(expr) or super()._print_Integer(expr)
+
 
 class _Pretty(PrettyPrinter):
     def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[Any]:
         return _ordered(expr)
 
+    def _print_Rational(self, expr: Any) -> Any:
+        huge = _huge(expr)
+        if huge:
+            from sympy.printing.pretty.stringpict import prettyForm
+
+            return prettyForm(huge)
+        return super()._print_Rational(expr)
+
+    def _print_Atom(self, expr: Any) -> Any:
+        huge = _huge(expr)
+        if huge:
+            from sympy.printing.pretty.stringpict import prettyForm
+
+            return prettyForm(huge)
+        return super()._print_Atom(expr)
+
 
 class _Latex(LatexPrinter):
     def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[Any]:
         return _ordered(expr)
+
+    def _print_Rational(self, expr: Any) -> str:
+        huge = _huge(expr)
+        return rf"\text{{{huge}}}" if huge else super()._print_Rational(expr)
+
+    _print_Integer = _print_Rational
+
+
+#: Numbers longer than this many bits print as their size (Python prints at most 4300 digits).
+_HUGE_BITS = 13_000
+
+
+def _huge(expr: Any) -> str:
+    """``''``, or how a number too long to print is shown instead (its size in bits)."""
+    if not isinstance(expr, sp.Rational):
+        return ""
+    p, q = int(expr.p).bit_length(), int(expr.q).bit_length()
+    if max(p, q) <= _HUGE_BITS:
+        return ""
+    return f"<a {p}-bit integer>" if expr.q == 1 else f"<a rational of {p} and {q} bits>"
 
 
 def _sstr(e: Any) -> str:
@@ -222,7 +263,7 @@ def _pretty(e: sp.Basic, width: int, max_lines: int) -> str | None:
     # what cannot fit is not drawn: pretty-printing a 32x32 symbolic matrix takes seconds
     if isinstance(e, sp.MatrixBase) and e.rows > max_lines:
         return None
-    if len(sp.sstr(e)) > 2 * width * max_lines:
+    if len(plain_text(e)) > 2 * width * max_lines:  # a printer that never evaluates
         return None
     try:
         out = _Pretty({"use_unicode": True, "wrap_line": False}).doprint(e)
@@ -1050,8 +1091,18 @@ def _step_data(step: Any, index: int) -> dict[str, Any]:
 
 
 def json_text(proof: Proof) -> str:
-    """The JSON certificate (see :func:`certificate`) as text."""
-    return json.dumps(certificate(proof), indent=1)
+    """The JSON certificate (see :func:`certificate`) as text.
+
+    Raises ``ValueError`` for a proof that holds a number too long to write (more than
+    Python's 4300 digits; a certificate's reader takes at most 1000 per integer)."""
+    try:
+        return json.dumps(certificate(proof), indent=1)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        raise ValueError(f"the claim {proof.claim.id!r} holds an integer too long for a certificate (a "
+                         "certificate's reader takes at most 1000 digits per integer); write it as a power, "
+                         "e.g. sp.Pow(10, 5000, evaluate=False)") from None
 
 
 def render(proof: Proof, fmt: str = "text", **kw: Any) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import render
-from .claims import Claim, Equation, Step, Verdict
+from .kernel.claims import Claim, Equation, Step, Verdict
 from .sampler import SpotCheck
 
 __all__ = ["PartProof", "Proof"]
@@ -43,7 +43,7 @@ class PartProof:
 
 @dataclass(frozen=True)
 class Proof:
-    """The result of proving a :class:`~pe_symbolic.proof.claims.Claim`: one chain per equation."""
+    """The result of proving a :class:`~pe_symbolic.proof.kernel.claims.Claim`: one chain per equation."""
 
     claim: Claim
     parts: tuple[PartProof, ...]
@@ -127,7 +127,7 @@ class Proof:
         >>> x = sp.Symbol("x", real=True)
         >>> text = check_identity(sp.sin(2 * x), 2 * sp.sin(x) * sp.cos(x)).to_coq()
         >>> [line for line in text.splitlines() if line.startswith("Lemma pe_")][-1]
-        'Lemma pe_user_identity_e0 : forall (x : R), (sin (2 * x)) = (2 * (cos x) * (sin x)).'
+        'Lemma pe_user_identity_e0 : forall (x_1 : R), (sin (2 * x_1)) = (2 * (cos x_1) * (sin x_1)).'
         """
         from .coq_export import coq_file, export_claim
 

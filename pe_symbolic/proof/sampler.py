@@ -15,7 +15,7 @@ test above; a candidate counterexample is checked once more before it is reporte
 admissible point can be drawn the verdict stays ``undecided`` and the note says why.
 
 A point refutes ``lhs = rhs`` when the **enclosures** of the two sides there are disjoint
-(:mod:`pe_symbolic.proof.enclosure`: exact rational arithmetic where possible, Arb balls
+(:mod:`pe_symbolic.proof.kernel.enclosure`: exact rational arithmetic where possible, Arb balls
 elsewhere, the expression evaluated as written): a certified difference, which no rounding,
 cancellation or jump can fake. Whether a point satisfies a relational assumption is decided
 the same way (certainly true, or the point is not used).
@@ -33,15 +33,19 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 
-from . import budget
-from .claims import Expr
-from .enclosure import PRECISIONS, Undecidable, decide, describe, enclose, precision, separated, upper_abs
+from .kernel import budget
+from .kernel.claims import Expr
+from .kernel.enclosure import PRECISIONS, Undecidable
+from .kernel.fragment import fact_problem
+from .kernel.gate import VACUOUS, contradiction
+from .kernel.points import Entry, admissible, certify, enclosures, entries_admissible, evaluate_at, gap, has_facts
 
 __all__ = [
     "REFUTE_DPS",
@@ -49,6 +53,7 @@ __all__ = [
     "Refutation",
     "SpotCheck",
     "admissible",
+    "candidates",
     "draw_point",
     "refute",
     "spread_parts",
@@ -104,45 +109,6 @@ class Refutation:
     note: str = ""
     entries: dict[sp.Indexed, sp.Expr] | None = None
     enclosures: dict[str, Any] | None = None
-
-
-# --------------------------------------------------------------------------------------
-# admissibility
-
-
-def _has_facts(symbol: sp.Basic, value: sp.Expr) -> bool:
-    for fact, wanted in symbol.assumptions0.items():
-        got = getattr(value, f"is_{fact}", None)
-        if got is None or bool(got) != bool(wanted):
-            return False
-    return True
-
-
-def admissible(point: Mapping[sp.Symbol, sp.Expr], assumptions: Iterable[sp.Basic]) -> bool:
-    """Whether ``point`` satisfies every symbol's assumptions and every relation.
-
-    >>> import sympy as sp
-    >>> n = sp.Symbol("n", integer=True, nonzero=True)
-    >>> admissible({n: sp.Integer(0)}, ()), admissible({n: sp.Integer(3)}, [n > 2])
-    (False, True)
-    """
-    for s, v in point.items():
-        if not _has_facts(s, v):
-            return False
-    env = dict(point)
-    return all(_holds(a, env) for a in assumptions if not a.has(sp.Indexed))
-
-
-def _holds(condition: sp.Basic, env: Mapping) -> bool:
-    """Whether ``condition`` certainly holds at ``env`` (decided with enclosures; a relation
-    on its free symbols only, every one of them given a value)."""
-    if condition.free_symbols - set(env) and not condition.has(sp.Indexed):
-        return False
-    try:
-        with precision(PRECISIONS[0]):
-            return decide(condition, env)
-    except Undecidable:
-        return False
 
 
 # --------------------------------------------------------------------------------------
@@ -214,6 +180,12 @@ def _sign_range(facts: dict[str, bool]) -> tuple[float, float]:
     return -1.0, 1.0
 
 
+def _exact(v: sp.Expr) -> Fraction:
+    """A real number bound as an exact rational (a rational approximation of an irrational one)."""
+    r = v if v.is_Rational else sp.Rational(sp.N(v, 30))
+    return Fraction(int(r.p), int(r.q))
+
+
 def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random) -> sp.Expr:
     f = s.assumptions0
     if bd.fixed is not None:
@@ -221,18 +193,19 @@ def _draw(s: sp.Symbol, bd: _Bounds, rng: random.Random) -> sp.Expr:
     if f.get("zero"):
         return sp.Integer(0)
     lo_sign, hi_sign = _sign_range(f)
-    # numeric window from the sign and the relational bounds
-    lo = -40.0 * (1 if lo_sign < 0 else 0)
-    hi = 40.0 * (1 if hi_sign > 0 else 0)
+    # the window from the sign and the relational bounds, in exact rationals (a bound of
+    # 10**400 is beyond any float)
+    lo = Fraction(-40 if lo_sign < 0 else 0)
+    hi = Fraction(40 if hi_sign > 0 else 0)
     if bd.lo is not None:
-        lo = max(lo, float(bd.lo))
-        hi = max(hi, lo + 40.0)
+        lo = max(lo, _exact(bd.lo))
+        hi = max(hi, lo + 40)
     if bd.hi is not None:
-        hi = min(hi, float(bd.hi))
+        hi = min(hi, _exact(bd.hi))
         if bd.lo is None and lo_sign < 0:
-            lo = min(lo, hi - 40.0)
+            lo = min(lo, hi - 40)
     if f.get("integer"):
-        ilo, ihi = int(sp.ceiling(lo)), int(sp.floor(hi))
+        ilo, ihi = math.ceil(lo), math.floor(hi)
         if f.get("positive") or f.get("extended_positive"):
             ilo = max(ilo, 1)
         if f.get("negative") or f.get("extended_negative"):
@@ -295,60 +268,6 @@ def _sample_entries(diff: Expr, rng: random.Random) -> list[tuple[int, int]] | N
     return [divmod(q, diff.cols) for q in picks]
 
 
-def _at(e: Expr, where: tuple[int, int] | None) -> sp.Expr:
-    return e if where is None else e[where]
-
-
-@dataclass
-class _Evaluation:
-    """Both sides at one point, entry by entry: the first separated entry, or the spot check."""
-
-    separated: tuple | None = None  # (entry, lhs enclosure, rhs enclosure, bits)
-    worst: float = 0.0
-
-
-def _evaluate_at(lhs: Expr, rhs: Expr, entries: list | None, env: dict, entry) -> _Evaluation:
-    out = _Evaluation()
-    for bits in PRECISIONS:
-        out.worst = 0.0
-        with precision(bits):
-            for where in entries if entries is not None else [None]:
-                budget.check()
-                a = enclose(_at(lhs, where), env, entry=entry)
-                b = enclose(_at(rhs, where), env, entry=entry)
-                if separated(a, b):
-                    return _Evaluation((where, a, b, bits), upper_abs(a, b))
-                out.worst = max(out.worst, upper_abs(a, b))
-        if out.worst <= _CLOSE:
-            break  # both sides agree to many digits: more precision will not separate them
-    return out
-
-
-#: Below this bound on |lhs - rhs| a point is not retried at a higher precision.
-_CLOSE = 1e-30
-
-
-def certify(lhs: Expr, rhs: Expr, point: Mapping[sp.Symbol, sp.Expr],
-            entries: Mapping[sp.Indexed, sp.Expr] | None = None) -> dict | None:
-    """Re-check a refuting point: the enclosures of the two sides at ``point`` (and the vector
-    entries' values) are disjoint for some entry. Returns the enclosures, or ``None``."""
-    env: dict = {**dict(point), **dict(entries or {})}
-    shape_entries = [divmod(q, lhs.cols) for q in range(len(lhs))] if isinstance(lhs, sp.MatrixBase) else None
-    try:
-        ev = _evaluate_at(lhs, rhs, shape_entries, env, None)
-    except Undecidable:
-        return None
-    return _enclosures(ev) if ev.separated is not None else None
-
-
-def _enclosures(ev: _Evaluation) -> dict:
-    where, a, b, bits = ev.separated
-    out = {"lhs": describe(a), "rhs": describe(b), "precision_bits": str(bits)}
-    if where is not None:
-        out["entry"] = f"{where[0]},{where[1]}"
-    return out
-
-
 def refute(
     lhs: Expr,
     rhs: Expr,
@@ -362,13 +281,16 @@ def refute(
     """Evaluate both sides at admissible points, looking for a certified counterexample.
 
     A point refutes when, for some entry, the enclosures of the two sides there are disjoint
-    (:mod:`pe_symbolic.proof.enclosure`): no rounding, no cancellation and no jump can make
+    (:mod:`pe_symbolic.proof.kernel.enclosure`): no rounding, no cancellation and no jump can make
     that wrong. A point where an enclosure cannot be formed (an undefined subexpression, an
     unknown head, a condition the balls cannot settle) is skipped. The counterexample maps
     symbol names (and vector entries) to exact values, plus ``"|lhs - rhs|"``, a certified
     lower bound of the difference there.
     """
     rng = random.Random(seed)
+    exotic = [why for s in symbols for why in [fact_problem(s)] if why]
+    if exotic:  # the enclosures evaluate commuting, finite numbers: no other semantics is refuted
+        return Refutation(SpotCheck(0, 0.0, REFUTE_DPS), note=f"no point is drawn: {exotic[0]}")
     raw = lhs - rhs
     entries = _sample_entries(raw, rng)
     labels = {a.base.label for a in _atoms(raw, sp.Indexed)} if _has(raw, sp.Indexed) else set()
@@ -394,21 +316,21 @@ def refute(
             return indexed[a]
 
         try:
-            ev = _evaluate_at(lhs, rhs, entries, dict(point), entry)
+            ev = evaluate_at(lhs, rhs, entries, dict(point), entry)
         except (Undecidable, ValueError) as exc:
             why_skipped = str(exc)
             continue
         n_ok += 1
         worst = max(worst, ev.worst)
         if ev.separated is not None and stop_at_counterexample:
-            if not (admissible(point, assumptions) and _entries_admissible(indexed, point, assumptions)):
+            if not (admissible(point, assumptions) and entries_admissible(indexed, point, assumptions)):
                 continue
             where, a, b, bits = ev.separated
             cex = {s.name: sp.sstr(v) for s, v in point.items()}
             cex.update({sp.sstr(k): sp.sstr(v) for k, v in indexed.items()})
-            cex["|lhs - rhs|"] = f"{_gap(a, b):.6g}"
+            cex["|lhs - rhs|"] = f"{gap(a, b):.6g}"
             return Refutation(SpotCheck(n_ok, ev.worst, bits * 3 // 10), cex, dict(point),
-                              entries=dict(indexed), enclosures=_enclosures(ev))
+                              entries=dict(indexed), enclosures=enclosures(ev))
     note = ""
     if n_ok == 0:
         if n_inadmissible:
@@ -418,18 +340,6 @@ def refute(
             note = "no point where both sides have certified enclosures was found" + (
                 f" ({why_skipped})" if why_skipped else "")
     return Refutation(SpotCheck(n_ok, worst, PRECISIONS[0] * 3 // 10), note=note)
-
-
-def _gap(a, b) -> float:
-    """A certified lower bound of |a - b| for separated values (0.0 if it underflows)."""
-    from fractions import Fraction
-
-    if isinstance(a, Fraction) and isinstance(b, Fraction):
-        return float(abs(a - b))
-    from .enclosure import _ball
-
-    d = abs(_ball(a) - _ball(b))
-    return float(d.lower().mid())
 
 
 def _has(e: Expr, *types: type) -> bool:
@@ -447,149 +357,39 @@ def _draw_entry(a: sp.Indexed, rng: random.Random) -> sp.Expr:
     label = a.base.label
     for _ in range(20):
         v = _draw(label, _Bounds(), rng) if isinstance(label, sp.Symbol) else sp.Rational(rng.randint(-4000, 4000), 997)
-        if _has_facts(a, v):
+        if has_facts(a, v):
             return v
     raise ValueError(f"no value with the properties of {a} was found")
 
 
-def _entries_admissible(indexed: Mapping, point: Mapping, assumptions: Iterable[sp.Basic]) -> bool:
-    """The vector entries' values have their bases' properties, and the relations that speak
-    of entries hold with them."""
-    if not all(_has_facts(a, v) for a, v in indexed.items()):
-        return False
-    env = {**dict(point), **dict(indexed)}
-    for a in assumptions:
-        if not a.has(sp.Indexed):
-            continue
-        if not _holds(a, env):
-            return False
-    return True
+def candidates(symbols: Sequence[sp.Symbol], assumptions: Sequence[sp.Basic], exprs: Iterable[Expr] = (),
+               tries: int = _TRIES) -> Callable[[int], Iterator[tuple[dict, Entry]]]:
+    """Candidate points for the kernel's gate (:mod:`pe_symbolic.proof.kernel.gate`):
+    ``candidates(...)(seed)`` yields up to ``tries`` drawn points (with the bounds of the sums
+    in ``exprs`` drawn small) and, with each, a supplier of values for vector entries. Search
+    only: the gate checks every point it uses."""
+    exprs = [x for e in exprs for x in (e if isinstance(e, sp.MatrixBase) else [e]) if isinstance(x, sp.Basic)]
+    labels = {a.base.label for e in exprs for a in e.atoms(sp.Indexed)}
+    labels |= {a.base.label for c in assumptions for a in c.atoms(sp.Indexed)}
+    syms = [s for s in symbols if s not in labels]
+    small: set = set()
+    for e in exprs:
+        for node in e.atoms(sp.Sum, sp.Product):
+            for lim in node.limits:
+                small |= set().union(*(x.free_symbols for x in lim[1:]))
+    assumptions = tuple(assumptions)
 
+    def generate(seed: int) -> Iterator[tuple[dict, Entry]]:
+        rng = random.Random(1_000_003 + seed)
+        for _ in range(tries):
+            point = draw_point(syms, assumptions, rng, small)
+            values: dict = {}
 
-# --------------------------------------------------------------------------------------
-# contradictory assumptions
+            def entry(a: sp.Indexed, values: dict = values) -> sp.Expr:
+                if a not in values:
+                    values[a] = _draw_entry(a, rng)
+                return values[a]
 
+            yield point, entry
 
-#: The note of a claim whose assumptions no point can satisfy (its verdict is ``undecided``).
-VACUOUS = "vacuous: the assumptions are contradictory"
-
-_SIGN_SETS = {
-    "positive": sp.Interval.open(0, sp.oo), "negative": sp.Interval.open(-sp.oo, 0),
-    "nonnegative": sp.Interval(0, sp.oo), "nonpositive": sp.Interval(-sp.oo, 0),
-    "zero": sp.FiniteSet(0),
-}
-
-
-def contradiction(symbols: Sequence[sp.Symbol], assumptions: Sequence[sp.Basic]) -> str:
-    """Why no point can satisfy every assumption (``''`` when none is found, which does not
-    mean there is one).
-
-    Two checks, where SymPy can decide them: for each real symbol, the intersection of its
-    declared sign, its integrality and the solution sets of the relations that speak of it
-    alone (``x > 2`` and ``x < 1``; an integer strictly between 1 and 2) is empty; and the
-    linear relations between real symbols have no solution even with strict inequalities
-    relaxed (``w > v + 5`` and ``w < v - 5``).
-
-    >>> import sympy as sp
-    >>> x = sp.Symbol("x", real=True)
-    >>> contradiction([x], [x > 2, x < 1])
-    'x cannot satisfy x > 2, x < 1 (with its declared properties)'
-    >>> contradiction([x], [x > 2])
-    ''
-    """
-    rels = [a for a in assumptions if isinstance(a, sp.core.relational.Relational) and not a.has(sp.Indexed)]
-    for s in sorted(symbols, key=lambda v: v.name):
-        if s.is_extended_real is not True:
-            continue
-        own = [a for a in rels if a.free_symbols == {s}]
-        facts = {k for k, v in s.assumptions0.items() if v}
-        if not own:
-            continue
-        try:
-            domain: sp.Set = sp.S.Reals
-            for fact, sset in _SIGN_SETS.items():
-                if fact in facts:
-                    domain = sp.Intersection(domain, sset)
-            if "nonzero" in facts:
-                domain = sp.Complement(domain, sp.FiniteSet(0))
-            if "integer" in facts:
-                domain = sp.Intersection(domain, sp.S.Integers)
-            for a in own:
-                budget.check()
-                domain = sp.Intersection(domain, sp.solveset(a, s, sp.S.Reals))
-            if domain is sp.S.EmptySet:
-                return (f"{s.name} cannot satisfy {', '.join(sp.sstr(a) for a in own)} "
-                        "(with its declared properties)")
-        except (NotImplementedError, TypeError, ValueError, AttributeError):
-            continue
-    linear = [a for a in rels if isinstance(a, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan,
-                                                sp.GreaterThan, sp.Equality))
-              and all(v.is_real for v in a.free_symbols)
-              and _is_linear(a.lhs - a.rhs)]
-    if linear:
-        why = _linear_contradiction(linear, symbols)
-        if why:
-            return why
-    return ""
-
-
-_STRICT = (sp.StrictLessThan, sp.StrictGreaterThan)
-
-
-def _linear_contradiction(linear: Sequence[sp.Basic], symbols: Sequence[sp.Symbol]) -> str:
-    """Whether the linear relations (with the symbols' declared signs) have no common real
-    solution, strict inequalities counted as strict: with one slack ``t <= 1`` subtracted from
-    every strict one (``a > b`` as ``a - b >= t``), they are satisfiable exactly when the
-    largest feasible ``t`` is positive (``w > v`` and ``v > w`` only allow ``t = 0``)."""
-    from sympy.solvers.simplex import InfeasibleLPError, lpmax
-
-    t = sp.Dummy("t", real=True)
-    cons: list[sp.Basic] = [sp.LessThan(t, 1)]
-    strict = False
-    involved = set().union(*(a.free_symbols for a in linear))
-    # (d, op, strict): d op 0 with op ">=" (or "==")
-    rows: list[tuple[sp.Expr, str, bool]] = []
-    for s in sorted(involved, key=lambda v: v.name):  # the declared signs, as relations
-        if s.is_positive:
-            rows.append((s, ">=", True))
-        elif s.is_nonnegative:
-            rows.append((s, ">=", False))
-        elif s.is_negative:
-            rows.append((-s, ">=", True))
-        elif s.is_nonpositive:
-            rows.append((-s, ">=", False))
-    signs = bool(rows)
-    for a in linear:
-        d = a.lhs - a.rhs
-        if isinstance(a, sp.Equality):
-            rows.append((d, "==", False))
-        elif isinstance(a, (sp.StrictGreaterThan, sp.GreaterThan)):
-            rows.append((d, ">=", isinstance(a, _STRICT)))
-        else:
-            rows.append((-d, ">=", isinstance(a, _STRICT)))
-    for d, op, is_strict in rows:
-        if op == "==":
-            cons.append(sp.Eq(d, 0, evaluate=False))
-        else:
-            cons.append(sp.GreaterThan(d - (t if is_strict else 0), 0, evaluate=False))
-        strict = strict or is_strict
-    if len(linear) < 2 and not signs:
-        return ""
-    try:
-        budget.check()
-        best, _ = lpmax(t, cons)
-    except InfeasibleLPError:
-        return f"the linear relations {', '.join(sp.sstr(a) for a in linear)} have no common solution"
-    except (NotImplementedError, TypeError, ValueError, AttributeError):
-        return ""
-    if strict and best <= 0:
-        return (f"the linear relations {', '.join(sp.sstr(a) for a in linear)} have no common solution "
-                "(the strict ones cannot hold together)")
-    return ""
-
-
-def _is_linear(e: sp.Expr) -> bool:
-    try:
-        return sp.Poly(e, *sorted(e.free_symbols, key=lambda v: v.name)).total_degree() <= 1
-    except (sp.PolynomialError, sp.GeneratorsNeeded, ValueError):
-        return False
+    return generate

@@ -1,22 +1,22 @@
 """The checker: the small part of the engine that decides whether a chain is a proof.
 
 A strategy may search however it likes (:mod:`pe_symbolic.proof.engine`); what it finds
-counts only if :func:`check_chain` accepts it here. A chain for ``lhs = rhs`` starts at
-``lhs - rhs`` (rule :data:`~pe_symbolic.proof.claims.DIFFERENCE`, and must reach ``0``: only
+counts only if :func:`~pe_symbolic.proof.kernel.check_chain` accepts it here. A chain for ``lhs = rhs`` starts at
+``lhs - rhs`` (rule :data:`~pe_symbolic.proof.kernel.claims.DIFFERENCE`, and must reach ``0``: only
 zero, or a zero matrix, closes it, never ``True``) or at ``lhs`` (rule
-:data:`~pe_symbolic.proof.claims.LHS`, and must reach ``rhs``). The equation and every step
-must lie inside the checked fragment (:func:`~pe_symbolic.proof.fragment.outside_fragment`),
+:data:`~pe_symbolic.proof.kernel.claims.LHS`, and must reach ``rhs``). The equation and every step
+must lie inside the checked fragment (:func:`~pe_symbolic.proof.kernel.fragment.outside_fragment`),
 and so must every lemma instance, which must also be known to be finite. Each later step is
-checked against the one before it (:func:`check_transition`):
+checked against the one before it (:func:`~pe_symbolic.proof.kernel.check_transition`):
 
-* a **rule** of :data:`~pe_symbolic.proof.rules.RULES` whose ``shortcut`` is granted, which
+* a **rule** of :data:`~pe_symbolic.proof.kernel.rules.RULES` whose ``shortcut`` is granted, which
   re-applied to the previous expression reproduces the step exactly: accepted;
 * any other step (a heuristic rule, a rule whose result differs, or a free-text *reason*
   such as "angle addition"): accepted only if ``previous - step`` reduces to zero under the
-  kernel's :data:`KERNEL_STRATEGIES`, which use shortcut rules only.
+  kernel's :data:`~pe_symbolic.proof.kernel.KERNEL_STRATEGIES`, which use shortcut rules only.
 
 * ``"lemma ID"`` with an ``instance`` (a substitution for the lemma's symbols): the cited
-  claim must be proved (the :class:`Context` resolves it; a claim cannot cite itself, even
+  claim must be proved (the :class:`~pe_symbolic.proof.kernel.Context` resolves it; a claim cannot cite itself, even
   through others), each substituted expression must have every property the lemma's symbol
   declares (positive, integer, ...: SymPy must *know* it) and the lemma's relations must hold
   under the substitution (or be assumptions of the claim being proved). The step is then
@@ -35,7 +35,7 @@ difference must reduce to zero.
 Both sides must have the same shape. Nothing is accepted on numerical evidence.
 
 >>> import sympy as sp
->>> from pe_symbolic.proof.claims import DIFFERENCE, Equation, Step
+>>> from pe_symbolic.proof.kernel.claims import DIFFERENCE, Equation, Step
 >>> x = sp.Symbol("x", real=True)
 >>> eq = Equation(sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
 >>> check_chain(eq, [Step(eq.difference, DIFFERENCE), Step(0, "expand(trig=True)")])
@@ -58,7 +58,8 @@ import sympy as sp
 from . import budget
 from .claims import DIFFERENCE, LHS, Claim, Equation, Expr, Step, bound_variables, fits, ill_formed
 from .fragment import outside_fragment
-from .rules import CLEAR_DENOMINATORS, CONDITIONAL, EVALUATE, PYTHAGORAS, RULES, apply_rule, is_zero
+from .gate import WHEREVER_DEFINED, qualification
+from .rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS, RULES, apply_rule, is_zero
 
 __all__ = [
     "ASSUMPTION",
@@ -89,7 +90,7 @@ class LemmaError(ValueError):
 class Context:
     """What a chain may rely on besides its rules: the claim's relational assumptions, and
     a resolver ``lemmas(id) -> Claim`` that returns a *proved* claim or raises
-    :class:`LemmaError` (or :class:`LookupError`) saying why not."""
+    :class:`~pe_symbolic.proof.kernel.LemmaError` (or :class:`LookupError`) saying why not."""
 
     assumptions: tuple[sp.Basic, ...] = ()
     lemmas: Callable[[str], Claim] | None = None
@@ -233,7 +234,7 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
     ``v`` a nonnegative integer symbol: then every ``theta[idx]`` of the lemma becomes
     ``f(idx)``. That is sound when ``f(v)`` has the entries' properties for every nonnegative
     integer ``v`` (SymPy must know it) and every index ``idx`` the lemma uses is a nonnegative
-    integer. Raises :class:`LemmaError` saying what does not fit.
+    integer. Raises :class:`~pe_symbolic.proof.kernel.LemmaError` saying what does not fit.
     """
     table = claim.symbol_table
     free = {s.name for s in claim.symbols}
@@ -295,7 +296,7 @@ def lemma_instance(claim: Claim, instance: Sequence[tuple[str, Expr]]) -> tuple[
 
 
 def instantiate(e: Expr, mapping: dict, sequences: dict) -> Expr:
-    """``e`` with the lemma's symbols and sequences replaced (see :func:`lemma_instance`).
+    """``e`` with the lemma's symbols and sequences replaced (see :func:`~pe_symbolic.proof.kernel.lemma_instance`).
 
     The replacement is ``xreplace``, except that a ``sin`` or ``cos`` whose new argument is
     plain (see ``_plain_argument``) is rebuilt without re-running SymPy's automatic
@@ -504,36 +505,3 @@ def check_chain(
     if not target_zero and last != equation.rhs:
         return False, "the chain does not reach the right-hand side"
     return True, ""
-
-
-# ----------------------------------------------------------------------------------------
-# what "proved" means for a chain: everywhere, or wherever both sides are defined
-
-#: The qualification of an equality that holds only where a denominator does not vanish.
-WHEREVER_DEFINED = "equal wherever both sides are defined (a denominator may vanish, or a step cancels a factor)"
-
-
-def _may_be_undefined(e: Expr) -> bool:
-    """Whether ``e`` has a power with a negative exponent of a base that may vanish, or a
-    function with poles or a branch point at a point SymPy cannot exclude."""
-    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
-    return any(_entry_may_be_undefined(x) for x in entries)
-
-
-@functools.lru_cache(maxsize=16384)
-def _entry_may_be_undefined(x: sp.Basic) -> bool:
-    for p in x.atoms(sp.Pow):
-        # 0**e is undefined for e < 0 (and for a non-real e): flag any exponent not known to
-        # be nonnegative, x**(a + b) = x**a * x**b holds only where x**a and x**b are defined
-        if p.exp.is_nonnegative is not True and p.base.is_zero is not False and p.base.free_symbols:
-            return True
-    return any(f.free_symbols for f in x.atoms(sp.tan, sp.cot, sp.sec, sp.csc, sp.log))
-
-
-def qualification(eq: Equation, chain: Sequence[Step]) -> str:
-    """The note a proved chain carries: :data:`WHEREVER_DEFINED` when it cites a rule that may
-    cancel a factor or a side may be undefined somewhere, else ``''``. The same for a proof
-    found now and for a certificate re-checked later."""
-    if any(s.rule in CONDITIONAL for s in chain) or _may_be_undefined(eq.lhs) or _may_be_undefined(eq.rhs):
-        return WHEREVER_DEFINED
-    return ""
