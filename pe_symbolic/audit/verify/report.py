@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..._display import ShowsItself
+
 __all__ = ["VERDICTS", "VerifyReport", "worst"]
 
 #: The verdicts, best first (a combined report takes the worst of its parts).
@@ -43,9 +45,13 @@ def worst(verdicts: Iterable[str]) -> str:
     return max(verdicts, key=VERDICTS.index, default="verified")
 
 
-@dataclass
-class VerifyReport:
+@dataclass(repr=False)
+class VerifyReport(ShowsItself):
     """What :func:`pe_symbolic.verify_rope` found.
+
+    It shows itself (``pe_symbolic._display.ShowsItself``): ``repr()`` and ``str()`` are
+    :meth:`to_text`, and in Jupyter ``_repr_html_()`` is that text, escaped, in a ``<pre>``
+    block -- the report, not a dataclass repr of its nested sections.
 
     ``verdict`` is one of :data:`VERDICTS`. Each section is a dict with a one-line
     ``summary`` and, where something is wrong, ``why`` (a list of sentences):
@@ -69,6 +75,11 @@ class VerifyReport:
 
     >>> VerifyReport("consistent (tested)").to_text()
     'verify_rope: CONSISTENT (TESTED)'
+    >>> VerifyReport("differs", notes=["x < y"])
+    verify_rope: DIFFERS
+      note: x < y
+    >>> VerifyReport("differs", notes=["x < y"])._repr_html_()
+    '<pre class="pe-symbolic">verify_rope: DIFFERS\\n  note: x &lt; y</pre>'
     """
 
     verdict: str
@@ -133,6 +144,3 @@ class VerifyReport:
     def to_json(self) -> str:
         """The report as JSON (every section; the layer types' and entries' reports nested)."""
         return json.dumps(asdict(self), indent=2, default=str)
-
-    def __str__(self) -> str:
-        return self.to_text()
