@@ -24,7 +24,8 @@ and why) or a crash (any other exception: where it was raised). Needs ``torch`` 
 ``--shipped`` runs every shipped config (:func:`pe_symbolic.numeric.model_configs`) in
 float32, bfloat16 and float16 through HF's own rotary module (built from the config by
 ``AutoConfig.for_model``) and pe_symbolic's NumPy, torch and JAX ``apply_rope``, and prints
-the counts and the bfloat16 row per config.
+the counts and the bfloat16 row per config (``--config NAME`` and ``--dtype D``, repeatable,
+run a part of it).
 """
 
 from __future__ import annotations
@@ -506,13 +507,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="instead: every shipped config x float32, bfloat16, float16 with HF's module and "
                    "pe_symbolic's NumPy / torch / JAX apply_rope")
     p.add_argument("--config", action="append", help="--shipped: only these shipped configs (repeatable)")
+    p.add_argument("--dtype", action="append", choices=("float32", "bfloat16", "float16"),
+                   help="--shipped: only these dtypes (repeatable; default: float32, bfloat16 and float16)")
     p.add_argument("--bench", action="store_true", help="instead: the benchmark row, a (1, 8, 4096, 128) verify")
     args = p.parse_args(argv)
     if args.bench:
         print(bench())
         return 0
     if args.shipped:
-        print(shipped(["float32", "bfloat16", "float16"], args.seed, args.verbose, args.config))
+        print(shipped(args.dtype or ["float32", "bfloat16", "float16"], args.seed, args.verbose, args.config))
         return 0
     sweep = Sweep()
     variants = ([] if args.only_variants else ["defaults"]) + (

@@ -107,7 +107,9 @@ def test_sub_modules_with_their_own_layouts_are_each_checked():
 
 def test_deepseek_v32s_indexer_is_split_where_its_mla_interleaves():
     # HF 5.24: DeepseekV32Indexer applies rotate_half (split), the MLA interleaves in and splits out
-    v32 = {**CFG, "model_type": "deepseek_v32"}
+    # (DeepseekV32Config sets head_dim from qk_rope_head_dim, its default 64 where a config leaves
+    # it out: the rotated width is given as that key, as in test_verify's deepseek_v3 case)
+    v32 = {**CFG, "model_type": "deepseek_v32", "qk_rope_head_dim": CFG["head_dim"]}
 
     def in_split_out(x, ids):
         emb = ids[..., None] * INV

@@ -68,6 +68,9 @@ class VerifyReport(ShowsItself):
     - ``conventions``: what the implementation does, inferred (pairing, direction, rotary
       channels, attention factor) and the layout / config that reproduces it.
 
+    ``notes`` are sentences about the run (the framework detected and why, the calling
+    protocol found, a config key read or left out).
+
     For a config with one rope entry per layer type, ``layers`` holds one report per layer
     type; for several entry points (``{"prefill": f, "decode": g}``), ``entries`` holds
     one per entry and ``agreement`` says whether they agree. ``verdict`` is then the
