@@ -533,7 +533,7 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             factor = num(rope["factor"])
             n = max(seq_len or 0, int(max_pos))
             grown = base * (factor * n / int(max_pos) - (factor - 1)) ** (mpf(dim) / (dim - 2))
-            inv = ladder(grown, dim, dim // 2)
+            inv = ladder(grown, dim, pairs)  # HF: torch.arange(0, dim, 2), ceil(dim / 2) entries
         elif kind in ("yarn", "telechat3-yarn"):
             factor = num(rope["factor"])
             length = int(orig) if yarn_length == "original" else int(max_pos)

@@ -122,3 +122,26 @@ def test_rope_rotary_dim_and_layouts():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_dynamic_ntk_with_an_odd_rotary_dim_has_as_many_pairs_as_hf():
+    """HF's _compute_dynamic_ntk_parameters (transformers 5.24, modeling_rope_utils.py): dim =
+    int(head_dim * partial_rotary_factor), inv_freq over torch.arange(0, dim, 2) -- ceil(dim / 2)
+    entries, as every other ladder. A head of 42 at factor 0.5 (GLM-4 MoE's 4096 / 96 heads)
+    rotates dim = 21: 11 frequencies (the oracle gave 10 for dynamic only, and verify_rope
+    refused the config as a disagreement of its own readers)."""
+    import mpmath
+
+    from pe_symbolic.reference import rope_frequencies
+
+    cfg = {"hidden_size": 4096, "num_attention_heads": 96, "max_position_embeddings": 4096,
+           "rope_parameters": {"rope_type": "dynamic", "factor": 2.0, "rope_theta": 10000.0,
+                               "partial_rotary_factor": 0.5}}
+    default = {**cfg, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}
+    for seq_len in (None, 8192):
+        inv, _ = rope_frequencies(cfg, seq_len=seq_len)
+        assert len(inv) == len(rope_frequencies(default)[0]) == 11
+    inv, _ = rope_frequencies(cfg, seq_len=8192)
+    with mpmath.workdps(40):
+        grown = mpmath.mpf(10000) * (mpmath.mpf(2) * 8192 / 4096 - 1) ** (mpmath.mpf(21) / 19)
+        assert all(abs(v / grown ** (-mpmath.mpf(2 * j) / 21) - 1) < mpmath.mpf(10) ** -30 for j, v in enumerate(inv))
