@@ -485,7 +485,11 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
         # GPT-J's rotary_dim; else HF's int(head_dim * partial_rotary_factor), whose
         # torch.arange(0, dim, 2) has ceil(dim/2) entries when dim is odd
-        dim = int(cfg["rotary_dim"]) if cfg.get("rotary_dim") is not None else int(head * frac)
+        # (MiniMax-M3-VL's text config carries rotary_dim = 64, which its rotary embedding never
+        # reads: HF 5.24 MiniMaxM3VLRotaryEmbedding.compute_default_rope_parameters rotates
+        # int(head_dim * partial_rotary_factor), and its apply takes rotary_dim = cos.shape[-1])
+        gptj_dim = None if str(cfg.get("model_type")) in ("minimax_m3_vl", "minimax_m3_vl_text") else cfg.get("rotary_dim")
+        dim = int(gptj_dim) if gptj_dim is not None else int(head * frac)
         pairs = (dim + 1) // 2
         max_pos = cfg.get("max_position_embeddings")
         orig = next((v for v in (cfg.get("original_max_position_embeddings"),

@@ -145,3 +145,16 @@ def test_dynamic_ntk_with_an_odd_rotary_dim_has_as_many_pairs_as_hf():
     with mpmath.workdps(40):
         grown = mpmath.mpf(10000) * (mpmath.mpf(2) * 8192 / 4096 - 1) ** (mpmath.mpf(21) / 19)
         assert all(abs(v / grown ** (-mpmath.mpf(2 * j) / 21) - 1) < mpmath.mpf(10) ** -30 for j, v in enumerate(inv))
+
+
+def test_minimax_m3_vl_text_rotates_the_whole_head_whatever_its_rotary_dim():
+    """HF 5.24 MiniMaxM3VLRotaryEmbedding.compute_default_rope_parameters: dim = int(head_dim *
+    partial_rotary_factor) -- the config's rotary_dim (64 by the class's default) is never read,
+    so a 128-wide head has 64 frequencies (GPT-J's rotary_dim still sets its rotated width)."""
+    from pe_symbolic.reference import rope_frequencies
+
+    cfg = {"model_type": "minimax_m3_vl_text", "head_dim": 128, "hidden_size": 6144, "num_attention_heads": 64,
+           "rotary_dim": 64, "rope_parameters": {"rope_type": "default", "rope_theta": 5000000.0}}
+    assert len(rope_frequencies(cfg)[0]) == 64
+    gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64}
+    assert len(rope_frequencies(gptj)[0]) == 32
