@@ -305,6 +305,10 @@ def _one(family: str, mod: Any, cls_name: str, variant: str, seed: int) -> list[
         warnings.simplefilter("ignore")
         cfg = config.to_dict()
         apply = _apply(mod, cfg)
+        if apply is None:  # MLCD: a vision tower (apply_rotary_pos_emb_vision only), no text RoPE
+            names = sorted(n for n in vars(mod) if n.startswith("apply_rotary"))
+            return [Case(family, cls_name, variant, "skipped", "no text apply (apply_rotary_pos_emb / "
+                         f"apply_rotary_emb) in its module, only {', '.join(names) or 'none'}: not a text RoPE")]
         own = _hf_runs(emb, apply, config)
     if own:
         return [Case(family, cls_name, variant, "skipped", "HF's module raised on its own inputs: " + own)]
