@@ -254,12 +254,22 @@ def _hf_runs(emb: Any, apply: Any, config: Any) -> str:
             x = torch.zeros(1, 2, 2, head)
             tables = emb(x, ids, **kw)
             if isinstance(tables, tuple) and apply is not None:
+                # HF's own inputs: the whole head, or (where the attention splits partial rotary
+                # off itself: Phi, StableLM, Persimmon, Mistral 4) the tables' width only
                 w = tables[0].shape[-1]
-                xx = torch.zeros(1, 2, 2, max(w, head)) if w <= head else torch.zeros(1, 2, 2, w)
-                try:
-                    apply(xx, xx, *tables)
-                except TypeError:
-                    apply(xx, *tables)
+                errs = []
+                for width in dict.fromkeys((max(w, head), w)):
+                    xx = torch.zeros(1, 2, 2, width)
+                    try:
+                        try:
+                            apply(xx, xx, *tables)
+                        except TypeError:
+                            apply(xx, *tables)
+                        break
+                    except Exception as exc:  # noqa: BLE001
+                        errs.append(exc)
+                else:
+                    raise errs[0]
     except Exception as exc:  # noqa: BLE001
         return f"{type(exc).__name__}: {str(exc)[:150]}"
     return ""
