@@ -470,6 +470,11 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             head = int(cfg["global_head_dim"])
         elif cfg.get("model_type") == "deepseek_v4":
             head = int(cfg["head_dim"])  # DeepseekV4Config: head_dim, of which the last int(head * frac) rotate
+        elif (cfg.get("qk_rope_head_dim") is not None and cfg.get("head_dim") is not None
+              and getattr(cfg, "head_dim_from", None) not in (None, "qk_rope_head_dim")):
+            # the class keeps head_dim beside qk_rope_head_dim (HF 5.24 Dots3 / Dots3Note:
+            # compute_default_rope_parameters reads config.head_dim), as the normalizer's table says
+            head = int(cfg["head_dim"])
         elif cfg.get("qk_rope_head_dim") is not None and not (
                 cfg.get("head_dim") is not None and cfg.get("model_type") in _KEEP_HEAD_DIM
                 and any(x is not None for x in (rope.get("partial_rotary_factor"), cfg.get("partial_rotary_factor")))):

@@ -158,3 +158,19 @@ def test_minimax_m3_vl_text_rotates_the_whole_head_whatever_its_rotary_dim():
     assert len(rope_frequencies(cfg)[0]) == 64
     gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64}
     assert len(rope_frequencies(gptj)[0]) == 32
+
+
+def test_a_class_that_keeps_head_dim_beside_qk_rope_head_dim_rotates_head_dim():
+    """HF 5.24 Dots3NoteTextRotaryEmbedding: dim = int(config.head_dim * partial_rotary_factor)
+    = 256 * 0.25 = 64, 32 frequencies per layer type; qk_rope_head_dim (64) is not its head dim
+    (the oracle gave 8, and verify_rope refused the family as its readers' disagreement)."""
+    from pe_symbolic.reference import rope_frequencies
+
+    cfg = {"model_type": "dots3_note_text", "head_dim": 256, "qk_rope_head_dim": 64, "hidden_size": 5120,
+           "num_attention_heads": 128, "layer_types": ["sliding_attention", "indexed_attention"],
+           "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0,
+                                                     "partial_rotary_factor": 0.25},
+                               "indexed_attention": {"rope_type": "default", "rope_theta": 80000000.0,
+                                                     "partial_rotary_factor": 0.25}}}
+    for lt in ("sliding_attention", "indexed_attention"):
+        assert len(rope_frequencies(cfg, layer_type=lt)[0]) == 32
