@@ -470,6 +470,11 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             head = int(cfg["global_head_dim"])
         elif cfg.get("model_type") == "deepseek_v4":
             head = int(cfg["head_dim"])  # DeepseekV4Config: head_dim, of which the last int(head * frac) rotate
+        elif (cfg.get("qk_rope_head_dim") is not None and cfg.get("head_dim") is not None
+              and getattr(cfg, "head_dim_from", None) not in (None, "qk_rope_head_dim")):
+            # the class keeps head_dim beside qk_rope_head_dim (HF 5.24 Dots3 / Dots3Note:
+            # compute_default_rope_parameters reads config.head_dim), as the normalizer's table says
+            head = int(cfg["head_dim"])
         elif cfg.get("qk_rope_head_dim") is not None and not (
                 cfg.get("head_dim") is not None and cfg.get("model_type") in _KEEP_HEAD_DIM
                 and any(x is not None for x in (rope.get("partial_rotary_factor"), cfg.get("partial_rotary_factor")))):
@@ -485,7 +490,11 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             head = int(cfg["hidden_size"]) // int(cfg["num_attention_heads"])
         # GPT-J's rotary_dim; else HF's int(head_dim * partial_rotary_factor), whose
         # torch.arange(0, dim, 2) has ceil(dim/2) entries when dim is odd
-        dim = int(cfg["rotary_dim"]) if cfg.get("rotary_dim") is not None else int(head * frac)
+        # (MiniMax-M3-VL's text config carries rotary_dim = 64, which its rotary embedding never
+        # reads: HF 5.24 MiniMaxM3VLRotaryEmbedding.compute_default_rope_parameters rotates
+        # int(head_dim * partial_rotary_factor), and its apply takes rotary_dim = cos.shape[-1])
+        gptj_dim = None if str(cfg.get("model_type")) in ("minimax_m3_vl", "minimax_m3_vl_text") else cfg.get("rotary_dim")
+        dim = int(gptj_dim) if gptj_dim is not None else int(head * frac)
         pairs = (dim + 1) // 2
         max_pos = cfg.get("max_position_embeddings")
         orig = next((v for v in (cfg.get("original_max_position_embeddings"),
@@ -533,7 +542,7 @@ def rope_frequencies(config, *, seq_len=None, layer_type=None, yarn_length: str 
             factor = num(rope["factor"])
             n = max(seq_len or 0, int(max_pos))
             grown = base * (factor * n / int(max_pos) - (factor - 1)) ** (mpf(dim) / (dim - 2))
-            inv = ladder(grown, dim, dim // 2)
+            inv = ladder(grown, dim, pairs)  # HF: torch.arange(0, dim, 2), ceil(dim / 2) entries
         elif kind in ("yarn", "telechat3-yarn"):
             factor = num(rope["factor"])
             length = int(orig) if yarn_length == "original" else int(max_pos)

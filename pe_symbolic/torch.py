@@ -102,6 +102,14 @@ def _compiling() -> bool:
     return bool(_torch() and _MODULE[2]())
 
 
+def _intercepted() -> bool:
+    """Whether a torch dispatch mode is active (``make_fx``'s proxy and fake-tensor modes,
+    FunctionalTensorMode): the tensors made now are the tracer's (a FakeTensor has no data),
+    so no cache is read or written (a cached FakeTensor met a real input in the next eager
+    call: ``verify_rope`` traces ``apply_rope`` with ``make_fx`` before it tests it)."""
+    return _torch()._C._len_torch_dispatch_stack() > 0
+
+
 # ----------------------------------------------------------------------------------------
 # host-side planning: plain Python values, a constant to torch.compile
 
@@ -250,7 +258,7 @@ def _frequencies(w: tuple[Any, ...], device, dtype=None, key: Any = None):
     there, e.g. its plan, whose hash is kept)."""
     torch = _torch()
     dtype = torch.float64 if dtype is None else dtype
-    if _compiling():
+    if _compiling() or _intercepted():
         return torch.tensor(w, dtype=dtype, device=device)
     key = (w if key is None else key, device, dtype, torch.is_inference_mode_enabled())
     with _CACHE_LOCK:
@@ -628,6 +636,7 @@ class _Torch(F.Backend):
             c, s = torch.ops.pe_symbolic.rope_tables(t, list(plan.w), None if plan.axes is None else list(plan.axes),
                                                       plan.attention, dtype)
         else:
+            keep = keep and type(t) is torch.Tensor and not _intercepted()  # (a tracer's tensors: not kept)
             c, s = _cached_tables(t, plan, dtype) if keep else _compute_tables(t, plan, dtype)
         if device is not None and c.device != device:
             c, s = c.to(device), s.to(device)

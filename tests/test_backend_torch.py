@@ -670,3 +670,26 @@ def test_the_fast_path_keys_only_what_cannot_change_unseen():
     assert len(PT._B.fast) == 1
     cold = _error(PT.apply_rope, x, ids, rotary_dim=8.0)  # 8.0 == 8, but not an int to the checks
     assert "rotary_dim=8.0" in cold[1]
+
+
+def test_a_make_fx_trace_leaves_no_tracer_tensor_in_the_caches():
+    """verify_rope traces apply_rope with make_fx on fake tensors, then calls it eagerly: the
+    table and frequency caches must not keep the tracer's FakeTensors (an eager call then
+    failed mixing them with real inputs)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    cfg = {"rope_theta": 500000.0, "head_dim": 32, "max_position_embeddings": 4096,
+           "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                            "high_freq_factor": 4.0, "original_max_position_embeddings": 1024}}
+    PT.clear_cache()
+
+    def rope(x, ids):
+        return PT.apply_rope(x, ids, config=cfg)
+
+    make_fx(rope, tracing_mode="fake")(torch.randn(2, 1, 2, 32, dtype=torch.bfloat16),
+                                       torch.arange(2)[None].repeat(2, 1))
+    x, ids = torch.randn(3, 3, 256, 32, dtype=torch.bfloat16), torch.arange(256)[None].repeat(3, 1)
+    got = rope(x, ids)
+    assert type(got) is torch.Tensor
+    PT.clear_cache()
+    assert torch.equal(got, rope(x, ids))

@@ -108,9 +108,7 @@ def _verify():
 
 
 @pytest.mark.parametrize("make", [
-    _describe, _audit,
-    pytest.param(_verify, marks=pytest.mark.xfail(strict=True, reason="VerifyReport adopts ShowsItself with the "
-                                                  "verify package (audit/verify/): remove this mark then")),
+    _describe, _audit, _verify,
 ], ids=["describe", "audit", "verify"])
 def test_the_reports_show_themselves(make):
     obj = make()

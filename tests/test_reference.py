@@ -122,3 +122,55 @@ def test_rope_rotary_dim_and_layouts():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_dynamic_ntk_with_an_odd_rotary_dim_has_as_many_pairs_as_hf():
+    """HF's _compute_dynamic_ntk_parameters (transformers 5.24, modeling_rope_utils.py): dim =
+    int(head_dim * partial_rotary_factor), inv_freq over torch.arange(0, dim, 2) -- ceil(dim / 2)
+    entries, as every other ladder. A head of 42 at factor 0.5 (GLM-4 MoE's 4096 / 96 heads)
+    rotates dim = 21: 11 frequencies (the oracle gave 10 for dynamic only, and verify_rope
+    refused the config as a disagreement of its own readers)."""
+    import mpmath
+
+    from pe_symbolic.reference import rope_frequencies
+
+    cfg = {"hidden_size": 4096, "num_attention_heads": 96, "max_position_embeddings": 4096,
+           "rope_parameters": {"rope_type": "dynamic", "factor": 2.0, "rope_theta": 10000.0,
+                               "partial_rotary_factor": 0.5}}
+    default = {**cfg, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}
+    for seq_len in (None, 8192):
+        inv, _ = rope_frequencies(cfg, seq_len=seq_len)
+        assert len(inv) == len(rope_frequencies(default)[0]) == 11
+    inv, _ = rope_frequencies(cfg, seq_len=8192)
+    with mpmath.workdps(40):
+        grown = mpmath.mpf(10000) * (mpmath.mpf(2) * 8192 / 4096 - 1) ** (mpmath.mpf(21) / 19)
+        assert all(abs(v / grown ** (-mpmath.mpf(2 * j) / 21) - 1) < mpmath.mpf(10) ** -30 for j, v in enumerate(inv))
+
+
+def test_minimax_m3_vl_text_rotates_the_whole_head_whatever_its_rotary_dim():
+    """HF 5.24 MiniMaxM3VLRotaryEmbedding.compute_default_rope_parameters: dim = int(head_dim *
+    partial_rotary_factor) -- the config's rotary_dim (64 by the class's default) is never read,
+    so a 128-wide head has 64 frequencies (GPT-J's rotary_dim still sets its rotated width)."""
+    from pe_symbolic.reference import rope_frequencies
+
+    cfg = {"model_type": "minimax_m3_vl_text", "head_dim": 128, "hidden_size": 6144, "num_attention_heads": 64,
+           "rotary_dim": 64, "rope_parameters": {"rope_type": "default", "rope_theta": 5000000.0}}
+    assert len(rope_frequencies(cfg)[0]) == 64
+    gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64}
+    assert len(rope_frequencies(gptj)[0]) == 32
+
+
+def test_a_class_that_keeps_head_dim_beside_qk_rope_head_dim_rotates_head_dim():
+    """HF 5.24 Dots3NoteTextRotaryEmbedding: dim = int(config.head_dim * partial_rotary_factor)
+    = 256 * 0.25 = 64, 32 frequencies per layer type; qk_rope_head_dim (64) is not its head dim
+    (the oracle gave 8, and verify_rope refused the family as its readers' disagreement)."""
+    from pe_symbolic.reference import rope_frequencies
+
+    cfg = {"model_type": "dots3_note_text", "head_dim": 256, "qk_rope_head_dim": 64, "hidden_size": 5120,
+           "num_attention_heads": 128, "layer_types": ["sliding_attention", "indexed_attention"],
+           "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0,
+                                                     "partial_rotary_factor": 0.25},
+                               "indexed_attention": {"rope_type": "default", "rope_theta": 80000000.0,
+                                                     "partial_rotary_factor": 0.25}}}
+    for lt in ("sliding_attention", "indexed_attention"):
+        assert len(rope_frequencies(cfg, layer_type=lt)[0]) == 32

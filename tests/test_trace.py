@@ -64,8 +64,16 @@ def test_what_depends_on_a_value_fails_the_trace_instead_of_being_guessed():
         trace_rope(lambda x, ids: x * float(ids[0, 0]), "numpy", SHAPE)
     with pytest.raises(TraceError, match="needs the value"):
         trace_rope(lambda x, ids: x if (ids > 2).all() else -x, "numpy", SHAPE)
-    with pytest.raises(TraceError, match="needs the value"):
-        trace_rope(lambda x, ids: x.astype(np.float32), "numpy", SHAPE, positions=IDS)
+    # a float cast is exact in the trace (as torch's .float() is); an integer cast of x truncates,
+    # a narrower integer cast of the positions may wrap: both fail
+    tr = trace_rope(lambda x, ids: x.astype(np.float32) * np.cos(ids.astype(np.float32))[:, None, :, None], "numpy",
+                    SHAPE)
+    assert tr.out[0, 0, 0, 0] == tr.x[0, 0, 0, 0] * sp.cos(tr.positions[0, 0])
+    with pytest.raises(TraceError, match="truncates"):
+        trace_rope(lambda x, ids: x.astype(np.int64), "numpy", SHAPE)
+    with pytest.raises(TraceError, match="may wrap"):
+        trace_rope(lambda x, ids: x * ids.astype(np.int16)[:, None, :, None], "numpy", SHAPE)
+    assert trace_rope(lambda x, ids: x * ids.astype(np.int64)[:, None, :, None], "numpy", SHAPE).symbolic_positions
     with pytest.raises(TraceError, match="shape"):
         trace_rope(lambda x, ids: x[..., :2], "numpy", SHAPE, positions=IDS)
     with pytest.raises(TraceError, match="not implemented"):
@@ -113,3 +121,79 @@ def test_the_jaxpr_interpreter_computes_what_jax_computes():
         trace_rope(lambda x, ids: x * (x * 4).astype(jnp.int32), "jax", SHAPE, positions=IDS, dtype="float32")
     with pytest.raises(TraceError, match="could not trace"):
         trace_rope(lambda x, ids: x if bool(ids.max() > 5) else -x, "jax", SHAPE)
+
+
+def test_a_trace_at_a_stated_length_knows_only_the_maximum_of_the_positions():
+    # HF's dynamic / longrope read the length as max(position_ids) + 1: pinned, it is a number
+    def longrope(x, ids):
+        inv = np.array([1.0, 0.5]) if ids.max() + 1 > 100 else np.array([1.0, 0.25])
+        return x * np.cos(np.repeat(ids[..., None] * inv, 2, -1))[:, None]
+
+    tr = trace_rope(longrope, "numpy", SHAPE, length=200)
+    assert tr.length == 200 and tr.length_used
+    assert tr.out[0, 0, 0, 2] == tr.x[0, 0, 0, 2] * sp.cos(tr.positions[0, 0] / 2)
+    with pytest.raises(TraceError, match="sequence length"):
+        trace_rope(longrope, "numpy", SHAPE)
+    # a row's maximum, a shifted array's maximum, any comparison: still refused
+    with pytest.raises(TraceError):
+        trace_rope(lambda x, ids: x * ids[0].max(), "numpy", SHAPE, length=200)
+    with pytest.raises(TraceError):
+        trace_rope(lambda x, ids: x * (ids + 1).max(), "numpy", SHAPE, length=200)
+    with pytest.raises(TraceError, match="needs the value"):
+        trace_rope(lambda x, ids: x if (ids == 10).any() else -x, "numpy", SHAPE, length=200)
+
+
+def test_the_torch_trace_at_a_stated_length_pins_only_the_whole_maximum():
+    torch = pytest.importorskip("torch")
+
+    def rope(x, ids):
+        long = torch.max(ids) + 1 > 100
+        inv = torch.where(long, torch.tensor([1.0, 0.5], dtype=torch.float64), torch.tensor([1.0, 0.25],
+                                                                                            dtype=torch.float64))
+        return x * torch.cos(ids[..., None].double() * inv.repeat_interleave(2))[:, None]
+
+    tr = trace_rope(rope, "torch", SHAPE, length=200, dtype="float64")
+    assert tr.length_used and tr.out[0, 0, 0, 2] == tr.x[0, 0, 0, 2] * sp.cos(tr.positions[0, 0] / 2)
+    with pytest.raises(TraceError, match="sequence length"):
+        trace_rope(rope, "torch", SHAPE, dtype="float64")
+    with pytest.raises(TraceError):
+        trace_rope(lambda x, ids: x * torch.amax(ids, dim=1)[:, None, None, None], "torch", SHAPE, length=200,
+                   dtype="float64")
+
+
+def test_an_in_place_write_into_a_traced_slice_keeps_torchs_aliasing():
+    torch = pytest.importorskip("torch")
+
+    def interleaved_mrope(x, ids):  # Qwen3-VL: h and w written into strided slices of t's angles
+        freqs = ids[None].double().expand(3, -1, -1)[..., None] * torch.tensor([1.0, 0.5, 0.25, 0.125],
+                                                                               dtype=torch.float64)
+        freqs = freqs * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)[:, None, None, None]
+        freqs_t = freqs[0]  # a view of freqs: written below
+        freqs_t[..., 1:4:3] = freqs[1, ..., 1:4:3]
+        freqs_t[..., 2:4:3] = freqs[2, ..., 2:4:3]
+        return x * torch.cos(freqs[0]).repeat_interleave(1, -1)[:, None]
+
+    x = np.random.default_rng(3).standard_normal(SHAPE)
+    tr = trace_rope(interleaved_mrope, "torch", SHAPE, positions=IDS, dtype="float64")
+    want = interleaved_mrope(torch.from_numpy(x), torch.from_numpy(IDS)).numpy()
+    np.testing.assert_allclose(_evaluate(tr, x), want, rtol=1e-12, atol=1e-12)
+    table = torch.zeros(4, dtype=torch.float64)
+
+    def into_a_constant(x, ids):
+        table.copy_(x[0, 0, 0])
+        return x * table
+
+    with pytest.raises(TraceError, match="in place into a constant"):
+        trace_rope(into_a_constant, "torch", SHAPE, positions=IDS, dtype="float64")
+
+
+def test_a_lookup_by_a_traced_position_is_refused_not_missed():
+    # {1500: ...}.get(m, default) would silently take the default for a symbol: refused
+    special = {1500: 0.25}
+
+    def table(x, ids):
+        bump = np.array([[special.get(p, 0.0) for p in row] for row in ids])
+        return x * np.cos(ids + bump)[:, None, :, None]
+
+    with pytest.raises(TraceError, match="dict or set lookup"):
+        trace_rope(table, "numpy", SHAPE)

@@ -33,7 +33,8 @@ from .. import numeric
 from ..numeric._checks import round_to
 from .recipes import Recipe
 
-__all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "overflow_limit", "rnd"]
+__all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "fast_cos_sin", "overflow_limit",
+           "rnd"]
 
 #: Significant bits of each dtype (int64 positions are exact below 2**63).
 PRECISION: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8, "tf32": 11, "int64": 63}
@@ -150,6 +151,28 @@ def _pow(a, b, dt):
     float64, rounded to float32, then to ``dt``."""
     r = np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
     return r if dt == "float64" else rnd(rnd(r, "float32"), dt)
+
+
+#: float32(1 / (2 pi)), the constant a float32 range reduction multiplies by.
+_INV_TWO_PI_F32 = np.float32(1 / (2 * math.pi))
+
+
+def fast_cos_sin(a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``cos`` / ``sin`` as a fast-math float32 intrinsic evaluates them (CUDA ``__cosf`` /
+    ``__sinf``, Metal ``fast::``): the argument reduced in float32 -- ``a * fl32(1/(2 pi))``
+    rounded to float32, its fraction (exact) -- then ``cos`` / ``sin`` of the reduced angle,
+    rounded to float32. The reduced angle's error grows with ``|a|`` (see
+    :mod:`pe_symbolic.audit.recipes`).
+
+    >>> c, s = fast_cos_sin(np.array([131071.0], dtype=np.float32))
+    >>> bool(abs(float(c[0]) - math.cos(131071.0)) > 1e-4)
+    True
+    """
+    a = np.asarray(a, dtype=np.float32)
+    turns = (a * _INV_TWO_PI_F32).astype(np.float32)
+    frac = (turns - np.rint(turns)).astype(np.float64)  # exact (Sterbenz): the hardware's reduced argument
+    r = 2 * np.pi * frac
+    return np.cos(r).astype(np.float32), np.sin(r).astype(np.float32)
 
 
 def _fn(f, a, dt):
@@ -461,7 +484,10 @@ class Emulation:
                 c, s = tab[:, : self.h], tab[:, self.h:]
             return c[:, : self.h].astype(np.float64), s[:, : self.h].astype(np.float64)
         x = self.fed(angles)
-        c, s = _fn(np.cos, x, Dt), _fn(np.sin, x, Dt)
+        if r.trig == "fast":
+            c, s = fast_cos_sin(x)
+        else:
+            c, s = _fn(np.cos, x, Dt), _fn(np.sin, x, Dt)
         if tg.attention != 1.0:
             af = rnd(np.array(tg.attention), Dt)
             c, s = mul(c, af, Dt), mul(s, af, Dt)

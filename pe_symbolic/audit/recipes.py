@@ -31,6 +31,22 @@ Scaled configs (``llama3``, ``yarn``, ...): the recipe's ladder times the exact 
 ratio, one more rounding in ``inv_freq_dtype`` (``running``: divided by the ratio's
 reciprocal, llama.cpp's ``freq_factors``).
 
+Fast-math trigonometry (``trig="fast"``): a kernel compiled with ``--use_fast_math`` (or
+calling ``__sinf`` / ``__cosf`` / ``__sincosf``, or Metal's ``fast::sin`` / ``fast::cos``)
+does not evaluate IEEE ``sin`` / ``cos``: CUDA documents ``__sinf(x)``'s error as
+``2**-21.41`` for ``|x| <= pi`` "and larger otherwise" -- the hardware reduces the argument
+in float32, ``x * (1 / 2 pi)`` rounded to float32 and its fraction taken, so the reduced
+angle's error grows with ``|x|`` (about ``|x| * 2**-23``: ``1e-2`` at an angle of 131,071
+rad). The emulation reduces as the hardware does (float32 product by float32 ``1/(2 pi)``,
+exact fraction) and evaluates the reduced angle's ``cos`` / ``sin`` in float64, rounded to
+float32 (the intrinsic's own ``2**-21.41`` on the reduced range is not added). The bound
+beside the measurement stays the IEEE trig's, so the audit places a fast-math kernel
+against it: ``MEASURED > BOUND`` from the position where the reduction's error leaves it.
+
+>>> r = PRESETS["flashinfer"].replace(name="flashinfer-fast", trig="fast")
+>>> r.trig
+'fast'
+
 >>> PRESETS["hf"].angle_dtype
 'float32'
 >>> Recipe("mine", inv_freq="running", angle_dtype="float64")
@@ -51,6 +67,7 @@ __all__ = [
     "DTYPES",
     "INV_FREQ",
     "PRESETS",
+    "TRIGS",
     "Recipe",
     "get_recipe",
     "preset_names",
@@ -64,6 +81,9 @@ POSITION_DTYPES: tuple[str, ...] = ("int64", *DTYPES)
 ACT_DTYPES: tuple[str, ...] = ("float64", "float32", "float16", "bfloat16")
 #: How the inverse frequencies (or the angles) are computed.
 INV_FREQ: tuple[str, ...] = ("reciprocal", "pow", "exp", "exp2", "divide", "running", "exact")
+#: How ``cos`` / ``sin`` are evaluated: ``"ieee"`` (the library's, within an ulp or two) or
+#: ``"fast"`` (CUDA's ``__sinf`` / ``__cosf``, Metal's ``fast::``: float32 range reduction).
+TRIGS: tuple[str, ...] = ("ieee", "fast")
 KINDS: tuple[str, ...] = ("rope", "sinusoidal")
 ROTATIONS: tuple[str, ...] = ("act", "float32", "float64", "table")
 
@@ -110,6 +130,10 @@ class Recipe:
         rounded to the activation dtype, ``q * cos + rotate_half(q) * sin``), ``"float32"``
         or ``"float64"`` (then one rounding to the activation dtype), ``"table"`` (the
         table's dtype). Default ``"act"``.
+    trig : {"ieee", "fast"}
+        How ``cos`` / ``sin`` are evaluated: the library's (default) or a fast-math
+        intrinsic (``__sinf`` / ``__cosf``, Metal ``fast::``; needs ``trig_dtype="float32"``):
+        see the module notes.
     """
 
     name: str
@@ -127,6 +151,7 @@ class Recipe:
     trig_dtype: str = "float32"
     table_dtype: str = "act"
     rotation_dtype: str | None = None
+    trig: str = "ieee"
 
     def __post_init__(self) -> None:
         where = f"recipe {self.name!r}"
@@ -148,6 +173,13 @@ class Recipe:
             raise TypeError(f"{where}: reduce={self.reduce!r} must be True or False")
         if self.rotation_dtype is not None:
             check_choice(f"{where}: rotation_dtype", self.rotation_dtype, ROTATIONS)
+        check_choice(f"{where}: trig", self.trig, TRIGS)
+        if self.trig == "fast" and self.trig_dtype != "float32":
+            raise ValueError(f"{where}: trig='fast' is a float32 intrinsic (__sinf / __cosf, Metal fast::); "
+                             f"trig_dtype={self.trig_dtype!r} contradicts it (use trig_dtype='float32')")
+        if self.trig == "fast" and self.inv_freq == "exact":
+            raise ValueError(f"{where}: trig='fast' with inv_freq='exact' (pe_symbolic's own tables, IEEE float64 "
+                             "cos / sin) contradicts it")
         # contradictions
         if self.kind == "sinusoidal" and self.rotation_dtype is not None:
             raise ValueError(f"{where}: rotation_dtype={self.rotation_dtype!r} is for RoPE recipes; "
@@ -204,7 +236,7 @@ class Recipe:
         'float64'
         >>> Recipe.from_dict({"name": "x", "angel_dtype": "float64"})
         Traceback (most recent call last):
-        ValueError: recipe field 'angel_dtype' is not known; use one of name, source, kind, layout, order, schedule, inv_freq, inv_freq_dtype, inv_freq_storage, position_dtype, angle_dtype, reduce, trig_dtype, table_dtype, rotation_dtype
+        ValueError: recipe field 'angel_dtype' is not known; use one of name, source, kind, layout, order, schedule, inv_freq, inv_freq_dtype, inv_freq_storage, position_dtype, angle_dtype, reduce, trig_dtype, table_dtype, rotation_dtype, trig
         """
         names = [f.name for f in dataclasses.fields(cls)]
         for key in data:

@@ -23,10 +23,17 @@ How each framework is traced:
 * **JAX**: ``jax.make_jaxpr`` records the jaxpr on abstract values (a Python branch on a
   value fails the trace), evaluated the same way (constants by JAX, the rest over SymPy).
 
-A trace *fails* (:class:`TraceError`, and :func:`~pe_symbolic.verify_rope` goes on with the
-numeric reading and says so) on anything it cannot follow exactly: a conversion of a traced
-value to a float (``astype``, ``float()``), a comparison or branch on one, an operation
-without a symbolic rule here, a cast from float to integer. Casts between floating dtypes in a graph are exact
+A trace *fails* (:class:`TraceError`, and :func:`~pe_symbolic.verify_rope` falls back to
+testing and says so) on anything it cannot follow exactly: a conversion of a traced value
+to a float or an integer (``astype``, ``float()``, ``int()``), a comparison, ``==``,
+``isin``, a truth value or a branch on one, indexing or a table lookup by a traced
+position, an operation without a symbolic rule here, a cast from float to integer. A trace
+therefore proves only branch-free code, at the shape it was traced at.
+
+*Length-dependent code* (HF's ``dynamic`` and ``longrope`` read the sequence length as
+``max(position_ids) + 1``) can be traced *at a stated length* (``length=``): the maximum
+over the whole of ``position_ids`` -- and nothing else about the positions -- is then the
+number ``length - 1``; what is proved holds for every position vector of that length. Casts between floating dtypes in a graph are exact
 in the trace (the trace is the mathematics fn computes; how accurately it computes it is the
 precision section's question); the dtypes of the angles fed to ``cos``/``sin`` are recorded.
 
@@ -104,7 +111,14 @@ class Traced:
     def __repr__(self) -> str:
         return f"Traced({self.e})"
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:  # a dict / set lookup by a traced value would silently miss
+        return self._unknown("a dict or set lookup by it")
+
+    def __str__(self) -> str:  # str(m) as a key would silently miss too
+        return self._unknown("str() or format of it")
+
+    def __format__(self, spec: str) -> str:
+        return self._unknown("str() or format of it")
 
     def __add__(self, o: Any) -> Any:
         if isinstance(o, np.ndarray):
@@ -180,12 +194,57 @@ class Traced:
     def conjugate(self) -> Traced:
         return Traced(sp.conjugate(self.e))
 
-    def _unknown(self, *_: Any) -> Any:
-        raise TraceError(f"fn needs the value of {self.e} (astype, float(), a comparison or a branch)")
+    def _unknown(self, what: str) -> Any:
+        raise TraceError(f"fn needs the value of {self.e} ({what}): a data-dependent use, not branch-free")
 
-    __float__ = __int__ = __index__ = __bool__ = __complex__ = _unknown
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _unknown  # type: ignore[assignment]
-    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __abs__ = __round__ = _unknown
+    def __float__(self) -> float:
+        return self._unknown("float(), or astype of it")
+
+    def __int__(self) -> int:
+        return self._unknown("int(), or a cast to an integer")
+
+    def __index__(self) -> int:
+        return self._unknown("an index: a table lookup by it")
+
+    def __bool__(self) -> bool:
+        return self._unknown("a truth value: a branch on it")
+
+    def __complex__(self) -> complex:
+        return self._unknown("complex()")
+
+    def __lt__(self, o: Any) -> Any:
+        return self._unknown("a comparison <")
+
+    def __le__(self, o: Any) -> Any:
+        return self._unknown("a comparison <=")
+
+    def __gt__(self, o: Any) -> Any:
+        return self._unknown("a comparison >")
+
+    def __ge__(self, o: Any) -> Any:
+        return self._unknown("a comparison >=")
+
+    def __eq__(self, o: Any) -> Any:  # type: ignore[override]
+        return self._unknown("a comparison ==, or isin")
+
+    def __ne__(self, o: Any) -> Any:  # type: ignore[override]
+        return self._unknown("a comparison !=")
+
+    def __floordiv__(self, o: Any) -> Any:
+        return self._unknown("//")
+
+    __rfloordiv__ = __floordiv__
+
+    def __mod__(self, o: Any) -> Any:
+        return self._unknown("%")
+
+    __rmod__ = __mod__
+
+    def __abs__(self) -> Any:
+        return self._unknown("abs()")
+
+    def __round__(self, *_: Any) -> Any:
+        return self._unknown("round()")
 
 
 @dataclass
@@ -200,6 +259,89 @@ class TraceResult:
     symbolic_positions: bool
     angle_dtypes: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
+    length: int | None = None
+    """The sequence length the trace was pinned to (``max(position_ids) + 1``), or None."""
+    length_used: bool = False
+    """Whether ``fn`` read that length (took the maximum of ``position_ids``)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of ``x`` the trace was taken at (what is proved holds at this shape)."""
+        return tuple(self.x.shape)
+
+
+class _Pinned:
+    """The position symbols of a trace pinned to a length: their overall maximum is known."""
+
+    def __init__(self, symbols: np.ndarray, length: int | None) -> None:
+        self.symbols = frozenset(symbols.flat)
+        self.length = length
+        self.used = False
+
+    def top(self, arr: Any, what: str) -> int:
+        """``length - 1`` when ``arr`` holds exactly every position symbol (a cast or a
+        reshape of ``position_ids``), else a :class:`TraceError`."""
+        if self.length is None:
+            raise TraceError(f"fn takes {what} of position_ids (its sequence length?) -- a data-dependent use; "
+                             "pass the length it sees to trace it at that length")
+        flat = [v.e if isinstance(v, Traced) else v for v in np.asarray(arr, dtype=object).flat]
+        if not flat or any(not isinstance(e, sp.Symbol) or e not in self.symbols for e in flat) \
+                or set(flat) != self.symbols:
+            raise TraceError(f"fn takes {what} of something other than the whole of position_ids (a data-dependent "
+                             "use of the positions)")
+        self.used = True
+        return self.length - 1
+
+
+class _TracedArray(np.ndarray):
+    """A NumPy object array of :class:`Traced` values as ``fn`` sees them in a trace.
+
+    A cast to a float dtype is exact in the trace (as torch's and JAX's casts are: how
+    accurately the float code holds a value is the tests' question); a cast to an integer
+    is allowed only for integer expressions (positions) into int64 -- a narrower one may
+    wrap, and ``x`` cast to an integer truncates: both fail the trace. NumPy functions keep
+    the class (``concatenate``, ``where``, ``einsum``...). ``position_ids`` of a trace at a
+    stated length (``_pin``) answer ``ids.max()`` / ``np.max(ids)`` over the whole array
+    with ``length - 1``; a slice, a view or a result does not."""
+
+    _pin: _Pinned | None = None
+    _root = False
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self._pin = getattr(obj, "_pin", None)
+        self._root = False  # a view, a slice, a result: not the whole of position_ids
+
+    def astype(self, dtype: Any, *args: Any, **kw: Any) -> np.ndarray:  # type: ignore[override]
+        dt = np.dtype(dtype)
+        flat = list(self.view(np.ndarray).flat)
+        if dt.kind in "fcO":
+            return np.array(self.view(np.ndarray), dtype=object, copy=True).view(_TracedArray)
+        if dt.kind in "iu":
+            if dt.itemsize < 8:
+                raise TraceError(f"fn casts traced values to {dt.name} (a narrower integer may wrap)")
+            if all(exact_number(v).is_integer for v in flat):
+                return np.array(self.view(np.ndarray), dtype=object, copy=True).view(_TracedArray)
+            raise TraceError(f"fn casts traced values to {dt.name} (truncates)")
+        raise TraceError(f"fn casts traced values to {dt.name} (needs the value)")
+
+    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # type: ignore[override]
+        if self._root and self._pin is not None and axis is None and out is None and not keepdims and not kw:
+            return np.int64(self._pin.top(self.view(np.ndarray), "the maximum"))
+        return np.ndarray.max(self.view(np.ndarray), axis=axis, out=out, keepdims=keepdims, **kw)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        if func in (np.max, np.amax) and args and args[0] is self and len(args) == 1:
+            return self.max(**kwargs)
+        return _retype(super().__array_function__(func, types, args, kwargs))
+
+
+def _retype(v: Any) -> Any:
+    """NumPy results of object dtype as :class:`_TracedArray` (not pinned)."""
+    if isinstance(v, np.ndarray) and v.dtype == object and not isinstance(v, _TracedArray):
+        return v.view(_TracedArray)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_retype(u) for u in v)
+    return v
 
 
 def _symbols(shape: tuple[int, ...], prefix: str, **assumptions: bool) -> np.ndarray:
@@ -227,7 +369,8 @@ def _unwrap(a: Any, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def trace_rope(call: Callable[[Any, Any], Any], framework: str, x_shape: tuple[int, ...], *, axes: int = 1,
-               positions: np.ndarray | None = None, dtype: str = "float32") -> TraceResult:
+               positions: np.ndarray | None = None, dtype: str = "float32",
+               length: int | None = None) -> TraceResult:
     """Trace ``call(x, position_ids)`` with a symbolic ``x`` of shape ``x_shape``.
 
     Parameters
@@ -246,6 +389,10 @@ def trace_rope(call: Callable[[Any, Any], Any], framework: str, x_shape: tuple[i
         ``m{axis}_{b}_{s}`` (integer, non-negative).
     dtype : str
         The dtype of ``x`` in the torch trace (its graph may depend on it).
+    length : int, optional
+        Symbolic positions only: the sequence length ``fn`` is told it sees -- the maximum
+        over the whole of ``position_ids`` is ``length - 1`` (HF's ``dynamic`` and
+        ``longrope`` read it so). Without it, taking that maximum fails the trace.
 
     Returns
     -------
@@ -270,18 +417,28 @@ def trace_rope(call: Callable[[Any, Any], Any], framework: str, x_shape: tuple[i
         if ids.shape != ids_shape:
             raise ValueError(f"positions of shape {ids.shape}; the trace needs {ids_shape}")
         symbolic = False
+    if length is not None and (not symbolic or isinstance(length, bool) or not isinstance(length, int) or length < 1):
+        raise ValueError(f"length={length!r}: a positive integer, with symbolic positions only")
+    pin = _Pinned(ids, length) if symbolic else _Pinned(np.empty(0, dtype=object), None)
     if framework == "numpy":
-        return _trace_numpy(call, xs, ids, symbolic)
-    if framework == "torch":
-        return _trace_torch(call, xs, ids, symbolic, dtype)
-    if framework == "jax":
-        return _trace_jax(call, xs, ids, symbolic, dtype)
-    raise TraceError(f"tracing {framework} code is not implemented (NumPy, PyTorch and JAX are)")
+        res = _trace_numpy(call, xs, ids, symbolic, pin)
+    elif framework == "torch":
+        res = _trace_torch(call, xs, ids, symbolic, dtype, pin)
+    elif framework == "jax":
+        res = _trace_jax(call, xs, ids, symbolic, dtype, pin)
+    else:
+        raise TraceError(f"tracing {framework} code is not implemented (NumPy, PyTorch and JAX are)")
+    res.length, res.length_used = length, pin.used
+    return res
 
 
-def _trace_numpy(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool) -> TraceResult:
-    x_in = _wrap(xs)
-    ids_in = _wrap(ids) if symbolic else ids.copy()
+def _trace_numpy(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool, pin: _Pinned) -> TraceResult:
+    x_in = _wrap(xs).view(_TracedArray)
+    if symbolic:
+        ids_in = _wrap(ids).view(_TracedArray)
+        ids_in._pin, ids_in._root = pin, True
+    else:
+        ids_in = ids.copy()
     try:
         with np.errstate(all="ignore"):
             out = call(x_in, ids_in)
@@ -295,7 +452,8 @@ def _trace_numpy(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool
 # ---------------------------------------------------------------------------------- torch
 
 
-def _trace_torch(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool, dtype: str) -> TraceResult:
+def _trace_torch(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool, dtype: str,
+                 pin: _Pinned) -> TraceResult:
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -312,7 +470,7 @@ def _trace_torch(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool
                          f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
     angle_dtypes: list[str] = []
     ids_in = _wrap(ids) if symbolic else torch.from_numpy(ids)
-    out = _interpret(gm, [_wrap(xs), ids_in], angle_dtypes)
+    out = _interpret(gm, [_wrap(xs), ids_in], angle_dtypes, pin)
     if not isinstance(out, np.ndarray):
         if isinstance(out, torch.Tensor):
             raise TraceError("fn's output does not depend on x")
@@ -325,7 +483,8 @@ def _trace_torch(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool
 # ---------------------------------------------------------------------------------- JAX
 
 
-def _trace_jax(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool, dtype: str) -> TraceResult:
+def _trace_jax(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool, dtype: str,
+               pin: _Pinned) -> TraceResult:
     import jax
     import jax.numpy as jnp
 
@@ -336,7 +495,7 @@ def _trace_jax(call: Callable, xs: np.ndarray, ids: np.ndarray, symbolic: bool, 
                          f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
     angle_dtypes: list[str] = []
     ids_in = _wrap(ids) if symbolic else jnp.asarray(ids, dtype=jnp.int32)
-    outs = _interpret_jaxpr(closed.jaxpr, list(closed.consts), [_wrap(xs), ids_in], angle_dtypes)
+    outs = _interpret_jaxpr(closed.jaxpr, list(closed.consts), [_wrap(xs), ids_in], angle_dtypes, pin)
     if len(outs) != 1 or not isinstance(outs[0], np.ndarray):
         raise TraceError("fn's output is not one array that depends on x")
     return TraceResult(_unwrap(outs[0], xs.shape), xs, ids, "jaxpr (jax.make_jaxpr), interpreted over SymPy",
@@ -348,7 +507,8 @@ def _jax_is_float(dt: Any) -> bool:
         or "bfloat16" in str(dt)
 
 
-def _interpret_jaxpr(jaxpr: Any, consts: list[Any], inputs: list[Any], angle_dtypes: list[str]) -> list[Any]:
+def _interpret_jaxpr(jaxpr: Any, consts: list[Any], inputs: list[Any], angle_dtypes: list[str],
+                     pin: _Pinned) -> list[Any]:
     try:
         from jax.extend.core import Literal
     except ImportError:  # older JAX
@@ -376,7 +536,12 @@ def _interpret_jaxpr(jaxpr: Any, consts: list[Any], inputs: list[Any], angle_dty
             if inner is None:
                 raise TraceError(f"the jaxpr has {name} without an inner jaxpr")
             closed_consts = list(getattr(inner, "consts", []))
-            out = _interpret_jaxpr(getattr(inner, "jaxpr", inner), closed_consts, args, angle_dtypes)
+            out = _interpret_jaxpr(getattr(inner, "jaxpr", inner), closed_consts, args, angle_dtypes, pin)
+        elif name in ("reduce_max", "argmax", "reduce_min", "argmin", "max", "min"):
+            a = np.asarray(args[0], dtype=object)
+            if name != "reduce_max" or tuple(eqn.params.get("axes", ())) != tuple(range(a.ndim)):
+                raise TraceError(f"the jaxpr has {name} on traced values (a data-dependent use of the positions)")
+            out = np.asarray(pin.top(a, "the maximum"), dtype=eqn.outvars[0].aval.dtype)
         else:
             rule = _JAX_RULES.get(name)
             if rule is None:
@@ -498,7 +663,7 @@ def _to_obj(v: Any) -> Any:
     return v
 
 
-def _interpret(gm: Any, inputs: Sequence[Any], angle_dtypes: list[str]) -> Any:
+def _interpret(gm: Any, inputs: Sequence[Any], angle_dtypes: list[str], pin: _Pinned) -> Any:
     """Evaluate ``gm``'s graph: constant nodes by torch, the rest by the symbolic rules."""
     env: dict[Any, Any] = {}
     it = iter(inputs)
@@ -538,6 +703,24 @@ def _interpret(gm: Any, inputs: Sequence[Any], angle_dtypes: list[str]) -> Any:
                 continue
             if name in _CASTS:
                 _check_cast(node)
+            if name in ("max", "amax", "aminmax", "min", "amin", "argmax", "argmin", "sort", "topk", "unique",
+                        "_unique2"):
+                a = _to_obj(args[0])
+                if name == "max":
+                    full = len(args) == 1 and not kwargs  # aten.max.default; max.dim gives (values, indices)
+                elif name == "amax":
+                    dims = args[1] if len(args) > 1 else kwargs.get("dim", [])
+                    keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+                    full = (not dims or sorted(_np_dim(a, int(d)) for d in dims) == list(range(a.ndim))) and not keep
+                else:
+                    full = False
+                if not full:
+                    raise TraceError(f"the torch graph has {node.target} on traced values (a data-dependent use of "
+                                     "the positions)")
+                import torch
+
+                env[node] = torch.tensor(pin.top(a, "the maximum"), dtype=node.meta["val"].dtype)
+                continue
             rule = _RULES.get(name or "")
             if rule is None:
                 raise TraceError(f"the torch graph has {node.target} on traced values, which the symbolic "
@@ -615,6 +798,25 @@ def _slice(a: Any, dim: int = 0, start: Any = None, end: Any = None, step: int =
     end = n if end is None else max(-n, min(end, n))
     idx[dim] = slice(start, end, step)
     return a[tuple(idx)]
+
+
+def _view(a: Any, *args: Any, **kw: Any) -> Any:
+    """torch's view ops (``alias``, ``detach``) share storage: a NumPy view, so that an
+    in-place write through one is seen through the other."""
+    a = _to_obj(a)
+    return a.view() if isinstance(a, np.ndarray) else a
+
+
+def _copy_into(dst: Any, src: Any) -> Any:
+    """``dst.copy_(src)`` (an in-place write, e.g. Qwen3-VL's interleaved M-RoPE writing the
+    h and w frequencies into strided slices of t's): into a traced array (a view of one:
+    NumPy basic slicing keeps torch's aliasing), never into a constant tensor (whose other
+    references the trace could not follow)."""
+    if not (isinstance(dst, np.ndarray) and dst.dtype == object):
+        raise TraceError("fn writes traced values in place into a constant tensor (copy_): the trace cannot follow "
+                         "the tensor's other references")
+    dst[...] = np.broadcast_to(_to_obj(src), dst.shape)
+    return dst
 
 
 def _expand(a: Any, size: Sequence[int], implicit: bool = False) -> np.ndarray:
@@ -697,7 +899,8 @@ _RULES: dict[str, Callable[..., Any]] = {
     # resolve_conj / resolve_neg materialise a value that is already that
     "conj": _unary("conjugate"), "_conj": _unary("conjugate"), "conj_physical": _unary("conjugate"),
     "resolve_conj": _identity, "resolve_neg": _identity,
-    "_to_copy": _identity, "clone": _identity, "alias": _identity, "detach": _identity, "lift_fresh_copy": _identity,
+    "_to_copy": _identity, "clone": _identity, "alias": _view, "detach": _view, "lift_fresh_copy": _identity,
+    "copy_": lambda dst, src, non_blocking=False: _copy_into(dst, src),
     "contiguous": _identity, "to": _identity, "_to_dtype": _identity, "type_as": _identity,
     "unsqueeze": lambda a, dim: np.expand_dims(_to_obj(a), dim),
     "squeeze": _squeeze,
@@ -708,7 +911,7 @@ _RULES: dict[str, Callable[..., Any]] = {
     "transpose": lambda a, d0, d1: np.swapaxes(_to_obj(a), d0, d1),
     "t": lambda a: _to_obj(a).T,
     "slice": _slice,
-    "select": lambda a, dim, index: np.take(_to_obj(a), index, axis=dim),
+    "select": lambda a, dim, index: _to_obj(a)[(slice(None),) * _np_dim(_to_obj(a), dim) + (index,)],  # a view
     "cat": lambda ts, dim=0: np.concatenate([_to_obj(t) for t in ts if _to_obj(t).shape != (0,)], axis=dim),
     "stack": lambda ts, dim=0: np.stack([_to_obj(t) for t in ts], axis=dim),
     "split": _split, "split_with_sizes": _split,

@@ -8,6 +8,11 @@ measured quantity (the smallest verified fix is printed); 2 bad input (unknown p
 dtype, config or metric, context outside 1 .. 2**53, a sinusoidal recipe on a RoPE config or
 the reverse, torch backend without torch), with a one-line message. In the JSON a
 non-finite measurement is the string ``"inf"`` (``null``: not measured).
+
+With ``--recipe MODULE:FUNCTION`` (your own implementation, :func:`pe_symbolic.verify_rope`;
+``--framework``, ``--layout``, ``--length``, ``--seed`` and ``--layer-type`` are passed on):
+0 ``verified``, or ``consistent (tested)`` (nothing proved, every test passed) unless
+``--strict``; 1 ``differs`` or ``out of bound``; 2 bad input.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ examples:
   pe-audit ~/models/Llama-3.1-8B --recipe hf --context 262144   a model folder (its config.json)
   pe-audit sinusoidal:512 --recipe fairseq --recipe t2t --dtype float16 --context 8192
   pe-audit llama-3.1-8b --recipe my_model/rope.py:apply_rope --dtype float32   your own RoPE, verified
+  pe-audit phi-3.5-mini --recipe rope.py:rope --framework torch --layout split --length 8192 --seed 7
   pe-audit llama-3.1-8b --recipe hf --backend torch --device cuda     (pip install pe_symbolic[torch])
   pe-audit --list                                   the presets and their source notes
   pe-audit llama-3.1-8b --engines                   vLLM, SGLang, llama.cpp, TensorRT-LLM, MLX-LM vs HF, by proof
@@ -72,12 +78,25 @@ def _parser() -> argparse.ArgumentParser:
                    help="numpy (emulation, default) or torch (the torch presets' real operations)")
     p.add_argument("--device", default="cpu", metavar="DEV", help="torch device for --backend torch (cpu, cuda)")
     p.add_argument("--layer-type", default=None, metavar="T",
-                   help="audit only this layer type of a per-layer-type config (default: every layer type)")
+                   help="audit only this layer type of a per-layer-type config (default: every layer type); with "
+                   "--recipe FILE.py:FN, the layer type the implementation computes")
     p.add_argument("--wide", action="store_true",
                    help="every column (each bound, the dominant term, the first inexact position), fitted to the "
                    "terminal; default: the short table, 100 columns or fewer, with headlines")
+    # --recipe MODULE:FUNCTION (your implementation, verified) only
+    p.add_argument("--framework", default=None, metavar="F",
+                   help="with --recipe FILE.py:FN: numpy, torch or jax (default: detected from the function)")
+    p.add_argument("--layout", default=None, metavar="L",
+                   help="with --recipe FILE.py:FN: split, interleaved or interleaved-in-split-out (default: the "
+                   "model type's convention)")
+    p.add_argument("--length", default=None, metavar="N",
+                   help="with --recipe FILE.py:FN: the sequence length the implementation sees, for a dynamic / "
+                   "longrope config (default: max(position_ids) + 1 of each call)")
+    p.add_argument("--seed", default=None, metavar="S",
+                   help="with --recipe FILE.py:FN: the seed of the randomized tests (default: drawn, and printed)")
     p.add_argument("--strict", action="store_true",
-                   help="fail on a config key the RoPE parser does not understand (default: warn and go on)")
+                   help="fail on a config key the RoPE parser does not understand (default: warn and go on); with "
+                   "--recipe FILE.py:FN, exit 1 unless verified (consistent (tested) too)")
     p.add_argument("--no-fix", action="store_true", help="do not search a fix for a broken --tol")
     p.add_argument("--progress", action="store_true", help="a progress bar on stderr (default: when stderr is a terminal)")
     p.add_argument("--list", action="store_true", help="print the presets with their source notes and exit")
@@ -198,6 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(user) != len(args.recipe):
             return _fail("--recipe MODULE:FUNCTION (your implementation) cannot be mixed with preset recipes")
         return _verify(args, user, context)
+    only = [f"--{n.replace('_', '-')}" for n in ("framework", "layout", "length", "seed") if getattr(args, n) is not None]
+    if only:
+        return _fail(f"{', '.join(only)} apply to --recipe MODULE:FUNCTION (your own implementation, verified) only")
     show = _progress_printer() if (args.progress or sys.stderr.isatty()) else None
     from ..numeric import UnknownConfigKeyWarning
 
@@ -308,17 +330,25 @@ def _verify(args: argparse.Namespace, specs: Sequence[str], context: int) -> int
     from ..audit.verify import verify_rope
 
     status = 0
+    try:
+        length = None if args.length is None else _number("length", args.length, int)
+        seed = None if args.seed is None else _number("seed", args.seed, int)
+    except ValueError as exc:
+        return _fail(str(exc))
     for spec in specs:
         try:
             fn = _load_callable(spec)
             config = _config_dict(args.config)
             report = verify_rope(fn, config, dtype=(args.dtype or ["float32"])[0], context=context,
-                                 layer_type=args.layer_type)
+                                 layer_type=args.layer_type, framework=args.framework, layout=args.layout,
+                                 length=length, seed=seed)
         except (ImportError, OSError, ValueError, TypeError) as exc:
             return _fail(str(exc))
         print(f"== {spec} ==")
         print(report.to_json() if args.format == "json" else report.to_text())
-        status = max(status, 0 if report.verdict == "verified" else 1)
+        # consistent (tested): nothing wrong found, nothing proved -- passes unless --strict
+        ok = report.verdict == "verified" or (report.verdict == "consistent (tested)" and not args.strict)
+        status = max(status, 0 if ok else 1)
     return status
 
 

@@ -1,0 +1,149 @@
+"""What :func:`pe_symbolic.verify_rope` found, and the words it may use for it.
+
+The verdicts, from the best to the worst:
+
+``verified``
+    the structure is **proved** by a symbolic trace for every position (at the shape, and
+    for a length-dependent rule at the lengths, it was traced at) **and** every randomized
+    test passed: frequencies, attention factor and precision against the oracle at the
+    positions, shapes, dtypes and calls the report lists.
+``consistent (tested)``
+    nothing proved (the code is not branch-free, or tracing was turned off); every test
+    passed -- the report says what was tested.
+``out of bound``
+    the right rotation and frequencies, less accurate than HF's reference recipe.
+``differs``
+    a test or the trace found a difference: the first position / slot and the cause.
+
+The wording never says "proved" for something sampled.
+
+>>> VerifyReport("verified").to_text()
+'verify_rope: VERIFIED'
+>>> worst(["verified", "consistent (tested)"])
+'consistent (tested)'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..._display import ShowsItself
+
+__all__ = ["VERDICTS", "VerifyReport", "worst"]
+
+#: The verdicts, best first (a combined report takes the worst of its parts).
+VERDICTS: tuple[str, ...] = ("verified", "consistent (tested)", "out of bound", "differs")
+
+_SECTIONS = ("structure", "frequencies", "precision", "tests", "conventions")
+
+
+def worst(verdicts: Iterable[str]) -> str:
+    """The worst of ``verdicts`` (``"verified"`` for none)."""
+    return max(verdicts, key=VERDICTS.index, default="verified")
+
+
+@dataclass(repr=False)
+class VerifyReport(ShowsItself):
+    """What :func:`pe_symbolic.verify_rope` found.
+
+    It shows itself (``pe_symbolic._display.ShowsItself``): ``repr()`` and ``str()`` are
+    :meth:`to_text`, and in Jupyter ``_repr_html_()`` is that text, escaped, in a ``<pre>``
+    block -- the report, not a dataclass repr of its nested sections.
+
+    ``verdict`` is one of :data:`VERDICTS`. Each section is a dict with a one-line
+    ``summary`` and, where something is wrong, ``why`` (a list of sentences):
+
+    - ``structure``: ``method`` (``"traced"``: ``x`` and the positions symbolic, or
+      ``"tested"``: not traced, and ``not_traced`` says why), ``verdict`` (the kernel's
+      ``"proved"``, ``"refuted"``, ``"undecided"``; ``"not proved"`` when untraced),
+      ``traced_shape`` and, for a length-dependent rule, ``traced_lengths``;
+    - ``frequencies``: each pair's inverse frequency and the attention factor against the
+      oracle (exact from the trace, else read from the float output);
+    - ``precision``: the largest error against the oracle and the bound it is held to;
+    - ``tests``: the randomized cross-checks -- ``seed`` (pass it back as ``seed=`` to
+      re-run them), positions, shapes, position dtypes, calls, linearity, lengths;
+    - ``conventions``: what the implementation does, inferred (pairing, direction, rotary
+      channels, attention factor) and the layout / config that reproduces it.
+
+    ``notes`` are sentences about the run (the framework detected and why, the calling
+    protocol found, a config key read or left out).
+
+    For a config with one rope entry per layer type, ``layers`` holds one report per layer
+    type; for several entry points (``{"prefill": f, "decode": g}``), ``entries`` holds
+    one per entry and ``agreement`` says whether they agree. ``verdict`` is then the
+    worst of theirs.
+
+    >>> VerifyReport("consistent (tested)").to_text()
+    'verify_rope: CONSISTENT (TESTED)'
+    >>> VerifyReport("differs", notes=["x < y"])
+    verify_rope: DIFFERS
+      note: x < y
+    >>> VerifyReport("differs", notes=["x < y"])._repr_html_()
+    '<pre class="pe-symbolic">verify_rope: DIFFERS\\n  note: x &lt; y</pre>'
+    """
+
+    verdict: str
+    structure: dict[str, Any] = field(default_factory=dict)
+    frequencies: dict[str, Any] = field(default_factory=dict)
+    precision: dict[str, Any] = field(default_factory=dict)
+    tests: dict[str, Any] = field(default_factory=dict)
+    conventions: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    layers: dict[str, VerifyReport] = field(default_factory=dict)
+    entries: dict[str, VerifyReport] = field(default_factory=dict)
+    agreement: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict={self.verdict!r} is not one of {VERDICTS}")
+
+    def _lines(self, bullet: str, sub: str, indent: str) -> list[str]:
+        lines = []
+        for name in _SECTIONS:
+            sec = getattr(self, name)
+            if sec:
+                lines.append(f"{indent}{bullet}{name}: {sec.get('summary', '')}")
+                lines += [f"{indent}{sub}{why}" for why in sec.get("why", [])]
+        lines += [f"{indent}{bullet}note: {n}" for n in self.notes]
+        return lines
+
+    def to_text(self) -> str:
+        """The report as plain text (what ``str()`` gives)."""
+        lines = [f"verify_rope: {self.verdict.upper()}"]
+        lines += self._lines("", "  - ", "  ")
+        for kind, subs in (("layer type", self.layers), ("entry", self.entries)):
+            for name, rep in subs.items():
+                lines.append(f"  {kind} {name!r}: {rep.verdict.upper()}")
+                lines += rep._lines("", "  - ", "    ")
+                for lt, sub in rep.layers.items():
+                    lines.append(f"    layer type {lt!r}: {sub.verdict.upper()}")
+                    lines += sub._lines("", "  - ", "      ")
+        if self.agreement:
+            lines.append(f"  agreement: {self.agreement.get('summary', '')}")
+            lines += [f"    - {w}" for w in self.agreement.get("why", [])]
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """The report as Markdown (for a PR comment)."""
+        def md(rep: VerifyReport, pad: str) -> list[str]:
+            out = []
+            for ln in rep._lines("- **", "  - ", ""):
+                out.append(pad + (ln.replace(": ", "**: ", 1) if ln.startswith("- **") else ln))
+            return out
+
+        out = [f"**verify_rope: {self.verdict}**", ""] + md(self, "")
+        for kind, subs in (("layer type", self.layers), ("entry", self.entries)):
+            for name, rep in subs.items():
+                out.append(f"- {kind} `{name}`: **{rep.verdict}**")
+                out += md(rep, "  ")
+        if self.agreement:
+            out.append(f"- **agreement**: {self.agreement.get('summary', '')}")
+            out += [f"  - {w}" for w in self.agreement.get("why", [])]
+        return "\n".join(out)
+
+    def to_json(self) -> str:
+        """The report as JSON (every section; the layer types' and entries' reports nested)."""
+        return json.dumps(asdict(self), indent=2, default=str)
