@@ -102,14 +102,18 @@ show("fn(x, m), slots 0 and d/2, traced", sp.Matrix([traced.out[0, 0, 0, 0], tra
 # *every* integer :math:`m` (the angles :math:`\hat\theta_p(m)` are read off the trace; their
 # frequencies and offsets are checked against the config next). A function that is right on
 # basis vectors but not linear -- :math:`x^2 = x` on :math:`e_j` -- reads as :math:`R(\theta)`
-# numerically and is refuted once traced:
+# from basis vectors alone. Untraced (``trace=False``) its structure is not proved, and the
+# randomized tests catch it (linearity is tested before any matrix is read numerically);
+# traced, the kernel refutes it:
 nonlinear = lambda x, ids: rope_traceable(x, ids, square=0.5)  # noqa: E731
 read = pe.verify_rope(nonlinear, CONFIG, trace=False)
 traced_report = pe.verify_rope(nonlinear, CONFIG)
 print("read numerically:", read.structure["verdict"], "| traced:", traced_report.structure["verdict"])
 print(traced_report.to_text())
 rep.check("verify.traced_correct", pe.verify_rope(rope_traceable, CONFIG).structure["method"] == "traced")
-rep.check("verify.nonlinear_read_numerically_is_not_seen", read.structure["verdict"] == "proved")
+rep.check("verify.nonlinear_untraced_is_not_proved", read.structure["verdict"] != "proved")
+rep.check("verify.nonlinear_untraced_fails_the_linearity_test", read.verdict == "differs"
+          and "not linear in x" in read.to_text())
 rep.check("verify.nonlinear_traced_is_refuted", traced_report.structure["verdict"] == "refuted")
 
 # %%

@@ -43,6 +43,16 @@ def test_script_prints_its_proofs_and_exits_0(script):
     assert out.stdout.rstrip().endswith(f"{n} claims proved.\nAll as expected.")
 
 
+def test_the_verify_tutorial_runs_as_expected():
+    # the gallery's "Your RoPE, verified" runs verify_rope on purpose-built functions; its
+    # checks follow what verify_rope promises (it ran only in `make docs` before, which
+    # caught a check that verify's new linearity test had made obsolete)
+    out = _run([str(DERIVATIONS / "verify_rope.py")], timeout=600)
+    assert out.returncode == 0, (out.stdout[-2000:], out.stderr[-2000:])
+    assert out.stdout.rstrip().endswith("All as expected.")
+    assert "verify.nonlinear_untraced_fails_the_linearity_test" in out.stdout
+
+
 def test_script_rejects_odd_d():
     out = _run([str(DERIVATIONS / "dot_product.py"), "--d", "5"], timeout=120)
     assert out.returncode == 2 and "--d=5 must be a positive even integer" in out.stderr
