@@ -58,6 +58,12 @@ nitpick_ignore = [
     ("py:func", "mpmath.workdps"),  # lower (module docstring)
     ("py:class", "mpmath.mpf"),  # reference (module docstring)
     ("py:func", "functools.lru_cache"),  # lower (module docstring); Python standard library
+    # the types of dataclass fields and module data, which autodoc prints from annotations
+    # even with autodoc_typehints = "none" (engines' recipes, the kernel's tables)
+    ("py:class", "collections.abc.Callable"),
+    ("py:class", "collections.abc.Iterable"),
+    ("py:class", "sympy.core.expr.Expr"),
+    ("py:class", "sympy.tensor.indexed.Indexed"),
 ]
 
 # --- MyST ---------------------------------------------------------------------------

@@ -3,7 +3,7 @@ r"""The mpmath oracle: the papers' formulas evaluated at ``dps`` significant dig
 Written directly from the papers, sharing no code with the symbolic layer (an oracle that
 shares code with what it checks checks nothing): it imports neither SymPy nor
 :mod:`pe_symbolic`'s symbolic modules. The one thing it shares with the numeric parser is
-:mod:`pe_symbolic._hfconfig`, pure data about Hugging Face's config classes (a sparse
+``pe_symbolic._hfconfig``, pure data about Hugging Face's config classes (a sparse
 ``config.json`` as the model's class holds it: its defaults, names and per-layer overrides),
 which imports nothing of the package; no formula comes from there.
 

@@ -975,7 +975,7 @@ class RotaryEmbedding:
     ----------
     config : Mapping, optional
         The model's config (``config.json`` as a dict).
-    **keywords
+    \*\*keywords
         The keywords of :func:`rope_cos_sin` (``d``, ``base``, ``layout``, ``dtype``,
         ``device``, ``inv_freq``, ``layer_type``, ``mrope_section``, ...). ``dtype``:
         the tables' (default ``torch.get_default_dtype()``; float32 for 16-bit activations:

@@ -1,9 +1,9 @@
 r"""Inference engines' RoPE as recipes of formulas, proved equal to Hugging Face's or shown to differ.
 
-* :mod:`~pe_symbolic.engines.recipes` -- each engine's RoPE frequency, attention-factor and
+* ``pe_symbolic.engines.recipes`` -- each engine's RoPE frequency, attention-factor and
   table formulas (vLLM, SGLang, llama.cpp, TensorRT-LLM, MLX-LM; file and commit cited)
   as SymPy expressions, beside HF's;
-* :mod:`~pe_symbolic.engines.compare` -- :func:`engine_report`: every engine against HF
+* ``pe_symbolic.engines.compare`` -- :func:`engine_report`: every engine against HF
   per layer type, decided by the proof kernel for every pair, position and length, at the
   config and for every value of its numbers (``pe-audit --engines CONFIG``).
 

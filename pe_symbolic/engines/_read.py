@@ -87,7 +87,7 @@ def _standard(rope: Mapping[str, Any], cfg: Mapping[str, Any]) -> dict[str, Any]
 
 
 def layer_ropes(config: Mapping[str, Any]) -> list[LayerRope]:
-    """One :class:`LayerRope` per layer type of ``config`` (one entry for a model with one RoPE).
+    """One ``LayerRope`` (its own per-layer record) per layer type of ``config`` (one entry for a model with one RoPE).
 
     >>> [(r.layer_type, r.rope_type) for r in layer_ropes({"rope_theta": 10000.0, "hidden_size": 64,
     ...                                                   "num_attention_heads": 4})]

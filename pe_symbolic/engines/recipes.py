@@ -1,6 +1,6 @@
 r"""Each engine's RoPE formulas, transcribed as SymPy expressions beside Hugging Face's.
 
-One function per engine (:data:`RECIPES`) takes a layer's rope dict
+One function per engine (:data:`~pe_symbolic.engines.recipes.RECIPES`) takes a layer's rope dict
 (:class:`~pe_symbolic.engines._read.LayerRope`) and returns a :class:`Recipe`: for every
 range of the current sequence length :math:`n` (a :class:`Regime`), the angle per unit
 position :math:`\omega_i` of each pair (pair ``i`` of a query or key at position :math:`m`
@@ -165,7 +165,7 @@ class Regime:
     lo, hi : sympy expression
         First and last length of the range (``hi`` ``None``: unbounded).
     omegas : tuple of sympy expressions
-        :math:`\omega_i`, the angle per unit position of pair ``i`` (may contain :data:`N`).
+        :math:`\omega_i`, the angle per unit position of pair ``i`` (may contain ``N``).
     attention : sympy expression
         The factor on cos and sin.
     """
@@ -931,7 +931,7 @@ def mlx(layer: LayerRope, *, generic: bool = False) -> Recipe:
     return _unsupported("mlx-lm", kind, f"initialize_rope raises ValueError('Unsupported RoPE type {kind}')", src)
 
 
-#: The recipes, HF first; :func:`pe_symbolic.engines.compare.engine_report` compares each to HF.
+#: The recipes, HF first; :func:`pe_symbolic.engines.engine_report` compares each to HF.
 RECIPES: dict[str, Callable[..., Recipe]] = {
     "hf": hf,
     "vllm": vllm,
@@ -948,7 +948,7 @@ ENGINES: tuple[str, ...] = tuple(k for k in RECIPES if k != "hf")
 
 
 def recipe(engine: str, layer: LayerRope, *, generic: bool = False) -> Recipe:
-    """The recipe of ``engine`` (a key of :data:`RECIPES`) for ``layer``.
+    """The recipe of ``engine`` (a key of :data:`~pe_symbolic.engines.recipes.RECIPES`) for ``layer``.
 
     >>> from pe_symbolic.engines._read import layer_ropes
     >>> lay = layer_ropes({"head_dim": 4, "max_position_embeddings": 64, "rope_theta": 100.0})[0]

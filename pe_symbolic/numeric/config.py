@@ -385,7 +385,7 @@ class RopeSpec:
     on even, w on odd pairs of the first ``h + w``, then t)."""
     factors: tuple[float, ...] | None = None
     """vLLM's multi-factor linear RoPE (``factor`` a list, ``LinearScalingRotaryEmbedding``):
-    every factor of the list; :attr:`factor` is the one selected (``factor=``)."""
+    every factor of the list; ``factor`` is the one selected (``factor=``)."""
     fope: bool = False
     """FoPE (Intern-S1-Pro; the rope dict's ``fope_init_factor`` / ``fope_sep_head`` /
     ``num_inv_freq``): :func:`rope_frequencies` gives the kept frequencies, each output
@@ -401,14 +401,14 @@ class RopeSpec:
     indexer_layout: str | None = None
     """The pairing of the sparse-attention indexer's RoPE (``"split"`` or ``"interleaved"``;
     DeepSeek-V3.2 / GLM-5-style DSA indexers, HF's per model type) on the first
-    :attr:`rotary_dim` channels of its q / k, with the attention's frequencies; ``None``: no
+    ``rotary_dim`` channels of its q / k, with the attention's frequencies; ``None``: no
     indexer."""
     position_blocks: int = 1
     """ChatGLM-6B's 2-D positions (``position_encoding_2d``): 2 consecutive blocks of
-    :attr:`rotary_dim` channels, block ``k`` turned by position axis ``k`` (token position,
+    ``rotary_dim`` channels, block ``k`` turned by position axis ``k`` (token position,
     block position), each in split halves; 1 elsewhere."""
     ext_rule: str = "vllm"
-    """How :attr:`extrapolation_factor` acts: ``"vllm"`` (the kept share times it; the
+    """How ``extrapolation_factor`` acts: ``"vllm"`` (the kept share times it; the
     attention factor unchanged) or ``"llama.cpp"`` (``ext_factor``: llama.cpp's ramp, always
     floored / ceiled, and no magnitude factor when it is 0)."""
 

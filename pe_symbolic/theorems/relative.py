@@ -8,7 +8,7 @@ through :math:`n - m` for every :math:`q, k` exactly when
 .. math:: R_q(m)^{\mathsf T} R_k(n) = R_q(m')^{\mathsf T} R_k(n') \quad\text{whenever}\quad n - m = n' - m',
 
 equivalently :math:`R_q(m)^{\mathsf T} R_k(n) = R_q(0)^{\mathsf T} R_k(n - m)` for all :math:`m, n`
-(take :math:`m' = 0`; the converse applies it twice). :func:`is_relative` asks the proof
+(take :math:`m' = 0`; the converse applies it twice). :func:`~pe_symbolic.is_relative` asks the proof
 kernel that equation with symbolic integer positions: ``proved`` covers every position;
 ``refuted`` comes with a point certified by disjoint interval enclosures, returned as the
 witness :math:`(m, n, m', n') = (m, n, 0, n - m)` whose two sides differ.
@@ -113,7 +113,7 @@ class Generators:
     def matrix(self, p: Sequence[sp.Expr]) -> sp.Matrix:
         r""":math:`\exp(\sum_k p_k A_k)` for numeric ``p`` (SymPy's exact exponential); for
         symbolic ``p``, the product :math:`\prod_k \exp(p_k A_k)` of :func:`exp_scaled` factors,
-        which equals it when the generators commute (:func:`is_relative` checks that first)."""
+        which equals it when the generators commute (:func:`~pe_symbolic.is_relative` checks that first)."""
         if all(sp.sympify(x).is_number for x in p):
             out = self.exponent(p).exp()
             return out.applyfunc(lambda e: sp.simplify(e.rewrite(sp.cos)) if e.has(sp.I) else e)
@@ -188,7 +188,7 @@ class PositionMap:
 
 @dataclass(frozen=True)
 class Relativity:
-    """What :func:`is_relative` found.
+    """What :func:`~pe_symbolic.is_relative` found.
 
     ``verdict`` is ``"relative"`` (proved), ``"not relative"`` (refuted: ``witness`` is
     ``(m, n, m', n')`` with ``n - m == n' - m'`` and the two score matrices certified

@@ -53,7 +53,7 @@ class VerifyReport(ShowsItself):
     :meth:`to_text`, and in Jupyter ``_repr_html_()`` is that text, escaped, in a ``<pre>``
     block -- the report, not a dataclass repr of its nested sections.
 
-    ``verdict`` is one of :data:`VERDICTS`. Each section is a dict with a one-line
+    ``verdict`` is one of ``VERDICTS`` (``"verified"``, ``"consistent (tested)"``, ``"out of bound"``, ``"differs"``). Each section is a dict with a one-line
     ``summary`` and, where something is wrong, ``why`` (a list of sentences):
 
     - ``structure``: ``method`` (``"traced"``: ``x`` and the positions symbolic, or

@@ -186,7 +186,7 @@ def read(data: Mapping[str, Any] | str | bytes) -> tuple[Claim, list[list[Step]]
     """Parse and bind a certificate: ``(claim, chains, meta)``; nothing is checked yet.
 
     ``meta`` holds ``registered``, ``d``, the recorded verdicts and refuting points.
-    Raises :class:`CertificateError` for anything malformed or unbound.
+    Raises :class:`~pe_symbolic.proof.CertificateError` for anything malformed or unbound.
     """
     obj = load(data)
     _keys(obj, "certificate", "certificate")

@@ -13,7 +13,7 @@ checked against the one before it (:func:`~pe_symbolic.proof.kernel.check_transi
   re-applied to the previous expression reproduces the step exactly: accepted;
 * any other step (a heuristic rule, a rule whose result differs, or a free-text *reason*
   such as "angle addition"): accepted only if ``previous - step`` reduces to zero under the
-  kernel's :data:`~pe_symbolic.proof.kernel.KERNEL_STRATEGIES`, which use shortcut rules only.
+  kernel's ``KERNEL_STRATEGIES``, which use shortcut rules only.
 
 * ``"lemma ID"`` with an ``instance`` (a substitution for the lemma's symbols): the cited
   claim must be proved (the :class:`~pe_symbolic.proof.kernel.Context` resolves it; a claim cannot cite itself, even

@@ -6,34 +6,34 @@ deterministic map from an expression to one **equal** to it (wherever it is defi
 everywhere it matches, and leaving the expression alone where its side condition is not known
 to hold. Why each is sound:
 
-``quotients`` (:data:`QUOTIENTS`)
+``quotients`` (``QUOTIENTS``)
     ``tan u = sin u / cos u``, ``cot u = cos u / sin u``, ``sec u = 1 / cos u``,
     ``csc u = 1 / sin u``, and the same for ``tanh``, ``coth``, ``sech``, ``csch`` with
     ``sinh``, ``cosh``: SymPy's definitions, for every complex ``u``; each side is undefined
     exactly where the denominator vanishes, so nothing is added or lost.
-``inverse trig`` (:data:`INVERSE_TRIG`)
+``inverse trig`` (``INVERSE_TRIG``)
     on the real domain where the kernel holds each head defined (the fragment's table):
     ``asin u = 2 atan(u/(1 + sqrt(1 - u^2)))`` and ``acos u = pi/2 - asin u`` for
     ``-1 <= u <= 1`` (with ``u = sin t``, ``|t| <= pi/2``: ``u/(1 + cos t) = tan(t/2)``);
     ``acot u = atan(1/u)`` for real ``u != 0``; ``asec u = acos(1/u)``, ``acsc u = asin(1/u)``
     for real ``|u| >= 1`` (SymPy's definitions). Each right side is defined wherever the left
     side is, so no point where a claim is defined is lost on the way.
-``Euler`` (:data:`EULER`)
+``Euler`` (``EULER``)
     ``exp(a + i b) = exp(a) (cos b + i sin b)`` for every complex ``a, b`` (the terms of the
     exponent that are ``i`` times something form ``i b``).
-``re/im`` (:data:`RE_IM`)
+``re/im`` (``RE_IM``)
     ``re z``, ``im z`` and ``conjugate z`` replaced by ``a``, ``b`` and ``a - i b`` where the
     kernel can write ``z = a + i b`` with ``a``, ``b`` real (:func:`split`): a real expression
     (SymPy's assumptions say so), ``i``, sums, products, integer powers, ``exp``, ``sin``,
     ``cos`` and ``conjugate`` of such; nothing else.
-``log primes`` (:data:`LOG_PRIMES`)
+``log primes`` (``LOG_PRIMES``)
     ``log(p1^e1 ... / q1^f1 ...) = e1 log p1 + ... - f1 log q1 - ...`` for a positive rational
     (the principal logarithm of positive reals is additive).
-``delta products`` (:data:`DELTA_PRODUCTS`)
+``delta products`` (``DELTA_PRODUCTS``)
     in a product, ``delta(a, b)^k = delta(a, b)`` (``k`` a positive integer) and
     ``delta(a, b) delta(c, b) = delta(a, b) delta(c, a)``: where ``a != b`` both are 0, where
     ``a = b`` the second factor is the same number.
-``cyclotomic`` (:data:`CYCLOTOMIC`)
+``cyclotomic`` (``CYCLOTOMIC``)
     a number built from rationals, ``i``, ``sin``/``cos``/``tan``/``cot``/``sec``/``csc`` of
     rational multiples of ``pi``, ``exp(i q pi)`` and square roots of rationals is an element of
     a cyclotomic field ``Q(zeta_N)``: ``cos(k pi/m) = (zeta^a + zeta^-a)/2`` with
@@ -42,7 +42,7 @@ to hold. Why each is sound:
     ``Phi_N`` (the minimal polynomial of ``zeta``). Where the result is a rational constant, the
     number is replaced by it (Morrie's law, ``tan(pi/12) = 2 - sqrt 3``); a division by an
     element that is 0 in the field leaves the number alone (it is undefined).
-``denest`` (:data:`DENEST`)
+``denest`` (``DENEST``)
     ``sqrt(A) = B`` (``A`` a number) where ``B`` is SymPy's ``sqrtdenest`` proposal, checked
     here: ``B**2 - A`` reduces to 0 by ``expand``/``powsimp`` or the cyclotomic rule, and the
     real part of ``B`` is positive by a certified enclosure -- the principal square root of

@@ -70,7 +70,7 @@ def admissible(point: Mapping[sp.Symbol, sp.Expr], assumptions: Iterable[sp.Basi
     """Whether ``point`` satisfies every symbol's facts and every relation. A relation that
     speaks of vector entries is checked only with ``entry`` (which supplies their values;
     each value must have its base's facts), and is otherwise left to
-    :func:`entries_admissible`."""
+    ``entries_admissible``."""
     for s, v in point.items():
         if not has_facts(s, v):
             return False
@@ -210,7 +210,7 @@ def defined_at(lhs: Expr, rhs: Expr, point: Mapping[sp.Symbol, sp.Expr], entry: 
 
 
 def gap(a: Any, b: Any) -> float:
-    """A certified lower bound of |a - b| for separated values, as a float: 0.0 if it
+    """A certified lower bound of ``|a - b|`` for separated values, as a float: 0.0 if it
     underflows, ``inf`` if it is too large for a float (never an ``OverflowError``)."""
     from .enclosure import _ball
 

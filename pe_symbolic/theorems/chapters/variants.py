@@ -168,8 +168,8 @@ def _chatglm(d: int | None) -> Claim:
 
 @theorem("chatglm.token_offset", "ChatGLM-6B's scores depend on the token offset only; refuted (generated tokens "
          "keep the mask position and count the block position)", SRC_CHATGLM, concrete=False, expect="refuted",
-         latex=r"R(g(c-2))^{\mathsf T} R(g(c-1)) = R(g(c))^{\mathsf T} R(g(c+1)), \quad g(j) = (j, 0)\ (j < c),\ "
-         r"(c - 1,\ j - c + 1)\ (j \ge c)")
+         latex=r"R(g(c-2))^{\mathsf T} R(g(c-1)) = R(g(c))^{\mathsf T} R(g(c+1)), \\ "
+         r"g(j) = (j, 0)\ (j < c),\quad (c - 1,\ j - c + 1)\ (j \ge c)")
 def _chatglm_tokens(d: int | None) -> Claim:
     c = 5
 
