@@ -974,9 +974,8 @@ class RotaryEmbedding:
     Parameters
     ----------
     config : Mapping, optional
-        The model's config (``config.json`` as a dict).
-    \*\*keywords
-        The keywords of :func:`rope_cos_sin` (``d``, ``base``, ``layout``, ``dtype``,
+        The model's config (``config.json`` as a dict). Every other keyword is one of
+        :func:`rope_cos_sin`'s (``d``, ``base``, ``layout``, ``dtype``,
         ``device``, ``inv_freq``, ``layer_type``, ``mrope_section``, ...). ``dtype``:
         the tables' (default ``torch.get_default_dtype()``; float32 for 16-bit activations:
         they then rotate in float32, rounded once).
