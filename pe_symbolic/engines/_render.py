@@ -17,7 +17,7 @@ __all__ = ["card_rows", "render_report"]
 def _num(e: sp.Expr | None, digits: int = 6) -> str:
     if e is None:
         return "-"
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)
     if e.is_Integer:
         return f"{int(e):,}"
     if e.is_number:

@@ -306,7 +306,7 @@ def _free(rec: Recipe) -> set[sp.Symbol]:
     out: set[sp.Symbol] = set()
     for reg in rec.regimes:
         for e in (*reg.omegas, reg.attention, reg.lo, *(() if reg.hi is None else (reg.hi,))):
-            out |= sp.sympify(e).free_symbols
+            out |= sp.sympify(e, strict=True).free_symbols
     return out - {M, N}
 
 
@@ -338,7 +338,7 @@ def _config_values(layer: LayerRope, syms: set[sp.Symbol]) -> dict[sp.Symbol, sp
 
 def _subs_recipe(rec: Recipe, values: Mapping[sp.Symbol, sp.Expr]) -> Recipe:
     def put(e):
-        return sp.sympify(e).xreplace(dict(values))
+        return sp.sympify(e, strict=True).xreplace(dict(values))
 
     regs = tuple(Regime(put(r.lo), None if r.hi is None else put(r.hi), tuple(put(w) for w in r.omegas),
                         put(r.attention)) for r in rec.regimes)

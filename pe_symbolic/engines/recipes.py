@@ -287,7 +287,7 @@ class Reader:
     def num(self, key: str, default: Any = None, *, where: str = "rope") -> sp.Expr | None:
         value = self.raw(key, where)
         if value is None:
-            return None if default is None else sp.sympify(default)
+            return None if default is None else sp.sympify(default, strict=True)
         if self.generic and key in _SYMBOLS and not isinstance(value, bool):
             return _symbol(key)
         return exact(value, name=key)
@@ -323,7 +323,7 @@ class Reader:
 
 
 def _symbolic(*args: Any) -> bool:
-    return any(sp.sympify(a).free_symbols for a in args)
+    return any(sp.sympify(a, strict=True).free_symbols for a in args)
 
 
 def _min(*args: Any) -> sp.Expr:
@@ -375,7 +375,7 @@ def _yarn_blend(extrap: sp.Expr, factor: sp.Expr, keep: sp.Expr) -> sp.Expr:
 
 
 def _one(lo: sp.Expr, omegas: Sequence[sp.Expr], attention: sp.Expr = sp.Integer(1)) -> Regime:
-    return Regime(sp.sympify(lo), None, tuple(omegas), sp.sympify(attention))
+    return Regime(sp.sympify(lo, strict=True), None, tuple(omegas), sp.sympify(attention, strict=True))
 
 
 def _static(omegas: Sequence[sp.Expr], attention: sp.Expr = sp.Integer(1)) -> tuple[Regime, ...]:
@@ -686,7 +686,7 @@ def _llamacpp(layer: LayerRope, generic: bool, ext_factor: sp.Expr | None) -> Re
             L0 = L
         fast = r.num("beta_fast", 32)
         slow = r.num("beta_slow", 1)
-        ext = sp.Integer(1) if ext_factor is None else sp.sympify(ext_factor)
+        ext = sp.Integer(1) if ext_factor is None else sp.sympify(ext_factor, strict=True)
         # ggml_rope_yarn_corr_dims: floorf / ceilf always (no truncate), clamped to [0, n_dims - 1]
         low, high = _correction_range(fast, slow, d, b, L0, True)
         omegas = []
