@@ -460,7 +460,8 @@ def shipped(dtypes: list[str], seed: int, verbose: bool, only: list[str] | None 
                     print(line, flush=True)
     out = ["shipped configs x dtypes:"]
     out += [f"  {impl}: {v}: {n}" for (impl, v), n in sorted(rows.items())]
-    out += ["bfloat16 row per shipped config:"] + [f"  {n}: {'; '.join(v)}" for n, v in bf16.items()]
+    if bf16:  # a run without bfloat16 (--dtype float16) has no such row
+        out += ["bfloat16 row per shipped config:"] + [f"  {n}: {'; '.join(v)}" for n, v in bf16.items()]
     out += [ln for ln in lines if not any(f" {v} " in ln for v in ("verified", "consistent (tested)"))]
     return "\n".join(out)
 
