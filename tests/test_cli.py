@@ -283,3 +283,46 @@ def test_check_takes_the_list_that_prove_writes_for_several_jobs(tmp_path, capsy
     path.write_text(json.dumps(bad))
     assert main(["check", str(path)]) == 2
     assert "[1]: not a valid certificate" in capsys.readouterr().err
+
+
+def _timeless(text: str) -> str:
+    import re
+
+    return re.sub(r"\d+\.\d+ s\b", "T s", text)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_jobs_prove_in_worker_processes_with_the_same_output_in_the_same_order(capsys, monkeypatch, fmt):
+    from pe_symbolic.cli import derive
+
+    if not derive._can_fork():
+        pytest.skip("no fork here (or this process runs several threads): --jobs proves in this process")
+    real = derive._outcome
+
+    def spy(n, live=False):  # runs in whichever process proves job n: says which
+        verdict, elapsed, shown = real(n, live)
+        return verdict, elapsed, shown + f"\n<pid {os.getpid()}>" if fmt == "text" else shown
+
+    monkeypatch.setattr(derive, "_outcome", spy)
+    ids = ["rot2.compose", "rope.relative", "dynamic.mixed_bases", "pair.dot"]  # a registered negative too
+    assert main(["prove", *ids, "--format", fmt, "--jobs", "1"]) == 0
+    alone = capsys.readouterr().out
+    assert main(["prove", *ids, "--format", fmt, "--jobs", "2"]) == 0
+    side_by_side = capsys.readouterr().out
+    if fmt == "json":
+        strip = lambda certs: [{**c, "elapsed_s": 0} for c in json.loads(certs)]  # noqa: E731
+        assert strip(side_by_side) == strip(alone)
+        assert [c["claim"]["id"] for c in json.loads(side_by_side)] == ids
+        return
+    pids = {int(p) for p in __import__("re").findall(r"<pid (\d+)>", side_by_side)}
+    assert pids and os.getpid() not in pids  # proved by the workers, not here
+    assert set(__import__("re").findall(r"<pid (\d+)>", alone)) == {str(os.getpid())}
+    drop = lambda out: __import__("re").sub(r"\n<pid \d+>", "", _timeless(out))  # noqa: E731
+    assert drop(side_by_side) == drop(alone)
+    assert [line.split()[1] for line in side_by_side.splitlines() if line.startswith("== ")] == ids
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two"])
+def test_jobs_flag_is_validated(capsys, value):
+    assert main(["prove", "rope.relative", "--jobs", value]) == 2
+    assert f"--jobs={value!r} must be a positive integer" in capsys.readouterr().err

@@ -3,7 +3,9 @@ certificates.
 
 Commands: ``list [PREFIX]`` (ids, titles; ``--format json`` adds sources, ``concrete``,
 ``expect`` and ``scope``), ``prove ID [ID ...]``, ``all`` and ``check FILE.json`` (``-`` for standard
-input); ``--timeout S`` bounds each proof; ``--version``; ``--help`` shows examples. Text wraps
+input); ``--timeout S`` bounds each proof; ``--jobs N`` proves in N processes side by side
+(default: the CPUs, at most 4; the output is the same, in the same order); ``--version``;
+``--help`` shows examples. Text wraps
 long expressions to the terminal's width (``COLUMNS``) and cuts nothing; a proof with many
 parts (a large ``--d``) shows them all in a file or a pipe, and in a terminal the first few,
 every part not proved and the last unless ``--full`` is given.
@@ -73,6 +75,7 @@ examples:
                                                    a certificate, re-checked from its data alone
   pe-derive all --d 8 --d 16                       every theorem: generic, then d = 8 and 16
   pe-derive all --timeout 60                       at most 60 s a proof (else: undecided)
+  pe-derive all --jobs 1                           in this process only (default: a process per CPU, at most 4)
   pe-derive export --coq rope.relative -o coq/     the claim as Coq lemmas, coq/rope_relative.v
   pe-derive check --coq                            every theorem re-checked by Coq (needs coqtop),
                                                    then the audit's bounds (needs gappa, Flocq too)
@@ -127,6 +130,9 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--timeout", default=None, metavar="S",
                        help="seconds each proof may take (default 300); when they run out the "
                        "verdict is undecided and says so")
+        q.add_argument("--jobs", default=None, metavar="N",
+                       help="processes proving side by side (default: the CPUs, at most 4; 1: all in "
+                       "this process); the output is the same, in the same order")
         q.add_argument("--standalone", action="store_true",
                        help="with --format latex, a complete document that compiles on its own")
         q.add_argument("--full", action="store_true",
@@ -355,8 +361,23 @@ def _run(args: argparse.Namespace) -> int:
                 jobs.append((th, dim))
             elif args.command == "prove":
                 raise _UsageError(f"--d={dim} is not allowed: theorem {th.id!r} has no concrete-d form")
+    workers = _workers(args.jobs)
     return _prove(jobs, fmt, several=args.command == "all" or len(jobs) > 1, timeout=timeout,
-                  standalone=args.standalone, full=args.full or not sys.stdout.isatty())
+                  standalone=args.standalone, full=args.full or not sys.stdout.isatty(), workers=workers)
+
+
+def _workers(value: str | None) -> int:
+    """``--jobs``: how many processes prove side by side (default: the CPUs this process may
+    use, at most 4)."""
+    if value is None:
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # not Linux
+            cpus = os.cpu_count() or 1
+        return max(1, min(cpus, 4))
+    if not value.isdigit() or int(value) < 1:
+        raise _UsageError(f"--jobs={value!r} must be a positive integer")
+    return int(value)
 
 
 def prefix_matches(prefix: str, ths: Sequence) -> list:
@@ -421,13 +442,13 @@ class _Progress:
     """A progress line on standard error for a proof that takes more than a couple of
     seconds (only on a terminal: logs stay clean)."""
 
-    def __init__(self, label: str) -> None:
-        self.label, self.start, self.shown = label, time.perf_counter(), False
+    def __init__(self, label: str, unit: str = "parts") -> None:
+        self.label, self.unit, self.start, self.shown = label, unit, time.perf_counter(), False
         self.live = sys.stderr.isatty()
 
     def __call__(self, done: int, total: int) -> None:
         if self.live and time.perf_counter() - self.start > 2.0:
-            sys.stderr.write(f"\r  proving {self.label}: {done}/{total} parts")
+            sys.stderr.write(f"\r  proving {self.label}: {done}/{total} {self.unit}")
             sys.stderr.flush()
             self.shown = True
 
@@ -445,10 +466,8 @@ class _Progress:
 
 
 def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalone: bool = False,
-           full: bool = True) -> int:
+           full: bool = True, workers: int = 1) -> int:
     import shutil
-
-    from ..proof.render import latex, render
 
     # the terminal's width (COLUMNS where set); expressions wrap to it, nothing is cut
     width = max(60, min(shutil.get_terminal_size((92, 24)).columns, 160))
@@ -456,27 +475,15 @@ def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalon
     results: list[tuple[str, int | None, str, float, str]] = []
     certificates = []
     body: list[str] = []
-    for th, d in jobs:
-        progress = _Progress(th.id if d is None else f"{th.id} (d = {d})")
-        progress.building(d)
-        try:
-            proof = th.prove(d, timeout=timeout, progress=progress)
-        finally:
-            progress.close()
-        results.append((th.id, d, proof.verdict, proof.elapsed, th.expect))
+    for n, (verdict, elapsed, shown) in enumerate(_outcomes(jobs, fmt, timeout, width, full, workers)):
+        th, d = jobs[n]
+        results.append((th.id, d, verdict, elapsed, th.expect))
         if fmt == "json":
-            cert = json.loads(render(proof, "json"))
-            certificates.append(cert)
+            certificates.append(json.loads(shown))
         elif fmt == "latex":
-            body.append(latex(proof))
+            body.append(shown)
         else:
-            where = _SCOPE_HEADER[th.scope] if d is None else f"instantiated for d = {d}"
-            print(f"== {th.id} -- {where} ==")
-            print(render(proof, fmt, width=width, full=full))
-            if th.expect == "refuted" and proof.verdict == "refuted":
-                print("(a registered honest negative: the claim is false, and refuting it is "
-                      "the expected outcome)")
-            print()
+            print(shown)
     if fmt == "json":
         print(json.dumps(certificates if several else certificates[0], indent=1))
         return 1 if any(verdict != expect for _, _, verdict, _, expect in results) else 0
@@ -491,6 +498,82 @@ def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalon
     if several:
         _summary(results, latex=fmt == "latex")
     return 1 if any(verdict != expect for _, _, verdict, _, expect in results) else 0
+
+
+#: What the worker processes of :func:`_outcomes` read: set before they are forked.
+_TASK: dict = {}
+
+
+def _outcomes(jobs: Sequence, fmt: str, timeout: float, width: int, full: bool, workers: int):
+    """``(verdict, elapsed, shown)`` for each job, in order: ``shown`` is what is printed for it
+    (text), its LaTeX or its JSON certificate.
+
+    With ``workers > 1`` and several jobs, the jobs are proved by that many forked processes
+    (where ``fork`` exists and this process runs one thread), each proving and rendering whole
+    jobs with the same engine and kernel as this process would (a lemma a job cites is proved
+    in the process that needs it); their results are yielded in the jobs' order as they come.
+    """
+    _TASK.update(jobs=jobs, fmt=fmt, timeout=timeout, width=width, full=full)
+    if workers > 1 and len(jobs) > 1 and _can_fork():
+        import multiprocessing
+
+        progress = _Progress("every claim", "claims")
+        try:
+            with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+                for n, out in enumerate(pool.imap(_work, range(len(jobs)), chunksize=1), 1):
+                    progress(n, len(jobs))
+                    yield out
+        finally:
+            progress.close()
+            _TASK.clear()
+        return
+    try:
+        for n in range(len(jobs)):
+            yield _outcome(n, live=True)
+    finally:
+        _TASK.clear()
+
+
+def _can_fork() -> bool:
+    """Whether worker processes may be forked here: POSIX ``fork``, and one thread in this
+    process (forking a process that runs other threads may deadlock the child)."""
+    import multiprocessing
+    import threading
+
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def _work(n: int) -> tuple[str, float, str]:
+    """A worker process's task: :func:`_outcome` of job ``n`` (looked up when it runs)."""
+    return _outcome(n)
+
+
+def _outcome(n: int, live: bool = False) -> tuple[str, float, str]:
+    """Prove and render job ``n`` of :data:`_TASK` (``live``: this process draws the progress
+    line of its parts)."""
+    from ..proof.render import latex, render
+
+    th, d = _TASK["jobs"][n]
+    fmt = _TASK["fmt"]
+    progress = _Progress(th.id if d is None else f"{th.id} (d = {d})")
+    progress.live = progress.live and live
+    progress.building(d)
+    try:
+        proof = th.prove(d, timeout=_TASK["timeout"], progress=progress)
+    finally:
+        progress.close()
+    if fmt == "json":
+        shown = render(proof, "json")
+    elif fmt == "latex":
+        shown = latex(proof)
+    else:
+        where = _SCOPE_HEADER[th.scope] if d is None else f"instantiated for d = {d}"
+        lines = [f"== {th.id} -- {where} ==", render(proof, fmt, width=_TASK["width"], full=_TASK["full"])]
+        if th.expect == "refuted" and proof.verdict == "refuted":
+            lines.append("(a registered honest negative: the claim is false, and refuting it is "
+                         "the expected outcome)")
+        shown = "\n".join(lines) + "\n"
+    return proof.verdict, proof.elapsed, shown
 
 
 def _summary(results: list[tuple[str, int | None, str, float, str]], *, latex: bool) -> None:

@@ -170,6 +170,19 @@ def _huge(expr: Any) -> str:
     return f"<a {p}-bit integer>" if expr.q == 1 else f"<a rational of {p} and {q} bits>"
 
 
+def _zero_matrix(e: sp.MatrixBase) -> bool:
+    """Whether every entry of ``e`` is the number 0 as written: the structural zero that
+    closes a chain (:func:`pe_symbolic.proof.kernel.rules.is_zero`). SymPy's
+    ``is_zero_matrix`` asks the assumptions system about every entry instead, which costs
+    more than printing the matrix (half of ``pe-derive all``'s rendering, measured) and
+    could show as ``0`` a matrix the kernel would not call zero.
+
+    >>> _zero_matrix(sp.zeros(2, 2)), _zero_matrix(sp.Matrix([0, sp.Symbol("x")]))
+    (True, False)
+    """
+    return all(x == 0 for x in e)
+
+
 def _sstr(e: Any) -> str:
     return _Str().doprint(e)
 
@@ -199,7 +212,7 @@ DOCS_WIDTH = 72
 
 def _one_line(e: sp.Basic) -> str:
     if isinstance(e, sp.MatrixBase):
-        if e.is_zero_matrix:
+        if _zero_matrix(e):
             return f"0 ({e.rows}×{e.cols} zero matrix)"
         rows = ["[" + ", ".join(_sstr(x) for x in e.row(r)) + "]" for r in range(e.rows)]
         return "[" + ", ".join(rows) + "]" if e.cols > 1 else "[" + ", ".join(_sstr(x) for x in e) + "]ᵀ"
@@ -258,7 +271,7 @@ def wrap_math(s: str, width: int) -> list[str]:
 
 def _pretty(e: sp.Basic, width: int, max_lines: int) -> str | None:
     """Unicode pretty-printing if it fits ``width`` x ``max_lines``; else ``None``."""
-    if isinstance(e, sp.MatrixBase) and e.is_zero_matrix:
+    if isinstance(e, sp.MatrixBase) and _zero_matrix(e):
         return f"0 ({e.rows}×{e.cols} zero matrix)"
     # what cannot fit is not drawn: pretty-printing a 32x32 symbolic matrix takes seconds
     if isinstance(e, sp.MatrixBase) and e.rows > max_lines:
@@ -477,7 +490,7 @@ def _width(e: Any) -> int:
     """How wide ``e`` sets, in characters of its one-line form (a proxy that errs wide:
     fractions and powers set narrower than they are written)."""
     if isinstance(e, sp.MatrixBase):  # set as a 2-D array: its widest entry per column
-        if e.is_zero_matrix or not e.cols:
+        if _zero_matrix(e) or not e.cols:
             return 8
         cols = [max(_width(e[r, c]) for r in range(e.rows)) for c in range(e.cols)]
         return sum(cols) + 3 * (e.cols - 1) + 4
@@ -623,7 +636,7 @@ def _tex_group(f: Any, width: int) -> list[str]:
 def _tex_matrix_lines(e: sp.MatrixBase, width: int) -> list[str]:
     """A matrix too wide for a line: entry by entry (each broken if it must), under a line
     that says what follows."""
-    if e.is_zero_matrix:
+    if _zero_matrix(e):
         return [r"\mathbf{0}_{%d\times %d}" % e.shape]
     lines = [r"\text{the }%d\times %d\text{ matrix with entries:}" % e.shape]
     for r in range(e.rows):
@@ -643,7 +656,7 @@ def _latex_expr(e: sp.Basic, max_entries: int, notation: Any = ()) -> str:
 
 def _latex_lines(e: Any, max_entries: int, notation: Any = (), width: int | None = LATEX_WIDTH) -> list[str]:
     if isinstance(e, sp.MatrixBase):
-        if e.is_zero_matrix:
+        if _zero_matrix(e):
             return [r"\mathbf{0}_{%d\times %d}" % e.shape]
         if e.rows * e.cols > max_entries:
             return [r"\text{a }%d\times %d\text{ matrix (its entries: in the JSON certificate)}" % e.shape]
