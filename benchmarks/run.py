@@ -597,11 +597,21 @@ def bench_proofs(quick: bool) -> None:
         print(f"{th.id:>36} {th.scope:>13} " + " ".join(cells))
 
 
+def bench_make_prove(quick: bool) -> None:
+    """``make prove`` (``pe-derive all``) cold and warm, wall and CPU time
+    (:mod:`benchmarks.prove`; ``python -m benchmarks.prove --baseline SRC`` compares with an
+    older tree)."""
+    from . import prove
+
+    print()
+    prove.main(["--repeat", "1" if quick else "3"])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes, few repeats")
-    ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy", "proofs",
+    ap.add_argument("--only", choices=("tables", "rope", "cold", "memory", "accuracy", "proofs", "prove",
                                        "torch", "decode", "jax", "firstcall"),
                     action="append", help="run this section (repeatable: --only torch --only jax)")
     args = ap.parse_args(argv)
@@ -615,6 +625,7 @@ def main(argv: list[str] | None = None) -> int:
         "memory": bench_memory,
         "accuracy": bench_accuracy,
         "proofs": bench_proofs,
+        "prove": bench_make_prove,
         "torch": frameworks.bench_torch,
         "decode": frameworks.bench_decode,
         "jax": frameworks.bench_jax,

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
@@ -55,6 +56,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "TRIVIAL",
     "SEARCH_STRATEGIES",
+    "SearchHints",
     "check_identity",
     "prove",
     "prove_equation",
@@ -99,6 +101,55 @@ def _search_strategies(e: sp.Basic) -> tuple[tuple[str, ...], ...]:
     return tuple(s for s in SEARCH_STRATEGIES if s not in skip)
 
 
+@dataclass
+class SearchHints:
+    """Where the search for each equation's chain starts: the strategy that reached zero for
+    it before (``known``, by equation index), and what this search found (``found``).
+
+    A hint changes the order of the search, nothing else: the hinted strategy is tried first
+    and, if it does not reach zero, the search runs as without a hint. Whatever chain comes
+    out is checked by the kernel as any other. A hint that names no current strategy is
+    ignored. With the hint of an earlier run of the same code (the first strategy that
+    reached zero then), the chain found is the one the whole search finds, without trying
+    the strategies before it; ``found`` records, for each equation searched, the first
+    strategy that reached zero, or none.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> hints = SearchHints()
+    >>> claim = Claim("demo", "sin(x)**2 + cos(x)**2 = 1",
+    ...               (Equation(sp.sin(x)**2 + sp.cos(x)**2, sp.Integer(1)),))
+    >>> prove(claim, hints=hints).verdict, hints.found[0]
+    ('proved', ('evaluate', 'sin(u)**2 -> 1 - cos(u)**2', 'expand(trig=True)', 'sin(u)**2 -> 1 - cos(u)**2', 'expand'))
+    >>> prove(claim, hints=SearchHints(known=dict(hints.found))).parts[0].steps == prove(claim).parts[0].steps
+    True
+    """
+
+    known: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    found: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _search(diff: Any, hint: Sequence[str] | None) -> tuple[bool, list[Step], tuple[str, ...] | None]:
+    """:func:`~pe_symbolic.proof.kernel.checker.reduce_to_zero` over the strategies for
+    ``diff``, the ``hint`` first (see :class:`SearchHints`); also says which strategy reached
+    zero. The same steps as ``reduce_to_zero(diff, strategies)`` when the hint is the first
+    strategy that reaches zero, or none does."""
+    strategies = _search_strategies(diff)
+    hint = tuple(hint) if hint is not None else None
+    if hint is not None and hint in strategies:
+        reached, steps = reduce_to_zero(diff, (hint,))
+        if reached:
+            return True, steps, hint
+    for strategy in strategies:  # in order: the first that reaches zero, as reduce_to_zero
+        if strategy == hint:
+            continue  # tried above, did not reach zero
+        reached, steps = reduce_to_zero(diff, (strategy,))
+        if reached:
+            return True, steps, strategy
+    reached, steps = reduce_to_zero(diff, strategies)  # none did: its best try, as without hints
+    return reached, steps, None
+
+
 def _has_symbolic_sum(eq: Equation) -> bool:
     sides = [x for side in (eq.lhs, eq.rhs) for x in (side if isinstance(side, sp.MatrixBase) else [side])]
     return any(bound.free_symbols for x in sides for node in x.atoms(sp.Sum, sp.Product)
@@ -120,6 +171,8 @@ def prove_equation(
     seed: int = 0,
     lemmas: Callable[[str], Claim] | None = None,
     admission: Admission | None = None,
+    hints: SearchHints | None = None,
+    part: int = 0,
 ) -> PartProof:
     """Prove one equation: check a given chain, or search for one; else try to refute.
 
@@ -129,7 +182,8 @@ def prove_equation(
     assumptions witnessed satisfiable (``admission``, decided here when not given) and, for an
     equation that holds wherever both sides are defined, a point where they are. Runs inside
     the caller's time budget; raises :class:`~pe_symbolic.proof.kernel.budget.BudgetExceeded`
-    when it runs out.
+    when it runs out. ``hints`` (see :class:`SearchHints`) orders the search for equation
+    number ``part``, and records what it found.
     """
     context = Context(tuple(assumptions), lemmas)
     if symbols is None:
@@ -185,7 +239,12 @@ def prove_equation(
                              quick.spot_check, "refuted before any search", quick.point, quick.enclosures,
                              quick.entries)
         diff = eq.difference
-        reached, found = reduce_to_zero(diff, _search_strategies(diff))
+        reached, found, strategy = _search(diff, None if hints is None else hints.known.get(part))
+        if hints is not None:
+            if strategy is None:
+                hints.found.pop(part, None)
+            else:
+                hints.found[part] = strategy
         chain = [Step(diff, DIFFERENCE), *found]
         ok, why = check_chain(eq, chain, context) if reached else (False, "no strategy reached 0")
         if not ok:
@@ -220,10 +279,13 @@ def prove(
     timeout: float | None = DEFAULT_TIMEOUT,
     lemmas: Callable[[str], Claim] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    hints: SearchHints | None = None,
 ) -> Proof:
     """Prove every equation of ``claim`` within ``timeout`` seconds (``None``: no limit).
 
-    ``progress(done, total)``, if given, is called after each equation.
+    ``progress(done, total)``, if given, is called after each equation. ``hints`` orders the
+    search and records what it found (see :class:`SearchHints`; not used, and left as it
+    is, where the check runs in a child process).
 
     ``chains`` supplies hand-written chains by equation index; the others are searched for.
     ``lemmas`` resolves cited claims (the registry passes its own). When the budget runs
@@ -238,12 +300,12 @@ def prove(
         raise ValueError(f"timeout={timeout!r} must be a positive number of seconds or None")
     if timeout is not None and not budget.interruptible():
         return _prove_in_child(claim, chains, spot_points, timeout, lemmas)
-    return _prove(claim, chains, spot_points, timeout, lemmas, progress, time.perf_counter(), timeout)
+    return _prove(claim, chains, spot_points, timeout, lemmas, progress, time.perf_counter(), timeout, hints)
 
 
 def _prove(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, spot_points: int, timeout: float | None,
            lemmas: Callable[[str], Claim] | None, progress: Callable[[int, int], None] | None, start: float,
-           said: float | None) -> Proof:
+           said: float | None, hints: SearchHints | None = None) -> Proof:
     """:func:`prove` in this thread, within ``timeout`` seconds from now; ``start`` and
     ``said`` are the whole call's start and budget, as the notes report them."""
     symbols = claim.symbols
@@ -272,7 +334,7 @@ def _prove(claim: Claim, chains: Mapping[int, Sequence[Step]] | None, spot_point
                     points = 1
                 parts.append(prove_equation(
                     eq, claim.assumptions, steps=(chains or {}).get(q), symbols=symbols,
-                    spot_points=points, seed=q, lemmas=lemmas, admission=admission,
+                    spot_points=points, seed=q, lemmas=lemmas, admission=admission, hints=hints, part=q,
                 ))
                 if progress is not None:
                     progress(q + 1, n)

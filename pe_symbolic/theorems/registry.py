@@ -15,6 +15,7 @@ refused when citing it would be circular.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import functools
@@ -25,6 +26,8 @@ from typing import Any
 
 from .._validate import check_d
 from ..proof import Claim, Proof, Step, prove, recheck
+from ..proof.engine import SearchHints
+from . import _hints
 from ..proof.kernel import LemmaError
 
 __all__ = ["DEFAULT_THEOREM_TIMEOUT", "Built", "Theorem", "all", "get", "ids", "lemma", "nearest", "recheck_certificate", "register",
@@ -275,7 +278,11 @@ def _built_cached(id: str, d: int | None) -> tuple[Claim, Mapping[int, Sequence[
     th = get(id)
     claim, chains = _split(th.build(d))
     if th.latex and not claim.latex:  # display only: certificates and the checker never read it
-        claim = dataclasses.replace(claim, latex=th.latex)
+        # a copy with the theorem's statement typeset; ``dataclasses.replace`` would check the
+        # whole claim a second time (the copy's equations and assumptions are the same
+        # objects, checked when the claim was built; ``latex`` is a string, see Theorem)
+        claim = copy.copy(claim)
+        object.__setattr__(claim, "latex", th.latex)
     return claim, chains
 
 
@@ -288,11 +295,16 @@ def _prove_cached(id: str, d: int | None, timeout: float | None) -> Proof:
     start = time.perf_counter()
     claim, chains = _built_cached(id, d)  # building may solve (translation.derive)
     _IN_PROGRESS.append(id if d is None else f"{id} (d={d})")
+    # where the search starts: the strategy that reached zero for each equation in an earlier
+    # run of the same code (on disk; only the order of the search, see theorems._hints)
+    hints = SearchHints(_hints.load(id, d))
     try:
         proof = prove(claim, chains=chains, timeout=timeout, lemmas=lemma,
-                      progress=_PROGRESS.get((id, d, timeout)))
+                      progress=_PROGRESS.get((id, d, timeout)), hints=hints)
     finally:
         _IN_PROGRESS.pop()
+    if hints.found != hints.known and not any(p.verdict == "undecided" for p in proof.parts):
+        _hints.store(id, d, hints.found)
     _DONE.add((id, d, timeout))
     # the reported time covers building the claim as well as proving it
     return dataclasses.replace(proof, elapsed=time.perf_counter() - start,

@@ -44,7 +44,7 @@ module        lines   code
 ============  =====  =====
 binding         394    325
 checker         507    350
-gate            318    199
+gate            322    201
 points          227    140
 rules           189    104
 identities      626    410
@@ -56,7 +56,7 @@ reader          354    241
 binders         366    233
 budget          160     88
 __init__        165     78
-**total**      5355   3548
+**total**      5359   3550
 ============  =====  =====
 
 .. end kernel-size

@@ -198,7 +198,7 @@ def contradiction(symbols: Sequence[sp.Symbol], assumptions: Sequence[sp.Basic])
         if not own and not ({"prime", "even"} <= facts):
             continue
         try:
-            domain = _domain(s, facts, own)
+            domain = _domain(s, frozenset(facts), tuple(own))
             if domain is sp.S.EmptySet:
                 return (f"{s.name} cannot satisfy {', '.join(sp.sstr(a) for a in own) or 'its facts'} "
                         "(with its declared properties)")
@@ -208,13 +208,16 @@ def contradiction(symbols: Sequence[sp.Symbol], assumptions: Sequence[sp.Basic])
                                                   sp.GreaterThan, sp.Equality))
                 and all(v.is_extended_real is True for v in a.free_symbols)]
     if monomial:
-        why = _monomial_contradiction(monomial)
+        why = _monomial_contradiction(tuple(monomial))
         if why:
             return why
     return ""
 
 
-def _domain(s: sp.Symbol, facts: set[str], own: Sequence[sp.Basic]) -> sp.Set:
+# a function of SymPy values only (immutable; a symbol's assumptions are part of it): claims
+# that share assumptions ask once per process (an exception, the budget's too, is not kept)
+@functools.lru_cache(maxsize=1024)
+def _domain(s: sp.Symbol, facts: frozenset[str], own: tuple[sp.Basic, ...]) -> sp.Set:
     domain: sp.Set = sp.S.Reals
     for fact, sset in _SIGN_SETS.items():
         if fact in facts:
@@ -248,7 +251,8 @@ def _domain(s: sp.Symbol, facts: set[str], own: Sequence[sp.Basic]) -> sp.Set:
 _STRICT = (sp.StrictLessThan, sp.StrictGreaterThan)
 
 
-def _monomial_contradiction(relations: Sequence[sp.Basic]) -> str:
+@functools.lru_cache(maxsize=1024)  # as _domain: a function of the relations alone
+def _monomial_contradiction(relations: tuple[sp.Basic, ...]) -> str:
     """Whether the relations, read as linear in their monomials (each a real variable of its
     own, with the sign SymPy knows for it), have no common real solution, strict inequalities
     counted as strict: with one slack ``t <= 1`` subtracted from every strict one (``a > b`` as
