@@ -83,6 +83,9 @@ STATUSES: tuple[str, ...] = ("checked", "refuted", "vacuous", "failed", "outside
 
 #: Seconds one lemma's script may run in Coq (``Timeout``) before it counts as failed.
 LEMMA_TIMEOUT = 10
+#: Seconds one refutation may run: no search, one Interval bound after another at a point, of
+#: which a long sum may take seconds (a refutation is asked once, then its answer is cached).
+REFUTE_TIMEOUT = 30
 #: Seconds the kernel's gate may take to decide a claim's assumptions when it is exported.
 ADMIT_TIMEOUT = 30.0
 #: Seconds the search for a contradiction in, or a witness of, a lemma's hypotheses may run.
@@ -165,7 +168,7 @@ class CoqLemma:
         if self.refutation:
             return (f"{head}(* {self.name}: refuted{_at(self.counterexample)} *)\n"
                     f"Lemma pe_r{k} : {negation(self.proposition)}.\n"
-                    f"Proof. Timeout {LEMMA_TIMEOUT} (solve [{self.refutation}]). Qed.\nAbort.\n"
+                    f"Proof. Timeout {REFUTE_TIMEOUT} (solve [{self.refutation}]). Qed.\nAbort.\n"
                     f"Definition pe_no_{k} := pe_r{k}.\n")
         return (f"{head}(* {self.name} *)\nLemma pe_t{k} : {self.proposition}.\n"
                 f"Proof. Timeout {LEMMA_TIMEOUT} (solve [{self.script}]). Qed.\nAbort.\n"
