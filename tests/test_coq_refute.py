@@ -93,13 +93,14 @@ def test_a_refutation_script_may_cite_no_other_lemma_and_admit_nothing(bad: str)
 
 
 # --------------------------------------------------------------------------------------
-# Coq
+# Coq (few runs: each loads the preamble, seconds)
 # --------------------------------------------------------------------------------------
 @needs_coq
 def test_false_equations_are_refuted_true_ones_never() -> None:
     """Every false equation is refuted (the kernel's point, Coq's proof); a true one, forced
     with bogus points in both directions, a script that proves something else, or one that
-    cites another lemma's refutation, is never."""
+    cites another lemma's refutation, is never. One statement asked both ways in the run: each
+    answer is read back by its own token, so a refutation lends nothing to a proof."""
     false = [export_claim(_claim(f"false.c{q}", eq), refute=True) for q, eq in enumerate(FALSE)]
     true = export_claim(_angle_addition(), refute=True).lemmas[0]
     forced = [replace(true, refutation=script(Counterexample(vals, order, "bogus"), binders=True),
@@ -107,29 +108,26 @@ def test_false_equations_are_refuted_true_ones_never() -> None:
               for vals in ("1 2", "(1 / 3) (- 5)") for order in (-1, 1)]
     forced.append(replace(true, refutation="intro H; exact I", counterexample="bogus"))
     forced.append(replace(true, refutation="exact pe_r0", counterexample="bogus"))
-    lying = [types.SimpleNamespace(claim_id="true.add", lemmas=(lem,)) for lem in forced]
-    report = check(false + lying)
+    as_proof = replace(false[1].lemmas[0], refutation="", counterexample="")  # the same statement, proof asked
+    others = [types.SimpleNamespace(claim_id=lem.claim_id, lemmas=(lem,)) for lem in (*forced, as_proof, true)]
+    report = check(false + others)
     got = [(r.lemma.claim_id, r.status, r.why) for r in report.results]
-    assert [s for _, s, _ in got[:len(FALSE)]] == ["refuted"] * len(FALSE), got
-    assert all(r.status == "failed" for r in report.results[len(FALSE):]), got
-    assert "pe_r0" in report.results[-1].why
-    c = report.counts()
-    assert c["refuted"] == len(FALSE) and c["checked"] == 0
+    n = len(FALSE)
+    assert [s for _, s, _ in got[:n]] == ["refuted"] * n, got
+    assert [s for _, s, _ in got[n:]] == ["failed"] * (len(forced) + 1) + ["checked"], got
+    assert "pe_r0" in got[n + len(forced) - 1][2]
+    assert report.counts() == {"checked": 1, "refuted": n, "vacuous": 0, "failed": len(forced) + 1, "outside": 0}
 
 
 @needs_coq
-def test_a_negatives_true_entries_are_proved_and_the_false_ones_refuted() -> None:
+def test_a_negatives_true_entries_are_proved_and_the_false_ones_refuted_on_the_standard_axioms() -> None:
     claim = Claim("neg.matrix", "", (Equation(sp.Matrix([sp.sin(2 * x), sp.cos(x) ** 2 + sp.sin(x) ** 2]),
                                               sp.Matrix([2 * sp.sin(x), 1])),))
-    report = check([export_claim(claim, refute=True)])
-    assert [r.status for r in report.results] == ["refuted", "checked"], [(r.status, r.why) for r in report.results]
+    pw = export_claim(_claim("false.pow", FALSE[4]), refute=True)
+    report = check([export_claim(claim, refute=True), pw], assumptions=True)  # Print Assumptions too
+    assert [r.status for r in report.results] == ["refuted", "checked", "refuted"], [
+        (r.status, r.why) for r in report.results]
     assert report.results[0].why.startswith("Coq proved the printed equation false at x = ")
-
-
-@needs_coq
-def test_a_refutation_rests_on_the_standard_axioms_only() -> None:
-    report = check([export_claim(_claim("false.pow", FALSE[4]), refute=True)], assumptions=True)
-    assert [r.status for r in report.results] == ["refuted"], [(r.status, r.why) for r in report.results]
 
 
 @needs_coq
@@ -154,37 +152,32 @@ def test_refutations_are_cached_by_their_text(tmp_path, monkeypatch) -> None:
         check([export_claim(_claim("false.cache", FALSE[1]))])
 
 
-def _cli(monkeypatch, capsys, expect: str, claim: Claim) -> tuple[int, str]:
+@needs_coq
+def test_cli_refuted_as_registered_or_loudly(capsys, monkeypatch) -> None:
+    """A negative refuted is as registered; a refuted entry of a claim expected to hold, and a
+    negative Coq proves entirely, are listed and fail the run."""
     from pe_symbolic.cli import _coq
     from pe_symbolic.cli.derive import main
 
-    th = types.SimpleNamespace(id=claim.id, expect=expect, claim=lambda: claim)
-    monkeypatch.setattr(_coq, "_exports", lambda ids: ([th], [export_claim(claim, refute=True)]))
-    rc = main(["check", "--coq", claim.id])
-    return rc, capsys.readouterr().out
-
-
-@needs_coq
-def test_cli_a_registered_negative_refuted_as_registered(capsys, monkeypatch) -> None:
-    claim = Claim("pair.dot", "", (Equation(sp.Matrix([sp.sin(2 * x), 1]), sp.Matrix([2 * sp.sin(x), 1])),))
-    rc, out = _cli(monkeypatch, capsys, "refuted", claim)
-    assert rc == 0, out
-    assert "pair.dot: coq: refuted, as registered (1 refuted, 1 proved)" in out
-    assert re.search(r"summary: 2 of 2 equations checked by Coq \(100\.0%\): 1 proved, 1 refuted \(registered "
-                     r"honest negatives\), 0 vacuous \(.*\), 0 failed, 0 outside .*coqtop \d", out), out
-
-
-@needs_coq
-def test_cli_a_refuted_entry_of_a_claim_expected_to_hold_fails_loudly(capsys, monkeypatch) -> None:
-    claim = Claim("pair.dot", "", (Equation(sp.Matrix([sp.sin(2 * x), 1]), sp.Matrix([2 * sp.sin(x), 1])),))
-    rc, out = _cli(monkeypatch, capsys, "proved", claim)
-    assert rc == 1, out
+    two = Equation(sp.Matrix([sp.sin(2 * x), 1]), sp.Matrix([2 * sp.sin(x), 1]))
+    cases = [("neg.ok", "refuted", two), ("pair.dot", "proved", two),
+             ("neg.true", "refuted", Equation(sp.sin(2 * x), 2 * sp.sin(x) * sp.cos(x)))]
+    ths, exps = [], []
+    for cid, expect, eq in cases:
+        claim = Claim(cid, "", (eq,))
+        ths.append(types.SimpleNamespace(id=cid, expect=expect, claim=lambda claim=claim: claim))
+        exps.append(export_claim(claim, refute=True))
+    monkeypatch.setattr(_coq, "_exports", lambda ids: (ths, exps))
+    assert main(["check", "--coq", "neg.ok"]) == 1
+    out = capsys.readouterr().out
+    assert "neg.ok: coq: refuted, as registered (1 refuted, 1 proved)" in out
     assert "pair.dot: 1 checked, 1 refuted (of 2) -- REFUTED, although registered to hold" in out
     assert re.search(r"equation 0 entry \(0, 0\) \[pe_pair_dot_e0_0_0\]: coq: refuted \(Coq proved the printed "
                      r"equation false at x = ", out), out
-    assert re.search(r"summary: 1 of 2 equations checked by Coq \(50\.0%\): 1 proved, 0 refuted \(registered "
+    assert "neg.true: coq: PROVED (1 of 1), although registered as an honest negative" in out
+    assert re.search(r"summary: 4 of 5 equations checked by Coq \(80\.0%\): 3 proved, 1 refuted \(registered "
                      r"honest negatives\), 0 vacuous \(.*\), 0 failed, 1 REFUTED although registered to hold, 0 "
-                     r"outside", out), out
+                     r"outside .*coqtop \d", out), out
 
 
 def test_the_allowed_axioms_are_the_reals_only() -> None:

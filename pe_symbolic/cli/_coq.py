@@ -170,6 +170,8 @@ def _check_registry(ids: Sequence[str], *, verbose: bool, jobs: int | None, time
             rest = "".join(f", {n[s]} {s}" for s in ("vacuous", "failed", "outside") if n[s])
             if n["refuted"]:
                 head = f"coq: refuted, as registered ({n['refuted']} refuted, {n['checked']} proved{rest})"
+            elif n["checked"] == len(results):
+                head = f"coq: PROVED ({len(results)} of {len(results)}), although registered as an honest negative"
             else:
                 head = f"coq: not proved, as expected (a registered honest negative: {n['checked']} proved{rest})"
             confirmed += n["refuted"]

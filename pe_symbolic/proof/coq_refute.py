@@ -27,7 +27,7 @@ Coq would then prove ``False``.
 >>> from pe_symbolic.proof.coq import Env, to_coq_ast
 >>> x = sp.Symbol("x", positive=True)
 >>> env = Env()
->>> lhs, rhs = to_coq_ast(sp.sin(2 * x), env), to_coq_ast(2 * sp.sin(x), env)
+>>> lhs, rhs = to_coq_ast(sp.sin(2 * x), env), to_coq_ast(2 * sp.sin(x), env)  # names the variables
 >>> found = counterexample(sp.sin(2 * x), 2 * sp.sin(x), (x,), (), env)
 >>> found.values, found.order, found.point
 ('(27562 / 997)', -1, 'x = 27562/997')
