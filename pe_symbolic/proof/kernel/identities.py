@@ -18,6 +18,26 @@ to hold. Why each is sound:
     ``acot u = atan(1/u)`` for real ``u != 0``; ``asec u = acos(1/u)``, ``acsc u = asin(1/u)``
     for real ``|u| >= 1`` (SymPy's definitions). Each right side is defined wherever the left
     side is, so no point where a claim is defined is lost on the way.
+``inverse hyperbolic`` (``INVERSE_HYPERBOLIC``)
+    only where SymPy's assumptions place the argument in the head's real domain (the same test
+    as the fragment's, :func:`~pe_symbolic.proof.kernel.fragment.inverse_hyperbolic_domain`;
+    elsewhere the node is left alone, and the fragment holds it outside):
+    ``asinh u = log(u + sqrt(u^2 + 1))`` for real ``u``;
+    ``acosh u = log(u + sqrt(u^2 - 1))`` for real ``u >= 1``;
+    ``atanh u = (log(1 + u) - log(1 - u))/2`` for real ``|u| < 1``;
+    ``acoth u = (log(u + 1) - log(u - 1))/2`` for real ``|u| > 1``;
+    ``asech u = log(1/u + sqrt(1/u^2 - 1))`` for real ``0 < u <= 1``;
+    ``acsch u = log(1/u + sqrt(1/u^2 + 1))`` for real ``u != 0``.
+    Why: on these domains each head is the real inverse of ``sinh``, ``cosh`` (on
+    ``[0, oo)``), ``tanh``, ``coth``, ``sech`` (on ``[0, oo)``), ``csch``, and solving
+    ``u = (e^t - e^-t)/2`` (etc.) for ``e^t`` gives the root inside the ``log`` -- the positive
+    one: ``u + sqrt(u^2 + 1) > 0`` for every real ``u``; ``u + sqrt(u^2 - 1) >= 1`` for
+    ``u >= 1``; ``(1 + u)/(1 - u) > 0`` for ``|u| < 1``; and every ``log`` here is of a positive
+    real except in ``acoth`` for ``u < -1``, where ``log(u + 1)`` and ``log(u - 1)`` both have
+    imaginary part ``pi`` and their difference is ``log((u + 1)/(u - 1))``, real. SymPy's
+    principal values agree there (its own ``rewrite(log)`` is these formulas, up to
+    ``sqrt(u - 1) sqrt(u + 1) = sqrt(u^2 - 1)``, equal for ``u >= 1``). Each right side is defined
+    wherever the head is, and is real there.
 ``Euler`` (``EULER``)
     ``exp(a + i b) = exp(a) (cos b + i sin b)`` for every complex ``a, b`` (the terms of the
     exponent that are ``i`` times something form ``i b``).
@@ -73,9 +93,11 @@ import sympy as sp
 
 from . import budget
 from .enclosure import PRECISIONS, Undecidable, enclose, precision
+from .fragment import inverse_hyperbolic_domain
 
-__all__ = ["CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_TRIG", "LOG_PRIMES", "QUOTIENTS", "RE_IM",
-           "cyclotomic", "delta_products", "denest", "euler", "inverse_trig", "log_primes", "quotients", "re_im", "split"]
+__all__ = ["CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_HYPERBOLIC", "INVERSE_TRIG", "LOG_PRIMES",
+           "QUOTIENTS", "RE_IM", "cyclotomic", "delta_products", "denest", "euler", "inverse_hyperbolic", "inverse_trig",
+           "log_primes", "quotients", "re_im", "split"]
 
 def _guarded(f: Callable[[sp.Basic], sp.Basic]) -> Callable[[sp.Basic], sp.Basic]:
     """``f``, leaving the expression alone where SymPy fails inside it (an exception is never
@@ -95,6 +117,8 @@ def _guarded(f: Callable[[sp.Basic], sp.Basic]) -> Callable[[sp.Basic], sp.Basic
 QUOTIENTS = "quotients: tan = sin/cos, cot = cos/sin, sec = 1/cos, csc = 1/sin (and tanh, coth, sech, csch)"
 INVERSE_TRIG = ("inverse trig: asin u = 2 atan(u/(1 + sqrt(1 - u^2))), acos u = pi/2 - asin u, acot u = atan(1/u), "
                 "asec u = acos(1/u), acsc u = asin(1/u) on their real domains")
+INVERSE_HYPERBOLIC = ("inverse hyperbolic: asinh, acosh, atanh, acoth, asech, acsch as logs (asinh u = log(u + sqrt(u^2 + "
+                      "1)), ...) where the argument is known in the real domain")
 EULER = "Euler: exp(a + i b) = exp(a) (cos b + i sin b)"
 RE_IM = "re/im: re, im and conjugate of a + i b with a, b real"
 LOG_PRIMES = "log primes: log of a positive rational by its prime factorization"
@@ -164,6 +188,46 @@ def inverse_trig(x: sp.Basic) -> sp.Basic:
             break
         x = x.replace(lambda e: isinstance(e, _INVERSE_HEADS), _inverse)
     return x
+
+
+# ---------------------------------------------------------------------------- inverse hyperbolic
+
+
+def _inverse_hyperbolic(e: sp.Basic) -> sp.Basic:
+    if not inverse_hyperbolic_domain(e):
+        return e  # a complex or out-of-domain argument: left alone (outside the fragment)
+    u = e.args[0]
+    if isinstance(e, sp.asinh):
+        return sp.log(u + sp.sqrt(u**2 + 1))
+    if isinstance(e, sp.acosh):
+        return sp.log(u + sp.sqrt(u**2 - 1))
+    if isinstance(e, sp.atanh):
+        return (sp.log(1 + u) - sp.log(1 - u)) / 2
+    if isinstance(e, sp.acoth):
+        return (sp.log(u + 1) - sp.log(u - 1)) / 2
+    if isinstance(e, sp.asech):
+        return sp.log(1 / u + sp.sqrt(1 / u**2 - 1))
+    return sp.log(1 / u + sp.sqrt(1 / u**2 + 1))  # acsch
+
+
+_INVERSE_HYPERBOLIC_HEADS = (sp.asinh, sp.acosh, sp.atanh, sp.acoth, sp.asech, sp.acsch)
+
+
+@_guarded
+def inverse_hyperbolic(x: sp.Basic) -> sp.Basic:
+    """``asinh``, ``acosh``, ``atanh``, ``acoth``, ``asech``, ``acsch`` of an argument known to
+    lie in the head's real domain, in their ``log`` form (see the module notes).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> inverse_hyperbolic(sp.asinh(x))
+    log(x + sqrt(x**2 + 1))
+    >>> inverse_hyperbolic(sp.acosh(x))  # x may be below 1: left alone
+    acosh(x)
+    """
+    if not x.has(*_INVERSE_HYPERBOLIC_HEADS):
+        return x
+    return x.replace(lambda e: isinstance(e, _INVERSE_HYPERBOLIC_HEADS), _inverse_hyperbolic)
 
 
 # ---------------------------------------------------------------------------- Euler

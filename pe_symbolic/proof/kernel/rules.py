@@ -49,8 +49,9 @@ import sympy as sp
 
 from .claims import Expr
 from .evaluation import evaluate
-from .identities import (CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_TRIG, LOG_PRIMES, QUOTIENTS, RE_IM,
-                         cyclotomic, delta_products, denest, euler, inverse_trig, log_primes, quotients, re_im)
+from .identities import (CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG, LOG_PRIMES,
+                         QUOTIENTS, RE_IM, cyclotomic, delta_products, denest, euler, inverse_hyperbolic, inverse_trig,
+                         log_primes, quotients, re_im)
 
 __all__ = ["CLEAR_DENOMINATORS", "CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero",
            "rules_table"]
@@ -132,6 +133,10 @@ _RULES = [
     Rule(INVERSE_TRIG, _entrywise(inverse_trig), True, False,
          "asin, acos, acot, asec, acsc through atan on the real domains where the kernel holds them defined "
          "(each result defined wherever the head is)"),
+    Rule(INVERSE_HYPERBOLIC, _entrywise(inverse_hyperbolic), True, False,
+         "asinh u = log(u + sqrt(u^2 + 1)) (real u), acosh u = log(u + sqrt(u^2 - 1)) (u >= 1), atanh u = (log(1 + u) "
+         "- log(1 - u))/2 (|u| < 1), acoth u = (log(u + 1) - log(u - 1))/2 (|u| > 1), asech u = acosh(1/u) (0 < u <= "
+         "1), acsch u = asinh(1/u) (u != 0), each only where the argument is known in that domain"),
     Rule(EULER, _entrywise(euler), True, False, "exp(a + i b) = exp(a) (cos b + i sin b) for every complex a, b"),
     Rule(RE_IM, _entrywise(re_im), True, False,
          "re z, im z, conjugate z replaced by a, b, a - i b where z = a + i b is split with a, b real (real "
