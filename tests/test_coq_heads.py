@@ -65,6 +65,7 @@ def test_each_head_prints_as_its_coq_term(e: sp.Basic, text: str) -> None:
     (sp.im(sp.Symbol("z")), "im"),
     (sp.conjugate(sp.Symbol("z")), "conjugate"),
     (sp.asinh(sp.Symbol("z")), "real domain of asinh"),
+    (sp.arg(sp.Symbol("z")), "arg"),
     (sp.acosh(x), "real domain of acosh"),
     (sp.acosh(sp.Rational(1, 2), evaluate=False), "real domain of acosh"),
     (sp.atanh(x), "real domain of atanh"),

@@ -81,6 +81,7 @@ HEADS = {
     "asech": ((sp.asech(sp.Rational(1, 2)), sp.log(2 - sp.sqrt(3)), ()),
               (sp.asech(sp.Rational(1, 2)), sp.log(2 + sp.sqrt(3)), ())),
     "acsch": ((sp.acsch(x**2 + 1), sp.asinh(x**2 + 1), ()), (sp.acsch(x**2 + 1), sp.asinh(1 / (x**2 + 1)), ())),
+    "arg": ((sp.arg(sp.exp(5 * sp.I), evaluate=False), 5, ()), (sp.arg((x + sp.I * x) / p), sp.arg(x * (1 + sp.I)), ())),
     "Abs": ((sp.Abs(x), x, ()), (sp.Abs(-p), p, ())),
     "sign": ((sp.sign(x) * x, x, ()), (sp.sign(x) * sp.Abs(x), x, ())),
     "Max": ((sp.Max(x, y), x, ()), (sp.Max(p, -p), p, ())),

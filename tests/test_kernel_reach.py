@@ -19,9 +19,10 @@ from sympy.core.parameters import evaluate
 from pe_symbolic.proof import DIFFERENCE, Step, check_identity
 from pe_symbolic.proof.kernel.enclosure import Undecidable, enclose
 from pe_symbolic.proof.kernel.fragment import outside_fragment
-from pe_symbolic.proof.kernel.identities import (CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC,
+from pe_symbolic.proof.kernel.identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC,
                                                  INVERSE_TRIG, LOG_PRIMES, QUOTIENTS, RE_IM, cyclotomic,
-                                                 delta_products, denest, inverse_hyperbolic, log_primes, split)
+                                                 arg_parts, delta_products, denest, inverse_hyperbolic, log_primes,
+                                                 split)
 from pe_symbolic.proof.kernel.rules import rules_table
 
 x, y = sp.symbols("x y", real=True)
@@ -84,6 +85,14 @@ PROVED = [
     ("acsch = asinh(1/u)", sp.acsch(a), sp.asinh(1 / a)),
     ("atanh(1/2)", sp.atanh(sp.Rational(1, 2)), sp.log(3) / 2),
     ("acoth(3)", sp.acoth(3), sp.log(2) / 2),
+    # the principal argument
+    ("arg(-i)", _u(lambda: sp.arg(-sp.I)), -pi / 2),
+    ("arg(exp(i pi/7))", _u(lambda: sp.arg(sp.exp(sp.I * pi / 7))), pi / 7),
+    ("arg of a positive", _u(lambda: sp.arg(a)), 0),
+    ("arg, a positive factor", _u(lambda: sp.arg((x + sp.I * x) / a)), _u(lambda: sp.arg(x * (1 + sp.I)))),
+    ("arg(exp(sin(1 + 3i)))", _u(lambda: sp.arg(sp.exp(sp.sin(1 + 3 * sp.I)))), -2 * pi + sp.cos(1) * sp.sinh(3)),
+    ("arg of a rotation", sp.arg(sp.exp(sp.I * t) * (x0 + sp.I * x1) / a), sp.atan2(x0 * sp.sin(t) + x1 * sp.cos(t),
+                                                                                   x0 * sp.cos(t) - x1 * sp.sin(t))),
 ]
 
 # (name, lhs, rhs, assumptions): false, each refuted (a certified counterexample)
@@ -121,6 +130,11 @@ REFUTED = [
     ("asech, the other root", sp.asech(sp.Rational(1, 2)), sp.log(2 - sp.sqrt(3))),
     ("acsch(u) = asinh(u)", sp.acsch(1 + r**2), sp.asinh(1 + r**2)),
     ("asinh(sinh x) = 2x", sp.asinh(sp.sinh(x)), 2 * x),
+    ("arg(exp(5i)) = 5 (not reduced mod 2 pi)", _u(lambda: sp.arg(sp.exp(5 * sp.I))), 5),
+    ("arg(-1) = -pi (the cut's other side)", _u(lambda: sp.arg(-1)), -pi),
+    ("arg(-a z) = arg(z) (a negative factor)", sp.arg(-a * z), sp.arg(z)),
+    ("arg(exp(i x)) = x for real x", sp.arg(sp.exp(sp.I * x)), x),
+    ("arg(1/z) = arg(z)", sp.arg(1 / z), sp.arg(z)),
 ]
 
 # false claims that must not be proved (refuted or undecided: no admissible point, say)
@@ -140,6 +154,8 @@ NOT_PROVED = [
     ("atanh(1) = 0 (a pole)", _u(lambda: sp.atanh(1)), 0),
     ("acoth(1) = 0 (a pole)", _u(lambda: sp.acoth(1)), 0),
     ("acsch(0) = 0 (a pole)", _u(lambda: sp.acsch(0)), 0),
+    ("arg(0) = 0", _u(lambda: sp.arg(0)), 0),
+    ("arg(z w) = arg z + arg w", sp.arg(z * sp.Symbol("w")), sp.arg(z) + sp.arg(sp.Symbol("w"))),
 ]
 
 
@@ -160,13 +176,14 @@ def test_false_claims_at_poles_and_cuts_are_not_proved(name, lhs, rhs):
     assert check_identity(lhs, rhs, timeout=30).verdict != "proved", name
 
 
-@pytest.mark.parametrize("rule", [QUOTIENTS, INVERSE_TRIG, INVERSE_HYPERBOLIC, EULER, RE_IM, LOG_PRIMES,
+@pytest.mark.parametrize("rule", [QUOTIENTS, INVERSE_TRIG, INVERSE_HYPERBOLIC, ARG, EULER, RE_IM, LOG_PRIMES,
                                   DELTA_PRODUCTS, CYCLOTOMIC, DENEST])
 @pytest.mark.parametrize("lhs,rhs", [
     (sp.tan(2 * x), 2 * sp.tan(x)), (sp.log(6), sp.log(2) + sp.log(5)), (MORRIE, sp.Rational(1, 8)),
     (sp.sqrt(3 - 2 * sp.sqrt(2)), 1 - sp.sqrt(2)), (sp.re(z), z), (sp.acot(r), pi / 2 - sp.atan(r)),
     (sp.acosh(1 + r**2), sp.log(1 + r**2 - sp.sqrt((1 + r**2) ** 2 - 1))),
     (sp.acosh(r), sp.log(r + sp.sqrt(r**2 - 1))),
+    (sp.arg(sp.exp(sp.I * x)), x),
 ])
 def test_a_chain_citing_a_new_rule_cannot_jump_to_zero(rule, lhs, rhs):
     chain = [Step(lhs - rhs, DIFFERENCE), Step(sp.Integer(0), rule)]
@@ -213,6 +230,14 @@ def test_delta_products_only_where_an_argument_is_shared():
     assert delta_products(sp.KroneckerDelta(k, j) ** 3) == sp.KroneckerDelta(k, j)
     e = sp.KroneckerDelta(k, j) * sp.KroneckerDelta(m, 1)
     assert delta_products(e) == e
+
+
+def test_arg_parts_only_what_split_knows():
+    assert arg_parts(sp.arg((x + sp.I * y) / a)) == sp.atan2(y, x)
+    assert arg_parts(sp.arg(a * z)) == sp.arg(z)  # a positive factor only
+    assert arg_parts(sp.arg(-a * z)) == sp.arg(-a * z) or arg_parts(sp.arg(-a * z)) == sp.arg(-z)
+    assert arg_parts(sp.arg(x * z)) == sp.arg(x * z)  # x may be negative: kept
+    assert arg_parts(sp.arg(sp.sqrt(x))) == sp.arg(sp.sqrt(x))  # not split
 
 
 def test_split_only_what_it_knows():

@@ -45,7 +45,7 @@ from .kernel.claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy,
 from .kernel.fragment import fact_problem, outside_fragment
 from .kernel.checker import KERNEL_STRATEGIES, Context, check_chain, reduce_to_zero
 from .kernel.gate import Admission, admit, judge
-from .kernel.identities import (CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG, LOG_PRIMES,
+from .kernel.identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG, LOG_PRIMES,
                                 QUOTIENTS, RE_IM)
 from .kernel.rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .result import PartProof, Proof
@@ -81,6 +81,8 @@ TEXTBOOK_STRATEGIES: tuple[tuple[tuple[type, ...], tuple[str, ...]], ...] = (
                        PYTHAGORAS, "expand", CYCLOTOMIC)),
     (_QUOTIENT_HEADS, (EVALUATE, QUOTIENTS, "rewrite(exp)", CLEAR_DENOMINATORS, "expand", "powsimp", "expand")),
     (_INVERSE_HEADS, (EVALUATE, INVERSE_TRIG, QUOTIENTS, CLEAR_DENOMINATORS, "expand")),
+    # the principal argument through atan2 of the parts
+    ((sp.arg,), (EVALUATE, ARG, RE_IM, EULER, EVALUATE, "expand", CYCLOTOMIC)),
     # the inverse hyperbolic heads through their log forms (numbers: denesting, logs of rationals)
     (_INVERSE_HYPERBOLIC_HEADS, (EVALUATE, INVERSE_HYPERBOLIC, QUOTIENTS, "rewrite(exp)", CLEAR_DENOMINATORS, "expand",
                                  "powsimp", "expand", LOG_PRIMES, DENEST)),

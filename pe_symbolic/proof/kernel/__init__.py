@@ -45,17 +45,17 @@ binding         394    325
 checker         507    350
 gate            318    199
 points          227    140
-rules           194    109
-identities      690    435
+rules           197    112
+identities      724    451
 enclosure       717    528
-fragment        593    422
+fragment        598    427
 evaluation      197    107
 claims          632    386
 reader          354    241
 binders         367    234
 budget          160     88
 __init__        163     78
-**total**      5513   3642
+**total**      5555   3666
 ============  =====  =====
 .. end kernel-size
 

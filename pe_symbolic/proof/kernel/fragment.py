@@ -241,6 +241,11 @@ FRAGMENT: tuple[Head, ...] = (
     Head("re", sp.re, "function", _PARTS.format("a")),
     Head("im", sp.im, "function", _PARTS.format("b")),
     Head("conjugate", sp.conjugate, "function", _PARTS.format("a - i b")),
+    Head("arg", sp.arg, "function",
+         "the principal argument, in (-pi, pi]: atan2(im z, re z) for z != 0 (SymPy's definition); rewritten by "
+         "automatic evaluation (numbers through atan2, arg(exp(i b)) reduced mod 2 pi exactly) and the rule 'arg' "
+         "(positive factors removed, then atan2 of the parts where the rule 're/im' splits z)",
+         lambda n: n.args[0].is_zero is False, "where z != 0"),
     Head("sign", sp.sign, "function", "z/|z| (0 at 0); evaluated only where the sign is known"),
     Head("Max", sp.Max, "function", "real arguments; decided only where the order is known"),
     Head("Min", sp.Min, "function", "real arguments; decided only where the order is known"),

@@ -46,7 +46,13 @@ to hold. Why each is sound:
     kernel can write ``z = a + i b`` with ``a``, ``b`` real (:func:`split`): a real expression
     (SymPy's assumptions say so), ``i``, sums, products, integer powers, ``exp``, ``sin``,
     ``cos`` and ``conjugate`` of such; nothing else.
-``log primes`` (``LOG_PRIMES``)
+``arg`` (``ARG``)
+    ``arg(c z) = arg(z)`` for ``c`` known positive (a positive factor does not turn a complex
+    number), then ``arg(a + i b) = atan2(b, a)`` where :func:`split` writes the argument as
+    ``a + i b`` with ``a``, ``b`` real: SymPy's definition of the principal argument in
+    ``(-pi, pi]`` (``atan2(y, x)`` is the angle of ``x + i y``, ``pi`` on the negative real
+    axis), and both are undefined at 0 (SymPy's ``nan``), which the fragment's rows hold so.
+
     ``log(p1^e1 ... / q1^f1 ...) = e1 log p1 + ... - f1 log q1 - ...`` for a positive rational
     (the principal logarithm of positive reals is additive).
 ``delta products`` (``DELTA_PRODUCTS``)
@@ -95,8 +101,8 @@ from . import budget
 from .enclosure import PRECISIONS, Undecidable, enclose, precision
 from .fragment import inverse_hyperbolic_domain
 
-__all__ = ["CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_HYPERBOLIC", "INVERSE_TRIG", "LOG_PRIMES",
-           "QUOTIENTS", "RE_IM", "cyclotomic", "delta_products", "denest", "euler", "inverse_hyperbolic", "inverse_trig",
+__all__ = ["ARG", "CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_HYPERBOLIC", "INVERSE_TRIG", "LOG_PRIMES",
+           "QUOTIENTS", "RE_IM", "arg_parts", "cyclotomic", "delta_products", "denest", "euler", "inverse_hyperbolic", "inverse_trig",
            "log_primes", "quotients", "re_im", "split"]
 
 def _guarded(f: Callable[[sp.Basic], sp.Basic]) -> Callable[[sp.Basic], sp.Basic]:
@@ -121,6 +127,7 @@ INVERSE_HYPERBOLIC = ("inverse hyperbolic: asinh, acosh, atanh, acoth, asech, ac
                       "1)), ...) where the argument is known in the real domain")
 EULER = "Euler: exp(a + i b) = exp(a) (cos b + i sin b)"
 RE_IM = "re/im: re, im and conjugate of a + i b with a, b real"
+ARG = "arg: arg(c z) = arg(z) for c > 0, arg(a + i b) = atan2(b, a) with a, b real"
 LOG_PRIMES = "log primes: log of a positive rational by its prime factorization"
 DELTA_PRODUCTS = "delta products: delta(a, b) delta(c, b) = delta(a, b) delta(c, a), delta^k = delta"
 CYCLOTOMIC = "cyclotomic: trigonometric values at rational multiples of pi and square roots of rationals in Q(zeta_N)"
@@ -349,6 +356,33 @@ def re_im(x: sp.Basic) -> sp.Basic:
         return p[0] - sp.I * p[1]
 
     return x.replace(lambda e: isinstance(e, (sp.re, sp.im, sp.conjugate)), rewrite)
+
+
+def _arg(e: sp.arg) -> sp.Basic:
+    z = e.args[0]
+    if isinstance(z, sp.Mul):
+        kept = [f for f in z.args if f.is_positive is not True]
+        if len(kept) < len(z.args):  # arg(c z) = arg(z) for c > 0
+            z = sp.Mul(*kept)
+    p = split(z)
+    if p is None:
+        return sp.arg(z) if z != e.args[0] else e
+    return sp.atan2(p[1], p[0])
+
+
+@_guarded
+def arg_parts(x: sp.Basic) -> sp.Basic:
+    """``arg`` of what :func:`split` splits as ``atan2`` of the parts, positive factors first
+    removed (see the module notes).
+
+    >>> import sympy as sp
+    >>> x, p = sp.Symbol("x", real=True), sp.Symbol("p", positive=True)
+    >>> arg_parts(sp.arg((x + sp.I * x) / p))
+    atan2(x, x)
+    """
+    if not x.has(sp.arg):
+        return x
+    return x.replace(lambda e: isinstance(e, sp.arg), _arg)
 
 
 # ---------------------------------------------------------------------------- logs

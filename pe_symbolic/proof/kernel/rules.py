@@ -49,8 +49,8 @@ import sympy as sp
 
 from .claims import Expr
 from .evaluation import evaluate
-from .identities import (CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG, LOG_PRIMES,
-                         QUOTIENTS, RE_IM, cyclotomic, delta_products, denest, euler, inverse_hyperbolic, inverse_trig,
+from .identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG, LOG_PRIMES,
+                         QUOTIENTS, RE_IM, arg_parts, cyclotomic, delta_products, denest, euler, inverse_hyperbolic, inverse_trig,
                          log_primes, quotients, re_im)
 
 __all__ = ["CLEAR_DENOMINATORS", "CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero",
@@ -141,6 +141,9 @@ _RULES = [
     Rule(RE_IM, _entrywise(re_im), True, False,
          "re z, im z, conjugate z replaced by a, b, a - i b where z = a + i b is split with a, b real (real "
          "expressions, i, sums, products, integer powers, exp, sin, cos, conjugate)"),
+    Rule(ARG, _entrywise(arg_parts), True, False,
+         "arg(c z) = arg(z) for c known positive; arg z = atan2(im z, re z) where z = a + i b is split with a, b real "
+         "(SymPy's definition of the principal argument; both undefined at 0)"),
     Rule(LOG_PRIMES, _entrywise(log_primes), True, False,
          "log of a positive rational as the sum over its prime factorization"),
     Rule(DELTA_PRODUCTS, _entrywise(delta_products), True, False,
