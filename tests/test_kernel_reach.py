@@ -19,10 +19,10 @@ from sympy.core.parameters import evaluate
 from pe_symbolic.proof import DIFFERENCE, Step, check_identity
 from pe_symbolic.proof.kernel.enclosure import Undecidable, enclose
 from pe_symbolic.proof.kernel.fragment import outside_fragment
-from pe_symbolic.proof.kernel.identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC,
+from pe_symbolic.proof.kernel.identities import (ARG, CYCLOTOMIC, MODULUS, ROOTS, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC,
                                                  INVERSE_TRIG, LOG_PRIMES, QUOTIENTS, RE_IM, cyclotomic,
                                                  arg_parts, delta_products, denest, inverse_hyperbolic, log_primes,
-                                                 split)
+                                                 modulus, roots, split)
 from pe_symbolic.proof.kernel.rules import rules_table
 
 x, y = sp.symbols("x y", real=True)
@@ -49,6 +49,8 @@ def _rope():
 RE, IM, CONJ = _rope()
 MORRIE = sp.cos(pi / 9) * sp.cos(2 * pi / 9) * sp.cos(3 * pi / 9) * sp.cos(4 * pi / 9)
 NESTED = sp.sqrt(16 - 2 * sp.sqrt(29) + 2 * sp.sqrt(55 - 10 * sp.sqrt(29)))
+FIFTH = (41 + 29 * sp.sqrt(2)) ** sp.Rational(1, 5)
+NEGATIVE = sp.sqrt(-2107 - 98 * sp.sqrt(345) - 98 * sp.sqrt(115) - 490 * sp.sqrt(3))
 
 # (name, lhs, rhs): true, each proved
 PROVED = [
@@ -91,6 +93,12 @@ PROVED = [
     ("arg of a positive", _u(lambda: sp.arg(a)), 0),
     ("arg, a positive factor", _u(lambda: sp.arg((x + sp.I * x) / a)), _u(lambda: sp.arg(x * (1 + sp.I)))),
     ("arg(exp(sin(1 + 3i)))", _u(lambda: sp.arg(sp.exp(sp.sin(1 + 3 * sp.I)))), -2 * pi + sp.cos(1) * sp.sinh(3)),
+    ("log base 2", _u(lambda: sp.log(6, 2)), 1 + sp.log(3) / sp.log(2)),
+    ("log base e", _u(lambda: sp.log(z, sp.E)), sp.log(z)),
+    ("fifth root", FIFTH, 1 + sp.sqrt(2)),
+    ("fifth root, squared and inverted", FIFTH ** -2, (sp.sqrt(2) - 1) ** 2),
+    ("square root of a negative number", NEGATIVE, sp.I * (7 * sp.sqrt(5) + 7 * sp.sqrt(15) + 7 * sp.sqrt(23))),
+    ("modulus", sp.Abs(z), sp.sqrt(sp.re(z) ** 2 + sp.im(z) ** 2)),
     ("arg of a rotation", sp.arg(sp.exp(sp.I * t) * (x0 + sp.I * x1) / a), sp.atan2(x0 * sp.sin(t) + x1 * sp.cos(t),
                                                                                    x0 * sp.cos(t) - x1 * sp.sin(t))),
 ]
@@ -135,6 +143,12 @@ REFUTED = [
     ("arg(-a z) = arg(z) (a negative factor)", sp.arg(-a * z), sp.arg(z)),
     ("arg(exp(i x)) = x for real x", sp.arg(sp.exp(sp.I * x)), x),
     ("arg(1/z) = arg(z)", sp.arg(1 / z), sp.arg(z)),
+    ("log base 2, wrong", _u(lambda: sp.log(6, 2)), 2 + sp.log(3) / sp.log(2)),
+    ("fifth root, the wrong sign", FIFTH, 1 - sp.sqrt(2)),
+    ("fifth root of a negative number is not real", (41 - 29 * sp.sqrt(2)) ** sp.Rational(1, 5), 1 - sp.sqrt(2)),
+    ("square root of a negative number, the other root", NEGATIVE,
+     -sp.I * (7 * sp.sqrt(5) + 7 * sp.sqrt(15) + 7 * sp.sqrt(23))),
+    ("modulus without the root", sp.Abs(z), sp.re(z) ** 2 + sp.im(z) ** 2),
 ]
 
 # false claims that must not be proved (refuted or undecided: no admissible point, say)
@@ -155,6 +169,7 @@ NOT_PROVED = [
     ("acoth(1) = 0 (a pole)", _u(lambda: sp.acoth(1)), 0),
     ("acsch(0) = 0 (a pole)", _u(lambda: sp.acsch(0)), 0),
     ("arg(0) = 0", _u(lambda: sp.arg(0)), 0),
+    ("log base 1", _u(lambda: sp.log(5, 1)), 0),
     ("arg(z w) = arg z + arg w", sp.arg(z * sp.Symbol("w")), sp.arg(z) + sp.arg(sp.Symbol("w"))),
 ]
 
@@ -176,7 +191,7 @@ def test_false_claims_at_poles_and_cuts_are_not_proved(name, lhs, rhs):
     assert check_identity(lhs, rhs, timeout=30).verdict != "proved", name
 
 
-@pytest.mark.parametrize("rule", [QUOTIENTS, INVERSE_TRIG, INVERSE_HYPERBOLIC, ARG, EULER, RE_IM, LOG_PRIMES,
+@pytest.mark.parametrize("rule", [QUOTIENTS, INVERSE_TRIG, INVERSE_HYPERBOLIC, ARG, MODULUS, ROOTS, EULER, RE_IM, LOG_PRIMES,
                                   DELTA_PRODUCTS, CYCLOTOMIC, DENEST])
 @pytest.mark.parametrize("lhs,rhs", [
     (sp.tan(2 * x), 2 * sp.tan(x)), (sp.log(6), sp.log(2) + sp.log(5)), (MORRIE, sp.Rational(1, 8)),
@@ -184,6 +199,7 @@ def test_false_claims_at_poles_and_cuts_are_not_proved(name, lhs, rhs):
     (sp.acosh(1 + r**2), sp.log(1 + r**2 - sp.sqrt((1 + r**2) ** 2 - 1))),
     (sp.acosh(r), sp.log(r + sp.sqrt(r**2 - 1))),
     (sp.arg(sp.exp(sp.I * x)), x),
+    ((41 - 29 * sp.sqrt(2)) ** sp.Rational(1, 5), 1 - sp.sqrt(2)), (sp.Abs(z), sp.re(z) + sp.im(z)),
 ])
 def test_a_chain_citing_a_new_rule_cannot_jump_to_zero(rule, lhs, rhs):
     chain = [Step(lhs - rhs, DIFFERENCE), Step(sp.Integer(0), rule)]
@@ -230,6 +246,21 @@ def test_delta_products_only_where_an_argument_is_shared():
     assert delta_products(sp.KroneckerDelta(k, j) ** 3) == sp.KroneckerDelta(k, j)
     e = sp.KroneckerDelta(k, j) * sp.KroneckerDelta(m, 1)
     assert delta_products(e) == e
+
+
+def test_roots_only_checked_real_positive_roots():
+    assert roots(FIFTH) == 1 + sp.sqrt(2)
+    assert roots(FIFTH**3) == (1 + sp.sqrt(2)) ** 3
+    neg = (41 - 29 * sp.sqrt(2)) ** sp.Rational(1, 5)  # a negative base: the principal root is complex
+    assert roots(neg) == neg
+    assert roots(NEGATIVE) == sp.I * (7 * sp.sqrt(5) + 7 * sp.sqrt(15) + 7 * sp.sqrt(23))
+    assert roots(sp.Integer(2) ** sp.Rational(1, 3)) == sp.Integer(2) ** sp.Rational(1, 3)
+    assert roots(x ** sp.Rational(1, 3)) == x ** sp.Rational(1, 3)
+
+
+def test_modulus_is_the_root_of_the_squares():
+    assert modulus(sp.Abs(z)) == sp.sqrt(sp.re(z) ** 2 + sp.im(z) ** 2)
+    assert modulus(sp.Abs(x)) == sp.Abs(x)  # sqrt(x**2) is |x| again for a real x
 
 
 def test_arg_parts_only_what_split_knows():
@@ -296,7 +327,7 @@ def test_the_log_forms_agree_with_mpmath_on_the_real_domain(head, value):
     _u(lambda: sp.acosh(sp.Rational(1, 2))), _u(lambda: sp.atanh(1)), _u(lambda: sp.atanh(-2)),
     _u(lambda: sp.acoth(sp.Rational(1, 2))), _u(lambda: sp.acoth(-1)), _u(lambda: sp.asech(2)),
     _u(lambda: sp.asech(sp.Rational(-1, 2))), _u(lambda: sp.asech(0)), _u(lambda: sp.acsch(0)),
-    _u(lambda: sp.asinh(sp.I)), _u(lambda: sp.acosh(-2)),
+    _u(lambda: sp.asinh(sp.I)), _u(lambda: sp.acosh(-2)), _u(lambda: sp.log(5, 1)), _u(lambda: sp.log(0, 2)),
 ])
 def test_no_enclosure_where_the_kernel_holds_a_head_undefined(expr):
     with pytest.raises(Undecidable):

@@ -45,17 +45,17 @@ binding         394    325
 checker         507    350
 gate            318    199
 points          227    140
-rules           197    112
-identities      724    451
-enclosure       717    528
-fragment        598    427
+rules           201    116
+identities      808    495
+enclosure       726    533
+fragment        602    431
 evaluation      197    107
 claims          632    386
 reader          354    241
 binders         367    234
 budget          160     88
 __init__        163     78
-**total**      5555   3666
+**total**      5656   3723
 ============  =====  =====
 .. end kernel-size
 

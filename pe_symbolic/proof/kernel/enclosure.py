@@ -225,6 +225,15 @@ def _log(v: Value) -> acb:
     return _finite(b.log())
 
 
+def _log_base(ev: "_Evaluator", e: sp.Basic) -> Value:
+    """``log(x, b) = log(x)/log(b)`` (SymPy's definition); undefined where ``log(b)`` may be 0
+    (a base of 1) and wherever either logarithm is."""
+    den = _log(ev.ev(e.args[1]))
+    if den.contains(acb(0)):
+        raise Undecidable("log with a base whose logarithm may be 0 (a base of 1)")
+    return _finite(_log(ev.ev(e.args[0])) / den)
+
+
 # ---------------------------------------------------------------------------- the evaluator
 
 Entry = Callable[[sp.Indexed], sp.Expr]
@@ -651,7 +660,7 @@ _FUNCTIONS: dict[type, Callable[[_Evaluator, Any], Value]] = {
     sp.asinh: _inverse_hyperbolic("asinh"), sp.acosh: _inverse_hyperbolic("acosh"),
     sp.atanh: _inverse_hyperbolic("atanh"), sp.acoth: _inverse_hyperbolic("acoth"),
     sp.asech: _inverse_hyperbolic("asech"), sp.acsch: _inverse_hyperbolic("acsch"),
-    sp.log: lambda ev, e: _log(ev.ev(e.args[0])) if len(e.args) == 1 else _raise("log with a base"),
+    sp.log: lambda ev, e: _log(ev.ev(e.args[0])) if len(e.args) == 1 else _log_base(ev, e),
     sp.atan: _atan, sp.asin: _asin_acos("asin"), sp.acos: _asin_acos("acos"),
     sp.Abs: _abs, sp.sign: _sign_fn, sp.floor: _floor_fn(False), sp.ceiling: _floor_fn(True),
     sp.frac: _frac, sp.Mod: _mod, sp.Max: _minmax, sp.Min: _minmax, sp.KroneckerDelta: _delta,

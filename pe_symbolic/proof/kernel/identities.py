@@ -74,6 +74,14 @@ to hold. Why each is sound:
     real part of ``B`` is positive by a certified enclosure -- the principal square root of
     ``A`` is the one of its two roots ``+-B`` with positive real part. (``1/sqrt(A) = 1/B``
     likewise.)
+``roots`` (``ROOTS``)
+    ``A**(k/n) = B**k`` (``A`` a number, ``n`` from 2 to 12) where ``B`` is SymPy's ``nthroot``
+    (or ``sqrtdenest``) proposal, checked here: ``B**n - A`` reduces to 0 exactly (as for
+    ``denest``), ``B`` is real (SymPy's assumptions) and positive by a certified enclosure.
+    Then ``A = B**n`` is a positive real, whose principal ``n``-th root is its one positive real
+    ``n``-th root, ``B``. And ``sqrt(A) = i c`` where ``c`` is real, positive by an enclosure,
+    and ``c**2 + A`` reduces to 0: ``A = -c**2`` is a negative real, whose principal square root
+    is ``i sqrt(-A) = i c``.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -101,9 +109,9 @@ from . import budget
 from .enclosure import PRECISIONS, Undecidable, enclose, precision
 from .fragment import inverse_hyperbolic_domain
 
-__all__ = ["ARG", "CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_HYPERBOLIC", "INVERSE_TRIG", "LOG_PRIMES",
-           "QUOTIENTS", "RE_IM", "arg_parts", "cyclotomic", "delta_products", "denest", "euler", "inverse_hyperbolic", "inverse_trig",
-           "log_primes", "quotients", "re_im", "split"]
+__all__ = ["ARG", "CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_HYPERBOLIC", "INVERSE_TRIG",
+           "LOG_PRIMES", "MODULUS", "QUOTIENTS", "RE_IM", "ROOTS", "arg_parts", "cyclotomic", "delta_products", "denest",
+           "euler", "inverse_hyperbolic", "inverse_trig", "log_primes", "modulus", "quotients", "re_im", "roots", "split"]
 
 def _guarded(f: Callable[[sp.Basic], sp.Basic]) -> Callable[[sp.Basic], sp.Basic]:
     """``f``, leaving the expression alone where SymPy fails inside it (an exception is never
@@ -123,14 +131,17 @@ def _guarded(f: Callable[[sp.Basic], sp.Basic]) -> Callable[[sp.Basic], sp.Basic
 QUOTIENTS = "quotients: tan = sin/cos, cot = cos/sin, sec = 1/cos, csc = 1/sin (and tanh, coth, sech, csch)"
 INVERSE_TRIG = ("inverse trig: asin u = 2 atan(u/(1 + sqrt(1 - u^2))), acos u = pi/2 - asin u, acot u = atan(1/u), "
                 "asec u = acos(1/u), acsc u = asin(1/u) on their real domains")
-INVERSE_HYPERBOLIC = ("inverse hyperbolic: asinh, acosh, atanh, acoth, asech, acsch as logs (asinh u = log(u + sqrt(u^2 + "
-                      "1)), ...) where the argument is known in the real domain")
+INVERSE_HYPERBOLIC = ("inverse hyperbolic: asinh, acosh, atanh, acoth, asech, acsch as logs (asinh u = "
+                      "log(u + sqrt(u^2 + 1)), ...) where the argument is known in the real domain")
 EULER = "Euler: exp(a + i b) = exp(a) (cos b + i sin b)"
 RE_IM = "re/im: re, im and conjugate of a + i b with a, b real"
 ARG = "arg: arg(c z) = arg(z) for c > 0, arg(a + i b) = atan2(b, a) with a, b real"
+MODULUS = "modulus: |z| = sqrt(re(z)^2 + im(z)^2)"
 LOG_PRIMES = "log primes: log of a positive rational by its prime factorization"
 DELTA_PRODUCTS = "delta products: delta(a, b) delta(c, b) = delta(a, b) delta(c, a), delta^k = delta"
 CYCLOTOMIC = "cyclotomic: trigonometric values at rational multiples of pi and square roots of rationals in Q(zeta_N)"
+ROOTS = ("roots: A**(k/n) = B**k where B**n - A reduces to 0 and B > 0 (enclosure); sqrt(A) = i c where c**2 + A "
+         "reduces to 0 and c > 0")
 DENEST = "denest: sqrt(A) = B where B**2 - A reduces to 0 and re(B) > 0 (enclosure)"
 
 
@@ -383,6 +394,19 @@ def arg_parts(x: sp.Basic) -> sp.Basic:
     if not x.has(sp.arg):
         return x
     return x.replace(lambda e: isinstance(e, sp.arg), _arg)
+
+
+@_guarded
+def modulus(x: sp.Basic) -> sp.Basic:
+    """Every ``Abs(z)`` as ``sqrt(re(z)**2 + im(z)**2)`` (see the module notes).
+
+    >>> import sympy as sp
+    >>> modulus(sp.Abs(sp.Symbol("z")))
+    sqrt(re(z)**2 + im(z)**2)
+    """
+    if not x.has(sp.Abs):
+        return x
+    return x.replace(lambda e: isinstance(e, sp.Abs), lambda e: sp.sqrt(sp.re(e.args[0]) ** 2 + sp.im(e.args[0]) ** 2))
 
 
 # ---------------------------------------------------------------------------- logs
@@ -720,5 +744,65 @@ def denest(x: sp.Basic) -> sp.Basic:
         if b is None:
             return e
         return b if e.exp == sp.S.Half else 1 / b
+
+    return x.replace(target, rewrite)
+
+
+#: Largest index n of a root A**(k/n) the roots rule takes.
+MAX_ROOT_INDEX = 12
+
+
+def _real_positive(b: sp.Expr) -> bool:
+    """``b`` is real by SymPy's assumptions and positive by a certified enclosure."""
+    return b.is_extended_real is True and _positive_real_part(b)
+
+
+@lru_cache(maxsize=4096)
+def _root_of(a: sp.Expr, n: int) -> sp.Expr | None:
+    """``B`` with ``a**(1/n) = B`` checked (see the module notes), or ``None``."""
+    from sympy.simplify.simplify import nthroot
+    from sympy.simplify.sqrtdenest import sqrtdenest
+
+    try:
+        b = nthroot(a, n) if n > 2 else sqrtdenest(sp.sqrt(a))
+    except (RecursionError, ValueError, TypeError, NotImplementedError, sp.PolynomialError):
+        return None
+    if b is None or not isinstance(b, sp.Expr) or b.free_symbols or b.has(sp.Float):
+        return None
+    if isinstance(b, sp.Pow) and b.base == a:
+        return None
+    if _real_positive(b) and _is_zero_exactly(b**n - a):
+        return b
+    if n == 2:  # a negative radicand: B = i c with c > 0
+        c = sp.expand(b / sp.I)
+        if _real_positive(c) and _is_zero_exactly(c**2 + a):
+            return b
+    return None
+
+
+@_guarded
+def roots(x: sp.Basic) -> sp.Basic:
+    """Every ``A**(k/n)`` of a number ``A`` (``2 <= n <= 12``) with a checked root ``B`` replaced
+    by ``B**k`` (see the module notes).
+
+    >>> import sympy as sp
+    >>> roots((41 + 29 * sp.sqrt(2)) ** sp.Rational(1, 5))
+    1 + sqrt(2)
+    >>> roots(sp.sqrt(-2107 - 98 * sp.sqrt(345) - 98 * sp.sqrt(115) - 490 * sp.sqrt(3)))
+    I*(7*sqrt(5) + 7*sqrt(15) + 7*sqrt(23))
+    """
+    if not isinstance(x, sp.Basic) or not x.has(sp.Pow):
+        return x
+
+    def target(e: sp.Basic) -> bool:
+        return (isinstance(e, sp.Pow) and isinstance(e.exp, sp.Rational) and 2 <= e.exp.q <= MAX_ROOT_INDEX
+                and not e.base.free_symbols and not isinstance(e.base, sp.Rational) and e.base.has(sp.Pow)
+                and not e.base.has(sp.Float))
+
+    def rewrite(e: sp.Pow) -> sp.Basic:
+        b = _root_of(e.base, int(e.exp.q))
+        if b is None:
+            return e
+        return b ** int(e.exp.p)
 
     return x.replace(target, rewrite)

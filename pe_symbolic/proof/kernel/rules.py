@@ -50,8 +50,8 @@ import sympy as sp
 from .claims import Expr
 from .evaluation import evaluate
 from .identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG, LOG_PRIMES,
-                         QUOTIENTS, RE_IM, arg_parts, cyclotomic, delta_products, denest, euler, inverse_hyperbolic, inverse_trig,
-                         log_primes, quotients, re_im)
+                         MODULUS, QUOTIENTS, RE_IM, ROOTS, arg_parts, cyclotomic, delta_products, denest, euler,
+                         inverse_hyperbolic, inverse_trig, log_primes, modulus, quotients, re_im, roots)
 
 __all__ = ["CLEAR_DENOMINATORS", "CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero",
            "rules_table"]
@@ -144,6 +144,7 @@ _RULES = [
     Rule(ARG, _entrywise(arg_parts), True, False,
          "arg(c z) = arg(z) for c known positive; arg z = atan2(im z, re z) where z = a + i b is split with a, b real "
          "(SymPy's definition of the principal argument; both undefined at 0)"),
+    Rule(MODULUS, _entrywise(modulus), True, False, "|z| = sqrt(re(z)^2 + im(z)^2) for every complex z"),
     Rule(LOG_PRIMES, _entrywise(log_primes), True, False,
          "log of a positive rational as the sum over its prime factorization"),
     Rule(DELTA_PRODUCTS, _entrywise(delta_products), True, False,
@@ -154,6 +155,9 @@ _RULES = [
          "its value where that is rational"),
     Rule(DENEST, _entrywise(denest), True, False,
          "sqrt(A) = B for a number A where B**2 - A reduces to 0 exactly and re(B) > 0 by a certified enclosure"),
+    Rule(ROOTS, _entrywise(roots), True, False,
+         "A**(k/n) = B**k for a number A where B**n - A reduces to 0 exactly and B is real and positive by a "
+         "certified enclosure; sqrt(A) = i c where c**2 + A reduces to 0 and c is real and positive"),
     Rule(CLEAR_DENOMINATORS, _entrywise(_numerator), True, True,
          "a difference N/D over a common denominator is 0 wherever D != 0 exactly when N is (difference "
          "chains only; the proof then holds wherever both sides are defined)"),
