@@ -19,10 +19,10 @@ from sympy.core.parameters import evaluate
 from pe_symbolic.proof import DIFFERENCE, Step, check_identity
 from pe_symbolic.proof.kernel.enclosure import Undecidable, enclose
 from pe_symbolic.proof.kernel.fragment import outside_fragment
-from pe_symbolic.proof.kernel.identities import (ARG, CYCLOTOMIC, MODULUS, ROOTS, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC,
+from pe_symbolic.proof.kernel.identities import (ARG, CYCLOTOMIC, MODULUS, PARTS, ROOTS, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC,
                                                  INVERSE_TRIG, LOG_PRIMES, QUOTIENTS, RE_IM, cyclotomic,
                                                  arg_parts, delta_products, denest, inverse_hyperbolic, log_primes,
-                                                 modulus, roots, split)
+                                                 modulus, parts, roots, split)
 from pe_symbolic.proof.kernel.rules import rules_table
 
 x, y = sp.symbols("x y", real=True)
@@ -99,6 +99,8 @@ PROVED = [
     ("fifth root, squared and inverted", FIFTH ** -2, (sp.sqrt(2) - 1) ** 2),
     ("square root of a negative number", NEGATIVE, sp.I * (7 * sp.sqrt(5) + 7 * sp.sqrt(15) + 7 * sp.sqrt(23))),
     ("modulus", sp.Abs(z), sp.sqrt(sp.re(z) ** 2 + sp.im(z) ** 2)),
+    ("parts", x + sp.im(z), x - sp.I * (z - sp.re(z))),
+    ("sign of a number", _u(lambda: sp.sign(2 + 2 * sp.I)), sp.sqrt(2) * (2 + 2 * sp.I) / 4),
     ("arg of a rotation", sp.arg(sp.exp(sp.I * t) * (x0 + sp.I * x1) / a), sp.atan2(x0 * sp.sin(t) + x1 * sp.cos(t),
                                                                                    x0 * sp.cos(t) - x1 * sp.sin(t))),
 ]
@@ -149,6 +151,9 @@ REFUTED = [
     ("square root of a negative number, the other root", NEGATIVE,
      -sp.I * (7 * sp.sqrt(5) + 7 * sp.sqrt(15) + 7 * sp.sqrt(23))),
     ("modulus without the root", sp.Abs(z), sp.re(z) ** 2 + sp.im(z) ** 2),
+    ("parts, the wrong sign", sp.re(z), z + sp.I * sp.im(z)),
+    ("sign of a number, the wrong sign", _u(lambda: sp.sign(2 + 2 * sp.I)), -sp.sqrt(2) * (2 + 2 * sp.I) / 4),
+    ("|i b| = b for an imaginary i b", sp.Abs(sp.Symbol("ib", imaginary=True)), -sp.I * sp.Symbol("ib", imaginary=True)),
 ]
 
 # false claims that must not be proved (refuted or undecided: no admissible point, say)
@@ -170,6 +175,7 @@ NOT_PROVED = [
     ("acsch(0) = 0 (a pole)", _u(lambda: sp.acsch(0)), 0),
     ("arg(0) = 0", _u(lambda: sp.arg(0)), 0),
     ("log base 1", _u(lambda: sp.log(5, 1)), 0),
+    ("sign(z) = z/|z| at z = 0", sp.sign(z), z / sp.Abs(z)),
     ("arg(z w) = arg z + arg w", sp.arg(z * sp.Symbol("w")), sp.arg(z) + sp.arg(sp.Symbol("w"))),
 ]
 
@@ -191,7 +197,7 @@ def test_false_claims_at_poles_and_cuts_are_not_proved(name, lhs, rhs):
     assert check_identity(lhs, rhs, timeout=30).verdict != "proved", name
 
 
-@pytest.mark.parametrize("rule", [QUOTIENTS, INVERSE_TRIG, INVERSE_HYPERBOLIC, ARG, MODULUS, ROOTS, EULER, RE_IM, LOG_PRIMES,
+@pytest.mark.parametrize("rule", [QUOTIENTS, INVERSE_TRIG, INVERSE_HYPERBOLIC, ARG, MODULUS, PARTS, ROOTS, EULER, RE_IM, LOG_PRIMES,
                                   DELTA_PRODUCTS, CYCLOTOMIC, DENEST])
 @pytest.mark.parametrize("lhs,rhs", [
     (sp.tan(2 * x), 2 * sp.tan(x)), (sp.log(6), sp.log(2) + sp.log(5)), (MORRIE, sp.Rational(1, 8)),
@@ -256,6 +262,14 @@ def test_roots_only_checked_real_positive_roots():
     assert roots(NEGATIVE) == sp.I * (7 * sp.sqrt(5) + 7 * sp.sqrt(15) + 7 * sp.sqrt(23))
     assert roots(sp.Integer(2) ** sp.Rational(1, 3)) == sp.Integer(2) ** sp.Rational(1, 3)
     assert roots(x ** sp.Rational(1, 3)) == x ** sp.Rational(1, 3)
+
+
+def test_parts_only_what_is_defined():
+    assert parts(sp.re(z)) == z - sp.I * sp.im(z)
+    assert parts(sp.re(x + sp.I * y)) == sp.re(x + sp.I * y)  # split by re/im, not here
+    assert parts(sp.sign(z)) == sp.sign(z)  # z may be 0, where sign is 0 and z/|z| undefined
+    assert parts(sp.sign(a * z)) == sp.sign(a * z)
+    assert split(sp.Symbol("ib", imaginary=True)) == (0, -sp.I * sp.Symbol("ib", imaginary=True))
 
 
 def test_modulus_is_the_root_of_the_squares():

@@ -46,7 +46,7 @@ from .kernel.fragment import fact_problem, outside_fragment
 from .kernel.checker import KERNEL_STRATEGIES, Context, check_chain, reduce_to_zero
 from .kernel.gate import Admission, admit, judge
 from .kernel.identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG,
-                                LOG_PRIMES, MODULUS, QUOTIENTS, RE_IM, ROOTS)
+                                LOG_PRIMES, MODULUS, PARTS, QUOTIENTS, RE_IM, ROOTS)
 from .kernel.rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .result import PartProof, Proof
 from .isolate import CHILD_GRACE, run_in_child
@@ -85,7 +85,7 @@ TEXTBOOK_STRATEGIES: tuple[tuple[tuple[type, ...], tuple[str, ...]], ...] = (
     # the principal argument through atan2 of the parts
     ((sp.arg,), (EVALUATE, ARG, RE_IM, EULER, EVALUATE, "expand", CYCLOTOMIC)),
     # the modulus through the real and imaginary parts (where they occur)
-    ((sp.re, sp.im), (EVALUATE, MODULUS, RE_IM, "expand")),
+    ((sp.re, sp.im, sp.sign), (EVALUATE, MODULUS, RE_IM, PARTS, "expand")),
     # the inverse hyperbolic heads through their log forms (numbers: denesting, logs of rationals)
     (_INVERSE_HYPERBOLIC_HEADS, (EVALUATE, INVERSE_HYPERBOLIC, QUOTIENTS, "rewrite(exp)", CLEAR_DENOMINATORS, "expand",
                                  "powsimp", "expand", LOG_PRIMES, DENEST)),

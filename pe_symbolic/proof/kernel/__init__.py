@@ -45,8 +45,8 @@ binding         394    325
 checker         507    350
 gate            318    199
 points          227    140
-rules           201    116
-identities      808    495
+rules           203    118
+identities      836    508
 enclosure       726    533
 fragment        602    431
 evaluation      197    107
@@ -55,7 +55,7 @@ reader          354    241
 binders         367    234
 budget          160     88
 __init__        163     78
-**total**      5656   3723
+**total**      5686   3738
 ============  =====  =====
 .. end kernel-size
 

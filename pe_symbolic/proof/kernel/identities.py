@@ -44,8 +44,9 @@ to hold. Why each is sound:
 ``re/im`` (``RE_IM``)
     ``re z``, ``im z`` and ``conjugate z`` replaced by ``a``, ``b`` and ``a - i b`` where the
     kernel can write ``z = a + i b`` with ``a``, ``b`` real (:func:`split`): a real expression
-    (SymPy's assumptions say so), ``i``, sums, products, integer powers, ``exp``, ``sin``,
-    ``cos`` and ``conjugate`` of such; nothing else.
+    (SymPy's assumptions say so), an imaginary one (``i b``, ``b`` real: SymPy's ``imaginary``),
+    ``i``, sums, products, integer powers, ``exp``, ``sin``, ``cos`` and ``conjugate`` of such;
+    nothing else.
 ``arg`` (``ARG``)
     ``arg(c z) = arg(z)`` for ``c`` known positive (a positive factor does not turn a complex
     number), then ``arg(a + i b) = atan2(b, a)`` where :func:`split` writes the argument as
@@ -110,8 +111,8 @@ from .enclosure import PRECISIONS, Undecidable, enclose, precision
 from .fragment import inverse_hyperbolic_domain
 
 __all__ = ["ARG", "CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_HYPERBOLIC", "INVERSE_TRIG",
-           "LOG_PRIMES", "MODULUS", "QUOTIENTS", "RE_IM", "ROOTS", "arg_parts", "cyclotomic", "delta_products", "denest",
-           "euler", "inverse_hyperbolic", "inverse_trig", "log_primes", "modulus", "quotients", "re_im", "roots", "split"]
+           "LOG_PRIMES", "MODULUS", "PARTS", "QUOTIENTS", "RE_IM", "ROOTS", "arg_parts", "cyclotomic", "delta_products", "denest",
+           "euler", "inverse_hyperbolic", "inverse_trig", "log_primes", "modulus", "parts", "quotients", "re_im", "roots", "split"]
 
 def _guarded(f: Callable[[sp.Basic], sp.Basic]) -> Callable[[sp.Basic], sp.Basic]:
     """``f``, leaving the expression alone where SymPy fails inside it (an exception is never
@@ -137,6 +138,7 @@ EULER = "Euler: exp(a + i b) = exp(a) (cos b + i sin b)"
 RE_IM = "re/im: re, im and conjugate of a + i b with a, b real"
 ARG = "arg: arg(c z) = arg(z) for c > 0, arg(a + i b) = atan2(b, a) with a, b real"
 MODULUS = "modulus: |z| = sqrt(re(z)^2 + im(z)^2)"
+PARTS = "parts: re(z) = z - i im(z), sign(z) = z/|z| for z != 0"
 LOG_PRIMES = "log primes: log of a positive rational by its prime factorization"
 DELTA_PRODUCTS = "delta products: delta(a, b) delta(c, b) = delta(a, b) delta(c, a), delta^k = delta"
 CYCLOTOMIC = "cyclotomic: trigonometric values at rational multiples of pi and square roots of rationals in Q(zeta_N)"
@@ -301,6 +303,8 @@ def split(e: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
         return e, sp.Integer(0)
     if e is sp.I:
         return sp.Integer(0), sp.Integer(1)
+    if e.is_imaginary is True:  # e = i b with b = -i e real (SymPy's imaginary: a nonzero real times i)
+        return sp.Integer(0), sp.expand(-sp.I * e)
     if isinstance(e, sp.Add):
         parts = [split(a) for a in e.args]
         if any(p is None for p in parts):
@@ -407,6 +411,30 @@ def modulus(x: sp.Basic) -> sp.Basic:
     if not x.has(sp.Abs):
         return x
     return x.replace(lambda e: isinstance(e, sp.Abs), lambda e: sp.sqrt(sp.re(e.args[0]) ** 2 + sp.im(e.args[0]) ** 2))
+
+
+@_guarded
+def parts(x: sp.Basic) -> sp.Basic:
+    """``re(z)`` as ``z - i im(z)`` where :func:`split` cannot split ``z``, and ``sign(z)`` as
+    ``z/|z|`` for ``z`` known nonzero (see the module notes).
+
+    >>> import sympy as sp
+    >>> y = sp.Symbol("y")
+    >>> parts(sp.re(y))
+    y - I*im(y)
+    >>> parts(sp.sign(2 + 2 * sp.I))
+    sqrt(2)*(2 + 2*I)/4
+    """
+    if not x.has(sp.re, sp.sign):
+        return x
+
+    def rewrite(e: sp.Basic) -> sp.Basic:
+        z = e.args[0]
+        if isinstance(e, sp.re):
+            return e if split(z) is not None else z - sp.I * sp.im(z)
+        return z / sp.Abs(z) if z.is_zero is False else e
+
+    return x.replace(lambda e: isinstance(e, (sp.re, sp.sign)), rewrite)
 
 
 # ---------------------------------------------------------------------------- logs

@@ -50,8 +50,8 @@ import sympy as sp
 from .claims import Expr
 from .evaluation import evaluate
 from .identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG, LOG_PRIMES,
-                         MODULUS, QUOTIENTS, RE_IM, ROOTS, arg_parts, cyclotomic, delta_products, denest, euler,
-                         inverse_hyperbolic, inverse_trig, log_primes, modulus, quotients, re_im, roots)
+                         MODULUS, PARTS, QUOTIENTS, RE_IM, ROOTS, arg_parts, cyclotomic, delta_products, denest,
+                         euler, inverse_hyperbolic, inverse_trig, log_primes, modulus, parts, quotients, re_im, roots)
 
 __all__ = ["CLEAR_DENOMINATORS", "CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero",
            "rules_table"]
@@ -145,6 +145,8 @@ _RULES = [
          "arg(c z) = arg(z) for c known positive; arg z = atan2(im z, re z) where z = a + i b is split with a, b real "
          "(SymPy's definition of the principal argument; both undefined at 0)"),
     Rule(MODULUS, _entrywise(modulus), True, False, "|z| = sqrt(re(z)^2 + im(z)^2) for every complex z"),
+    Rule(PARTS, _entrywise(parts), True, False,
+         "re(z) = z - i im(z) for every complex z (where re/im cannot split z); sign(z) = z/|z| for z known nonzero"),
     Rule(LOG_PRIMES, _entrywise(log_primes), True, False,
          "log of a positive rational as the sum over its prime factorization"),
     Rule(DELTA_PRODUCTS, _entrywise(delta_products), True, False,
