@@ -87,6 +87,8 @@ PROVED = [
     ("acsch = asinh(1/u)", sp.acsch(a), sp.asinh(1 / a)),
     ("atanh(1/2)", sp.atanh(sp.Rational(1, 2)), sp.log(3) / 2),
     ("acoth(3)", sp.acoth(3), sp.log(2) / 2),
+    ("asinh derivative", sp.Derivative(sp.asinh(x), x), 1 / sp.sqrt(x**2 + 1)),
+    ("acosh derivative with its kink", sp.Derivative(sp.acosh(x**2 + 1), x), 2 * x / (sp.Abs(x) * sp.sqrt(x**2 + 2))),
     # the principal argument
     ("arg(-i)", _u(lambda: sp.arg(-sp.I)), -pi / 2),
     ("arg(exp(i pi/7))", _u(lambda: sp.arg(sp.exp(sp.I * pi / 7))), pi / 7),
@@ -140,6 +142,8 @@ REFUTED = [
     ("asech, the other root", sp.asech(sp.Rational(1, 2)), sp.log(2 - sp.sqrt(3))),
     ("acsch(u) = asinh(u)", sp.acsch(1 + r**2), sp.asinh(1 + r**2)),
     ("asinh(sinh x) = 2x", sp.asinh(sp.sinh(x)), 2 * x),
+    ("acosh(x^2 + 1)' without its kink at 0", sp.Derivative(sp.acosh(x**2 + 1), x), 2 / sp.sqrt(x**2 + 2)),
+    ("asinh' as acosh'", sp.Derivative(sp.asinh(x), x), 1 / sp.sqrt(x**2 - 1)),
     ("arg(exp(5i)) = 5 (not reduced mod 2 pi)", _u(lambda: sp.arg(sp.exp(5 * sp.I))), 5),
     ("arg(-1) = -pi (the cut's other side)", _u(lambda: sp.arg(-1)), -pi),
     ("arg(-a z) = arg(z) (a negative factor)", sp.arg(-a * z), sp.arg(z)),
