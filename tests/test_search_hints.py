@@ -77,7 +77,7 @@ def test_hints_on_disk_round_trip_and_refuse_what_they_should(tmp_path, monkeypa
     _hints.store("rope.relative", None, {0: strategy, 3: SEARCH_STRATEGIES[0]})
     assert _hints.load("rope.relative", None) == {0: strategy, 3: SEARCH_STRATEGIES[0]}
     assert _hints.load("rope.relative", 8) == {} and _hints.load("rope.efficient_form", None) == {}
-    (path,) = [p for p in _hints.hints_dir().iterdir() if p.suffix == ".json"]
+    (path,) = [p for p in _hints.hints_dir().iterdir() if p.suffix == ".hint"]
     entry = json.loads(path.read_text())
     # an entry for another theorem copied over this one's name is no hint
     path.write_text(json.dumps({**entry, "id": "rope.efficient_form"}))

@@ -21,9 +21,10 @@ so that a warm run prints what a cold one prints.
 **Location.** The package's disk cache (see :mod:`pe_symbolic.numeric._diskcache`:
 ``$PE_SYMBOLIC_CACHE_DIR``, where ``""``, ``0``, ``off`` or ``none`` turns it off; else
 ``$XDG_CACHE_HOME/pe_symbolic`` or ``~/.cache/pe_symbolic`` on Linux), folder
-``hints/<key>/``, one small JSON file per theorem and ``d``. An entry is read only when it
-and its folder belong to the current user and no one else may write them (POSIX). Failure
-is never an error: what cannot be read is no hint, what cannot be written is not written.
+``hints/<key>/``, one small JSON file (``*.hint``) per theorem and ``d``. An entry is read
+only when it and its folder belong to the current user and no one else may write them
+(POSIX). Failure is never an error: what cannot be read is no hint, what cannot be written
+is not written.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def _path(id: str, d: int | None) -> pathlib.Path | None:
     if folder is None:
         return None
     digest = hashlib.sha256(json.dumps([id, d]).encode()).hexdigest()[:32]
-    return folder / f"{digest}.json"
+    return folder / f"{digest}.hint"  # JSON; not *.json, which the numeric cache's entries are
 
 
 def _private(path: pathlib.Path) -> bool:
@@ -154,7 +155,7 @@ def store(id: str, d: int | None, hints: dict[int, tuple[str, ...]]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         text = json.dumps({"id": id, "d": d, "hints": {str(q): list(s) for q, s in sorted(hints.items())}})
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
