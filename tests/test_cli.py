@@ -326,3 +326,13 @@ def test_jobs_prove_in_worker_processes_with_the_same_output_in_the_same_order(c
 def test_jobs_flag_is_validated(capsys, value):
     assert main(["prove", "rope.relative", "--jobs", value]) == 2
     assert f"--jobs={value!r} must be a positive integer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cpus,load,expected", [(2, 0.1, 2), (2, 1.4, 1), (2, 7.0, 1), (16, 2.0, 4), (1, 0.0, 1)])
+def test_jobs_default_is_one_process_per_idle_cpu(monkeypatch, cpus, load, expected):
+    from pe_symbolic.cli import derive
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load), raising=False)
+    assert derive._workers(None) == expected
+    assert derive._workers("3") == 3
