@@ -38,9 +38,6 @@ from .coq import Node, coq_text, zcoq
 __all__ = ["script"]
 
 _TRIG = ("sin", "cos")
-_EXPAND = ("repeat (first [rewrite sin_plus | rewrite cos_plus | rewrite sin_neg | rewrite cos_neg "
-           "| rewrite sin_0 | rewrite cos_0 | rewrite sin_PI | rewrite cos_PI | rewrite pe_sin_PI2 "
-           "| rewrite pe_cos_PI2])")
 _EXPAND_POW = ("repeat (first [rewrite Rpower_plus | rewrite Rpower_Ropp | rewrite exp_plus "
                "| rewrite exp_Ropp | rewrite exp_0 | (rewrite Rpower_O by pe_sign) | (rewrite Rpower_1 by pe_sign)])")
 
@@ -102,6 +99,13 @@ def _goal(L: Node, R: Node, depth: int) -> str:
         return "reflexivity"
     if depth > 8:
         return "fail"
+    root = _root(L, R, depth)
+    if root is not None:
+        return root
+    ints = _integer_powers(L, R)
+    if ints is not None:
+        steps, L2, R2 = ints
+        return steps + _goal(L2, R2, depth + 1)
     for fn, cases in _CASES.items():
         app = next((x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] == fn), None)
         if app is not None:
@@ -143,6 +147,61 @@ def _affine_with_slope(f: Node, x: str, slope: Node) -> bool:
         return xs is not None and sp.simplify(sp.diff(e, xs)) == 0
     except Exception:  # noqa: BLE001 - an untrusted search
         return False
+
+
+def _is_half(n: Node) -> bool:
+    return n == ("num", 1, 2)
+
+
+def _root(L: Node, R: Node, depth: int) -> str | None:
+    """``sqrt x = y`` and ``Rpower x (1/2) = y``: ``x = y ^ 2`` with ``y`` nonnegative (positive
+    for ``Rpower``, where ``x = 0`` gives ``exp 0 = 1``), lemmas ``pe_sqrt_eq`` and
+    ``pe_Rpower_half_eq`` of the preamble. The square's side is proved by the scripts, an
+    absolute value in it by ``|a| |a| = a a`` (``pe_Rabs_sqr``, handed to ``nra``)."""
+    for A, B, sym in ((L, R, ""), (R, L, "symmetry; ")):
+        if A[0] != "app":
+            continue
+        if A[1] == "sqrt":
+            lemma, sign = "pe_sqrt_eq", "pe_nonneg"
+        elif A[1] == "Rpower" and _is_half(A[2][1]):
+            lemma, sign = "pe_Rpower_half_eq", "pe_sign"
+        else:
+            continue
+        if B[0] == "app" and (B[1] == "sqrt" or (B[1] == "Rpower" and _is_half(B[2][1]))):
+            return None  # two roots: the other scripts
+        x, sq = A[2][0], ("pow", B, 2)
+        absv = sorted({coq_text(n[2][0]) for n in _walk(B) if n[0] == "app" and n[1] == "Rabs"})
+        hint = "".join(f"pose proof (pe_Rabs_sqr {a}); " for a in absv)
+        square = f"first [({hint}nra) | ({_goal(x, sq, depth + 1)})]" if absv else _goal(x, sq, depth + 1)
+        return f"{sym}apply {lemma}; [{sign} | {square}]"
+    return None
+
+
+def _integer_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
+    """``Rpower b e`` whose exponent is an integer ``k`` (SymPy's opinion, ``-8 n / n``; Coq
+    checks ``e = IZR k``, which for a quotient needs its denominator nonzero) rewritten as
+    ``b ^ k`` or ``/ b ^ -k`` (``pe_Rpower_IZR``, then ``powerRZ`` computed by ``change``)."""
+    found = []
+    for side in (L, R):
+        for n in _walk(side):
+            if n[0] == "app" and n[1] == "Rpower" and n not in found and n[2][1][0] != "num":
+                try:
+                    e, _ = _to_sympy(n[2][1])
+                except Exception:  # noqa: BLE001 - an untrusted search
+                    continue
+                if e.is_Integer and abs(int(e)) <= 64:
+                    found.append((n, int(e)))
+    if not found:
+        return None
+    steps = []
+    for n, k in found:
+        b, e = n[2]
+        new = ("pow", b, k) if k >= 0 else ("inv", ("pow", b, -k))
+        kz = str(k) if k >= 0 else f"({k})"
+        steps.append(f"rewrite (pe_Rpower_IZR {coq_text(b)} {coq_text(e)} {kz}%Z) by "
+                     f"first [pe_pos | pe_close_div]; change (powerRZ {coq_text(b)} {kz}%Z) with {coq_text(new)}; ")
+        L, R = _replace(L, n, new), _replace(R, n, new)
+    return "".join(steps), L, R
 
 
 _ONE, _ZERO = ("num", 1, 1), ("num", 0, 1)
@@ -489,6 +548,65 @@ def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[
     return steps, new, atoms, terms_of
 
 
+def _expand(terms_of: dict[Node, list[tuple[int, Node]]]) -> str:
+    """Angle addition on the rewritten arguments, then each negated unit's sign and the special
+    values, rewritten by instances of the lemmas (``sin_neg u``: a closed pattern, matched
+    syntactically) and only those that occur: a pattern with a hole (``sin (- ?x)``) is tried
+    against every subterm of the goal, which in the large lemmas cost more than the rest of the
+    script. The search may be wrong about what occurs; Coq checks (``?`` rewrites what is there)."""
+    steps: list[str] = []
+    # sin (p1 + ... + pk) is sin ((p1 + ... + p(k-1)) + pk): the outer sums first
+    pairs: set[tuple[int, str, str]] = set()
+    for t in terms_of.values():
+        parts = [u if sg > 0 else ("neg", u) for sg, u in t]
+        for k in range(len(parts), 1, -1):
+            pairs.add((k, coq_text(_sum_node(t[:k - 1])), coq_text(parts[k - 1])))
+    for _, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
+        steps.append(f"rewrite ?(sin_plus {a} {b}), ?(cos_plus {a} {b})")
+    if pairs:  # anything the instances missed
+        steps.append("repeat (first [rewrite sin_plus | rewrite cos_plus])")
+    negs = sorted({coq_text(u) for t in terms_of.values() for sg, u in t if sg < 0})
+    steps += [f"rewrite ?(sin_neg {u}), ?(cos_neg {u})" for u in negs]
+    units = {u for t in terms_of.values() for _, u in t}
+    for u in sorted(units, key=coq_text):
+        k = _kpi(u)
+        if k is not None:
+            steps.append(f"rewrite ?(pe_sin_kPI {zcoq(k)} {coq_text(u)}), ?(pe_cos_kPI {zcoq(k)} {coq_text(u)}) by ring")
+    special = []
+    if any(not t for t in terms_of.values()):
+        special += ["?sin_0", "?cos_0"]
+    if ("pi",) in units:
+        special += ["?sin_PI", "?cos_PI"]
+    if ("mul", (("num", 1, 2), ("pi",))) in units:
+        special += ["?pe_sin_PI2", "?pe_cos_PI2"]
+    if special:
+        steps.append("rewrite " + ", ".join(special))
+    return "; ".join(steps) or "idtac"
+
+
+def _kpi(u: Node) -> Node | None:
+    """The integer ``k`` of a unit ``PI * IZR k`` (either order), else None."""
+    if u[0] == "mul" and len(u[1]) == 2 and ("pi",) in u[1]:
+        other = u[1][0] if u[1][1] == ("pi",) else u[1][1]
+        if other[0] == "izr":
+            return other[1]
+    return None
+
+
+def _closer(L: Node, R: Node) -> str:
+    """``pe_close`` (``ring`` first), or ``pe_close_div`` (``field`` first) when a side divides:
+    a ``ring`` that fails on a large goal costs as much as the ``field`` that then succeeds."""
+    def divides(n: Node) -> bool:  # arithmetic only: a quotient inside an atom is not ring's business
+        k = n[0]
+        if k == "inv" or (k == "num" and n[2] != 1):
+            return True
+        if k in ("add", "mul"):
+            return any(divides(a) for a in n[1])
+        return k in ("neg", "pow") and divides(n[1])
+
+    return "pe_close_div" if divides(L) or divides(R) else "pe_close"
+
+
 def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     steps, _, atoms, terms_of = _replace_args(trig, lambda x: "trig", lambda x: x[2][0],
                                               lambda x, a: ("app", x[1], (a,)))
@@ -498,6 +616,9 @@ def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     def sc(u: Node) -> tuple[sp.Expr, sp.Expr]:
         if u == ("pi",):
             return sp.Integer(0), sp.Integer(-1)
+        k = _kpi(u)
+        if k is not None:  # sin (k PI) = 0, cos (k PI) = (-1)^k for an integer k
+            return sp.Integer(0), atoms.of(("powz", ("num", -1, 1), k))
         if u == ("mul", (("num", 1, 2), ("pi",))):
             return sp.Integer(1), sp.Integer(0)
         key = coq_text(u)
@@ -528,15 +649,16 @@ def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     D = _arith(L, atoms, leaf) - _arith(R, atoms, leaf)
     num, den = sp.fraction(sp.together(D))
     num = sp.expand(num)
-    head = "; ".join([*steps, *pw_steps, _EXPAND] + ([_EXPAND_POW] if powers else []))
+    head = "; ".join([*steps, *pw_steps, _expand(terms_of)] + ([_EXPAND_POW] if powers else []))
+    close = _closer(L, R)
     if num == 0 or not units:
-        return head + "; pe_close"
+        return head + "; " + close
     gens = [u[2] for u in units.values()] + [u[1] for u in units.values()]
     others = sorted(num.free_symbols - set(gens), key=str)
     pyth = [u[2] ** 2 + u[1] ** 2 - 1 for u in units.values()]
     qs, r = sp.reduced(num, pyth, *gens, *others, order="lex")
     if sp.expand(r) != 0:
-        return head + "; pe_close"
+        return head + "; " + close
     parts = []
     for q, (u, _, _) in zip(qs, units.values()):
         q = sp.expand(q)
