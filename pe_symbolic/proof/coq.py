@@ -288,6 +288,28 @@ Qed.
 (* A nonnegative sign: the absolute values in the goal as nonnegative hypotheses, then pe_sign. *)
 Ltac pe_nonneg := repeat match goal with |- context [Rabs ?x] =>
   lazymatch goal with _ : 0 <= Rabs x |- _ => fail | _ => pose proof (Rabs_pos x) end end; pe_sign.
+(* The textbook's heads as Coq defines them, in the form the scripts rewrite to. *)
+Lemma pe_tan_def : forall x, tan x = sin x * / cos x.
+Proof. intros; unfold tan, Rdiv; reflexivity. Qed.
+Lemma pe_sinh_def : forall x, sinh x = (exp x + - exp (- x)) * / 2.
+Proof. intros; unfold sinh, Rdiv, Rminus; reflexivity. Qed.
+Lemma pe_cosh_def : forall x, cosh x = (exp x + exp (- x)) * / 2.
+Proof. intros; unfold cosh, Rdiv; reflexivity. Qed.
+Lemma pe_tanh_def : forall x, tanh x = sinh x * / cosh x.
+Proof. intros; unfold tanh, Rdiv; reflexivity. Qed.
+(* Nonzero side conditions of field from the hypotheses (H : F <> 0, the goal E <> 0 with F a
+   multiple of E), or positive sums of exponentials. *)
+Ltac pe_expfacts := repeat match goal with |- context [exp ?x] =>
+  lazymatch goal with _ : 0 < exp x |- _ => fail | _ => pose proof (exp_pos x) end end.
+Ltac pe_nz_hyp := first [ pe_nz1
+  | (match goal with H : ?F <> 0 |- ?E <> 0 => let Hz := fresh "Hz" in intro Hz; apply H; clear H; first [lra | nra] end)
+  | (apply Rgt_not_eq; pe_expfacts; pe_invfacts; lra)
+  | (apply Rmult_integral_contrapositive_currified; pe_nz_hyp) | (apply Rinv_neq_0_compat; pe_nz_hyp)
+  | (apply pow_nonzero; pe_nz_hyp) ].
+Ltac pe_close_hyp := first [ (field; repeat match goal with |- _ /\ _ => split end; pe_nz_hyp) | pe_close_div ].
+(* A witness of hypotheses such as cos x <> 0 (tan's definedness) at a number: Interval. *)
+Ltac pe_sat ::= repeat match goal with |- _ /\ _ => split end;
+  first [ lra | lia | nra | (pe_zr; lra) | (apply Rgt_not_eq; pe_interval) | (apply Rlt_not_eq; pe_interval) ].
 (* ===== end of coq_tactics' lemmas ===== *)
 """
 _INTERVAL_REQUIRE = """From Interval Require Tactic Specific_ops Specific_stdz.

@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterator
 
 import sympy as sp
@@ -99,6 +100,10 @@ def _goal(L: Node, R: Node, depth: int) -> str:
         return "reflexivity"
     if depth > 8:
         return "fail"
+    heads = _unfold_heads(L, R)
+    if heads is not None:
+        steps, L2, R2 = heads
+        return steps + _goal(L2, R2, depth + 1)
     root = _root(L, R, depth)
     if root is not None:
         return root
@@ -147,6 +152,37 @@ def _affine_with_slope(f: Node, x: str, slope: Node) -> bool:
         return xs is not None and sp.simplify(sp.diff(e, xs)) == 0
     except Exception:  # noqa: BLE001 - an untrusted search
         return False
+
+
+def _app1(f: str, a: Node) -> Node:
+    return ("app", f, (a,))
+
+
+#: The textbook's heads as Coq defines them (``Rtrigo1``, ``Rtrigo_def``), each as the preamble's
+#: lemma states it: (lemma, the term an application becomes).
+_HEADS: dict[str, tuple[str, Callable[[Node], Node]]] = {
+    "tan": ("pe_tan_def", lambda a: ("mul", (_app1("sin", a), ("inv", _app1("cos", a))))),
+    "sinh": ("pe_sinh_def", lambda a: ("mul", (("add", (_app1("exp", a), ("neg", _app1("exp", ("neg", a))))),
+                                              ("inv", ("num", 2, 1))))),
+    "cosh": ("pe_cosh_def", lambda a: ("mul", (("add", (_app1("exp", a), _app1("exp", ("neg", a)))),
+                                              ("inv", ("num", 2, 1))))),
+    "tanh": ("pe_tanh_def", lambda a: ("mul", (_app1("sinh", a), ("inv", _app1("cosh", a))))),
+}
+
+
+def _unfold_heads(L: Node, R: Node) -> tuple[str, Node, Node] | None:
+    """``tan``, ``sinh``, ``cosh``, ``tanh`` unfolded to Coq's definitions (in the goal and the
+    hypotheses, where their definedness is stated): ``tan u`` is ``sin u * / cos u``, ``sinh u``
+    is ``(exp u - exp (- u)) / 2``, ... The quotients are then proved by ``field``, with the
+    nonzero denominators from the hypotheses (``pe_nz_hyp``)."""
+    apps = sorted({n for side in (L, R) for n in _walk(side) if n[0] == "app" and n[1] in _HEADS},
+                  key=lambda n: (-len(coq_text(n)), coq_text(n)))
+    if not apps:
+        return None
+    n = next((a for a in apps if a[1] == "tanh"), apps[0])  # tanh first: it unfolds to sinh / cosh
+    lemma, body = _HEADS[n[1]]
+    new = body(n[2][0])
+    return (f"rewrite ?({lemma} {coq_text(n[2][0])}) in *; ", _replace(L, n, new), _replace(R, n, new))
 
 
 def _is_half(n: Node) -> bool:
@@ -584,6 +620,12 @@ def _expand(terms_of: dict[Node, list[tuple[int, Node]]]) -> str:
     return "; ".join(steps) or "idtac"
 
 
+def _trig_quotient(L: Node, R: Node) -> bool:
+    """Whether a side divides by a term with ``sin`` or ``cos`` in it."""
+    return any(x[0] == "inv" and any(y[0] == "app" and y[1] in _TRIG for y in _walk(x[1]))
+               for side in (L, R) for x in _walk(side))
+
+
 def _kpi(u: Node) -> Node | None:
     """The integer ``k`` of a unit ``PI * IZR k`` (either order), else None."""
     if u[0] == "mul" and len(u[1]) == 2 and ("pi",) in u[1]:
@@ -651,6 +693,10 @@ def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     num = sp.expand(num)
     head = "; ".join([*steps, *pw_steps, _expand(terms_of)] + ([_EXPAND_POW] if powers else []))
     close = _closer(L, R)
+    if _trig_quotient(L, R):  # tan u, cot u: the hypotheses say where the denominators are nonzero
+        head = head.replace(" by (f_equal; pe_close)", " in * by (f_equal; pe_close)").replace(") by ring", ") in * by ring")
+        head = re.sub(r"rewrite (\?\([^;]*?\))((, \?\([^;]*?\))*)(?=;|$)", lambda m: m.group(0) + " in *", head)
+        close = "pe_close_hyp"
     if num == 0 or not units:
         return head + "; " + close
     gens = [u[2] for u in units.values()] + [u[1] for u in units.values()]
