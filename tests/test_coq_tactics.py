@@ -25,6 +25,11 @@ needs_coq = pytest.mark.skipif(not HAS_COQ, reason="Coq (coqtop) is not installe
 
 x = sp.Symbol("x", real=True)
 j = sp.Symbol("j", integer=True)
+q = sp.Symbol("q", integer=True)
+n = sp.Symbol("n", integer=True, positive=True)
+i, d = sp.symbols("i d", integer=True, positive=True)
+beta, l, w = sp.symbols("beta l w", positive=True)
+e, s = sp.symbols("e s", nonnegative=True)
 defined_tan = (sp.Ne(sp.cos(x), 0), sp.Ne(sp.cos(2 * x), 0))
 
 #: (name, lhs, rhs, assumptions, holds)
@@ -48,6 +53,13 @@ CASES = [
     ("sqrt_square", sp.sqrt(4 * sp.sin(x / 2) ** 2), 2 * sp.Abs(sp.sin(x / 2)), (), True),
     ("sqrt_square_no_abs", sp.sqrt(4 * sp.sin(x / 2) ** 2), 2 * sp.sin(x / 2), (), False),
     ("half_power", sp.Pow(sp.sin(x) ** 2 + sp.cos(x) ** 2 + 3, sp.S.Half, evaluate=False), sp.Integer(2), (), True),
+    ("geometric", sp.Sum(2 ** q, (q, 0, n - 1)), 2 ** n - 1, (), True),
+    ("geometric_wrong", sp.Sum(2 ** q, (q, 0, n - 1)), 2 ** n, (), False),  # off by one
+    ("geometric_wrong_base", sp.Sum(3 ** q, (q, 0, n - 1)), 3 ** n - 1, (), False),  # (3^n - 1) / 2
+    ("log_sign", sp.sign(sp.log((1 + beta) ** (-2 * i / d))), sp.Integer(-1), (), True),
+    ("log_sign_wrong", sp.sign(sp.log((1 + beta) ** (2 * i / d))), sp.Integer(-1), (), False),
+    ("sum_sign", sp.sign(1 / (1 + e) + e / (1 + e) * (2 * s + l / w)), sp.Integer(1), (), True),
+    ("sum_sign_wrong", sp.sign(1 / (1 + e) - e / (1 + e) * (2 * s + l / w)), sp.Integer(1), (), False),
     ("half_power_negative", sp.Pow(sp.sin(x) ** 2 + sp.cos(x) ** 2 + 3, sp.S.Half, evaluate=False),
      sp.Integer(-2), (), False),
 ]
@@ -87,10 +99,13 @@ def test_true_equations_are_checked_and_their_false_variants_are_not() -> None:
 #: Registry equations the scripts did not prove before issue 36's Coq work (docs/howto/coq.md).
 CLOSED = {
     "sphere.tables": ("e6_1_0", "e6_2_0", "e6_3_0"),  # Pythagoras inside Rpower(..., 1/2)
-    "video.resolution": ("e1",),  # sqrt(4 sin^2 u) = 2 |sin u|
     "sine_only.no_translation": ("e3",),  # (-1)^j sin x = sin(pi j + x): induction over Z
     "kernes.dials_collide": ("e2",),  # sin(2 pi i 2^(-1)) = 0
     "alibi.slopes": ("e2",),  # 2^(-8n/n) = 1/256
+    "kernes.binary": ("e2",),  # the geometric series: induction over the number of terms
+    "ntk_mixed.endpoints": ("e0",),  # exp(b^beta b^(-beta) ln s) = s: powers of one base joined
+    "video.resolution": ("e1", "e3"),  # e3: sign of ln(b^(-2i/d)), a product of three signed factors
+    "llama3.monotone": ("e1",),  # sign of 1/(1 + e) + e/(1 + e) (2 sigma + l/w): sums and products
 }
 
 

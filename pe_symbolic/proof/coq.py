@@ -310,6 +310,33 @@ Ltac pe_close_hyp := first [ (field; repeat match goal with |- _ /\ _ => split e
 (* A witness of hypotheses such as cos x <> 0 (tan's definedness) at a number: Interval. *)
 Ltac pe_sat ::= repeat match goal with |- _ /\ _ => split end;
   first [ lra | lia | nra | (pe_zr; lra) | (apply Rgt_not_eq; pe_interval) | (apply Rlt_not_eq; pe_interval) ].
+(* The geometric series, by induction over the number of terms. *)
+Lemma pe_sumZ_geom : forall b n, 0 < b -> (0 <= n)%Z ->
+  sumZ 0 (-1 + n) (fun q => Rpower b (IZR q)) * (b - 1) = Rpower b (IZR n) - 1.
+Proof.
+  intros b n Hb Hn. unfold sumZ. replace (-1 + n - 0 + 1)%Z with n by lia.
+  destruct (Z_of_nat_complete n Hn) as [m ->]. rewrite Nat2Z.id.
+  rewrite (pe_sum_nat_ext m _ (fun k => b ^ k))
+    by (intros k _; rewrite Z.add_0_l, <- INR_IZR_INZ; apply Rpower_pow; exact Hb).
+  rewrite <- INR_IZR_INZ, Rpower_pow by exact Hb.
+  clear Hn. induction m; simpl; [ring|]. rewrite Rmult_plus_distr_r, IHm. ring.
+Qed.
+(* Signs of products and sums structurally, factor by factor (nra stops at degree 2). *)
+Lemma pe_mul_pn : forall a b, a < 0 -> 0 < b -> a * b < 0.
+Proof. intros; nra. Qed.
+Lemma pe_mul_np : forall a b, 0 < a -> b < 0 -> a * b < 0.
+Proof. intros; nra. Qed.
+Lemma pe_mul_nn : forall a b, a < 0 -> b < 0 -> 0 < a * b.
+Proof. intros; nra. Qed.
+Ltac pe_spos := first [ assumption | (apply Rmult_lt_0_compat; pe_spos) | (apply pe_mul_nn; pe_sneg)
+  | (apply Rplus_lt_le_0_compat; [pe_spos | pe_snn]) | (apply Rplus_le_lt_0_compat; [pe_snn | pe_spos])
+  | (apply Rinv_0_lt_compat; pe_spos) | lra ]
+with pe_sneg := first [ assumption | (apply pe_mul_pn; [pe_sneg | pe_spos]) | (apply pe_mul_np; [pe_spos | pe_sneg])
+  | (apply Rinv_lt_0_compat; pe_sneg) | lra ]
+with pe_snn := first [ assumption | (apply Rmult_le_pos; pe_snn) | (apply Rplus_le_le_0_compat; pe_snn)
+  | (apply Rlt_le; pe_spos) | lra ].
+Ltac pe_sign_struct := unfold Rpower in *; unfold Rdiv in *; pe_ln; pe_lnfacts; pe_zr; pe_invfacts;
+  first [ pe_spos | pe_sneg | pe_snn | (apply Rlt_le; pe_sneg) ].
 (* ===== end of coq_tactics' lemmas ===== *)
 """
 _INTERVAL_REQUIRE = """From Interval Require Tactic Specific_ops Specific_stdz.

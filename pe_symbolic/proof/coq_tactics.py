@@ -62,6 +62,21 @@ def _walk(n: Node) -> Iterator[Node]:
                     yield from _walk(b)
 
 
+def _walk_free(n: Node) -> Iterator[Node]:
+    """:func:`_walk`, but not into a sum's or product's body (its index is bound there: a
+    rewrite naming it could not be stated)."""
+    if n[0] in ("sum", "prod"):
+        return
+    yield n
+    for a in n[1:]:
+        if isinstance(a, tuple) and a and isinstance(a[0], str):
+            yield from _walk_free(a)
+        elif isinstance(a, tuple):
+            for b in a:
+                if isinstance(b, tuple) and b and isinstance(b[0], str):
+                    yield from _walk_free(b)
+
+
 def _map(n: Node, f: Callable[[Node], Node | None]) -> Node:
     """Rebuild ``n`` top-down: ``f`` returns a replacement for a subterm, or None to recurse."""
     r = f(n)
@@ -175,7 +190,7 @@ def _unfold_heads(L: Node, R: Node) -> tuple[str, Node, Node] | None:
     hypotheses, where their definedness is stated): ``tan u`` is ``sin u * / cos u``, ``sinh u``
     is ``(exp u - exp (- u)) / 2``, ... The quotients are then proved by ``field``, with the
     nonzero denominators from the hypotheses (``pe_nz_hyp``)."""
-    apps = sorted({n for side in (L, R) for n in _walk(side) if n[0] == "app" and n[1] in _HEADS},
+    apps = sorted({n for side in (L, R) for n in _walk_free(side) if n[0] == "app" and n[1] in _HEADS},
                   key=lambda n: (-len(coq_text(n)), coq_text(n)))
     if not apps:
         return None
@@ -183,6 +198,42 @@ def _unfold_heads(L: Node, R: Node) -> tuple[str, Node, Node] | None:
     lemma, body = _HEADS[n[1]]
     new = body(n[2][0])
     return (f"rewrite ?({lemma} {coq_text(n[2][0])}) in *; ", _replace(L, n, new), _replace(R, n, new))
+
+
+def _joined_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
+    """A product with factors ``Rpower b e1``, ``Rpower b e2`` whose exponents add up to an
+    integer ``k`` (SymPy's opinion): the two joined (``Rpower_plus``) into ``b ^ k``."""
+    for side in (L, R):
+        for n in _walk_free(side):
+            if n[0] != "mul":
+                continue
+            pw = [f for f in n[1] if f[0] == "app" and f[1] == "Rpower"]
+            for a in range(len(pw)):
+                for c in range(a + 1, len(pw)):
+                    f1, f2 = pw[a], pw[c]
+                    if f1[2][0] != f2[2][0]:
+                        continue
+                    try:
+                        e, _ = _to_sympy(("add", (f1[2][1], f2[2][1])))
+                    except Exception:  # noqa: BLE001 - an untrusted search
+                        continue
+                    if not (e.is_Integer and abs(int(e)) <= 64):
+                        continue
+                    k = int(e)
+                    b = f1[2][0]
+                    powk = ("pow", b, k) if k >= 0 else ("inv", ("pow", b, -k))
+                    kz = str(k) if k >= 0 else f"({k})"
+                    rest = list(n[1])
+                    rest.remove(f1)
+                    rest.remove(f2)
+                    new = ("mul", (*rest, powk))
+                    sum_e = f"({coq_text(f1[2][1])} + {coq_text(f2[2][1])})"
+                    step = (f"assert (pe_H : {coq_text(f1)} * {coq_text(f2)} = {coq_text(powk)}) by "
+                            f"(rewrite <- Rpower_plus, (pe_Rpower_IZR {coq_text(b)} {sum_e} {kz}%Z) by "
+                            f"first [pe_pos | pe_close_div]; reflexivity); "
+                            f"replace {coq_text(n)} with {coq_text(new)} by (rewrite <- pe_H; ring); clear pe_H; ")
+                    return step, _replace(L, n, new), _replace(R, n, new)
+    return None
 
 
 def _is_half(n: Node) -> bool:
@@ -203,8 +254,8 @@ def _root(L: Node, R: Node, depth: int) -> str | None:
             lemma, sign = "pe_Rpower_half_eq", "pe_sign"
         else:
             continue
-        if B[0] == "app" and (B[1] == "sqrt" or (B[1] == "Rpower" and _is_half(B[2][1]))):
-            return None  # two roots: the other scripts
+        if any(n[0] == "app" and n[1] in ("sqrt", "Rpower", "exp", "ln") for n in _walk(B)):
+            return None  # roots or powers on the other side too: the power scripts
         x, sq = A[2][0], ("pow", B, 2)
         absv = sorted({coq_text(n[2][0]) for n in _walk(B) if n[0] == "app" and n[1] == "Rabs"})
         hint = "".join(f"pose proof (pe_Rabs_sqr {a}); " for a in absv)
@@ -219,7 +270,7 @@ def _integer_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
     ``b ^ k`` or ``/ b ^ -k`` (``pe_Rpower_IZR``, then ``powerRZ`` computed by ``change``)."""
     found = []
     for side in (L, R):
-        for n in _walk(side):
+        for n in _walk_free(side):
             if n[0] == "app" and n[1] == "Rpower" and n not in found and n[2][1][0] != "num":
                 try:
                     e, _ = _to_sympy(n[2][1])
@@ -227,9 +278,13 @@ def _integer_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
                     continue
                 if e.is_Integer and abs(int(e)) <= 64:
                     found.append((n, int(e)))
-    if not found:
-        return None
     steps = []
+    if not found:
+        joined = _joined_powers(L, R)
+        if joined is None:
+            return None
+        return joined
+
     for n, k in found:
         b, e = n[2]
         new = ("pow", b, k) if k >= 0 else ("inv", ("pow", b, -k))
@@ -255,10 +310,13 @@ def _branch(L: Node, R: Node, app: Node, cases: tuple[tuple[str, Callable[[Node]
     sign = _numeric_sign(arg)
     if sign is not None:  # a number: only the case it is in (the search may pick; Coq checks)
         cases = tuple(c for c in cases if c[0] in _SIGN_LEMMAS[sign])
+    # a logarithm or a quotient in the argument: also factor by factor (pe_sign_struct)
+    tac = "pe_sign" if sign is not None or not any(x[0] == "inv" or (x[0] == "app" and x[1] == "ln")
+                                                    for x in _walk(arg)) else "first [pe_sign | pe_sign_struct]"
     for lemma, value in cases:
         new = value(arg)
         L2, R2 = _replace(L, app, new), _replace(R, app, new)
-        out.append(f"(rewrite ({lemma} {coq_text(arg)}) by pe_sign; {_goal(L2, R2, depth + 1)})")
+        out.append(f"(rewrite ({lemma} {coq_text(arg)}) by {tac}; {_goal(L2, R2, depth + 1)})")
     return "first [" + " | ".join(out) + "]"
 
 
@@ -302,6 +360,12 @@ def _sums(L: Node, R: Node, depth: int) -> str:
     kind, j, lo, hi, body = L
     jz = ("zvar", j)
     pre = "pe_sumZ" if kind == "sum" else "pe_prodZ"
+    geom = _geometric(L)
+    if geom is not None:  # sum of b^q, 0 <= q <= n - 1, times (b - 1) is b^n - 1 (pe_sumZ_geom)
+        b, n = geom
+        bm1 = f"({coq_text(b)} - 1)"
+        return (f"apply (Rmult_eq_reg_r {bm1}); [rewrite (pe_sumZ_geom {coq_text(b)} {zcoq(n)}) "
+                f"by first [pe_pos | lia]; pe_close | pe_nz]")
     if kind == "sum" and body[0] == "mul" and len(body[1]) == 2 and body[1][0][0] == "delta":
         d, rest = body[1]
         lemma, i = None, None
@@ -336,6 +400,17 @@ def _sums(L: Node, R: Node, depth: int) -> str:
         if const == ("num", 1, 1):
             return ext + "rewrite pe_prodZ_one; pe_close"
     return "fail"
+
+
+def _geometric(S: Node) -> tuple[Node, Node] | None:
+    """``(b, n)`` when ``S`` is ``sumZ 0 (-1 + n) (fun q => Rpower b (IZR q))``."""
+    kind, j, lo, hi, body = S
+    if kind != "sum" or lo != ("znum", 0) or hi[0] != "zadd" or len(hi[1]) != 2 or hi[1][0] != ("znum", -1):
+        return None
+    if body[0] == "app" and body[1] == "Rpower" and body[2][1] == ("izr", ("zvar", j)) \
+            and ("zvar", j) not in _walk(body[2][0]) and ("zvar", j) not in _walk(hi[1][1]):
+        return body[2][0], hi[1][1]
+    return None
 
 
 def _constant(body: Node, j: str) -> Node | None:
@@ -652,6 +727,13 @@ def _closer(L: Node, R: Node) -> str:
 def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     steps, _, atoms, terms_of = _replace_args(trig, lambda x: "trig", lambda x: x[2][0],
                                               lambda x, a: ("app", x[1], (a,)))
+    pw_steps, _, _, pw_terms = _replace_args(powers, _pow_group, lambda x: x[2][-1], _pow_rebuild, atoms)
+    return _trig_cert(L, R, trig, powers, steps, atoms, terms_of, pw_steps, pw_terms)
+
+
+def _trig_cert(L: Node, R: Node, trig: list[Node], powers: list[Node], steps: list[str], atoms: _Atoms,
+               terms_of: dict[Node, list[tuple[int, Node]]], pw_steps: list[str],
+               pw_terms: dict[Node, list[tuple[int, Node]]]) -> str:
     pw_steps, _, _, pw_terms = _replace_args(powers, _pow_group, lambda x: x[2][-1], _pow_rebuild, atoms)
     units: dict[str, tuple[Node, sp.Symbol, sp.Symbol]] = {}
 
