@@ -250,6 +250,94 @@ Ltac pe_explog := unfold Rpower in *; unfold Rdiv in *;
 (* Whether a lemma's hypotheses are contradictory (False from them), or hold at a witness. *)
 Ltac pe_contra := first [ lra | lia | nra | (pe_zr; lra) | (pe_zr; nra) ].
 Ltac pe_sat := repeat match goal with |- _ /\ _ => split end; first [ lra | lia | nra | (pe_zr; lra) ].
+
+(* ===== coq_tactics' lemmas and closers (issue 36): every lemma proved here, nothing assumed ===== *)
+(* pe_close with field first, for a goal that divides (a ring that fails costs as much). *)
+Ltac pe_close_div := first [ (field; pe_nz) | field | ring
+                           | (try unfold Rmax; try unfold Rmin; repeat destruct (Rle_dec _ _); lra) ].
+(* sin (k PI) = 0 and cos (k PI) = (-1)^k for every integer k (by induction over Z). *)
+Lemma pe_sin_kPI : forall (k : Z) x, x = IZR k * PI -> sin x = 0.
+Proof. intros k x H; apply sin_eq_0_1; exists k; exact H. Qed.
+Lemma pe_cos_kPI : forall (k : Z) x, x = IZR k * PI -> cos x = powerRZ (-1) k.
+Proof.
+  intros k; induction k using Z.peano_ind; intros x H; subst x.
+  - simpl. rewrite Rmult_0_l. apply cos_0.
+  - rewrite succ_IZR, Rmult_plus_distr_r, Rmult_1_l, neg_cos, (IHk _ eq_refl).
+    rewrite <- Z.add_1_r, powerRZ_add by lra. simpl. ring.
+  - assert (E : IZR (Z.pred k) * PI + PI = IZR k * PI) by (rewrite <- Z.sub_1_r, minus_IZR; ring).
+    assert (P : powerRZ (-1) k = powerRZ (-1) (Z.pred k) * (-1)).
+    { rewrite <- (Z.succ_pred k) at 1. rewrite <- Z.add_1_r, powerRZ_add by lra. simpl. ring. }
+    pose proof (neg_cos (IZR (Z.pred k) * PI)) as N. rewrite E, (IHk _ eq_refl), P in N. lra.
+Qed.
+(* A square root of a square: sqrt x = y from x = y ^ 2, y >= 0 (y > 0 for Rpower x (1/2)). *)
+Lemma pe_sqrt_eq : forall x y, 0 <= y -> x = y ^ 2 -> sqrt x = y.
+Proof. intros x y H E; subst x; rewrite <- Rsqr_pow2; apply sqrt_Rsqr; exact H. Qed.
+Lemma pe_Rpower_half_eq : forall x y, 0 < y -> x = y ^ 2 -> Rpower x (1 / 2) = y.
+Proof. intros x y H E. replace (1 / 2) with (/ 2) by field.
+  rewrite Rpower_sqrt by (subst x; apply pow_lt; exact H). apply pe_sqrt_eq; lra. Qed.
+Lemma pe_Rabs_sqr : forall a, Rabs a * Rabs a = a * a.
+Proof. intros a; rewrite <- Rabs_mult; apply Rabs_pos_eq; nra. Qed.
+(* A power with an integer exponent: Rpower b e = powerRZ b k where e = IZR k. *)
+Lemma pe_Rpower_IZR : forall b e (k : Z), 0 < b -> e = IZR k -> Rpower b e = powerRZ b k.
+Proof. intros b e k H E; subst e; destruct k as [|p|p]; simpl.
+  - apply Rpower_O; exact H.
+  - rewrite <- positive_nat_Z, <- INR_IZR_INZ. apply Rpower_pow; exact H.
+  - rewrite <- Pos2Z.opp_pos, opp_IZR, Rpower_Ropp, <- positive_nat_Z, <- INR_IZR_INZ, Rpower_pow by exact H.
+    reflexivity.
+Qed.
+(* A nonnegative sign: the absolute values in the goal as nonnegative hypotheses, then pe_sign. *)
+Ltac pe_nonneg := repeat match goal with |- context [Rabs ?x] =>
+  lazymatch goal with _ : 0 <= Rabs x |- _ => fail | _ => pose proof (Rabs_pos x) end end; pe_sign.
+(* The textbook's heads as Coq defines them, in the form the scripts rewrite to. *)
+Lemma pe_tan_def : forall x, tan x = sin x * / cos x.
+Proof. intros; unfold tan, Rdiv; reflexivity. Qed.
+Lemma pe_sinh_def : forall x, sinh x = (exp x + - exp (- x)) * / 2.
+Proof. intros; unfold sinh, Rdiv, Rminus; reflexivity. Qed.
+Lemma pe_cosh_def : forall x, cosh x = (exp x + exp (- x)) * / 2.
+Proof. intros; unfold cosh, Rdiv; reflexivity. Qed.
+Lemma pe_tanh_def : forall x, tanh x = sinh x * / cosh x.
+Proof. intros; unfold tanh, Rdiv; reflexivity. Qed.
+(* Nonzero side conditions of field from the hypotheses (H : F <> 0, the goal E <> 0 with F a
+   multiple of E), or positive sums of exponentials. *)
+Ltac pe_expfacts := repeat match goal with |- context [exp ?x] =>
+  lazymatch goal with _ : 0 < exp x |- _ => fail | _ => pose proof (exp_pos x) end end.
+Ltac pe_nz_hyp := first [ pe_nz1
+  | (match goal with H : ?F <> 0 |- ?E <> 0 => let Hz := fresh "Hz" in intro Hz; apply H; clear H; first [lra | nra] end)
+  | (apply Rgt_not_eq; pe_expfacts; pe_invfacts; lra)
+  | (apply Rmult_integral_contrapositive_currified; pe_nz_hyp) | (apply Rinv_neq_0_compat; pe_nz_hyp)
+  | (apply pow_nonzero; pe_nz_hyp) ].
+Ltac pe_close_hyp := first [ (field; repeat match goal with |- _ /\ _ => split end; pe_nz_hyp) | pe_close_div ].
+(* A witness of hypotheses such as cos x <> 0 (tan's definedness) at a number: Interval. *)
+Ltac pe_sat ::= repeat match goal with |- _ /\ _ => split end;
+  first [ lra | lia | nra | (pe_zr; lra) | (apply Rgt_not_eq; pe_interval) | (apply Rlt_not_eq; pe_interval) ].
+(* The geometric series, by induction over the number of terms. *)
+Lemma pe_sumZ_geom : forall b n, 0 < b -> (0 <= n)%Z ->
+  sumZ 0 (-1 + n) (fun q => Rpower b (IZR q)) * (b - 1) = Rpower b (IZR n) - 1.
+Proof.
+  intros b n Hb Hn. unfold sumZ. replace (-1 + n - 0 + 1)%Z with n by lia.
+  destruct (Z_of_nat_complete n Hn) as [m ->]. rewrite Nat2Z.id.
+  rewrite (pe_sum_nat_ext m _ (fun k => b ^ k))
+    by (intros k _; rewrite Z.add_0_l, <- INR_IZR_INZ; apply Rpower_pow; exact Hb).
+  rewrite <- INR_IZR_INZ, Rpower_pow by exact Hb.
+  clear Hn. induction m; simpl; [ring|]. rewrite Rmult_plus_distr_r, IHm. ring.
+Qed.
+(* Signs of products and sums structurally, factor by factor (nra stops at degree 2). *)
+Lemma pe_mul_pn : forall a b, a < 0 -> 0 < b -> a * b < 0.
+Proof. intros; nra. Qed.
+Lemma pe_mul_np : forall a b, 0 < a -> b < 0 -> a * b < 0.
+Proof. intros; nra. Qed.
+Lemma pe_mul_nn : forall a b, a < 0 -> b < 0 -> 0 < a * b.
+Proof. intros; nra. Qed.
+Ltac pe_spos := first [ assumption | (apply Rmult_lt_0_compat; pe_spos) | (apply pe_mul_nn; pe_sneg)
+  | (apply Rplus_lt_le_0_compat; [pe_spos | pe_snn]) | (apply Rplus_le_lt_0_compat; [pe_snn | pe_spos])
+  | (apply Rinv_0_lt_compat; pe_spos) | lra ]
+with pe_sneg := first [ assumption | (apply pe_mul_pn; [pe_sneg | pe_spos]) | (apply pe_mul_np; [pe_spos | pe_sneg])
+  | (apply Rinv_lt_0_compat; pe_sneg) | lra ]
+with pe_snn := first [ assumption | (apply Rmult_le_pos; pe_snn) | (apply Rplus_le_le_0_compat; pe_snn)
+  | (apply Rlt_le; pe_spos) | lra ].
+Ltac pe_sign_struct := unfold Rpower in *; unfold Rdiv in *; pe_ln; pe_lnfacts; pe_zr; pe_invfacts;
+  first [ pe_spos | pe_sneg | pe_snn | (apply Rlt_le; pe_sneg) ].
+(* ===== end of coq_tactics' lemmas ===== *)
 """
 _INTERVAL_REQUIRE = """From Interval Require Tactic Specific_ops Specific_stdz.
 Module PeF := Specific_ops.SpecificFloat Specific_stdz.StdZRadix2.

@@ -170,8 +170,10 @@ class CoqLemma:
                     f"Lemma pe_r{k} : {negation(self.proposition)}.\n"
                     f"Proof. Timeout {REFUTE_TIMEOUT} (solve [{self.refutation}]). Qed.\nAbort.\n"
                     f"Definition pe_no_{k} := pe_r{k}.\n")
+        # issue 36 (coqtac): `Abort All.`, which ends a proof left open by a failure and, unlike
+        # `Abort.`, reports no error after a saved one (a fifth of coqtop's CPU on small lemmas)
         return (f"{head}(* {self.name} *)\nLemma pe_t{k} : {self.proposition}.\n"
-                f"Proof. Timeout {LEMMA_TIMEOUT} (solve [{self.script}]). Qed.\nAbort.\n"
+                f"Proof. Timeout {LEMMA_TIMEOUT} (solve [{self.script}]). Qed.\nAbort All.\n"
                 f"Definition pe_ok_{k} := pe_t{k}.\n")
 
     def side_text(self, u: int) -> str:

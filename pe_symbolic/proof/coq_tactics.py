@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterator
 
 import sympy as sp
@@ -38,9 +39,6 @@ from .coq import Node, coq_text, zcoq
 __all__ = ["script"]
 
 _TRIG = ("sin", "cos")
-_EXPAND = ("repeat (first [rewrite sin_plus | rewrite cos_plus | rewrite sin_neg | rewrite cos_neg "
-           "| rewrite sin_0 | rewrite cos_0 | rewrite sin_PI | rewrite cos_PI | rewrite pe_sin_PI2 "
-           "| rewrite pe_cos_PI2])")
 _EXPAND_POW = ("repeat (first [rewrite Rpower_plus | rewrite Rpower_Ropp | rewrite exp_plus "
                "| rewrite exp_Ropp | rewrite exp_0 | (rewrite Rpower_O by pe_sign) | (rewrite Rpower_1 by pe_sign)])")
 
@@ -62,6 +60,21 @@ def _walk(n: Node) -> Iterator[Node]:
             for b in a:
                 if isinstance(b, tuple) and b and isinstance(b[0], str):
                     yield from _walk(b)
+
+
+def _walk_free(n: Node) -> Iterator[Node]:
+    """:func:`_walk`, but not into a sum's or product's body (its index is bound there: a
+    rewrite naming it could not be stated)."""
+    if n[0] in ("sum", "prod"):
+        return
+    yield n
+    for a in n[1:]:
+        if isinstance(a, tuple) and a and isinstance(a[0], str):
+            yield from _walk_free(a)
+        elif isinstance(a, tuple):
+            for b in a:
+                if isinstance(b, tuple) and b and isinstance(b[0], str):
+                    yield from _walk_free(b)
 
 
 def _map(n: Node, f: Callable[[Node], Node | None]) -> Node:
@@ -102,6 +115,17 @@ def _goal(L: Node, R: Node, depth: int) -> str:
         return "reflexivity"
     if depth > 8:
         return "fail"
+    heads = _unfold_heads(L, R)
+    if heads is not None:
+        steps, L2, R2 = heads
+        return steps + _goal(L2, R2, depth + 1)
+    root = _root(L, R, depth)
+    if root is not None:
+        return root
+    ints = _integer_powers(L, R)
+    if ints is not None:
+        steps, L2, R2 = ints
+        return steps + _goal(L2, R2, depth + 1)
     for fn, cases in _CASES.items():
         app = next((x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] == fn), None)
         if app is not None:
@@ -145,6 +169,132 @@ def _affine_with_slope(f: Node, x: str, slope: Node) -> bool:
         return False
 
 
+def _app1(f: str, a: Node) -> Node:
+    return ("app", f, (a,))
+
+
+#: The textbook's heads as Coq defines them (``Rtrigo1``, ``Rtrigo_def``), each as the preamble's
+#: lemma states it: (lemma, the term an application becomes).
+_HEADS: dict[str, tuple[str, Callable[[Node], Node]]] = {
+    "tan": ("pe_tan_def", lambda a: ("mul", (_app1("sin", a), ("inv", _app1("cos", a))))),
+    "sinh": ("pe_sinh_def", lambda a: ("mul", (("add", (_app1("exp", a), ("neg", _app1("exp", ("neg", a))))),
+                                              ("inv", ("num", 2, 1))))),
+    "cosh": ("pe_cosh_def", lambda a: ("mul", (("add", (_app1("exp", a), _app1("exp", ("neg", a)))),
+                                              ("inv", ("num", 2, 1))))),
+    "tanh": ("pe_tanh_def", lambda a: ("mul", (_app1("sinh", a), ("inv", _app1("cosh", a))))),
+}
+
+
+def _unfold_heads(L: Node, R: Node) -> tuple[str, Node, Node] | None:
+    """``tan``, ``sinh``, ``cosh``, ``tanh`` unfolded to Coq's definitions (in the goal and the
+    hypotheses, where their definedness is stated): ``tan u`` is ``sin u * / cos u``, ``sinh u``
+    is ``(exp u - exp (- u)) / 2``, ... The quotients are then proved by ``field``, with the
+    nonzero denominators from the hypotheses (``pe_nz_hyp``)."""
+    apps = sorted({n for side in (L, R) for n in _walk_free(side) if n[0] == "app" and n[1] in _HEADS},
+                  key=lambda n: (-len(coq_text(n)), coq_text(n)))
+    if not apps:
+        return None
+    n = next((a for a in apps if a[1] == "tanh"), apps[0])  # tanh first: it unfolds to sinh / cosh
+    lemma, body = _HEADS[n[1]]
+    new = body(n[2][0])
+    return (f"rewrite ?({lemma} {coq_text(n[2][0])}) in *; ", _replace(L, n, new), _replace(R, n, new))
+
+
+def _joined_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
+    """A product with factors ``Rpower b e1``, ``Rpower b e2`` whose exponents add up to an
+    integer ``k`` (SymPy's opinion): the two joined (``Rpower_plus``) into ``b ^ k``."""
+    for side in (L, R):
+        for n in _walk_free(side):
+            if n[0] != "mul":
+                continue
+            pw = [f for f in n[1] if f[0] == "app" and f[1] == "Rpower"]
+            for a in range(len(pw)):
+                for c in range(a + 1, len(pw)):
+                    f1, f2 = pw[a], pw[c]
+                    if f1[2][0] != f2[2][0]:
+                        continue
+                    try:
+                        e, _ = _to_sympy(("add", (f1[2][1], f2[2][1])))
+                    except Exception:  # noqa: BLE001 - an untrusted search
+                        continue
+                    if not (e.is_Integer and abs(int(e)) <= 64):
+                        continue
+                    k = int(e)
+                    b = f1[2][0]
+                    powk = ("pow", b, k) if k >= 0 else ("inv", ("pow", b, -k))
+                    kz = str(k) if k >= 0 else f"({k})"
+                    rest = list(n[1])
+                    rest.remove(f1)
+                    rest.remove(f2)
+                    new = ("mul", (*rest, powk))
+                    sum_e = f"({coq_text(f1[2][1])} + {coq_text(f2[2][1])})"
+                    step = (f"assert (pe_H : {coq_text(f1)} * {coq_text(f2)} = {coq_text(powk)}) by "
+                            f"(rewrite <- Rpower_plus, (pe_Rpower_IZR {coq_text(b)} {sum_e} {kz}%Z) by "
+                            f"first [pe_pos | pe_close_div]; reflexivity); "
+                            f"replace {coq_text(n)} with {coq_text(new)} by (rewrite <- pe_H; ring); clear pe_H; ")
+                    return step, _replace(L, n, new), _replace(R, n, new)
+    return None
+
+
+def _is_half(n: Node) -> bool:
+    return n == ("num", 1, 2)
+
+
+def _root(L: Node, R: Node, depth: int) -> str | None:
+    """``sqrt x = y`` and ``Rpower x (1/2) = y``: ``x = y ^ 2`` with ``y`` nonnegative (positive
+    for ``Rpower``, where ``x = 0`` gives ``exp 0 = 1``), lemmas ``pe_sqrt_eq`` and
+    ``pe_Rpower_half_eq`` of the preamble. The square's side is proved by the scripts, an
+    absolute value in it by ``|a| |a| = a a`` (``pe_Rabs_sqr``, handed to ``nra``)."""
+    for A, B, sym in ((L, R, ""), (R, L, "symmetry; ")):
+        if A[0] != "app":
+            continue
+        if A[1] == "sqrt":
+            lemma, sign = "pe_sqrt_eq", "pe_nonneg"
+        elif A[1] == "Rpower" and _is_half(A[2][1]):
+            lemma, sign = "pe_Rpower_half_eq", "pe_sign"
+        else:
+            continue
+        if any(n[0] == "app" and n[1] in ("sqrt", "Rpower", "exp", "ln") for n in _walk(B)):
+            return None  # roots or powers on the other side too: the power scripts
+        x, sq = A[2][0], ("pow", B, 2)
+        absv = sorted({coq_text(n[2][0]) for n in _walk(B) if n[0] == "app" and n[1] == "Rabs"})
+        hint = "".join(f"pose proof (pe_Rabs_sqr {a}); " for a in absv)
+        square = f"first [({hint}nra) | ({_goal(x, sq, depth + 1)})]" if absv else _goal(x, sq, depth + 1)
+        return f"{sym}apply {lemma}; [{sign} | {square}]"
+    return None
+
+
+def _integer_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
+    """``Rpower b e`` whose exponent is an integer ``k`` (SymPy's opinion, ``-8 n / n``; Coq
+    checks ``e = IZR k``, which for a quotient needs its denominator nonzero) rewritten as
+    ``b ^ k`` or ``/ b ^ -k`` (``pe_Rpower_IZR``, then ``powerRZ`` computed by ``change``)."""
+    found = []
+    for side in (L, R):
+        for n in _walk_free(side):
+            if n[0] == "app" and n[1] == "Rpower" and n not in found and n[2][1][0] != "num":
+                try:
+                    e, _ = _to_sympy(n[2][1])
+                except Exception:  # noqa: BLE001 - an untrusted search
+                    continue
+                if e.is_Integer and abs(int(e)) <= 64:
+                    found.append((n, int(e)))
+    steps = []
+    if not found:
+        joined = _joined_powers(L, R)
+        if joined is None:
+            return None
+        return joined
+
+    for n, k in found:
+        b, e = n[2]
+        new = ("pow", b, k) if k >= 0 else ("inv", ("pow", b, -k))
+        kz = str(k) if k >= 0 else f"({k})"
+        steps.append(f"rewrite (pe_Rpower_IZR {coq_text(b)} {coq_text(e)} {kz}%Z) by "
+                     f"first [pe_pos | pe_close_div]; change (powerRZ {coq_text(b)} {kz}%Z) with {coq_text(new)}; ")
+        L, R = _replace(L, n, new), _replace(R, n, new)
+    return "".join(steps), L, R
+
+
 _ONE, _ZERO = ("num", 1, 1), ("num", 0, 1)
 #: Functions decided by the sign of their argument: (lemma, what the application becomes).
 _CASES: dict[str, tuple[tuple[str, Callable[[Node], Node]], ...]] = {
@@ -160,10 +310,13 @@ def _branch(L: Node, R: Node, app: Node, cases: tuple[tuple[str, Callable[[Node]
     sign = _numeric_sign(arg)
     if sign is not None:  # a number: only the case it is in (the search may pick; Coq checks)
         cases = tuple(c for c in cases if c[0] in _SIGN_LEMMAS[sign])
+    # a logarithm or a quotient in the argument: also factor by factor (pe_sign_struct)
+    tac = "pe_sign" if sign is not None or not any(x[0] == "inv" or (x[0] == "app" and x[1] == "ln")
+                                                    for x in _walk(arg)) else "first [pe_sign | pe_sign_struct]"
     for lemma, value in cases:
         new = value(arg)
         L2, R2 = _replace(L, app, new), _replace(R, app, new)
-        out.append(f"(rewrite ({lemma} {coq_text(arg)}) by pe_sign; {_goal(L2, R2, depth + 1)})")
+        out.append(f"(rewrite ({lemma} {coq_text(arg)}) by {tac}; {_goal(L2, R2, depth + 1)})")
     return "first [" + " | ".join(out) + "]"
 
 
@@ -207,6 +360,12 @@ def _sums(L: Node, R: Node, depth: int) -> str:
     kind, j, lo, hi, body = L
     jz = ("zvar", j)
     pre = "pe_sumZ" if kind == "sum" else "pe_prodZ"
+    geom = _geometric(L)
+    if geom is not None:  # sum of b^q, 0 <= q <= n - 1, times (b - 1) is b^n - 1 (pe_sumZ_geom)
+        b, n = geom
+        bm1 = f"({coq_text(b)} - 1)"
+        return (f"apply (Rmult_eq_reg_r {bm1}); [rewrite (pe_sumZ_geom {coq_text(b)} {zcoq(n)}) "
+                f"by first [pe_pos | lia]; pe_close | pe_nz]")
     if kind == "sum" and body[0] == "mul" and len(body[1]) == 2 and body[1][0][0] == "delta":
         d, rest = body[1]
         lemma, i = None, None
@@ -241,6 +400,17 @@ def _sums(L: Node, R: Node, depth: int) -> str:
         if const == ("num", 1, 1):
             return ext + "rewrite pe_prodZ_one; pe_close"
     return "fail"
+
+
+def _geometric(S: Node) -> tuple[Node, Node] | None:
+    """``(b, n)`` when ``S`` is ``sumZ 0 (-1 + n) (fun q => Rpower b (IZR q))``."""
+    kind, j, lo, hi, body = S
+    if kind != "sum" or lo != ("znum", 0) or hi[0] != "zadd" or len(hi[1]) != 2 or hi[1][0] != ("znum", -1):
+        return None
+    if body[0] == "app" and body[1] == "Rpower" and body[2][1] == ("izr", ("zvar", j)) \
+            and ("zvar", j) not in _walk(body[2][0]) and ("zvar", j) not in _walk(hi[1][1]):
+        return body[2][0], hi[1][1]
+    return None
 
 
 def _constant(body: Node, j: str) -> Node | None:
@@ -489,15 +659,90 @@ def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[
     return steps, new, atoms, terms_of
 
 
+def _expand(terms_of: dict[Node, list[tuple[int, Node]]]) -> str:
+    """Angle addition on the rewritten arguments, then each negated unit's sign and the special
+    values, rewritten by instances of the lemmas (``sin_neg u``: a closed pattern, matched
+    syntactically) and only those that occur: a pattern with a hole (``sin (- ?x)``) is tried
+    against every subterm of the goal, which in the large lemmas cost more than the rest of the
+    script. The search may be wrong about what occurs; Coq checks (``?`` rewrites what is there)."""
+    steps: list[str] = []
+    # sin (p1 + ... + pk) is sin ((p1 + ... + p(k-1)) + pk): the outer sums first
+    pairs: set[tuple[int, str, str]] = set()
+    for t in terms_of.values():
+        parts = [u if sg > 0 else ("neg", u) for sg, u in t]
+        for k in range(len(parts), 1, -1):
+            pairs.add((k, coq_text(_sum_node(t[:k - 1])), coq_text(parts[k - 1])))
+    for _, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
+        steps.append(f"rewrite ?(sin_plus {a} {b}), ?(cos_plus {a} {b})")
+    if pairs:  # anything the instances missed
+        steps.append("repeat (first [rewrite sin_plus | rewrite cos_plus])")
+    negs = sorted({coq_text(u) for t in terms_of.values() for sg, u in t if sg < 0})
+    steps += [f"rewrite ?(sin_neg {u}), ?(cos_neg {u})" for u in negs]
+    units = {u for t in terms_of.values() for _, u in t}
+    for u in sorted(units, key=coq_text):
+        k = _kpi(u)
+        if k is not None:
+            steps.append(f"rewrite ?(pe_sin_kPI {zcoq(k)} {coq_text(u)}), ?(pe_cos_kPI {zcoq(k)} {coq_text(u)}) by ring")
+    special = []
+    if any(not t for t in terms_of.values()):
+        special += ["?sin_0", "?cos_0"]
+    if ("pi",) in units:
+        special += ["?sin_PI", "?cos_PI"]
+    if ("mul", (("num", 1, 2), ("pi",))) in units:
+        special += ["?pe_sin_PI2", "?pe_cos_PI2"]
+    if special:
+        steps.append("rewrite " + ", ".join(special))
+    return "; ".join(steps) or "idtac"
+
+
+def _trig_quotient(L: Node, R: Node) -> bool:
+    """Whether a side divides by a term with ``sin`` or ``cos`` in it."""
+    return any(x[0] == "inv" and any(y[0] == "app" and y[1] in _TRIG for y in _walk(x[1]))
+               for side in (L, R) for x in _walk(side))
+
+
+def _kpi(u: Node) -> Node | None:
+    """The integer ``k`` of a unit ``PI * IZR k`` (either order), else None."""
+    if u[0] == "mul" and len(u[1]) == 2 and ("pi",) in u[1]:
+        other = u[1][0] if u[1][1] == ("pi",) else u[1][1]
+        if other[0] == "izr":
+            return other[1]
+    return None
+
+
+def _closer(L: Node, R: Node) -> str:
+    """``pe_close`` (``ring`` first), or ``pe_close_div`` (``field`` first) when a side divides:
+    a ``ring`` that fails on a large goal costs as much as the ``field`` that then succeeds."""
+    def divides(n: Node) -> bool:  # arithmetic only: a quotient inside an atom is not ring's business
+        k = n[0]
+        if k == "inv" or (k == "num" and n[2] != 1):
+            return True
+        if k in ("add", "mul"):
+            return any(divides(a) for a in n[1])
+        return k in ("neg", "pow") and divides(n[1])
+
+    return "pe_close_div" if divides(L) or divides(R) else "pe_close"
+
+
 def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     steps, _, atoms, terms_of = _replace_args(trig, lambda x: "trig", lambda x: x[2][0],
                                               lambda x, a: ("app", x[1], (a,)))
+    pw_steps, _, _, pw_terms = _replace_args(powers, _pow_group, lambda x: x[2][-1], _pow_rebuild, atoms)
+    return _trig_cert(L, R, trig, powers, steps, atoms, terms_of, pw_steps, pw_terms)
+
+
+def _trig_cert(L: Node, R: Node, trig: list[Node], powers: list[Node], steps: list[str], atoms: _Atoms,
+               terms_of: dict[Node, list[tuple[int, Node]]], pw_steps: list[str],
+               pw_terms: dict[Node, list[tuple[int, Node]]]) -> str:
     pw_steps, _, _, pw_terms = _replace_args(powers, _pow_group, lambda x: x[2][-1], _pow_rebuild, atoms)
     units: dict[str, tuple[Node, sp.Symbol, sp.Symbol]] = {}
 
     def sc(u: Node) -> tuple[sp.Expr, sp.Expr]:
         if u == ("pi",):
             return sp.Integer(0), sp.Integer(-1)
+        k = _kpi(u)
+        if k is not None:  # sin (k PI) = 0, cos (k PI) = (-1)^k for an integer k
+            return sp.Integer(0), atoms.of(("powz", ("num", -1, 1), k))
         if u == ("mul", (("num", 1, 2), ("pi",))):
             return sp.Integer(1), sp.Integer(0)
         key = coq_text(u)
@@ -528,15 +773,20 @@ def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     D = _arith(L, atoms, leaf) - _arith(R, atoms, leaf)
     num, den = sp.fraction(sp.together(D))
     num = sp.expand(num)
-    head = "; ".join([*steps, *pw_steps, _EXPAND] + ([_EXPAND_POW] if powers else []))
+    head = "; ".join([*steps, *pw_steps, _expand(terms_of)] + ([_EXPAND_POW] if powers else []))
+    close = _closer(L, R)
+    if _trig_quotient(L, R):  # tan u, cot u: the hypotheses say where the denominators are nonzero
+        head = head.replace(" by (f_equal; pe_close)", " in * by (f_equal; pe_close)").replace(") by ring", ") in * by ring")
+        head = re.sub(r"rewrite (\?\([^;]*?\))((, \?\([^;]*?\))*)(?=;|$)", lambda m: m.group(0) + " in *", head)
+        close = "pe_close_hyp"
     if num == 0 or not units:
-        return head + "; pe_close"
+        return head + "; " + close
     gens = [u[2] for u in units.values()] + [u[1] for u in units.values()]
     others = sorted(num.free_symbols - set(gens), key=str)
     pyth = [u[2] ** 2 + u[1] ** 2 - 1 for u in units.values()]
     qs, r = sp.reduced(num, pyth, *gens, *others, order="lex")
     if sp.expand(r) != 0:
-        return head + "; pe_close"
+        return head + "; " + close
     parts = []
     for q, (u, _, _) in zip(qs, units.values()):
         q = sp.expand(q)
