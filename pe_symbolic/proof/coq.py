@@ -251,9 +251,21 @@ Ltac pe_close := first [ ring | (field; pe_nz) | field
 Ltac pe_pos := first [ assumption | apply exp_pos | apply PI_RGT_0 | lra | (pose proof PI_RGT_0; lra) | (pe_zr; lra)
   | (apply Rmult_lt_0_compat; pe_pos) | (apply Rinv_0_lt_compat; pe_pos) | (apply pe_ln_pos; lra) | nra ].
 Ltac pe_ln := repeat (first [ rewrite ln_exp | rewrite ln_1 | (rewrite ln_mult by pe_pos) | (rewrite ln_Rinv by pe_pos) ]).
+(* Signs of products, inverses, negations and powers, factor by factor (a derivative's sign). *)
+Lemma pe_mul_pn : forall a b, 0 < a -> b < 0 -> a * b < 0.
+Proof. intros; nra. Qed.
+Lemma pe_mul_np : forall a b, a < 0 -> 0 < b -> a * b < 0.
+Proof. intros; nra. Qed.
+Lemma pe_mul_nn : forall a b, a < 0 -> b < 0 -> 0 < a * b.
+Proof. intros; nra. Qed.
 Ltac pe_psign := repeat rewrite Ropp_involutive; unfold Rpower in *;
-  first [ (apply pow_lt; pe_psign) | pe_pos | (apply Ropp_lt_gt_0_contravar; pe_psign) ].
-Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra]) | pe_psign
+  first [ lra | (pe_zr; lra) | (apply pow_lt; pe_psign) | (apply Rmult_lt_0_compat; pe_psign)
+        | (apply pe_mul_nn; pe_nsign) | (apply Rinv_0_lt_compat; pe_psign) | (apply Ropp_0_gt_lt_contravar; pe_nsign)
+        | apply exp_pos | (apply pe_ln_pos; pe_zr; lra) | pe_pos ]
+with pe_nsign := repeat rewrite Ropp_involutive; unfold Rpower in *;
+  first [ lra | (pe_zr; lra) | (apply pe_mul_pn; [pe_psign | pe_nsign]) | (apply pe_mul_np; [pe_nsign | pe_psign])
+        | (apply Rinv_lt_0_compat; pe_nsign) | (apply Ropp_lt_gt_0_contravar; pe_psign) | (apply pe_ln_neg; pe_zr; lra) ].
+Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra]) | pe_psign | pe_nsign
                       | pe_interval | (unfold Rpower; pe_interval)
                       | (unfold Rpower in *; unfold Rdiv in *; pe_ln; pe_lnfacts; pe_zr; pe_invfacts; nra) ].
 Ltac pe_explog := unfold Rpower in *; unfold Rdiv in *;
