@@ -278,6 +278,51 @@ Proof. intros; unfold cosh, Rdiv; reflexivity. Qed.
 Lemma pe_sinh : forall x, sinh x = (exp x + - exp (- x)) * / 2.
 Proof. intros; unfold sinh, Rdiv, Rminus; reflexivity. Qed.
 
+(* Limits, stated with epsilons: a function equal, near the point, to one continuous there (a
+   derivative shows it), whose value there is the limit; at infinity, the limit at 0 of f (/ u). *)
+Lemma pe_cont_deriv : forall f p l, derivable_pt_lim f p l -> continuity_pt f p.
+Proof. intros f p l H; apply derivable_continuous_pt; exists l; exact H. Qed.
+Lemma pe_lim_at : forall f g p l, (forall u, u <> p -> f u = g u) -> continuity_pt g p -> g p = l ->
+  forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, 0 < Rabs (u - p) < delta -> Rabs (f u - l) < eps.
+Proof.
+  intros f g p l Hfg Hc Hp eps Heps. destruct (Hc eps Heps) as [d [Hd H]]. exists d. split; [lra|].
+  intros u [Hu1 Hu2]. rewrite Hfg. rewrite <- Hp. apply (H u). split; [unfold D_x, no_cond; split; [trivial|] | exact Hu2].
+  intro E; subst; rewrite Rminus_diag_eq, Rabs_R0 in Hu1; lra. intro E; subst; rewrite Rminus_diag_eq, Rabs_R0 in Hu1; lra.
+Qed.
+Lemma pe_lim_right : forall f g p l, (forall u, p < u -> f u = g u) -> continuity_pt g p -> g p = l ->
+  forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, p < u < p + delta -> Rabs (f u - l) < eps.
+Proof.
+  intros f g p l Hfg Hc Hp eps Heps. destruct (Hc eps Heps) as [d [Hd H]]. exists d. split; [lra|].
+  intros u [Hu1 Hu2]. rewrite Hfg by lra. rewrite <- Hp. apply (H u). split; [unfold D_x, no_cond; split; [trivial | lra] |].
+  simpl; unfold R_dist; rewrite Rabs_right; lra.
+Qed.
+Lemma pe_lim_left : forall f g p l, (forall u, u < p -> f u = g u) -> continuity_pt g p -> g p = l ->
+  forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, p - delta < u < p -> Rabs (f u - l) < eps.
+Proof.
+  intros f g p l Hfg Hc Hp eps Heps. destruct (Hc eps Heps) as [d [Hd H]]. exists d. split; [lra|].
+  intros u [Hu1 Hu2]. rewrite Hfg by lra. rewrite <- Hp. apply (H u). split; [unfold D_x, no_cond; split; [trivial | lra] |].
+  simpl; unfold R_dist; rewrite Rabs_left; lra.
+Qed.
+Lemma pe_lim_infty : forall f l, (forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, 0 < u < 0 + delta -> Rabs (f (/ u) - l) < eps) ->
+  forall eps, 0 < eps -> exists M, forall x, M < x -> Rabs (f x - l) < eps.
+Proof.
+  intros f l H eps Heps. destruct (H eps Heps) as [d [Hd H']]. exists (/ d). intros x Hx.
+  assert (0 < / d) by (apply Rinv_0_lt_compat; lra). assert (Hx0 : 0 < x) by lra.
+  replace x with (/ / x) by (field; lra). apply H'. split; [apply Rinv_0_lt_compat; lra|].
+  rewrite Rplus_0_l. replace d with (/ / d) by (field; lra). apply Rinv_lt_contravar; [apply Rmult_lt_0_compat; lra | lra].
+Qed.
+Lemma pe_lim_minfty : forall f l, (forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, 0 - delta < u < 0 -> Rabs (f (/ u) - l) < eps) ->
+  forall eps, 0 < eps -> exists M, forall x, x < M -> Rabs (f x - l) < eps.
+Proof.
+  intros f l H eps Heps. destruct (H eps Heps) as [d [Hd H']]. exists (- / d). intros x Hx.
+  assert (0 < / d) by (apply Rinv_0_lt_compat; lra). assert (Hx0 : x < 0) by lra.
+  replace x with (/ / x) by (field; lra). apply H'. split; [|apply Rinv_lt_0_compat; lra].
+  assert (/ d < - x) by lra. assert (0 < - x) by lra.
+  assert (/ (- x) < / / d) by (apply Rinv_lt_contravar; [apply Rmult_lt_0_compat; lra | lra]).
+  rewrite Rinv_inv in H3. rewrite <- Ropp_inv_permute in H3 by lra. lra.
+Qed.
+Ltac pe_cong := first [ pe_close | (f_equal; pe_cong) ].
+
 (* Whether a lemma's hypotheses are contradictory (False from them), or hold at a witness. *)
 Ltac pe_contra := first [ lra | lia | nra | (pe_zr; lra) | (pe_zr; nra) ].
 Ltac pe_sat := repeat match goal with |- _ /\ _ => split end; first [ lra | lia | nra | (pe_zr; lra) ].
@@ -662,6 +707,10 @@ def to_coq_equation(lhs: sp.Basic, rhs: sp.Basic, env: Env) -> tuple[Node, Node]
         re_l, im_l = to_coq_complex(lhs, env)
         re_r, im_r = to_coq_complex(rhs, env)
         return ("cpair", re_l, im_l), ("cpair", re_r, im_r)
+    if isinstance(rhs, sp.Limit) and not isinstance(lhs, sp.Limit):
+        lhs, rhs = rhs, lhs
+    if isinstance(lhs, sp.Limit):
+        return _limit(lhs, env), to_coq_ast(rhs, env)
     if lhs.atoms(AppliedUndef) or rhs.atoms(AppliedUndef):
         if not (_affine_in_undefined(lhs) and _affine_in_undefined(rhs)):
             fs = sorted({str(f.func) for f in (lhs.atoms(AppliedUndef) | rhs.atoms(AppliedUndef))})
@@ -669,6 +718,34 @@ def to_coq_equation(lhs: sp.Basic, rhs: sp.Basic, env: Env) -> tuple[Node, Node]
         env.undefined_ok = True
     L = to_coq_derivative(lhs, env) if isinstance(lhs, sp.Derivative) else to_coq_ast(lhs, env)
     return L, to_coq_ast(rhs, env)
+
+
+def _limit(e: sp.Limit, env: Env) -> Node:
+    """``Limit(f, x, p, dir)`` as the whole left side: ``("limit", kind, x, f, p, eps, bound)``,
+    stated by :func:`goal_text` with epsilons (Cauchy's definition, over the reals). ``kind`` is
+    ``right``/``left``/``both`` at a real point (``dir`` ``+``, ``-``, ``+-``), ``pinf``/``minf``
+    at ``oo``/``-oo``. The variable ranges over the reals, also where SymPy declares it an
+    integer: the limit over the reals gives the limit along the integers (a stronger lemma); a
+    body that uses it as an integer (an index, a power of -1) is refused."""
+    f, x, p, d = e.args
+    if not isinstance(x, sp.Symbol) or x.is_real is not True:
+        raise OutsideFragment(f"{_short(e)}: the limit's variable {x} is not a real symbol")
+    if p is sp.oo or p is sp.S.Infinity:
+        kind, point = "pinf", None
+    elif p is sp.S.NegativeInfinity:
+        kind, point = "minf", None
+    else:
+        kind = {"+": "right", "-": "left", "+-": "both"}.get(str(d))
+        if kind is None:
+            raise OutsideFragment(f"{_short(e)}: the direction {d} is not printed")
+        point = to_coq_ast(p, env)
+    xname = env.fresh(x)
+    env.rbound[x] = xname
+    try:
+        body = to_coq_ast(f, env)
+    finally:
+        del env.rbound[x]
+    return ("limit", kind, xname, body, point, env.fresh("eps"), env.fresh("delta" if point is not None else "M"))
 
 
 def _cadd(zs: list[tuple[Node, Node]]) -> tuple[Node, Node]:
@@ -1002,6 +1079,8 @@ def goal_text(lhs: Node, rhs: Node) -> str:
     derivative inside the sides (``dat``: ``f'(p)`` printed as ``d``) is introduced first:
     ``exists d, derivable_pt_lim (fun x => f) p d /\\ ...`` (the derivative exists at ``p``
     and its value is ``d``)."""
+    if lhs[0] == "limit":
+        return _limit_text(lhs, rhs)
     if lhs[0] == "deriv":
         core = f"derivable_pt_lim (fun {lhs[1]} : R => {coq_text(lhs[2])}) {lhs[1]} {coq_text(rhs)}"
     elif lhs[0] == "cpair":
@@ -1017,6 +1096,26 @@ def goal_text(lhs: Node, rhs: Node) -> str:
         return core
     facts = [f"derivable_pt_lim (fun {x} : R => {coq_text(f)}) {coq_text(p)} {d}" for _, d, x, f, p in dats.values()]
     return f"exists {' '.join(dats)} : R, " + " /\\ ".join([*facts, core])
+
+
+def _limit_text(lim: Node, rhs: Node) -> str:
+    """The limit ``lim`` (a ``limit`` node) is ``rhs``, with epsilons:
+
+    * at a real point ``p`` from the right: ``forall eps, 0 < eps -> exists delta, 0 < delta /\\
+      forall x, p < x < p + delta -> Rabs (f - l) < eps`` (from the left: ``p - delta < x < p``;
+      from both sides: ``0 < Rabs (x - p) < delta``);
+    * at ``oo``: ``forall eps, 0 < eps -> exists M, forall x, M < x -> Rabs (f - l) < eps``
+      (at ``-oo``: ``x < M``)."""
+    _, kind, x, body, point, eps, bnd = lim
+    close = f"Rabs ({coq_text(body)} - {coq_text(rhs)}) < {eps}"
+    head = f"forall {eps} : R, 0 < {eps} -> exists {bnd} : R, "
+    if kind in ("pinf", "minf"):
+        near = f"{bnd} < {x}" if kind == "pinf" else f"{x} < {bnd}"
+        return head + f"forall {x} : R, {near} -> {close}"
+    p = coq_text(point)
+    near = {"right": f"{p} < {x} < {p} + {bnd}", "left": f"{p} - {bnd} < {x} < {p}",
+            "both": f"0 < Rabs ({x} - {p}) < {bnd}"}[kind]
+    return head + f"0 < {bnd} /\\ forall {x} : R, {near} -> {close}"
 
 
 def proposition(binders: str, hyps: list[str], goal: str) -> str:

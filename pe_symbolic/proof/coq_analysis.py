@@ -65,12 +65,84 @@ def analysis_script(lhs: Node, rhs: Node, goal: Callable[[Node, Node, int], str]
             out = f"split; [{_DERIVE} | {out}]"
         wit = ", ".join(coq_text(values[name]) for name in dats)  # type: ignore[arg-type]
         return f"intros; exists {wit}; {out}"
+    if lhs[0] == "limit":
+        return _limit_script(lhs, rhs, goal)
     if lhs[0] == "cpair":
         return "intros; " + _core(lhs, rhs, goal)
     if lhs[0] == rhs[0] == "app" and lhs[1] == rhs[1] and len(lhs[2]) == len(rhs[2]) == 1 and lhs != rhs:
         # one function (an undefined one, say) on both sides: equal arguments will do
         return f"intros; first [(f_equal; {goal(lhs[2][0], rhs[2][0], 0)}) | {goal(lhs, rhs, 0)}]"
     return None
+
+
+_U = "pe_u"
+_LIM = {"right": "pe_lim_right", "left": "pe_lim_left", "both": "pe_lim_at"}
+
+
+def _limit_script(lim: Node, l: Node, goal: Callable[[Node, Node, int], str]) -> str:
+    """A limit as the value at the point of a function ``g`` continuous there (by a derivative)
+    and equal to the body near it: ``g`` is the body itself at a real point, and SymPy's
+    simplification of ``f(1/u)`` at infinity (``atan(1/u)`` as ``pi/2 - atan u``)."""
+    _, kind, x, body, point, _, _ = lim
+    u = ("var", _U)
+    if kind in ("pinf", "minf"):
+        fu = _map(body, lambda n: ("inv", u) if n == ("var", x) else None)
+        g = _simplified(fu, _U, kind == "pinf")
+        if g is None:
+            return "intros; fail"
+        p: Node = _ZERO
+        head = f"apply (pe_lim_{'infty' if kind == 'pinf' else 'minfty'} (fun {x} : R => {coq_text(body)})); "
+        lemma = "pe_lim_right" if kind == "pinf" else "pe_lim_left"
+        fun = f"(fun {_U} : R => {coq_text(fu)})"
+    else:
+        g, p, head, lemma = _map(body, lambda n: u if n == ("var", x) else None), point, "", _LIM[kind]
+        fun = f"(fun {_U} : R => {coq_text(g)})"
+    slope = _derivative_value(("dat", "", _U, g, p))
+    if slope is None:
+        return "intros; fail"
+    gp = _map(g, lambda n: p if n == u else None)
+    ext = (f"intros {_U} H{_U}; cbv beta; rewrite ?atan_inv by (pe_zr; lra); "
+           f"first [{goal(fu, g, 0)} | pe_cong]" if kind in ("pinf", "minf") else f"intros {_U} H{_U}; reflexivity")
+    value = f"cbv beta; {_values(gp)}first [{goal(gp, l, 0)} | pe_cong]"
+    body3 = (f"apply ({lemma} {fun} (fun {_U} : R => {coq_text(g)})); "
+             f"[{ext} | apply (pe_cont_deriv _ _ ({coq_text(slope)})); {_DERIVE} | {value}")
+    # after intros, eps and 0 < eps are hypotheses: the lemma's last premise is the latter
+    if head:
+        return f"intros; {head}[{body3}] | assumption]"
+    return f"intros; {body3} | assumption]"
+
+
+def _simplified(fu: Node, u: str, positive: bool) -> Node | None:
+    """``f(1/u)`` simplified by SymPy for ``u > 0`` (``u < 0``), as a term; ``None`` if not printable."""
+    atoms = _Atoms()
+    us = sp.Symbol("u", positive=True) if positive else sp.Symbol("u", negative=True)
+    atoms.sym[u] = us
+    atoms.node[us] = ("var", u)
+    try:
+        e = _sympy(fu, atoms)
+        if positive:
+            e = e.replace(lambda t: isinstance(t, sp.atan) and t.args[0] == 1 / us, lambda t: sp.pi / 2 - sp.atan(us))
+        e = sp.simplify(e)
+        return _node(e, atoms)
+    except Exception:  # noqa: BLE001 - an untrusted search
+        return None
+
+
+def _values(n: Node) -> str:
+    """Steps that turn ``atan``, ``exp``, ``Rpower`` of arguments SymPy finds to be 0 or 1 into
+    their values (``atan_0``, ``atan_1``, ``exp_0``, ``Rpower_O``, ``Rpower_1``)."""
+    steps = []
+    for a in sorted({x for x in _walk(n) if x[0] == "app" and x[1] in ("atan", "exp", "Rpower", "ln")}, key=coq_text):
+        arg = a[2][-1]
+        try:
+            v = sp.simplify(_sympy(arg, _Atoms()))
+        except Exception:  # noqa: BLE001 - an untrusted search
+            continue
+        if v in (0, 1) and arg != ("num", int(v), 1):
+            steps.append(f"replace {coq_text(arg)} with {int(v)} by pe_close")
+    steps.sort(key=lambda t: -len(t))
+    return "".join(f"{t}; " for t in steps) + ("rewrite ?atan_0, ?atan_1, ?exp_0, ?ln_1; "
+                                                "rewrite ?Rpower_O, ?Rpower_1 by pe_pos; ")
 
 
 def _core(L: Node, R: Node, goal: Callable[[Node, Node, int], str]) -> str:
@@ -107,21 +179,10 @@ def _derivative_value(d: Node) -> Node | None:
     _, _, x, f, p = d
     atoms = _Atoms()
 
-    def leaf(n: Node) -> sp.Expr | None:
-        if n[0] == "pi":
-            return sp.pi
-        if n[0] == "app":
-            args = [_arith(a, atoms, leaf) for a in n[2]]
-            if n[1] == "Rpower":
-                return sp.Pow(args[0], args[1])
-            fn = _FUNCS.get(n[1])
-            return fn(*args) if fn is not None else None
-        return None
-
     try:
-        fx = _arith(f, atoms, leaf)
+        fx = _sympy(f, atoms)
         xs = atoms.of(("var", x))
-        pv = _arith(p, atoms, leaf)
+        pv = _sympy(p, atoms)
         value = sp.cancel(sp.diff(fx, xs))
         if value.has(sp.Derivative, sp.Subs):
             return None
@@ -129,6 +190,23 @@ def _derivative_value(d: Node) -> Node | None:
         return _node(value, atoms)
     except Exception:  # noqa: BLE001 - an untrusted search
         return None
+
+
+def _sympy(n: Node, atoms: _Atoms) -> sp.Expr:
+    """A term in SymPy: arithmetic, ``pi``, ``Rpower`` and the functions SymPy has; anything
+    else an atom."""
+    def leaf(m: Node) -> sp.Expr | None:
+        if m[0] == "pi":
+            return sp.pi
+        if m[0] == "app":
+            args = [_arith(a, atoms, leaf) for a in m[2]]
+            if m[1] == "Rpower":
+                return sp.Pow(args[0], args[1])
+            fn = _FUNCS.get(m[1])
+            return fn(*args) if fn is not None else None
+        return None
+
+    return _arith(n, atoms, leaf)
 
 
 def _node(e: sp.Expr, atoms: _Atoms) -> Node:
