@@ -39,7 +39,7 @@ _TWO: Node = ("num", 2, 1)
 #: Closes each side condition ``auto_derive`` leaves: a domain (a conjunction of ``x <> 0``,
 #: ``0 < x``, ``True``) or the equation ``computed = witness``.
 _DERIVE = ("unfold Rpower in *; pe_auto_derive; repeat (match goal with |- _ /\\ _ => split | |- True => exact I end); "
-           "first [pe_nz1 | pe_pos | pe_close | (field_simplify; pe_close) | (unfold Rpower in *; pe_close)]")
+           "first [pe_nz1 | pe_pos | pe_close | (field_simplify; pe_close) | (unfold Rpower in *; pe_close) | pe_cong]")
 
 
 #: The same, for a derivative whose value is left to ``auto_derive`` (an existential variable):
@@ -104,7 +104,7 @@ def _limit_script(lim: Node, l: Node, goal: Callable[[Node, Node, int], str]) ->
         g, p, head, lemma = _map(body, lambda n: u if n == ("var", x) else None), point, "", _LIM[kind]
         fun = f"(fun {_U} : R => {coq_text(g)})"
     gp = _map(g, lambda n: p if n == u else None)
-    ext = (f"intros {_U} H{_U}; cbv beta; rewrite ?atan_inv by (pe_zr; lra); "
+    ext = (f"intros {_U} H{_U}; cbv beta; rewrite ?(atan_inv {_U}) by lra; "
            f"first [{goal(fu, g, 0)} | pe_cong]" if kind in ("pinf", "minf") else f"intros {_U} H{_U}; reflexivity")
     value = f"cbv beta; {_values(gp)}first [{goal(gp, l, 0)} | pe_cong]"
     body3 = (f"apply ({lemma} {fun} (fun {_U} : R => {coq_text(g)})); "
@@ -185,12 +185,12 @@ def _derivative_value(d: Node) -> Node | None:
     try:
         fx = _sympy(f, atoms)
         xs = atoms.of(("var", x))
-        pv = _sympy(p, atoms)
         value = sp.cancel(sp.diff(fx, xs))
         if value.has(sp.Derivative, sp.Subs):
             return None
-        value = value.xreplace({xs: pv})
-        return _node(value, atoms)
+        # the point put in as a term (no SymPy evaluation): Coq's derivative has the same shape
+        out = _node(value, atoms)
+        return _map(out, lambda n: p if n == ("var", x) else None)
     except Exception:  # noqa: BLE001 - an untrusted search
         return None
 
