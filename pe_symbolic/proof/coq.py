@@ -64,6 +64,7 @@ __all__ = [
     "OutsideFragment",
     "binders_text",
     "coq_text",
+    "conjuncts",
     "goal_text",
     "hypotheses",
     "lemma_statement",
@@ -322,6 +323,8 @@ Proof.
   rewrite Rinv_inv in H3. rewrite <- Ropp_inv_permute in H3 by lra. lra.
 Qed.
 Ltac pe_cong := first [ pe_close | (f_equal; pe_cong) ].
+Lemma pe_Rpower_base1 : forall x, Rpower 1 x = 1.
+Proof. intros; unfold Rpower; rewrite ln_1, Rmult_0_r; apply exp_0. Qed.
 
 (* Whether a lemma's hypotheses are contradictory (False from them), or hold at a witness. *)
 Ltac pe_contra := first [ lra | lia | nra | (pe_zr; lra) | (pe_zr; nra) ].
@@ -899,6 +902,12 @@ def _pow(e: sp.Pow, env: Env) -> Node:
         return ("app", "sqrt", (to_coq_ast(b, env),))
     if x.is_integer is True and b == -1:
         return ("powz", to_coq_ast(b, env), to_coq_z(x, env))
+    if b.is_extended_real is True and b.is_nonpositive is not True and not (env.bound or env.rbound):
+        # a base of unknown sign: printed with its sign as part of the statement (goal_text:
+        # 0 < b, or 0 <= b for sqrt), a stronger lemma, where the two powers agree
+        if x == sp.S.Half:
+            return ("gsqrt", to_coq_ast(b, env))
+        return ("gpow", to_coq_ast(b, env), to_coq_ast(x, env))
     raise OutsideFragment(f"the power {_short(e)}: its base is not known to be positive")
 
 
@@ -1022,6 +1031,10 @@ def coq_text(n: Node) -> str:
         return f"(if {cond_text(n[1])} then {coq_text(n[2])} else {coq_text(n[3])})"
     if k == "dat":  # a derivative's value: the name the statement introduces (goal_text)
         return n[1]
+    if k == "gpow":  # a power whose base's sign the statement asserts (goal_text)
+        return f"(Rpower {coq_text(n[1])} {coq_text(n[2])})"
+    if k == "gsqrt":
+        return f"(sqrt {coq_text(n[1])})"
     if k == "pyth":  # sin u ^ 2 + cos u ^ 2 - 1, exactly as the lemma pe_pyth states it
         u = coq_text(n[1])
         return f"(sin {u} ^ 2 + cos {u} ^ 2 - 1)"
@@ -1087,15 +1100,28 @@ def goal_text(lhs: Node, rhs: Node) -> str:
         core = f"{coq_text(lhs[1])} = {coq_text(rhs[1])} /\\ {coq_text(lhs[2])} = {coq_text(rhs[2])}"
     else:
         core = f"{coq_text(lhs)} = {coq_text(rhs)}"
+    dats, guards = conjuncts(lhs, rhs)
+    facts = [f"derivable_pt_lim (fun {x} : R => {coq_text(f)}) {coq_text(p)} {d}" for _, d, x, f, p in dats]
+    facts += [f"0 {'<' if g[0] == 'gpow' else '<='} {coq_text(g[1])}" for g in guards]
+    if not facts:
+        return core
+    out = " /\\ ".join([*facts, core])
+    return f"exists {' '.join(d[1] for d in dats)} : R, {out}" if dats else out
+
+
+def conjuncts(lhs: Node, rhs: Node) -> tuple[list[Node], list[Node]]:
+    """What :func:`goal_text` states before the equation: the derivatives (``dat`` nodes, one per
+    name) and the powers whose base's sign it asserts (``gpow``, ``gsqrt``: ``0 < b``, ``0 <= b``,
+    once per base), in the order they occur."""
     dats: dict[str, Node] = {}
+    guards: dict[Node, Node] = {}
     for side in (lhs, rhs):
         for n in _nodes(side):
             if n[0] == "dat":
                 dats.setdefault(n[1], n)
-    if not dats:
-        return core
-    facts = [f"derivable_pt_lim (fun {x} : R => {coq_text(f)}) {coq_text(p)} {d}" for _, d, x, f, p in dats.values()]
-    return f"exists {' '.join(dats)} : R, " + " /\\ ".join([*facts, core])
+            elif n[0] in ("gpow", "gsqrt"):
+                guards.setdefault((n[0] == "gpow", n[1]), n)
+    return list(dats.values()), list(guards.values())
 
 
 def _limit_text(lim: Node, rhs: Node) -> str:

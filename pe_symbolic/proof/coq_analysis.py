@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 import sympy as sp
 
-from .coq import Node, coq_text
+from .coq import Node, conjuncts, coq_text
 from .coq_tactics import _arith, _Atoms, _goal, _map, _walk
 
 __all__ = ["analysis_script"]
@@ -51,25 +51,30 @@ _DERIVE_ANY = ("unfold Rpower in *; pe_auto_derive; repeat (match goal with |- _
 def analysis_script(lhs: Node, rhs: Node, goal: Callable[[Node, Node, int], str] = _goal) -> str | None:
     """A script for a goal with derivatives inside it (``dat``), complex sides (``cpair``) or
     an undefined function; ``None`` for any other goal (the caller's search applies)."""
-    dats: dict[str, Node] = {}
-    for side in (lhs, rhs):
-        for n in _walk(side):
-            if n[0] == "dat":
-                dats.setdefault(n[1], n)
-    if dats:
-        values = {name: _derivative_value(d) for name, d in dats.items()}
+    dats, guards = conjuncts(lhs, rhs)
+    if dats or guards:
+        values = {d[1]: _derivative_value(d) for d in dats}
         if any(v is None for v in values.values()):
             return "intros; fail"
 
         def put(n: Node) -> Node | None:
-            return values[n[1]] if n[0] == "dat" else None
+            if n[0] == "dat":
+                return values[n[1]]
+            if n[0] == "gpow":
+                return ("app", "Rpower", (_map(n[1], put), _map(n[2], put)))
+            if n[0] == "gsqrt":
+                return ("app", "sqrt", (_map(n[1], put),))
+            return None
 
         L, R = _map(lhs, put), _map(rhs, put)
-        rest = _core(L, R, goal)
-        out = rest
-        for name in reversed(list(dats)):
+        out = _bases(L, R) + _core(L, R, goal)
+        for g in reversed(guards):
+            out = f"split; [{_guard(_map(g[1], put))} | {out}]"
+        for d in reversed(dats):
             out = f"split; [{_DERIVE} | {out}]"
-        wit = ", ".join(coq_text(values[name]) for name in dats)  # type: ignore[arg-type]
+        if not dats:
+            return f"intros; {out}"
+        wit = ", ".join(coq_text(values[d[1]]) for d in dats)  # type: ignore[arg-type]
         return f"intros; exists {wit}; {out}"
     if lhs[0] == "limit":
         return _limit_script(lhs, rhs, goal)
@@ -146,6 +151,32 @@ def _values(n: Node) -> str:
     steps.sort(key=lambda t: -len(t))
     return "".join(f"{t}; " for t in steps) + ("rewrite ?atan_0, ?atan_1, ?exp_0, ?ln_1; "
                                                 "rewrite ?Rpower_O, ?Rpower_1 by pe_pos; ")
+
+
+def _guard(b: Node) -> str:
+    """``0 < b`` (or ``0 <= b``): by the sign search, or as the number SymPy simplifies ``b`` to."""
+    steps = ""
+    try:
+        v = sp.simplify(_sympy(b, _Atoms()))
+        if v.is_Rational:
+            steps = f"replace {coq_text(b)} with {coq_text(('num', int(v.p), int(v.q)))} by pe_close; "
+    except Exception:  # noqa: BLE001 - an untrusted search
+        pass
+    return f"first [pe_sign | ({steps}lra) | (rewrite ?ln_1; lra)]" if steps else "first [pe_sign | (rewrite ?ln_1; lra)]"
+
+
+def _bases(L: Node, R: Node) -> str:
+    """Steps that write a power's base SymPy simplifies to 1 as 1 (``Rpower 1 x = 1``)."""
+    steps = []
+    for n in {x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] in ("Rpower", "sqrt")}:
+        try:
+            v = sp.simplify(_sympy(n[2][0], _Atoms()))
+        except Exception:  # noqa: BLE001 - an untrusted search
+            continue
+        if v == 1 and n[2][0] != ("num", 1, 1):
+            steps.append(f"replace {coq_text(n[2][0])} with 1 by pe_close")
+    steps.sort(key=lambda t: -len(t))
+    return "".join(f"{t}; " for t in steps) + ("rewrite ?pe_Rpower_base1, ?sqrt_1; " if steps else "")
 
 
 def _core(L: Node, R: Node, goal: Callable[[Node, Node, int], str]) -> str:
