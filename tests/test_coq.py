@@ -223,13 +223,16 @@ def test_random_expressions_round_trip(e: sp.Basic) -> None:
 
 
 OUTSIDE = [
-    (sp.Derivative(sp.sin(x), x), "derivative"),
+    (sp.Derivative(sp.sin(x), x, 2), "not a first derivative"),
+    (sp.Sum(sp.Derivative(sp.sin(j * x), x), (j, 0, n)), "inside a sum"),
     (sp.Limit(1 / x, x, sp.oo), "Limit"),
     (sp.Symbol("z") + 1, "not declared real"),
     (sp.log(x), "not known to be positive"),
-    (x ** sp.Rational(1, 3), "not known to be positive"),
+    ((-p) ** sp.Rational(1, 3), "not known to be positive"),
+    (sp.Sum(x ** (j + sp.Rational(1, 3)), (j, 0, n)), "not known to be positive"),
     (sp.Piecewise((x, x > 0)), "otherwise"),
-    (sp.Determinant(sp.ImmutableMatrix(3, 3, list(range(9)))), "2x2"),
+    (sp.Determinant(sp.ImmutableMatrix(7, 7, list(range(49)))), "up to 6x6"),
+    (sp.Function("w")(x), "undefined function"),
     (sp.KroneckerDelta(x, y), "integer"),
     (sp.Sum(j, (j, 0, i)), "may run backwards"),
 ]
