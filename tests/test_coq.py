@@ -563,7 +563,7 @@ def test_the_preamble_shadows_no_name_the_printer_uses(tmp_path) -> None:
     function and constant the printer writes still names Coq's own (Reals, ZArith)."""
     from pe_symbolic.proof.coq_export import preamble
 
-    names = ("sin cos tan exp ln sqrt Rabs Rmax Rmin Rpower atan PI IZR powerRZ Rle_dec Rlt_dec Req_EM_T "
+    names = ("sin cos tan exp ln sqrt Rabs Rmax Rmin Rpower atan PI IZR powerRZ Rle_dec Rlt_dec Req_EM_T cosh sinh "
              "Z_le_dec Z_lt_dec derivable_pt_lim R Z Rplus Rmult Ropp Rminus Rdiv pow").split()
     path = tmp_path / "names.v"
     path.write_text(preamble() + "\n" + "".join(f"Check tt.\nLocate {n}.\n" for n in names))

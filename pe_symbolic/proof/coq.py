@@ -26,18 +26,25 @@ a positive argument. Coq's division is total (``/ 0 = 0``): where a side of a cl
 by zero SymPy's value is undefined, so a lemma proved there says nothing false about a
 defined value.
 
-**Outside the fragment.** A construct the printer does not handle (a derivative, a limit,
-``sign``, a symbol not declared real, ...) raises :class:`OutsideFragment` with the reason;
-the export then says ``outside the exported fragment: <why>`` for that equation, never prints
-something else.
+**Analysis and complex values.** A derivative inside an expression, a limit, a complex symbol,
+an undefined function and a power of a base of unknown sign are printed by small rules of
+their own (:func:`to_coq_equation`, :func:`to_coq_complex`, :func:`goal_text`), each
+statement implying the claim: see ``docs/howto/coq.md``.
+
+**Outside the fragment.** A construct the printer does not handle (a second derivative, a
+limit inside an expression, ``Abs`` of a complex value, ...) raises :class:`OutsideFragment`
+with the reason; the export then says ``outside the exported fragment: <why>`` for that
+equation, never prints something else.
 
 >>> import sympy as sp
 >>> x, y = sp.symbols("x y", real=True)
 >>> coq_text(to_coq_ast(sp.sin(x + y) - 2 * x / y, Env()))
 '(((- 2) * x_1 * (/ y_1)) + (sin (x_1 + y_1)))'
->>> to_coq_ast(sp.Derivative(sp.sin(x), x), Env())
+>>> to_coq_ast(sp.Derivative(sp.sin(x), x, 2), Env())
 Traceback (most recent call last):
-pe_symbolic.proof.coq.OutsideFragment: a derivative (Derivative(sin(x), x)) has no counterpart in the printed fragment
+pe_symbolic.proof.coq.OutsideFragment: Derivative(sin(x), (x, 2)) is not a first derivative in one variable
+>>> goal_text(*to_coq_equation(sp.Derivative(sp.sin(x), x) * y, y, Env()))
+'exists d_1 : R, derivable_pt_lim (fun x_2 : R => (sin x_2)) x_1 d_1 /\\ (y_1 * d_1) = y_1'
 """
 
 from __future__ import annotations
@@ -705,7 +712,7 @@ def to_coq_equation(lhs: sp.Basic, rhs: sp.Basic, env: Env) -> tuple[Node, Node]
     ``("cpair", re, im)`` of each side (:func:`to_coq_complex`; the statement is then that the
     real parts are equal and the imaginary parts are). An undefined function is printed (as a
     variable ``R -> R``) only when both sides are affine in its values
-    (:func:`_affine_in_undefined`)."""
+    (``_affine_in_undefined``)."""
     if _is_complex(lhs) or _is_complex(rhs):
         re_l, im_l = to_coq_complex(lhs, env)
         re_r, im_r = to_coq_complex(rhs, env)
@@ -787,7 +794,7 @@ def to_coq_complex(e: sp.Basic, env: Env) -> tuple[Node, Node]:
     * ``exp z = exp x cos y + i exp x sin y``
 
     (with ``cosh 0 = 1``, ``sinh 0 = 0``, ``exp 0 = 1`` where a part is the number 0); a
-    determinant by :func:`_determinant`. Nothing else is printed (:class:`OutsideFragment`),
+    determinant by its cofactor expansion (``_determinant``). Nothing else is printed (:class:`OutsideFragment`),
     and SymPy's ``as_real_imag``/``expand_complex`` are never called: the rules are these.
 
     >>> a = sp.Symbol("a")
