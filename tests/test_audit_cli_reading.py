@@ -146,3 +146,35 @@ def test_the_table_fits_columns(monkeypatch, capsys, columns):
     assert max(len(line) for line in out.splitlines()) <= columns
     for col in ("angle", "table", "output", "score", "dominant (angle)", "first inexact (inf) pos"):
         assert col in out
+
+
+MULTI = {"model_type": "llama", "hidden_size": 512, "num_attention_heads": 8, "max_position_embeddings": 4096,
+         "rope_theta": 10000.0, "rope_scaling": {"rope_type": "linear", "factor": [1.0, 2.0, 4.0]}}
+
+
+def test_a_multi_factor_linear_config_needs_factor_and_names_the_flag(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(MULTI))
+    assert main([str(path), *SMALL]) == 2
+    err = capsys.readouterr().err
+    assert "lists 3 factors" in err and "--factor" in err, err
+    assert main([str(path), *SMALL, "--factor", "3"]) == 2
+    assert "factor=3.0 is not one of" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0, 4.0])
+def test_factor_audits_that_block_as_linear_rope_of_that_factor(factor):
+    # theorem linear.multi_factor: vLLM's block for factor s is linear RoPE of factor s
+    one = {**MULTI, "rope_scaling": {"rope_type": "linear", "factor": factor}}
+    got = pe.audit(MULTI, dtype="float32", context=2048, factor=factor)
+    want = pe.audit(one, dtype="float32", context=2048)
+    assert got.results[0].measured("angle") == want.results[0].measured("angle")
+    assert got.results[0].bound("angle") == want.results[0].bound("angle")
+    assert got.results[0].measured("angle") > 0
+
+
+def test_factor_is_refused_where_there_is_no_factor_list():
+    with pytest.raises(ValueError, match="has no factor list"):
+        pe.audit("llama-3.1-8b", dtype="float32", context=64, factor=2.0)
+    with pytest.raises(ValueError, match="applies to vLLM's multi-factor linear RoPE"):
+        pe.audit("sinusoidal:64", recipe="t2t", dtype="float32", context=64, factor=2.0)

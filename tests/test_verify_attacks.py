@@ -122,6 +122,14 @@ def test_a_wrong_angle_at_positions_no_ladder_probes_differs(fn, cause):
     assert "needs the value" in report.structure["not_traced"] or "indices" in report.structure["not_traced"]
 
 
+def test_a_wrong_angle_at_one_position_is_not_called_an_off_by_one_of_position_ids():
+    # position 10 gets position 11's angle: the report says so for that position, and does not
+    # blame position_ids (an off-by-one there would be wrong at every position)
+    text = _check(where_pos_10, cause="wrong only at positions 10 ").to_text()
+    assert "position 10 is rotated as 11" in text, text
+    assert "off-by-one position_ids" not in text, text
+
+
 def test_clipping_large_inputs_is_not_linear():
     _check(clip_large, cause="not linear in x")
 

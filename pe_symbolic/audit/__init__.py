@@ -46,9 +46,11 @@ METRICS = ("angle", "table", "output", "score")
 BACKENDS = ("numpy", "torch")
 
 
-def load_target(config: Any, *, seq_len: int | None = None, layer_type: str | None = None):
+def load_target(config: Any, *, seq_len: int | None = None, layer_type: str | None = None,
+                factor: float | None = None):
     """What to audit: a shipped model name, a path to a ``config.json``, a config dict, or
-    ``"sinusoidal:D[:BASE]"`` for a sinusoidal table of dimension ``D``.
+    ``"sinusoidal:D[:BASE]"`` for a sinusoidal table of dimension ``D``. ``factor`` picks one
+    factor of vLLM's multi-factor linear RoPE (see :func:`~pe_symbolic.audit.emulate.one_factor`).
 
     >>> load_target("sinusoidal:512").describe()
     'sinusoidal:512 (sinusoidal, d 512, base 10000, vaswani schedule)'
@@ -61,7 +63,7 @@ def load_target(config: Any, *, seq_len: int | None = None, layer_type: str | No
 
     if isinstance(config, Mapping):
         return rope_target(config, str(config.get("_name_or_path", "config")), seq_len=seq_len,
-                           layer_type=layer_type)
+                           layer_type=layer_type, factor=factor)
     if not isinstance(config, str):
         raise TypeError(f"config must be a model name, a path, a dict or 'sinusoidal:D'; got {type(config).__name__}")
     if config.startswith("sinusoidal:"):
@@ -76,13 +78,17 @@ def load_target(config: Any, *, seq_len: int | None = None, layer_type: str | No
         check_numeric_d(d)
         if not base > 1 or not math.isfinite(base):
             raise ValueError(f"config={config!r}: the base must be a finite number > 1")
+        if factor is not None:
+            raise ValueError(f"factor={factor!r} applies to vLLM's multi-factor linear RoPE, not to {config!r}")
         return sinusoidal_target(d, base, "vaswani", config)
     names = numeric.model_configs()
     if config in names:
-        return rope_target(numeric.model_config(config), config, seq_len=seq_len, layer_type=layer_type)
+        return rope_target(numeric.model_config(config), config, seq_len=seq_len, layer_type=layer_type,
+                           factor=factor)
     if os.path.exists(config):
         data = _read_config(config)
-        return rope_target(data, _config_name(data, config), seq_len=seq_len, layer_type=layer_type)
+        return rope_target(data, _config_name(data, config), seq_len=seq_len, layer_type=layer_type,
+                           factor=factor)
     import difflib
 
     close = difflib.get_close_matches(config, list(names), n=1)
@@ -162,6 +168,7 @@ def audit(
     fix: bool = True,
     seq_len: int | None = None,
     layer_type: str | None = None,
+    factor: float | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> AuditReport:
     r"""Audit the precision of RoPE / sinusoidal recipes at long context.
@@ -203,6 +210,9 @@ def audit(
         As in :func:`pe_symbolic.numeric.rope_frequencies` (dynamic / longrope; Gemma 3).
         ``seq_len`` defaults to ``context``: the current length a framework sees when it
         runs all ``context`` positions (HF takes the largest position id + 1).
+    factor : float, optional
+        For vLLM's multi-factor linear RoPE (``factor`` a list): the factor whose cache block
+        is audited (required there, refused elsewhere).
     progress : callable, optional
         ``progress(label, done, total)`` as positions are evaluated.
 
@@ -246,7 +256,7 @@ def audit(
         tol = float(tol)
     if seq_len is None:  # what the framework sees in a prefill of `context` tokens (HF: max id + 1)
         seq_len = context
-    target = load_target(config, seq_len=seq_len, layer_type=layer_type)
+    target = load_target(config, seq_len=seq_len, layer_type=layer_type, factor=factor)
     from .emulate import _kind_mismatch, sinusoidal_target
 
     targets = []  # each recipe's target: a sinusoidal table takes the recipe's schedule

@@ -33,8 +33,8 @@ from .. import numeric
 from ..numeric._checks import round_to
 from .recipes import Recipe
 
-__all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "fast_cos_sin", "overflow_limit",
-           "rnd"]
+__all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "fast_cos_sin", "one_factor",
+           "overflow_limit", "rnd"]
 
 #: Significant bits of each dtype (int64 positions are exact below 2**63).
 PRECISION: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8, "tf32": 11, "int64": 63}
@@ -243,12 +243,19 @@ def _mp_ladder(h: int, d: int, base: float, schedule: str = "vaswani") -> tuple:
 
 
 def rope_target(config: Mapping[str, Any], name: str, *, seq_len: int | None = None,
-                layer_type: str | None = None) -> Target:
-    """The :class:`Target` of a model config (any config :func:`~pe_symbolic.numeric.rope_frequencies` reads)."""
+                layer_type: str | None = None, factor: float | None = None) -> Target:
+    """The :class:`Target` of a model config (any config :func:`~pe_symbolic.numeric.rope_frequencies` reads).
+
+    ``factor`` picks one factor of vLLM's multi-factor linear RoPE (a ``linear`` rope dict whose
+    ``factor`` is a list): that block of vLLM's cache is linear RoPE of that factor (theorem
+    ``linear.multi_factor``), so the audit reads the config with the list replaced by it.
+    """
     from ..numeric.config import _exact_frequencies, _seq_key
 
     if layer_type is None and _is_deepseek_v4(config):
         raise ValueError(_trailing_refusal(name, None))  # before the parser asks for a layer type
+    if factor is not None:
+        config, name = one_factor(config, factor, layer_type=layer_type), f"{name} (factor {float(factor):g})"
     spec = numeric.parse_rope_config(config, layer_type=layer_type)
     if spec.rotary_channels == "trailing":
         raise ValueError(_trailing_refusal(name, spec))
@@ -258,6 +265,46 @@ def rope_target(config: Mapping[str, Any], name: str, *, seq_len: int | None = N
     ladder = _mp_ladder(spec.pairs, spec.rotary_dim, spec.rope_theta)
     return Target("rope", name, spec.rotary_dim, spec.rope_theta, tuple(theta), ladder, float(attn),
                   spec=spec, config=config, layer_type=layer_type, seq_len=seq_len)
+
+
+def one_factor(config: Mapping[str, Any], factor: float, *, layer_type: str | None = None) -> dict[str, Any]:
+    """``config`` with its multi-factor linear ``factor`` list replaced by the one ``factor``.
+
+    >>> cfg = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+    ...        "rope_scaling": {"rope_type": "linear", "factor": [1.0, 2.0, 4.0]}}
+    >>> one_factor(cfg, 2)["rope_scaling"]
+    {'rope_type': 'linear', 'factor': 2.0}
+    >>> one_factor(cfg, 3)
+    Traceback (most recent call last):
+    ValueError: factor=3 is not one of config['rope_scaling']['factor'] = [1.0, 2.0, 4.0]
+    >>> one_factor({**cfg, "rope_scaling": {"rope_type": "linear", "factor": 2.0}}, 2)
+    Traceback (most recent call last):
+    ValueError: factor=2 was given, but config['rope_scaling'] has no factor list ...
+    """
+    import copy
+
+    chosen = numeric.parse_rope_config(config, layer_type=layer_type, factor=factor)  # checks factor, names it
+    out = copy.deepcopy(dict(config))
+    n = 0
+    for holder in (out, out.get("text_config")):
+        if not isinstance(holder, dict):
+            continue
+        for key in ("rope_parameters", "rope_scaling"):
+            rope = holder.get(key)
+            dicts = [rope] if isinstance(rope, dict) and "factor" in rope else \
+                [v for v in rope.values() if isinstance(v, dict)] if isinstance(rope, dict) else []
+            for d in dicts:
+                if isinstance(d.get("factor"), (list, tuple)):
+                    d["factor"] = float(factor)
+                    n += 1
+    if n == 0:  # the parser read a list this walk did not find: never audit another table
+        raise ValueError(f"factor={factor!r}: the config's factor list was not found where pe-audit looks "
+                         "(rope_parameters / rope_scaling, top level or text_config)")
+    spec = numeric.parse_rope_config(out, layer_type=layer_type)
+    if spec.factor != chosen.factor or spec.rope_type != chosen.rope_type:
+        raise RuntimeError(f"factor={factor!r}: the rewritten config reads as factor {spec.factor} "
+                           f"({spec.rope_type}), not {chosen.factor} ({chosen.rope_type}) -- please report this")
+    return out
 
 
 def _is_deepseek_v4(config: Mapping[str, Any]) -> bool:

@@ -80,6 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--layer-type", default=None, metavar="T",
                    help="audit only this layer type of a per-layer-type config (default: every layer type); with "
                    "--recipe FILE.py:FN, the layer type the implementation computes")
+    p.add_argument("--factor", default=None, metavar="F",
+                   help="for vLLM's multi-factor linear RoPE (a linear rope dict whose factor is a list): the "
+                   "factor whose cache block is audited (that block is linear RoPE of factor F)")
     p.add_argument("--wide", action="store_true",
                    help="every column (each bound, the dominant term, the first inexact position), fitted to the "
                    "terminal; default: the short table, 100 columns or fewer, with headlines")
@@ -193,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         context = None if args.context is None else _number("context", args.context, int)
         tol = None if args.tol is None else _number("tol", args.tol, float)
+        factor = None if args.factor is None else _number("factor", args.factor, float)
     except ValueError as exc:
         return _fail(str(exc))
     if args.plot and importlib.util.find_spec("matplotlib") is None:  # before any work, not after it
@@ -233,7 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     warnings.simplefilter("ignore", UnknownConfigKeyWarning)  # said once, for the first type
                 reports.append(audit(args.config, recipe=args.recipe or ["hf"], dtype=args.dtype or ["bfloat16"],
                                      context=context, tol=tol, metric=args.metric, backend=args.backend,
-                                     device=args.device, fix=not args.no_fix, layer_type=lt, progress=show))
+                                     device=args.device, fix=not args.no_fix, layer_type=lt, factor=factor,
+                                     progress=show))
     except UnknownConfigKeyWarning as exc:
         return _fail(f"{exc} (--strict)")
     except ImportError as exc:

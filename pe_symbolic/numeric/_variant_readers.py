@@ -297,7 +297,7 @@ def select_factor(where: str, factors: tuple[float, ...], factor: object) -> flo
     """The factor ``factor=`` picks from a multi-factor list."""
     if factor is None:
         raise ValueError(f"{where}['factor']={list(factors)!r} lists {len(factors)} factors (vLLM's multi-factor "
-                         "linear RoPE: one cos/sin block per LoRA scaling factor); pass factor= one of them")
+                         "linear RoPE: one cos/sin block per LoRA scaling factor); pass factor= one of them (pe-audit: --factor F)")
     if isinstance(factor, bool) or not isinstance(factor, numbers.Real) or float(factor) not in factors:
         raise ValueError(f"factor={factor!r} is not one of {where}['factor'] = {list(factors)!r}")
     return float(factor)

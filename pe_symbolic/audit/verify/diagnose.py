@@ -21,6 +21,7 @@ verdict ``out of bound``; every other ``differs``.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -184,6 +185,9 @@ def _candidates(f: Failure, geo: Geometry, oracle: Oracle, spec: Any, config: Ma
     return cands
 
 
+_OFFSET = re.compile(r"^positions are offset by ([+-]\d+) \(off-by-one position_ids\?\)$")
+
+
 def _rows(a: np.ndarray) -> np.ndarray:
     return np.nanmax(a, axis=-1)
 
@@ -253,7 +257,13 @@ def diagnose(res: ProbeResult, run: Callable[[np.ndarray, np.ndarray], np.ndarra
                    "a branch, a table entry or a special case at those positions")
     if matched:
         matched.sort(key=lambda m: m[0])
-        why += [c for _, _, c in matched[:2]]
+        causes = [c for _, _, c in matched[:2]]
+        if fail and any(w.startswith("wrong only at positions") for w in why):
+            # matched where a few positions fail: it says what those positions get, not a property
+            # of the whole code (off-by-one position_ids would be wrong at every position)
+            causes = [_OFFSET.sub(lambda m: f"at those positions only, the position is offset by {m[1]} "
+                                  f"(position {fail[0]} is rotated as {fail[0] + int(m[1])})", c) for c in causes]
+        why += causes
         if matched[0][1] == "precision":
             return "out of bound", why
         return "differs", why
