@@ -374,11 +374,12 @@ def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
 def test_cli_export_writes_one_file_per_theorem(tmp_path, capsys) -> None:
     from pe_symbolic.cli.derive import main
 
-    assert main(["export", "--coq", "pair.dot", "rot2.det", "-o", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pair_dot.v", "rot2_det.v"]
+    assert main(["export", "--coq", "pair.dot", "sphere.radius", "-o", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pair_dot.v", "sphere_radius.v"]
     assert "Lemma pe_pair_dot_e0" in (tmp_path / "pair_dot.v").read_text()
-    assert "outside the exported fragment: the symbol a is not declared real" in (tmp_path / "rot2_det.v").read_text()
-    assert "2 lemma(s) printed, 1 outside" in capsys.readouterr().err
+    assert ("outside the exported fragment: 1/2 is not printed as an integer term"
+            in (tmp_path / "sphere_radius.v").read_text())
+    assert "4 lemma(s) printed, 1 outside" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, msg", [
@@ -409,12 +410,13 @@ def test_cli_check_without_coq_exits_3(capsys, monkeypatch) -> None:
 def test_cli_check_reports_per_claim_and_equation(capsys) -> None:
     from pe_symbolic.cli.derive import main
 
-    assert main(["check", "--coq", "pair.dot", "rot2.det", "dynamic.mixed_bases"]) == 0
+    assert main(["check", "--coq", "pair.dot", "sphere.radius", "dynamic.mixed_bases"]) == 0
     out = capsys.readouterr().out
     assert "pair.dot: coq: checked (2 of 2)" in out
-    assert "equation 0 [pe_rot2_det_e0]: coq: outside the exported fragment (the symbol a is not declared real)" in out
+    assert ("equation 1 [pe_sphere_radius_e1]: coq: outside the exported fragment (1/2 is not printed as an "
+            "integer term" in out)
     assert "dynamic.mixed_bases: coq: not proved, as expected" in out
-    assert re.search(r"summary: 2 of 4 equations checked by Coq \(50\.0%\), 0 vacuous \(.*\), 1 failed, 1 outside .*coqtop \d", out)
+    assert re.search(r"summary: 4 of 6 equations checked by Coq \(66\.7%\), 0 vacuous \(.*\), 1 failed, 1 outside .*coqtop \d", out)
 
 
 def test_a_substitution_is_printed_without_capture_or_refused() -> None:
