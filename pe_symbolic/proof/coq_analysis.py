@@ -76,6 +76,8 @@ def analysis_script(lhs: Node, rhs: Node, goal: Callable[[Node, Node, int], str]
             return f"intros; {out}"
         wit = ", ".join(coq_text(values[d[1]]) for d in dats)  # type: ignore[arg-type]
         return f"intros; exists {wit}; {out}"
+    if lhs[0] == "deriv":  # the whole left side: the affine script, else auto_derive
+        return f"intros; first [{goal(lhs, rhs, 0)} | ({_DERIVE})]"
     if lhs[0] == "limit":
         return _limit_script(lhs, rhs, goal)
     if lhs[0] == "cpair":
