@@ -110,6 +110,12 @@ def test_a_complex_identity_that_needs_conjugates_is_not_printed() -> None:
     assert ex.lemmas[0].outside
 
 
+def test_a_symbol_that_may_be_infinite_is_not_split() -> None:
+    for sym in (sp.Symbol("q", extended_real=True), sp.Symbol("q", infinite=True)):
+        with pytest.raises(OutsideFragment):
+            to_coq_equation(sym * sp.I, sp.I * sym, Env())
+
+
 def test_an_undefined_function_is_printed_only_affinely() -> None:
     for lhs, rhs in [(w(x) ** 2, w(x) * w(x)), (w(w(x)), w(x)), (sp.sin(w(x)), sp.sin(w(x)))]:
         with pytest.raises(OutsideFragment, match="not affine"):

@@ -784,8 +784,9 @@ def to_coq_complex(e: sp.Basic, env: Env) -> tuple[Node, Node]:
     """A complex SymPy expression as two real terms, its real and imaginary parts.
 
     A subexpression with no complex symbol and no ``I`` is real (:func:`to_coq_ast`, imaginary
-    part 0); a complex symbol ``a`` is ``a_re + i a_im``, two real variables of its own (any
-    assumption of ``a`` is dropped: a stronger lemma); ``I`` is ``0 + i 1``. Sums and products
+    part 0); a complex symbol ``a`` (one not declared real; one with no assumptions is read as a
+    complex number, one that may be infinite is refused) is ``a_re + i a_im``, two real
+    variables of its own (any other assumption of ``a`` is dropped: a stronger lemma); ``I`` is ``0 + i 1``. Sums and products
     are componentwise, ``(a + ib)(c + id) = (ac - bd) + i(ad + bc)``; an integer power
     ``0 <= n <= 8`` is ``n`` products; and, for ``z = x + i y``:
 
@@ -807,8 +808,9 @@ def to_coq_complex(e: sp.Basic, env: Env) -> tuple[Node, Node]:
     if e is sp.I:
         return _ZERO, _ONE
     if isinstance(e, sp.Symbol):
-        if not e.is_commutative:
-            raise OutsideFragment(f"the symbol {e} is not commutative")
+        if not e.is_commutative or e.is_finite is False or (e.is_extended_real is True and e.is_real is not True):
+            # a complex number is finite: a symbol that may be infinite is not two reals
+            raise OutsideFragment(f"the symbol {e} is not a (finite) complex number")
         if e not in env.parts:
             env.parts[e] = (sp.Dummy(f"{e.name}_re", real=True), sp.Dummy(f"{e.name}_im", real=True))
         re, im = env.parts[e]
