@@ -278,3 +278,15 @@ def test_the_registry_constructs_that_were_outside() -> None:
     bad = [(r.lemma.name, r.status, r.why) for r in report.results if r.status != "checked"]
     assert not bad
 
+
+
+@pytest.mark.skipif(not HAS_COQ, reason="Coq (coqc) is not installed")
+def test_the_preamble_without_interval_and_without_coquelicot_compiles(tmp_path) -> None:
+    import subprocess
+
+    texts = [PREAMBLE_NO_COQUELICOT] + ([PREAMBLE_NO_INTERVAL] if coquelicot_installed() else [])
+    for k, text in enumerate(texts):
+        path = tmp_path / f"pre{k}.v"
+        path.write_text(text)
+        done = subprocess.run(["coqc", str(path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
