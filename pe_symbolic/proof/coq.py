@@ -1102,8 +1102,8 @@ def goal_text(lhs: Node, rhs: Node) -> str:
     ``exists d, derivable_pt_lim (fun x => f) p d /\\ ...`` (the derivative exists at ``p``
     and its value is ``d``)."""
     if lhs[0] == "limit":
-        return _limit_text(lhs, rhs)
-    if lhs[0] == "deriv":
+        core = _limit_text(lhs, rhs)
+    elif lhs[0] == "deriv":
         core = f"derivable_pt_lim (fun {lhs[1]} : R => {coq_text(lhs[2])}) {lhs[1]} {coq_text(rhs)}"
     elif lhs[0] == "cpair":
         core = f"{coq_text(lhs[1])} = {coq_text(rhs[1])} /\\ {coq_text(lhs[2])} = {coq_text(rhs[2])}"
