@@ -57,6 +57,11 @@ def kind(lhs: sp.Basic, rhs: sp.Basic) -> str:
     return "algebra"
 
 
+#: The larger corpus (the same SymPy test modules, more of their asserts; it contains
+#: :data:`CORPUS`): ``--corpus large``.
+CORPUS_LARGE = CORPUS.with_name("textbook_corpus_large.json")
+
+
 def load(path: Path = CORPUS) -> dict:
     """The corpus, its expressions read by the kernel's whitelist parser (never ``eval``)."""
     from pe_symbolic.proof.kernel.reader import parse_srepr
@@ -143,11 +148,11 @@ def _one(row: dict, budget: float) -> dict:
     return out
 
 
-def _one_by_id(key: str, budget: float) -> tuple[str, dict]:
+def _one_by_id(key: str, budget: float, path: Path = CORPUS) -> tuple[str, dict]:
     """:func:`_one` in a worker process (the corpus is read there once, by the whitelist parser)."""
     global _WORKER_ROWS
     if _WORKER_ROWS is None:
-        _WORKER_ROWS = {r["id"]: r for r in load()["identities"]}
+        _WORKER_ROWS = {r["id"]: r for r in load(path)["identities"]}
     return key, _one(_WORKER_ROWS[key], budget)
 
 
@@ -155,7 +160,7 @@ _WORKER_ROWS: dict | None = None
 
 
 def run(data: dict, budget: float, *, limit: int | None = None, ids: set[str] | None = None,
-        verbose: bool = False, jobs: int = 1) -> dict:
+        verbose: bool = False, jobs: int = 1, path: Path = CORPUS) -> dict:
     rows = [r for r in data["identities"] if ids is None or r["id"] in ids]
     if limit is not None:
         rows = rows[:limit]
@@ -165,7 +170,8 @@ def run(data: dict, budget: float, *, limit: int | None = None, ids: set[str] | 
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(jobs) as pool:
-            done = pool.map(_one_by_id, [r["id"] for r in rows], [budget] * len(rows), chunksize=4)
+            done = pool.map(_one_by_id, [r["id"] for r in rows], [budget] * len(rows), [path] * len(rows),
+                            chunksize=4)
             for q, (key, out) in enumerate(done):
                 results[key] = out
                 if q % 100 == 99:
@@ -222,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", type=Path, default=None, help="an earlier --save file to compare with")
     ap.add_argument("--examples", action="store_true", help="only the issue's example identities")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--corpus", default="default",
+                    help="'default' (tests/data/textbook_corpus.json), 'large' (textbook_corpus_large.json: more "
+                         "asserts of the same tests, containing the default one) or a path")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     print("the issue's examples:")
@@ -230,10 +239,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {v:<9} {secs:5.2f} s  {name}" + (f"  [{note[:90]}]" if v != "proved" and note else ""))
     if args.examples:
         return 0
-    data = load()
+    path = {"default": CORPUS, "large": CORPUS_LARGE}.get(args.corpus, Path(args.corpus))
+    data = load(path)
     ids = set(args.ids.split(",")) if args.ids else None
     t0 = time.perf_counter()
-    results = run(data, args.budget, limit=args.limit, ids=ids, verbose=args.verbose, jobs=args.jobs)
+    results = run(data, args.budget, limit=args.limit, ids=ids, verbose=args.verbose, jobs=args.jobs, path=path)
     elapsed = time.perf_counter() - t0
     print(f"corpus: {len(data['identities'])} identities from SymPy {data['sympy']}'s tests "
           f"({len(data['false_as_stated'])} more dropped as false as stated); {elapsed:.0f} s")

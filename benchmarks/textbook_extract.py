@@ -23,6 +23,11 @@ machine records fewer asserts): ``--modules 0,1 --raw A.json`` extracts some of
 :data:`SOURCES` only (run several in parallel), ``--raw A.json,B.json --every K --out F``
 builds a corpus from every K-th of what they recorded.
 
+``--merge A.json,B.json --out F`` joins corpora built with different ``--every`` (the committed
+corpus: every 4th of the simplification, hyperbolic, exponential, complexes and tensor-function
+asserts, every 8th of the trigonometric ones; ``tests/data/textbook_corpus_large.json``: every
+2nd and every 4th of the same recorded asserts, so it contains the committed one).
+
 Run it again only to rebuild the corpus (the result is committed; it depends on the SymPy
 version, recorded in the file). Test code of SymPy is run here, in this developer tool only;
 the corpus is read back by the kernel's whitelist parser (:func:`~pe_symbolic.proof.kernel.reader.parse_srepr`).
@@ -304,6 +309,29 @@ def build(entries: list[dict]) -> dict:
             "false_as_stated": false_as_stated}
 
 
+def merge(parts: list[Path]) -> dict:
+    """One corpus from several built by :func:`build` (each with its own ``--every``): their
+    identities in order, numbered again, duplicates (the same two sides) kept once."""
+    identities, false_as_stated, every, seen = [], [], [], set()
+    version = None
+    for p in parts:
+        data = json.loads(p.read_text(encoding="utf-8"))
+        if version is not None and data["sympy"] != version:
+            raise ValueError(f"{p}: built with SymPy {data['sympy']}, the others with {version}")
+        version = data["sympy"]
+        kinds = sorted({r["source"].split(":")[0] for r in data["identities"]})
+        every.append({"every": data.get("every", 1), "tests": kinds})
+        for r in data["identities"]:
+            key = (r["lhs"], r["rhs"])
+            if key in seen:
+                continue
+            seen.add(key)
+            identities.append(dict(r, id=f"t{len(identities):04d}"))
+        false_as_stated += data["false_as_stated"]
+    return {"sympy": version, "sources": list(SOURCES), "identities": identities,
+            "false_as_stated": false_as_stated, "every": every}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=CORPUS)
@@ -313,7 +341,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modules", default=None,
                     help="comma-separated indices into SOURCES: extract only these, write --raw and stop "
                          "(several such runs in parallel; then --raw A,B,... builds from all of them)")
+    ap.add_argument("--merge", default=None,
+                    help="comma-separated corpora built by earlier runs (--out): write them to --out as one, in "
+                         "that order, numbered again (t0000, ...); their --every values are kept per part")
     args = ap.parse_args(argv)
+    if args.merge is not None:
+        merged = merge([Path(p) for p in args.merge.split(",")])
+        args.out.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"merged {len(merged['identities'])} true identities", file=sys.stderr)
+        return 0
     raws = [Path(p) for p in str(args.raw).split(",")] if args.raw is not None else []
     if args.modules is not None:
         entries = extract(tuple(SOURCES[int(k)] for k in args.modules.split(",")))

@@ -271,7 +271,8 @@ def coq_badges(ths: Sequence, outdir: Path, *, run: bool) -> dict[str, str]:
     lemmas are printed. See the how-to :doc:`/howto/coq`."""
     from pe_symbolic.proof.coq_export import STATUSES, check, coq_file, coqtop_path, export_claim
 
-    exports = [export_claim(th.claim()) for th in ths]
+    # a registered honest negative's false entries are refuted in Coq (as `check --coq` does)
+    exports = [export_claim(th.claim(), refute=getattr(th, "expect", "proved") == "refuted") for th in ths]
     for e in exports:
         _write_if_changed(outdir / f"{e.claim_id}.v", coq_file([e]))
     report = check(exports) if run and coqtop_path() is not None else None
@@ -287,7 +288,7 @@ def coq_badges(ths: Sequence, outdir: Path, *, run: bool) -> dict[str, str]:
             status = (f"**checked**, {n} of {n} lemmas" if c["checked"] == n else
                       ", ".join(f"{v} {k}" for k, v in c.items() if v) + f" of {n} lemmas")
             if getattr(th, "expect", "proved") == "refuted":
-                status += " (a registered honest negative: Coq must not prove it)"
+                status += " (a registered honest negative: Coq refutes its false entries, never proves them all)"
         out[th.id] = f"Coq: {status}; {link} (`pe-derive check --coq {th.id}`)."
     return out
 

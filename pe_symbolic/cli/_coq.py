@@ -92,7 +92,8 @@ def _exports(ids: Sequence[str]) -> tuple[list, list]:
     from ..proof.coq_export import export_claim
 
     ths = list({th.id: th for th in map(theorems.get, ids)}.values()) if ids else theorems.all()
-    return ths, [export_claim(th.claim()) for th in ths]
+    # a registered honest negative's false entries are refuted in Coq, not tried as proofs
+    return ths, [export_claim(th.claim(), refute=th.expect == "refuted") for th in ths]
 
 
 def export_coq(ids: Sequence[str], output: str | None) -> int:
@@ -131,8 +132,9 @@ def check_coq(ids: Sequence[str], *, verbose: bool = False, jobs: int | None = N
     """Print each claim's Coq status, per equation where not all are checked, and the counts.
 
     Returns 0 when every printed lemma came out as registered (checked for a claim expected
-    to hold; failed for a registered honest negative, which Coq must not prove) and every
-    audit bound is checked, 1 when not, :data:`NO_COQ` when Coq is not installed (or, for
+    to hold; for a registered honest negative, Coq does not prove every entry: its false
+    entries are refuted, or at least not proved) and every audit bound is checked, 1 when not
+    (a ``refuted`` entry of a claim expected to hold is listed and fails the run), :data:`NO_COQ` when Coq is not installed (or, for
     ``audit.bounds`` alone, Gappa or the Coq libraries are not).
     """
     t0 = time.perf_counter()
@@ -159,36 +161,51 @@ def _check_registry(ids: Sequence[str], *, verbose: bool, jobs: int | None, time
     report = check(exps, jobs=jobs, timeout=timeout)
     expect = {th.id: th.expect for th in ths}
     unexpected = 0
+    wrong = 0  # entries of claims expected to hold that Coq refuted
+    confirmed = 0  # entries of registered honest negatives that Coq refuted
     for cid, results in report.by_claim().items():
         negative = expect[cid] == "refuted"
         n = {s: sum(r.status == s for r in results) for s in STATUSES}
         if negative:
-            head = (f"coq: not proved, as expected (a registered honest negative: {n['failed']} failed, "
-                    f"{n['checked']} checked" + (f", {n['vacuous']} vacuous" if n["vacuous"] else "") + ")")
-            unexpected += n["checked"] + n["vacuous"]
+            rest = "".join(f", {n[s]} {s}" for s in ("vacuous", "failed", "outside") if n[s])
+            if n["refuted"]:
+                head = f"coq: refuted, as registered ({n['refuted']} refuted, {n['checked']} proved{rest})"
+            elif n["checked"] == len(results):
+                head = f"coq: PROVED ({len(results)} of {len(results)}), although registered as an honest negative"
+            else:
+                head = f"coq: not proved, as expected (a registered honest negative: {n['checked']} proved{rest})"
+            confirmed += n["refuted"]
+            # Coq proving every entry contradicts the registry; so do contradictory hypotheses
+            unexpected += n["vacuous"] + (n["checked"] == len(results))
         elif n["checked"] == len(results):
             head = f"coq: checked ({len(results)} of {len(results)})"
         else:
             head = ", ".join(f"{v} {k}" for k, v in n.items() if v) + f" (of {len(results)})"
-            unexpected += n["failed"] + n["vacuous"]
+            if n["refuted"]:
+                head += " -- REFUTED, although registered to hold"
+            unexpected += n["failed"] + n["vacuous"] + n["refuted"]
+            wrong += n["refuted"]
         print(f"{cid}: {head}")
         for r in results:
-            if r.status == "checked" and not verbose:
+            if r.status == "checked" and not verbose or r.status == "refuted" and negative and not verbose:
                 continue
             lem = r.lemma
             where = f"equation {lem.equation}" + ("" if lem.entry is None else f" entry {lem.entry}")
             if r.status == "outside":
                 what = f"coq: outside the exported fragment ({r.why})"
-            elif r.status == "vacuous":
-                what = f"coq: vacuous ({r.why})"
+            elif r.status in ("vacuous", "refuted"):
+                what = f"coq: {r.status} ({r.why})"
             else:
                 what = f"coq: {r.status}"
             print(f"  {where} [{lem.name}]: {what}")
     c = report.counts()
     total = sum(c.values())
-    pct = 100.0 * c["checked"] / total if total else 0.0
-    print(f"\nsummary: {c['checked']} of {total} equations checked by Coq ({pct:.1f}%), {c['vacuous']} vacuous "
+    good = c["checked"] + confirmed  # proved, or refuted as the registry says
+    pct = 100.0 * good / total if total else 0.0
+    print(f"\nsummary: {good} of {total} equations checked by Coq ({pct:.1f}%): {c['checked']} proved, "
+          f"{confirmed} refuted (registered honest negatives), {c['vacuous']} vacuous "
           f"(hypotheses contradictory or not shown satisfiable), {c['failed']} failed, "
-          f"{c['outside']} outside the exported fragment; coqtop {report.elapsed:.1f} s "
+          + (f"{wrong} REFUTED although registered to hold, " if wrong else "")
+          + f"{c['outside']} outside the exported fragment; coqtop {report.elapsed:.1f} s "
           f"({report.jobs} process{'es' if report.jobs > 1 else ''})")
     return 0 if unexpected == 0 else 1

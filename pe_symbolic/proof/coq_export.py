@@ -16,8 +16,16 @@ per lemma:
     the proof was accepted, but its hypotheses are contradictory (the kernel's gate says so, or
     Coq proves ``False`` from them) or were not shown satisfiable: anything follows from
     nothing, so this is never a plain ``checked``;
+``refuted``
+    Coq proved the printed equation **false** at a point: the negation of the lemma's
+    statement, ``~ (forall vars, hyps -> lhs = rhs)``, was accepted at ``Qed`` (with the same
+    dependency rules as a proof). Asked only for a lemma exported with ``refute=True`` whose
+    entry the kernel's refuter found false at an exact point (:mod:`~pe_symbolic.proof.coq_refute`);
+    that lemma's proof is then not tried. For a registered honest negative it confirms the
+    registry's verdict; for a claim expected to hold it is a failure;
 ``failed``
-    the script did not prove it, Coq rejected it, or the proof depends on another axiom;
+    the script did not prove it (nor, where one was asked, did Coq refute it), Coq rejected
+    it, or the proof depends on another axiom;
 ``outside``
     with the reason.
 
@@ -59,6 +67,7 @@ import sympy as sp
 
 from .coq import (PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition,
                   to_coq_equation, witness_text)
+from .coq_refute import counterexample, negation, script as refutation_script
 from .coq_tactics import script
 from .kernel.claims import Claim
 from .kernel import budget
@@ -68,12 +77,15 @@ from .sampler import candidates
 __all__ = ["ALLOWED_AXIOMS", "CACHE_ENV", "STATUSES", "CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus",
            "check", "coq_cache_dir", "coq_file", "coqtop_path", "coquelicot_installed", "interval_installed", "preamble", "depends_on_preamble_only", "export_claim", "lemma_name"]
 
-CoqStatus = Literal["checked", "vacuous", "failed", "outside"]
+CoqStatus = Literal["checked", "refuted", "vacuous", "failed", "outside"]
 #: The statuses, in the order reports count them.
-STATUSES: tuple[str, ...] = ("checked", "vacuous", "failed", "outside")
+STATUSES: tuple[str, ...] = ("checked", "refuted", "vacuous", "failed", "outside")
 
 #: Seconds one lemma's script may run in Coq (``Timeout``) before it counts as failed.
 LEMMA_TIMEOUT = 10
+#: Seconds one refutation may run: no search, one Interval bound after another at a point, of
+#: which a long sum may take seconds (a refutation is asked once, then its answer is cached).
+REFUTE_TIMEOUT = 30
 #: Seconds the kernel's gate may take to decide a claim's assumptions when it is exported.
 ADMIT_TIMEOUT = 30.0
 #: Seconds the search for a contradiction in, or a witness of, a lemma's hypotheses may run.
@@ -133,6 +145,12 @@ class CoqLemma:
     (the arguments of ``exists``), or ``None``."""
     vacuous: str = ""
     """Why the kernel's gate calls the claim's assumptions vacuous ('' when it does not)."""
+    refutation: str = ""
+    """The script that proves the statement's negation at the kernel's counterexample
+    (:mod:`~pe_symbolic.proof.coq_refute`; '' when none was asked or found): :func:`check`
+    then asks Coq for the refutation, not for the proof."""
+    counterexample: str = ""
+    """The point of :attr:`refutation`, readable (``theta_0 = 38``)."""
 
     def text(self, *, tolerant: bool = False, token: int | None = None) -> str:
         """The lemma and its proof. ``tolerant`` (with the run's ``token``) adds what
@@ -141,9 +159,17 @@ class CoqLemma:
             return f"(* {self.name}: outside the exported fragment: {_comment(self.outside)} *)\n"
         head = (f"(* {_comment(self.claim_id)}, equation {self.equation}{_entry(self.entry)}: "
                 f"{_comment(self.label)} *)\n")
+        if not tolerant and self.refutation:  # the statement is false: its negation is proved
+            return (f"{head}(* {_comment(self.statement)} *)\n(* is false{_at(self.counterexample)}: *)\n"
+                    f"Lemma {self.name}_refuted : {negation(self.proposition)}.\nProof. {self.refutation}. Qed.\n")
         if not tolerant:
             return f"{head}{self.statement}\nProof. {self.script}. Qed.\n"
         k = token if token is not None else 0
+        if self.refutation:
+            return (f"{head}(* {self.name}: refuted{_at(self.counterexample)} *)\n"
+                    f"Lemma pe_r{k} : {negation(self.proposition)}.\n"
+                    f"Proof. Timeout {REFUTE_TIMEOUT} (solve [{self.refutation}]). Qed.\nAbort.\n"
+                    f"Definition pe_no_{k} := pe_r{k}.\n")
         return (f"{head}(* {self.name} *)\nLemma pe_t{k} : {self.proposition}.\n"
                 f"Proof. Timeout {LEMMA_TIMEOUT} (solve [{self.script}]). Qed.\nAbort.\n"
                 f"Definition pe_ok_{k} := pe_t{k}.\n")
@@ -172,6 +198,11 @@ class CoqLemma:
         return (self.binders, self.hypotheses, self.witness)
 
 
+def _at(point: str, comment: bool = True) -> str:
+    """`` at x = 1, n = 3`` (``''`` for a lemma without variables)."""
+    return f" at {_comment(point) if comment else point}" if point else ""
+
+
 def _entry(e: tuple[int, int] | None) -> str:
     return "" if e is None else f", entry ({e[0]}, {e[1]})"
 
@@ -196,8 +227,12 @@ class CoqExport:
         return head + "".join(lem.text(tolerant=tolerant) for lem in self.lemmas)
 
 
-def export_claim(claim: Claim) -> CoqExport:
+def export_claim(claim: Claim, *, refute: bool = False) -> CoqExport:
     """Print every equation of ``claim`` (every entry of a matrix equation) as a Coq lemma.
+
+    With ``refute`` (for a claim registered false: ``expect="refuted"``), each entry the kernel's
+    refuter finds false at an exact point gets a refutation (:attr:`CoqLemma.refutation`, see
+    :mod:`~pe_symbolic.proof.coq_refute`), which :func:`check` asks Coq for instead of a proof.
 
     Never raises for a construct the printer does not handle: that lemma records why
     (:attr:`CoqLemma.outside`). The kernel's gate (:func:`~pe_symbolic.proof.kernel.gate.admit`)
@@ -234,10 +269,24 @@ def export_claim(claim: Claim) -> CoqExport:
             binders = binders_text(env)
             prop = proposition(binders, hyps, goal_text(L, R))
             witness = witness_text(env, admission.point) if admission.point is not None else None
+            found = _counterexample(claim, lhs, rhs, env) if refute and L[0] != "deriv" else None
             lemmas.append(CoqLemma(name, claim.id, q, entry, eq.label, f"Lemma {name} : {prop}.", script(L, R),
                                    dropped=tuple(dropped), proposition=prop, binders=binders,
-                                   hypotheses=tuple(hyps), witness=witness, vacuous=admission.note))
+                                   hypotheses=tuple(hyps), witness=witness, vacuous=admission.note,
+                                   refutation=refutation_script(found, binders=bool(binders)) if found else "",
+                                   counterexample=found.point if found else ""))
     return CoqExport(claim.id, claim.statement, tuple(lemmas))
+
+
+def _counterexample(claim: Claim, lhs: sp.Basic, rhs: sp.Basic, env: Env):
+    """The kernel refuter's point for one entry (:func:`~pe_symbolic.proof.coq_refute.counterexample`),
+    within :data:`ADMIT_TIMEOUT`; ``None`` when none is found in time."""
+    try:
+        with budget.deadline(ADMIT_TIMEOUT):
+            return counterexample(lhs, rhs, claim.symbols, claim.assumptions, env)
+    except budget.BudgetExceeded:
+        budget.check()  # an enclosing budget ran out: let it reach its owner
+        return None
 
 
 def coq_file(exports: Iterable[CoqExport], *, tolerant: bool = False) -> str:
@@ -308,7 +357,7 @@ class CoqReport:
     jobs: int
 
     def counts(self) -> dict[str, int]:
-        """``{"checked": n, "vacuous": n, "failed": n, "outside": n}``."""
+        """``{"checked": n, "refuted": n, "vacuous": n, "failed": n, "outside": n}``."""
         c = Counter(r.status for r in self.results)
         return {s: c.get(s, 0) for s in STATUSES}
 
@@ -347,7 +396,7 @@ _FORBIDDEN = re.compile(r"\b(Axiom|Axioms|Parameter|Parameters|Variable|Variable
                         # over Coq's integers; the bare tactic may compute with primitive floats)
                         r"|interval|integral|i_prec|i_native_compute)\b")
 #: The names check() gives the lemmas of a run: a lemma may cite none of them.
-_TOKENS = re.compile(r"\bpe_(t|s|f|m|ok_|vac_|sat_)\d+\b")
+_TOKENS = re.compile(r"\bpe_(t|s|f|m|r|ok_|vac_|sat_|no_)\d+\b")
 
 
 def depends_on_preamble_only(lemma: CoqLemma) -> str:
@@ -355,9 +404,17 @@ def depends_on_preamble_only(lemma: CoqLemma) -> str:
     standard library: they declare nothing, leave nothing unfinished and cite no other lemma of
     the run (by their tokens); else why not. A cheap, static check of every lemma; ``check(...,
     assumptions=True)`` also asks Coq (``Print Assumptions``), which takes seconds a lemma."""
-    text = f"{lemma.proposition}\n{lemma.script}\n{lemma.witness or ''}\n{' '.join(lemma.hypotheses)}"
+    text = (f"{lemma.proposition}\n{lemma.script}\n{lemma.witness or ''}\n{' '.join(lemma.hypotheses)}\n"
+            f"{lemma.refutation}")
     m = _FORBIDDEN.search(text) or _TOKENS.search(text)
-    return f"the lemma's text contains {m.group(0)!r}" if m else ""
+    if m:
+        return f"the lemma's text contains {m.group(0)!r}"
+    if lemma.refutation:
+        try:
+            negation(lemma.proposition)
+        except ValueError as exc:
+            return str(exc)
+    return ""
 
 
 #: Environment variable of the package's disk cache (``pe_symbolic.numeric._diskcache``):
@@ -514,13 +571,14 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
     side: dict[tuple, int] = {}
     side_of: dict[int, int] = {}
     for k in printed:
-        if all_lemmas[k].hypotheses and not all_lemmas[k].vacuous:
+        if all_lemmas[k].hypotheses and not all_lemmas[k].vacuous and not all_lemmas[k].refutation:
             side_of[k] = side.setdefault(all_lemmas[k].side_key(), len(side))
     t0 = time.perf_counter()
     pre = preamble(exe)
     root = coq_cache_dir() if cache else None
     fp = _coq_fingerprint(exe) if root is not None else ""
     ok: set[int] = set()
+    refuted: set[int] = set()  # the lemmas whose negation Coq proved (asked instead of a proof)
     vac: set[int] = set()
     sat: set[int] = set()
     axioms: dict[int, set[str] | None] = {}
@@ -529,8 +587,11 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
     asked: set[int] = set()
     for k in printed:
         lem = all_lemmas[k]
-        qs = [("lemma", k, lem.text(tolerant=True, token=0)
-               + ('Redirect "pe_ax_0" Print Assumptions pe_t0.\n' if assumptions else ""))]
+        if lem.refutation and depends_on_preamble_only(lem):
+            continue  # never asked (a proposition whose negation cannot be stated): failed
+        kind0, name0 = ("refute", "pe_r0") if lem.refutation else ("lemma", "pe_t0")
+        qs = [(kind0, k, lem.text(tolerant=True, token=0)
+               + (f'Redirect "pe_ax_0" Print Assumptions {name0}.\n' if assumptions else ""))]
         if k in side_of and side_of[k] not in asked:  # each question once in the run
             u = side_of[k]
             asked.add(u)
@@ -541,8 +602,8 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             if hit is None:
                 questions.append((kind, tok, text0, key))
             elif hit.get("defined") is True:
-                if kind == "lemma":
-                    ok.add(tok)
+                if kind in ("lemma", "refute"):
+                    (ok if kind == "lemma" else refuted).add(tok)
                     axioms[tok] = set(hit.get("axioms") or ()) if assumptions else set()
                 else:
                     (sat if kind == "sat" else vac).add(tok)
@@ -566,11 +627,11 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             for n in sorted(chunk):
                 kind, tok, _, _ = questions[n]
                 texts.append(f"Definition pe_m{n} := 0.\n")
-                if kind == "lemma":
+                if kind in ("lemma", "refute"):
                     lem = all_lemmas[tok]
                     texts.append(lem.text(tolerant=True, token=tok))
                     if assumptions:
-                        texts.append(f'Redirect "pe_ax_{tok}" Print Assumptions pe_t{tok}.\n')
+                        texts.append(f'Redirect "pe_ax_{tok}" Print Assumptions pe_{"t" if kind == "lemma" else "r"}{tok}.\n')
                 else:
                     texts.append(all_lemmas[owner_of[tok]].side_text(tok))
             texts.append(f"Definition pe_m{len(questions) + c} := 0.\n")  # the end of the chunk
@@ -607,6 +668,7 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             with open(out_path, encoding="utf-8", errors="replace") as fh:
                 out = fh.read()
             ok.update(int(k) for k in re.findall(r"\bpe_ok_(\d+) is defined", out or ""))
+            refuted.update(int(k) for k in re.findall(r"\bpe_no_(\d+) is defined", out or ""))
             vac.update(int(k) for k in re.findall(r"\bpe_vac_(\d+) is defined", out or ""))
             sat.update(int(k) for k in re.findall(r"\bpe_sat_(\d+) is defined", out or ""))
             segs = _segments(out or "")
@@ -614,16 +676,17 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
             for n, seg in segs.items():  # complete when Coq reached the next marker
                 if n < len(questions):
                     answered[n] = n < last and "Timeout!" not in seg
-        for k in ok:
+        for k in ok | refuted:
             if k not in axioms:
                 axioms[k] = _axioms(os.path.join(tmp, f"pe_ax_{k}.out")) if assumptions else set()
     for n, storable in answered.items():
         kind, tok, _, key = questions[n]
         if root is None or not storable:
             continue
-        if kind == "lemma":
-            entry: dict = {"defined": tok in ok}
-            if assumptions and tok in ok:
+        if kind in ("lemma", "refute"):
+            done = ok if kind == "lemma" else refuted
+            entry: dict = {"defined": tok in done}
+            if assumptions and tok in done:
                 if axioms.get(tok) is None:
                     continue  # Print Assumptions not read: ask again
                 entry["axioms"] = sorted(axioms[tok] or ())
@@ -633,14 +696,31 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
     elapsed = time.perf_counter() - t0
     results = []
     for k, lem in enumerate(all_lemmas):
-        results.append(CoqResult(lem, *_status(k, side_of.get(k), lem, ok, vac, sat, axioms, timed_out)))
+        results.append(CoqResult(lem, *_status(k, side_of.get(k), lem, ok, vac, sat, axioms, timed_out, refuted)))
     return CoqReport(tuple(results), elapsed, jobs)
 
 
 def _status(k: int, u: int | None, lem: CoqLemma, ok: set[int], vac: set[int], sat: set[int],
-            axioms: dict[int, set[str] | None], timed_out: bool) -> tuple[str, str]:
+            axioms: dict[int, set[str] | None], timed_out: bool, refuted: set[int] = frozenset()) -> tuple[str, str]:
     if lem.outside:
         return "outside", lem.outside
+    if lem.refutation:  # only the negation was asked: refuted, or failed (never checked)
+        why = depends_on_preamble_only(lem)
+        if why:
+            return "failed", why
+        if k in ok:
+            return "failed", "Coq proved the lemma, which was asked to be refuted"  # never asked both
+        if k not in refuted:
+            return "failed", ("the run timed out" if timed_out else
+                              f"Coq did not refute it at the kernel's counterexample{_at(lem.counterexample, False)}; "
+                              "its proof was not tried (the kernel certifies it false there)")
+        used = axioms.get(k)
+        if used is None:
+            return "failed", "Coq's Print Assumptions of the refutation could not be read"
+        extra = sorted(used - ALLOWED_AXIOMS)
+        if extra:
+            return "failed", f"the refutation depends on {', '.join(extra)}, beyond the standard library's axioms"
+        return "refuted", f"Coq proved the printed equation false{_at(lem.counterexample, False)}"
     if k not in ok:
         return "failed", "the run timed out" if timed_out else "the generated script did not prove it"
     why = depends_on_preamble_only(lem)

@@ -45,7 +45,8 @@ from .kernel.claims import DIFFERENCE, Claim, Equation, Step, Verdict, as_sympy,
 from .kernel.fragment import fact_problem, outside_fragment
 from .kernel.checker import KERNEL_STRATEGIES, Context, check_chain, reduce_to_zero
 from .kernel.gate import Admission, admit, judge
-from .kernel.identities import CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_TRIG, LOG_PRIMES, QUOTIENTS, RE_IM
+from .kernel.identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG,
+                                LOG_PRIMES, MODULUS, PARTS, QUOTIENTS, RE_IM, ROOTS)
 from .kernel.rules import CLEAR_DENOMINATORS, EVALUATE, PYTHAGORAS
 from .result import PartProof, Proof
 from .isolate import CHILD_GRACE, run_in_child
@@ -69,16 +70,25 @@ DEFAULT_TIMEOUT = 60.0
 #: what it did before they were added.
 _QUOTIENT_HEADS = (sp.tan, sp.cot, sp.sec, sp.csc, sp.tanh, sp.coth, sp.sech, sp.csch)
 _INVERSE_HEADS = (sp.asin, sp.acos, sp.acot, sp.asec, sp.acsc)
+_INVERSE_HYPERBOLIC_HEADS = (sp.asinh, sp.acosh, sp.atanh, sp.acoth, sp.asech, sp.acsch)
 TEXTBOOK_STRATEGIES: tuple[tuple[tuple[type, ...], tuple[str, ...]], ...] = (
     # numbers first: logs of rationals, Kronecker deltas, real and imaginary parts, Euler,
     # denesting, cyclotomic values
     ((sp.log, sp.KroneckerDelta, sp.re, sp.im, sp.conjugate, sp.exp, sp.Pow, *_QUOTIENT_HEADS, sp.sin, sp.cos),
-     (EVALUATE, DELTA_PRODUCTS, LOG_PRIMES, RE_IM, EULER, DENEST, CYCLOTOMIC, "expand", LOG_PRIMES, CYCLOTOMIC)),
+     (EVALUATE, DELTA_PRODUCTS, LOG_PRIMES, RE_IM, EULER, DENEST, ROOTS, CYCLOTOMIC, "expand", LOG_PRIMES,
+      CYCLOTOMIC)),
     # tan, cot, sec, csc and the hyperbolic quotients through sin and cos (or exp)
     (_QUOTIENT_HEADS, (EVALUATE, QUOTIENTS, CYCLOTOMIC, CLEAR_DENOMINATORS, PYTHAGORAS, "expand(trig=True)",
                        PYTHAGORAS, "expand", CYCLOTOMIC)),
     (_QUOTIENT_HEADS, (EVALUATE, QUOTIENTS, "rewrite(exp)", CLEAR_DENOMINATORS, "expand", "powsimp", "expand")),
     (_INVERSE_HEADS, (EVALUATE, INVERSE_TRIG, QUOTIENTS, CLEAR_DENOMINATORS, "expand")),
+    # the principal argument through atan2 of the parts
+    ((sp.arg,), (EVALUATE, ARG, RE_IM, EULER, EVALUATE, "expand", CYCLOTOMIC)),
+    # the modulus through the real and imaginary parts (where they occur)
+    ((sp.re, sp.im, sp.sign), (EVALUATE, MODULUS, RE_IM, PARTS, "expand")),
+    # the inverse hyperbolic heads through their log forms (numbers: denesting, logs of rationals)
+    (_INVERSE_HYPERBOLIC_HEADS, (EVALUATE, INVERSE_HYPERBOLIC, QUOTIENTS, "rewrite(exp)", CLEAR_DENOMINATORS, "expand",
+                                 "powsimp", "expand", LOG_PRIMES, DENEST)),
 )
 #: What the search tries: the kernel's strategies, the textbook's, then the heuristic
 #: simplifier on small expressions. Whatever it finds is re-checked by the kernel.

@@ -194,7 +194,8 @@ def differentiable(f: sp.Basic, x: sp.Symbol) -> bool:
         return differentiable(f.args[0], x)
     if isinstance(f, (sp.tan, sp.cot, sp.sec, sp.csc, sp.tanh, sp.coth, sp.sech, sp.csch)):
         return differentiable(f.args[0], x)  # meromorphic: differentiable wherever defined
-    if isinstance(f, (sp.asin, sp.acos, sp.acot, sp.asec, sp.acsc)):
+    if isinstance(f, (sp.asin, sp.acos, sp.acot, sp.asec, sp.acsc, sp.asinh, sp.acosh, sp.atanh, sp.acoth, sp.asech,
+                      sp.acsch)):
         # on the real domain the kernel holds them on, differentiable inside it (the derivative,
         # e.g. 1/sqrt(1 - u^2), is undefined at its ends)
         arg = f.args[0]

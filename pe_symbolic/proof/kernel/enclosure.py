@@ -225,6 +225,15 @@ def _log(v: Value) -> acb:
     return _finite(b.log())
 
 
+def _log_base(ev: "_Evaluator", e: sp.Basic) -> Value:
+    """``log(x, b) = log(x)/log(b)`` (SymPy's definition); undefined where ``log(b)`` may be 0
+    (a base of 1) and wherever either logarithm is."""
+    den = _log(ev.ev(e.args[1]))
+    if den.contains(acb(0)):
+        raise Undecidable("log with a base whose logarithm may be 0 (a base of 1)")
+    return _finite(_log(ev.ev(e.args[0])) / den)
+
+
 # ---------------------------------------------------------------------------- the evaluator
 
 Entry = Callable[[sp.Indexed], sp.Expr]
@@ -469,6 +478,33 @@ def _inverse_real(name: str) -> Callable[[_Evaluator, sp.Basic], Value]:
     return fn
 
 
+def _inverse_hyperbolic(name: str) -> Callable[[_Evaluator, sp.Basic], Value]:
+    """``asinh``, ``acosh``, ``atanh``, ``acoth``, ``asech``, ``acsch`` on their real domains
+    (the fragment's table), by Arb's ``asinh``, ``acosh``, ``atanh`` (``acoth x = atanh(1/x)``,
+    ``asech x = acosh(1/x)``, ``acsch x = asinh(1/x)``, SymPy's definitions). Undefined -- an
+    ``Undecidable`` -- at a value that may be complex, and at a ball not certainly inside the
+    domain: ``acosh`` below 1, ``atanh`` at or beyond +-1 (its poles), ``acoth`` in [-1, 1],
+    ``asech`` outside (0, 1], ``acsch`` at 0; there SymPy's values are complex or infinite."""
+    def fn(ev: _Evaluator, e: sp.Basic) -> Value:
+        r = _real(ev.ev(e.args[0]))
+        if name in ("acoth", "asech", "acsch"):
+            if not (r > 0 or r < 0):
+                raise Undecidable(f"{name} at a ball that contains 0")
+            if name == "asech" and not r > 0:
+                raise Undecidable("asech of a negative value (complex there)")
+            r = 1 / r
+        if name == "asinh" or name == "acsch":
+            return _finite(acb(r.asinh()))
+        if name in ("acosh", "asech"):
+            if not r >= 1:
+                raise Undecidable(f"{name} outside its real domain or too close to its edge (complex there)")
+            return _finite(acb(r.acosh()))
+        if not (r > -1 and r < 1):  # atanh, acoth (of 1/x)
+            raise Undecidable(f"{name} at or beyond its poles, or too close to them (complex there)")
+        return _finite(acb(r.atanh()))
+    return fn
+
+
 def _atan2(ev: _Evaluator, e: sp.Basic) -> Value:
     """``atan2(y, x)`` for real ``y, x``, the angle of ``x + i y`` in (-pi, pi] (SymPy's
     principal branch); undefined at ``(0, 0)``; on the cut (``x < 0``, ``y`` near 0) only for
@@ -621,7 +657,10 @@ _FUNCTIONS: dict[type, Callable[[_Evaluator, Any], Value]] = {
     sp.coth: _unary("coth"), sp.sech: _unary("sech"), sp.csch: _unary("csch"),
     sp.acot: _inverse_real("acot"), sp.asec: _inverse_real("asec"), sp.acsc: _inverse_real("acsc"),
     sp.atan2: _atan2,
-    sp.log: lambda ev, e: _log(ev.ev(e.args[0])) if len(e.args) == 1 else _raise("log with a base"),
+    sp.asinh: _inverse_hyperbolic("asinh"), sp.acosh: _inverse_hyperbolic("acosh"),
+    sp.atanh: _inverse_hyperbolic("atanh"), sp.acoth: _inverse_hyperbolic("acoth"),
+    sp.asech: _inverse_hyperbolic("asech"), sp.acsch: _inverse_hyperbolic("acsch"),
+    sp.log: lambda ev, e: _log(ev.ev(e.args[0])) if len(e.args) == 1 else _log_base(ev, e),
     sp.atan: _atan, sp.asin: _asin_acos("asin"), sp.acos: _asin_acos("acos"),
     sp.Abs: _abs, sp.sign: _sign_fn, sp.floor: _floor_fn(False), sp.ceiling: _floor_fn(True),
     sp.frac: _frac, sp.Mod: _mod, sp.Max: _minmax, sp.Min: _minmax, sp.KroneckerDelta: _delta,

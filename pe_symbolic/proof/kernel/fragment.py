@@ -69,7 +69,7 @@ from sympy.logic.boolalg import BooleanAtom, BooleanFunction
 from .binders import differentiable, limit
 
 __all__ = ["FACTS", "FRAGMENT", "Fact", "Head", "defined_here", "fact_problem", "facts_table", "fragment_table",
-           "outside_fragment"]
+           "inverse_hyperbolic_domain", "outside_fragment"]
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,8 @@ _PARTS = ("z = a + i b with a, b real, split by the rule 're/im' where the kerne
 
 #: Heads the kernel holds defined on part of the real line only (their derivative formulas
 #: extend beyond it: a derivative of them is defined only where they are).
-_REAL_DOMAIN = (sp.asin, sp.acos, sp.acot, sp.asec, sp.acsc)
+_REAL_DOMAIN = (sp.asin, sp.acos, sp.acot, sp.asec, sp.acsc, sp.asinh, sp.acosh, sp.atanh, sp.acoth, sp.asech,
+                sp.acsch)
 
 
 def _nonzero(e: sp.Basic) -> bool:
@@ -123,6 +124,43 @@ def _in_unit(u: sp.Basic) -> bool:
 def _outside_unit(u: sp.Basic) -> bool:
     """``u`` is known real with ``|u| >= 1`` (the real domain of asec and acsc)."""
     return _real(u) and (u**2 - 1).is_nonnegative is True
+
+
+#: The inverse hyperbolic heads and their real domains: in the fragment only where SymPy's
+#: assumptions place the argument there (complex or out-of-domain arguments are outside,
+#: where SymPy's values are complex and its log formulas change branch).
+_INVERSE_HYPERBOLIC_DOMAINS: dict[type, tuple[str, Callable[[sp.Basic], bool]]] = {
+    sp.asinh: ("real u", _real),
+    sp.acosh: ("real u >= 1", lambda u: _real(u) and (u - 1).is_nonnegative is True),
+    sp.atanh: ("real u with |u| < 1", lambda u: _real(u) and (1 - u**2).is_positive is True),
+    sp.acoth: ("real u with |u| > 1", lambda u: _real(u) and (u**2 - 1).is_positive is True),
+    sp.asech: ("real u with 0 < u <= 1", lambda u: _real(u) and u.is_positive is True
+               and (1 - u).is_nonnegative is True),
+    sp.acsch: ("real u != 0", lambda u: _real(u) and u.is_zero is False),
+}
+
+
+def inverse_hyperbolic_domain(node: sp.Basic) -> bool:
+    """Whether ``node`` (an ``asinh``, ``acosh``, ``atanh``, ``acoth``, ``asech`` or ``acsch``)
+    has an argument known (by SymPy's assumptions) to lie in the head's real domain.
+
+    >>> import sympy as sp
+    >>> x, p = sp.Symbol("x", real=True), sp.Symbol("p", positive=True)
+    >>> inverse_hyperbolic_domain(sp.asinh(x)), inverse_hyperbolic_domain(sp.acosh(x))
+    (True, False)
+    >>> inverse_hyperbolic_domain(sp.acosh(p + 1)), inverse_hyperbolic_domain(sp.atanh(sp.Rational(1, 2)))
+    (True, True)
+    """
+    _, known = _INVERSE_HYPERBOLIC_DOMAINS[type(node)]
+    try:
+        return bool(known(node.args[0]))
+    except (AttributeError, TypeError, ValueError, RecursionError):
+        return False
+
+
+_INVERSE_HYPERBOLIC = ("principal branch on the real domain only, {}; rewritten by automatic evaluation ({}, special "
+                       "values) and the rule 'inverse hyperbolic' (log form); a complex or out-of-domain argument is "
+                       "outside the fragment")
 #: The whitelist (see the module notes). The docs print it as a table (:func:`fragment_table`).
 FRAGMENT: tuple[Head, ...] = (
     Head("Integer", sp.Integer, "atom", _NUMBERS),
@@ -142,8 +180,11 @@ FRAGMENT: tuple[Head, ...] = (
          lambda n: n.exp.is_nonnegative is True or n.base.is_zero is False,
          "where the base is nonzero or the exponent nonnegative"),
     Head("exp", sp.exp, "function", "entire; angle addition through rewrite(exp) and powsimp"),
-    Head("log", sp.log, "function", "the principal logarithm; split only for positive arguments",
-         lambda n: len(n.args) == 1 and n.args[0].is_zero is False, "where the argument is nonzero"),
+    Head("log", sp.log, "function",
+         "the principal logarithm; split only for positive arguments; log(x, b) = log(x)/log(b) (SymPy's definition, "
+         "by automatic evaluation)",
+         lambda n: all(a.is_zero is False for a in n.args) and (len(n.args) == 1 or (n.args[1] - 1).is_zero is False),
+         "where the argument is nonzero (and a base is neither 0 nor 1)"),
     Head("sin", sp.sin, "function", "entire; angle addition (expand(trig=True)), sin^2 = 1 - cos^2"),
     Head("cos", sp.cos, "function", "entire; angle addition (expand(trig=True))"),
     Head("tan", sp.tan, "function", _QUOTIENT.format("sin(u)/cos(u)"),
@@ -183,10 +224,32 @@ FRAGMENT: tuple[Head, ...] = (
          "evaluation (atan(y/x) and +-pi where the signs are known)",
          lambda n: _real(n.args[0]) and _real(n.args[1]) and (n.args[0].is_zero is False or n.args[1].is_zero is False),
          "for real y, x, not both 0"),
+    Head("asinh", sp.asinh, "function", _INVERSE_HYPERBOLIC.format("log(u + sqrt(u^2 + 1))", "asinh(-u) = -asinh(u)"),
+         inverse_hyperbolic_domain, "for real u (else outside)"),
+    Head("acosh", sp.acosh, "function",
+         _INVERSE_HYPERBOLIC.format("log(u + sqrt(u^2 - 1)), values >= 0", "acosh(1) = 0"),
+         inverse_hyperbolic_domain, "for real u >= 1 (else outside)"),
+    Head("atanh", sp.atanh, "function",
+         _INVERSE_HYPERBOLIC.format("(log(1 + u) - log(1 - u))/2", "atanh(-u) = -atanh(u)"),
+         inverse_hyperbolic_domain, "for real u with |u| < 1 (else outside)"),
+    Head("acoth", sp.acoth, "function",
+         _INVERSE_HYPERBOLIC.format("log((u + 1)/(u - 1))/2 = atanh(1/u)", "acoth(-u) = -acoth(u)"),
+         inverse_hyperbolic_domain, "for real u with |u| > 1 (else outside)"),
+    Head("asech", sp.asech, "function",
+         _INVERSE_HYPERBOLIC.format("log(1/u + sqrt(1/u^2 - 1)) = acosh(1/u), values >= 0", "asech(1) = 0"),
+         inverse_hyperbolic_domain, "for real u with 0 < u <= 1 (else outside)"),
+    Head("acsch", sp.acsch, "function",
+         _INVERSE_HYPERBOLIC.format("log(1/u + sqrt(1/u^2 + 1)) = asinh(1/u)", "acsch(-u) = -acsch(u)"),
+         inverse_hyperbolic_domain, "for real u != 0 (else outside)"),
     Head("Abs", sp.Abs, "function", "|z|; removed only where the sign is known from the assumptions"),
     Head("re", sp.re, "function", _PARTS.format("a")),
     Head("im", sp.im, "function", _PARTS.format("b")),
     Head("conjugate", sp.conjugate, "function", _PARTS.format("a - i b")),
+    Head("arg", sp.arg, "function",
+         "the principal argument, in (-pi, pi]: atan2(im z, re z) for z != 0 (SymPy's definition); rewritten by "
+         "automatic evaluation (numbers through atan2, arg(exp(i b)) reduced mod 2 pi exactly) and the rule 'arg' "
+         "(positive factors removed, then atan2 of the parts where the rule 're/im' splits z)",
+         lambda n: n.args[0].is_zero is False, "where z != 0"),
     Head("sign", sp.sign, "function", "z/|z| (0 at 0); evaluated only where the sign is known"),
     Head("Max", sp.Max, "function", "real arguments; decided only where the order is known"),
     Head("Min", sp.Min, "function", "real arguments; decided only where the order is known"),
@@ -208,7 +271,8 @@ FRAGMENT: tuple[Head, ...] = (
          "differentiable heads (chain rule)",
          lambda n: all(isinstance(v, sp.Symbol) and differentiable(n.expr, v) for v, _ in n.variable_count)
          and not n.expr.has(*_REAL_DOMAIN),
-         "where the chain rule applies (and, for asin, acos, acot, asec, acsc, where they are defined)"),
+         "where the chain rule applies (and, for asin, acos, acot, asec, acsc and the inverse hyperbolic heads, where "
+         "they are defined)"),
     Head("Subs", sp.Subs, "binder", "f at a point with the variable's properties (checked); several "
          "variables are substituted in order, as SymPy merges and means them; substituted only where the "
          "variable is not bound inside f"),
@@ -358,6 +422,7 @@ def defined_here(node: sp.Basic) -> bool:
         return False
 
 
+_INVERSE_HYPERBOLIC_HEADS = tuple(_INVERSE_HYPERBOLIC_DOMAINS)
 _VALUE_HEADS = tuple(c for h in FRAGMENT if h.kind != "condition" for c in (h.cls if isinstance(h.cls, tuple) else (h.cls,)))
 _CONDITIONS = (Relational, BooleanFunction, BooleanAtom)
 _RELATIONS = (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan, sp.Equality, sp.Unequality)
@@ -514,6 +579,10 @@ def _check(node: sp.Basic, role: str, stack: list) -> str:
         return ""
     if isinstance(node, sp.Tuple):
         return _out("a Tuple where a value is expected")
+    if isinstance(node, _INVERSE_HYPERBOLIC_HEADS) and not inverse_hyperbolic_domain(node):
+        what, _ = _INVERSE_HYPERBOLIC_DOMAINS[type(node)]
+        return _out(f"{type(node).__name__} of {node.args[0]}, which is not known to be a {what} (the head is held "
+                    "on its real domain only)")
     stack.extend((a, "value") for a in node.args)
     return ""
 

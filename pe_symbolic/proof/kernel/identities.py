@@ -18,15 +18,42 @@ to hold. Why each is sound:
     ``acot u = atan(1/u)`` for real ``u != 0``; ``asec u = acos(1/u)``, ``acsc u = asin(1/u)``
     for real ``|u| >= 1`` (SymPy's definitions). Each right side is defined wherever the left
     side is, so no point where a claim is defined is lost on the way.
+``inverse hyperbolic`` (``INVERSE_HYPERBOLIC``)
+    only where SymPy's assumptions place the argument in the head's real domain (the same test
+    as the fragment's, :func:`~pe_symbolic.proof.kernel.fragment.inverse_hyperbolic_domain`;
+    elsewhere the node is left alone, and the fragment holds it outside):
+    ``asinh u = log(u + sqrt(u^2 + 1))`` for real ``u``;
+    ``acosh u = log(u + sqrt(u^2 - 1))`` for real ``u >= 1``;
+    ``atanh u = (log(1 + u) - log(1 - u))/2`` for real ``|u| < 1``;
+    ``acoth u = (log(u + 1) - log(u - 1))/2`` for real ``|u| > 1``;
+    ``asech u = log(1/u + sqrt(1/u^2 - 1))`` for real ``0 < u <= 1``;
+    ``acsch u = log(1/u + sqrt(1/u^2 + 1))`` for real ``u != 0``.
+    Why: on these domains each head is the real inverse of ``sinh``, ``cosh`` (on
+    ``[0, oo)``), ``tanh``, ``coth``, ``sech`` (on ``[0, oo)``), ``csch``, and solving
+    ``u = (e^t - e^-t)/2`` (etc.) for ``e^t`` gives the root inside the ``log`` -- the positive
+    one: ``u + sqrt(u^2 + 1) > 0`` for every real ``u``; ``u + sqrt(u^2 - 1) >= 1`` for
+    ``u >= 1``; ``(1 + u)/(1 - u) > 0`` for ``|u| < 1``; and every ``log`` here is of a positive
+    real except in ``acoth`` for ``u < -1``, where ``log(u + 1)`` and ``log(u - 1)`` both have
+    imaginary part ``pi`` and their difference is ``log((u + 1)/(u - 1))``, real. SymPy's
+    principal values agree there (its own ``rewrite(log)`` is these formulas, up to
+    ``sqrt(u - 1) sqrt(u + 1) = sqrt(u^2 - 1)``, equal for ``u >= 1``). Each right side is defined
+    wherever the head is, and is real there.
 ``Euler`` (``EULER``)
     ``exp(a + i b) = exp(a) (cos b + i sin b)`` for every complex ``a, b`` (the terms of the
     exponent that are ``i`` times something form ``i b``).
 ``re/im`` (``RE_IM``)
     ``re z``, ``im z`` and ``conjugate z`` replaced by ``a``, ``b`` and ``a - i b`` where the
     kernel can write ``z = a + i b`` with ``a``, ``b`` real (:func:`split`): a real expression
-    (SymPy's assumptions say so), ``i``, sums, products, integer powers, ``exp``, ``sin``,
-    ``cos`` and ``conjugate`` of such; nothing else.
-``log primes`` (``LOG_PRIMES``)
+    (SymPy's assumptions say so), an imaginary one (``i b``, ``b`` real: SymPy's ``imaginary``),
+    ``i``, sums, products, integer powers, ``exp``, ``sin``, ``cos`` and ``conjugate`` of such;
+    nothing else.
+``arg`` (``ARG``)
+    ``arg(c z) = arg(z)`` for ``c`` known positive (a positive factor does not turn a complex
+    number), then ``arg(a + i b) = atan2(b, a)`` where :func:`split` writes the argument as
+    ``a + i b`` with ``a``, ``b`` real: SymPy's definition of the principal argument in
+    ``(-pi, pi]`` (``atan2(y, x)`` is the angle of ``x + i y``, ``pi`` on the negative real
+    axis), and both are undefined at 0 (SymPy's ``nan``), which the fragment's rows hold so.
+
     ``log(p1^e1 ... / q1^f1 ...) = e1 log p1 + ... - f1 log q1 - ...`` for a positive rational
     (the principal logarithm of positive reals is additive).
 ``delta products`` (``DELTA_PRODUCTS``)
@@ -48,6 +75,14 @@ to hold. Why each is sound:
     real part of ``B`` is positive by a certified enclosure -- the principal square root of
     ``A`` is the one of its two roots ``+-B`` with positive real part. (``1/sqrt(A) = 1/B``
     likewise.)
+``roots`` (``ROOTS``)
+    ``A**(k/n) = B**k`` (``A`` a number, ``n`` from 2 to 12) where ``B`` is SymPy's ``nthroot``
+    (or ``sqrtdenest``) proposal, checked here: ``B**n - A`` reduces to 0 exactly (as for
+    ``denest``), ``B`` is real (SymPy's assumptions) and positive by a certified enclosure.
+    Then ``A = B**n`` is a positive real, whose principal ``n``-th root is its one positive real
+    ``n``-th root, ``B``. And ``sqrt(A) = i c`` where ``c`` is real, positive by an enclosure,
+    and ``c**2 + A`` reduces to 0: ``A = -c**2`` is a negative real, whose principal square root
+    is ``i sqrt(-A) = i c``.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -73,9 +108,11 @@ import sympy as sp
 
 from . import budget
 from .enclosure import PRECISIONS, Undecidable, enclose, precision
+from .fragment import inverse_hyperbolic_domain
 
-__all__ = ["CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_TRIG", "LOG_PRIMES", "QUOTIENTS", "RE_IM",
-           "cyclotomic", "delta_products", "denest", "euler", "inverse_trig", "log_primes", "quotients", "re_im", "split"]
+__all__ = ["ARG", "CYCLOTOMIC", "DELTA_PRODUCTS", "DENEST", "EULER", "INVERSE_HYPERBOLIC", "INVERSE_TRIG",
+           "LOG_PRIMES", "MODULUS", "PARTS", "QUOTIENTS", "RE_IM", "ROOTS", "arg_parts", "cyclotomic", "delta_products", "denest",
+           "euler", "inverse_hyperbolic", "inverse_trig", "log_primes", "modulus", "parts", "quotients", "re_im", "roots", "split"]
 
 def _guarded(f: Callable[[sp.Basic], sp.Basic]) -> Callable[[sp.Basic], sp.Basic]:
     """``f``, leaving the expression alone where SymPy fails inside it (an exception is never
@@ -95,11 +132,18 @@ def _guarded(f: Callable[[sp.Basic], sp.Basic]) -> Callable[[sp.Basic], sp.Basic
 QUOTIENTS = "quotients: tan = sin/cos, cot = cos/sin, sec = 1/cos, csc = 1/sin (and tanh, coth, sech, csch)"
 INVERSE_TRIG = ("inverse trig: asin u = 2 atan(u/(1 + sqrt(1 - u^2))), acos u = pi/2 - asin u, acot u = atan(1/u), "
                 "asec u = acos(1/u), acsc u = asin(1/u) on their real domains")
+INVERSE_HYPERBOLIC = ("inverse hyperbolic: asinh, acosh, atanh, acoth, asech, acsch as logs (asinh u = "
+                      "log(u + sqrt(u^2 + 1)), ...) where the argument is known in the real domain")
 EULER = "Euler: exp(a + i b) = exp(a) (cos b + i sin b)"
 RE_IM = "re/im: re, im and conjugate of a + i b with a, b real"
+ARG = "arg: arg(c z) = arg(z) for c > 0, arg(a + i b) = atan2(b, a) with a, b real"
+MODULUS = "modulus: |z| = sqrt(re(z)^2 + im(z)^2)"
+PARTS = "parts: re(z) = z - i im(z), sign(z) = z/|z| for z != 0"
 LOG_PRIMES = "log primes: log of a positive rational by its prime factorization"
 DELTA_PRODUCTS = "delta products: delta(a, b) delta(c, b) = delta(a, b) delta(c, a), delta^k = delta"
 CYCLOTOMIC = "cyclotomic: trigonometric values at rational multiples of pi and square roots of rationals in Q(zeta_N)"
+ROOTS = ("roots: A**(k/n) = B**k where B**n - A reduces to 0 and B > 0 (enclosure); sqrt(A) = i c where c**2 + A "
+         "reduces to 0 and c > 0")
 DENEST = "denest: sqrt(A) = B where B**2 - A reduces to 0 and re(B) > 0 (enclosure)"
 
 
@@ -166,6 +210,46 @@ def inverse_trig(x: sp.Basic) -> sp.Basic:
     return x
 
 
+# ---------------------------------------------------------------------------- inverse hyperbolic
+
+
+def _inverse_hyperbolic(e: sp.Basic) -> sp.Basic:
+    if not inverse_hyperbolic_domain(e):
+        return e  # a complex or out-of-domain argument: left alone (outside the fragment)
+    u = e.args[0]
+    if isinstance(e, sp.asinh):
+        return sp.log(u + sp.sqrt(u**2 + 1))
+    if isinstance(e, sp.acosh):
+        return sp.log(u + sp.sqrt(u**2 - 1))
+    if isinstance(e, sp.atanh):
+        return (sp.log(1 + u) - sp.log(1 - u)) / 2
+    if isinstance(e, sp.acoth):
+        return (sp.log(u + 1) - sp.log(u - 1)) / 2
+    if isinstance(e, sp.asech):
+        return sp.log(1 / u + sp.sqrt(1 / u**2 - 1))
+    return sp.log(1 / u + sp.sqrt(1 / u**2 + 1))  # acsch
+
+
+_INVERSE_HYPERBOLIC_HEADS = (sp.asinh, sp.acosh, sp.atanh, sp.acoth, sp.asech, sp.acsch)
+
+
+@_guarded
+def inverse_hyperbolic(x: sp.Basic) -> sp.Basic:
+    """``asinh``, ``acosh``, ``atanh``, ``acoth``, ``asech``, ``acsch`` of an argument known to
+    lie in the head's real domain, in their ``log`` form (see the module notes).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> inverse_hyperbolic(sp.asinh(x))
+    log(x + sqrt(x**2 + 1))
+    >>> inverse_hyperbolic(sp.acosh(x))  # x may be below 1: left alone
+    acosh(x)
+    """
+    if not x.has(*_INVERSE_HYPERBOLIC_HEADS):
+        return x
+    return x.replace(lambda e: isinstance(e, _INVERSE_HYPERBOLIC_HEADS), _inverse_hyperbolic)
+
+
 # ---------------------------------------------------------------------------- Euler
 
 
@@ -219,6 +303,8 @@ def split(e: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
         return e, sp.Integer(0)
     if e is sp.I:
         return sp.Integer(0), sp.Integer(1)
+    if e.is_imaginary is True:  # e = i b with b = -i e real (SymPy's imaginary: a nonzero real times i)
+        return sp.Integer(0), sp.expand(-sp.I * e)
     if isinstance(e, sp.Add):
         parts = [split(a) for a in e.args]
         if any(p is None for p in parts):
@@ -285,6 +371,70 @@ def re_im(x: sp.Basic) -> sp.Basic:
         return p[0] - sp.I * p[1]
 
     return x.replace(lambda e: isinstance(e, (sp.re, sp.im, sp.conjugate)), rewrite)
+
+
+def _arg(e: sp.arg) -> sp.Basic:
+    z = e.args[0]
+    if isinstance(z, sp.Mul):
+        kept = [f for f in z.args if f.is_positive is not True]
+        if len(kept) < len(z.args):  # arg(c z) = arg(z) for c > 0
+            z = sp.Mul(*kept)
+    p = split(z)
+    if p is None:
+        return sp.arg(z) if z != e.args[0] else e
+    return sp.atan2(p[1], p[0])
+
+
+@_guarded
+def arg_parts(x: sp.Basic) -> sp.Basic:
+    """``arg`` of what :func:`split` splits as ``atan2`` of the parts, positive factors first
+    removed (see the module notes).
+
+    >>> import sympy as sp
+    >>> x, p = sp.Symbol("x", real=True), sp.Symbol("p", positive=True)
+    >>> arg_parts(sp.arg((x + sp.I * x) / p))
+    atan2(x, x)
+    """
+    if not x.has(sp.arg):
+        return x
+    return x.replace(lambda e: isinstance(e, sp.arg), _arg)
+
+
+@_guarded
+def modulus(x: sp.Basic) -> sp.Basic:
+    """Every ``Abs(z)`` as ``sqrt(re(z)**2 + im(z)**2)`` (see the module notes).
+
+    >>> import sympy as sp
+    >>> modulus(sp.Abs(sp.Symbol("z")))
+    sqrt(re(z)**2 + im(z)**2)
+    """
+    if not x.has(sp.Abs):
+        return x
+    return x.replace(lambda e: isinstance(e, sp.Abs), lambda e: sp.sqrt(sp.re(e.args[0]) ** 2 + sp.im(e.args[0]) ** 2))
+
+
+@_guarded
+def parts(x: sp.Basic) -> sp.Basic:
+    """``re(z)`` as ``z - i im(z)`` where :func:`split` cannot split ``z``, and ``sign(z)`` as
+    ``z/|z|`` for ``z`` known nonzero (see the module notes).
+
+    >>> import sympy as sp
+    >>> y = sp.Symbol("y")
+    >>> parts(sp.re(y))
+    y - I*im(y)
+    >>> parts(sp.sign(2 + 2 * sp.I))
+    sqrt(2)*(2 + 2*I)/4
+    """
+    if not x.has(sp.re, sp.sign):
+        return x
+
+    def rewrite(e: sp.Basic) -> sp.Basic:
+        z = e.args[0]
+        if isinstance(e, sp.re):
+            return e if split(z) is not None else z - sp.I * sp.im(z)
+        return z / sp.Abs(z) if z.is_zero is False else e
+
+    return x.replace(lambda e: isinstance(e, (sp.re, sp.sign)), rewrite)
 
 
 # ---------------------------------------------------------------------------- logs
@@ -622,5 +772,65 @@ def denest(x: sp.Basic) -> sp.Basic:
         if b is None:
             return e
         return b if e.exp == sp.S.Half else 1 / b
+
+    return x.replace(target, rewrite)
+
+
+#: Largest index n of a root A**(k/n) the roots rule takes.
+MAX_ROOT_INDEX = 12
+
+
+def _real_positive(b: sp.Expr) -> bool:
+    """``b`` is real by SymPy's assumptions and positive by a certified enclosure."""
+    return b.is_extended_real is True and _positive_real_part(b)
+
+
+@lru_cache(maxsize=4096)
+def _root_of(a: sp.Expr, n: int) -> sp.Expr | None:
+    """``B`` with ``a**(1/n) = B`` checked (see the module notes), or ``None``."""
+    from sympy.simplify.simplify import nthroot
+    from sympy.simplify.sqrtdenest import sqrtdenest
+
+    try:
+        b = nthroot(a, n) if n > 2 else sqrtdenest(sp.sqrt(a))
+    except (RecursionError, ValueError, TypeError, NotImplementedError, sp.PolynomialError):
+        return None
+    if b is None or not isinstance(b, sp.Expr) or b.free_symbols or b.has(sp.Float):
+        return None
+    if isinstance(b, sp.Pow) and b.base == a:
+        return None
+    if _real_positive(b) and _is_zero_exactly(b**n - a):
+        return b
+    if n == 2:  # a negative radicand: B = i c with c > 0
+        c = sp.expand(b / sp.I)
+        if _real_positive(c) and _is_zero_exactly(c**2 + a):
+            return b
+    return None
+
+
+@_guarded
+def roots(x: sp.Basic) -> sp.Basic:
+    """Every ``A**(k/n)`` of a number ``A`` (``2 <= n <= 12``) with a checked root ``B`` replaced
+    by ``B**k`` (see the module notes).
+
+    >>> import sympy as sp
+    >>> roots((41 + 29 * sp.sqrt(2)) ** sp.Rational(1, 5))
+    1 + sqrt(2)
+    >>> roots(sp.sqrt(-2107 - 98 * sp.sqrt(345) - 98 * sp.sqrt(115) - 490 * sp.sqrt(3)))
+    I*(7*sqrt(5) + 7*sqrt(15) + 7*sqrt(23))
+    """
+    if not isinstance(x, sp.Basic) or not x.has(sp.Pow):
+        return x
+
+    def target(e: sp.Basic) -> bool:
+        return (isinstance(e, sp.Pow) and isinstance(e.exp, sp.Rational) and 2 <= e.exp.q <= MAX_ROOT_INDEX
+                and not e.base.free_symbols and not isinstance(e.base, sp.Rational) and e.base.has(sp.Pow)
+                and not e.base.has(sp.Float))
+
+    def rewrite(e: sp.Pow) -> sp.Basic:
+        b = _root_of(e.base, int(e.exp.q))
+        if b is None:
+            return e
+        return b ** int(e.exp.p)
 
     return x.replace(target, rewrite)

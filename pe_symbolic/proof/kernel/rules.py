@@ -49,8 +49,9 @@ import sympy as sp
 
 from .claims import Expr
 from .evaluation import evaluate
-from .identities import (CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_TRIG, LOG_PRIMES, QUOTIENTS, RE_IM,
-                         cyclotomic, delta_products, denest, euler, inverse_trig, log_primes, quotients, re_im)
+from .identities import (ARG, CYCLOTOMIC, DELTA_PRODUCTS, DENEST, EULER, INVERSE_HYPERBOLIC, INVERSE_TRIG, LOG_PRIMES,
+                         MODULUS, PARTS, QUOTIENTS, RE_IM, ROOTS, arg_parts, cyclotomic, delta_products, denest,
+                         euler, inverse_hyperbolic, inverse_trig, log_primes, modulus, parts, quotients, re_im, roots)
 
 __all__ = ["CLEAR_DENOMINATORS", "CONDITIONAL", "EVALUATE", "PYTHAGORAS", "RULES", "Rule", "apply_rule", "is_zero",
            "rules_table"]
@@ -132,10 +133,20 @@ _RULES = [
     Rule(INVERSE_TRIG, _entrywise(inverse_trig), True, False,
          "asin, acos, acot, asec, acsc through atan on the real domains where the kernel holds them defined "
          "(each result defined wherever the head is)"),
+    Rule(INVERSE_HYPERBOLIC, _entrywise(inverse_hyperbolic), True, False,
+         "asinh u = log(u + sqrt(u^2 + 1)) (real u), acosh u = log(u + sqrt(u^2 - 1)) (u >= 1), atanh u = (log(1 + u) "
+         "- log(1 - u))/2 (|u| < 1), acoth u = (log(u + 1) - log(u - 1))/2 (|u| > 1), asech u = acosh(1/u) (0 < u <= "
+         "1), acsch u = asinh(1/u) (u != 0), each only where the argument is known in that domain"),
     Rule(EULER, _entrywise(euler), True, False, "exp(a + i b) = exp(a) (cos b + i sin b) for every complex a, b"),
     Rule(RE_IM, _entrywise(re_im), True, False,
          "re z, im z, conjugate z replaced by a, b, a - i b where z = a + i b is split with a, b real (real "
          "expressions, i, sums, products, integer powers, exp, sin, cos, conjugate)"),
+    Rule(ARG, _entrywise(arg_parts), True, False,
+         "arg(c z) = arg(z) for c known positive; arg z = atan2(im z, re z) where z = a + i b is split with a, b real "
+         "(SymPy's definition of the principal argument; both undefined at 0)"),
+    Rule(MODULUS, _entrywise(modulus), True, False, "|z| = sqrt(re(z)^2 + im(z)^2) for every complex z"),
+    Rule(PARTS, _entrywise(parts), True, False,
+         "re(z) = z - i im(z) for every complex z (where re/im cannot split z); sign(z) = z/|z| for z known nonzero"),
     Rule(LOG_PRIMES, _entrywise(log_primes), True, False,
          "log of a positive rational as the sum over its prime factorization"),
     Rule(DELTA_PRODUCTS, _entrywise(delta_products), True, False,
@@ -146,6 +157,9 @@ _RULES = [
          "its value where that is rational"),
     Rule(DENEST, _entrywise(denest), True, False,
          "sqrt(A) = B for a number A where B**2 - A reduces to 0 exactly and re(B) > 0 by a certified enclosure"),
+    Rule(ROOTS, _entrywise(roots), True, False,
+         "A**(k/n) = B**k for a number A where B**n - A reduces to 0 exactly and B is real and positive by a "
+         "certified enclosure; sqrt(A) = i c where c**2 + A reduces to 0 and c is real and positive"),
     Rule(CLEAR_DENOMINATORS, _entrywise(_numerator), True, True,
          "a difference N/D over a common denominator is 0 wherever D != 0 exactly when N is (difference "
          "chains only; the proof then holds wherever both sides are defined)"),
