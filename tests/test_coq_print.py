@@ -206,7 +206,7 @@ def test_a_limit_variable_used_as_an_integer_is_refused() -> None:
 COMPLEX = [a, sp.I * a, a * c, a ** 3, sp.sin(a), sp.cos(a + c), sp.exp(sp.I * a * x), sp.exp(a) * sp.sin(c),
            sp.Determinant(sp.ImmutableMatrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])),
            sp.Determinant(sp.ImmutableMatrix([[a, 1, 0], [c, sp.I, 2], [x, a * c, 1]])),
-           3 * a * sp.exp(sp.I * x) + c ** 2 - x]
+           3 * a * sp.exp(sp.I * x) + c ** 2 - x, sp.Subs(a * c + x, c, a + 1)]
 
 
 @pytest.mark.parametrize("e", COMPLEX, ids=[sp.sstr(e)[:40] for e in COMPLEX])

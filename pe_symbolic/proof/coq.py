@@ -795,7 +795,7 @@ def to_coq_complex(e: sp.Basic, env: Env) -> tuple[Node, Node]:
     * ``exp z = exp x cos y + i exp x sin y``
 
     (with ``cosh 0 = 1``, ``sinh 0 = 0``, ``exp 0 = 1`` where a part is the number 0); a
-    determinant by its cofactor expansion (``_determinant``). Nothing else is printed (:class:`OutsideFragment`),
+    determinant by its cofactor expansion (``_determinant``); a substitution made in order. Nothing else is printed (:class:`OutsideFragment`),
     and SymPy's ``as_real_imag``/``expand_complex`` are never called: the rules are these.
 
     >>> a = sp.Symbol("a")
@@ -839,8 +839,10 @@ def to_coq_complex(e: sp.Basic, env: Env) -> tuple[Node, Node]:
         return _rmul(_app1("cos", x), ch), _rneg(_rmul(_app1("sin", x), sh))
     if isinstance(e, sp.Determinant):
         return _determinant(e.args[0], lambda a: to_coq_complex(a, env), (_cadd, _cmul, _cneg))
+    if isinstance(e, sp.Subs) and not isinstance(e.expr, sp.Derivative):
+        return to_coq_complex(_substituted(e), env)  # in order, as the real printer does
     raise OutsideFragment(f"{type(e).__name__} ({_short(e)}) of a complex argument is not printed "
-                          "(only +, *, powers 0..8, sin, cos, exp, determinants)")
+                          "(only +, *, powers 0..8, sin, cos, exp, determinants, substitutions)")
 
 
 def _nodes(n: Node) -> Any:
