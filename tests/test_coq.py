@@ -223,13 +223,16 @@ def test_random_expressions_round_trip(e: sp.Basic) -> None:
 
 
 OUTSIDE = [
-    (sp.Derivative(sp.sin(x), x), "derivative"),
+    (sp.Derivative(sp.sin(x), x, 2), "not a first derivative"),
+    (sp.Sum(sp.Derivative(sp.sin(j * x), x), (j, 0, n)), "inside a sum"),
     (sp.Limit(1 / x, x, sp.oo), "Limit"),
     (sp.Symbol("z") + 1, "not declared real"),
     (sp.log(x), "not known to be positive"),
-    (x ** sp.Rational(1, 3), "not known to be positive"),
+    ((-p) ** sp.Rational(1, 3), "not known to be positive"),
+    (sp.Sum(x ** (j + sp.Rational(1, 3)), (j, 0, n)), "not known to be positive"),
     (sp.Piecewise((x, x > 0)), "otherwise"),
-    (sp.Determinant(sp.ImmutableMatrix(3, 3, list(range(9)))), "2x2"),
+    (sp.Determinant(sp.ImmutableMatrix(7, 7, list(range(49)))), "up to 6x6"),
+    (sp.Function("w")(x), "undefined function"),
     (sp.KroneckerDelta(x, y), "integer"),
     (sp.Sum(j, (j, 0, i)), "may run backwards"),
 ]
@@ -373,11 +376,12 @@ def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
 def test_cli_export_writes_one_file_per_theorem(tmp_path, capsys) -> None:
     from pe_symbolic.cli.derive import main
 
-    assert main(["export", "--coq", "pair.dot", "rot2.det", "-o", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pair_dot.v", "rot2_det.v"]
+    assert main(["export", "--coq", "pair.dot", "sphere.radius", "-o", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pair_dot.v", "sphere_radius.v"]
     assert "Lemma pe_pair_dot_e0" in (tmp_path / "pair_dot.v").read_text()
-    assert "outside the exported fragment: the symbol a is not declared real" in (tmp_path / "rot2_det.v").read_text()
-    assert "2 lemma(s) printed, 1 outside" in capsys.readouterr().err
+    assert ("outside the exported fragment: 1/2 is not printed as an integer term"
+            in (tmp_path / "sphere_radius.v").read_text())
+    assert "4 lemma(s) printed, 1 outside" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, msg", [
@@ -408,12 +412,13 @@ def test_cli_check_without_coq_exits_3(capsys, monkeypatch) -> None:
 def test_cli_check_reports_per_claim_and_equation(capsys) -> None:
     from pe_symbolic.cli.derive import main
 
-    assert main(["check", "--coq", "pair.dot", "rot2.det", "dynamic.mixed_bases"]) == 0
+    assert main(["check", "--coq", "pair.dot", "sphere.radius", "dynamic.mixed_bases"]) == 0
     out = capsys.readouterr().out
     assert "pair.dot: coq: checked (2 of 2)" in out
-    assert "equation 0 [pe_rot2_det_e0]: coq: outside the exported fragment (the symbol a is not declared real)" in out
+    assert ("equation 1 [pe_sphere_radius_e1]: coq: outside the exported fragment (1/2 is not printed as an "
+            "integer term" in out)
     assert "dynamic.mixed_bases: coq: refuted, as registered (1 refuted, 0 proved)" in out
-    assert re.search(r"summary: 3 of 4 equations checked by Coq \(75\.0%\): 2 proved, 1 refuted \(registered honest "
+    assert re.search(r"summary: 5 of 6 equations checked by Coq \(83\.3%\): 4 proved, 1 refuted \(registered honest "
                      r"negatives\), 0 vacuous \(.*\), 0 failed, 1 outside .*coqtop \d", out)
 
 
@@ -564,7 +569,7 @@ def test_the_preamble_shadows_no_name_the_printer_uses(tmp_path) -> None:
     function and constant the printer writes still names Coq's own (Reals, ZArith)."""
     from pe_symbolic.proof.coq_export import preamble
 
-    names = ("sin cos tan exp ln sqrt Rabs Rmax Rmin Rpower atan PI IZR powerRZ Rle_dec Rlt_dec Req_EM_T "
+    names = ("sin cos tan exp ln sqrt Rabs Rmax Rmin Rpower atan PI IZR powerRZ Rle_dec Rlt_dec Req_EM_T cosh sinh "
              "Z_le_dec Z_lt_dec derivable_pt_lim R Z Rplus Rmult Ropp Rminus Rdiv pow").split()
     path = tmp_path / "names.v"
     path.write_text(preamble() + "\n" + "".join(f"Check tt.\nLocate {n}.\n" for n in names))

@@ -26,18 +26,25 @@ a positive argument. Coq's division is total (``/ 0 = 0``): where a side of a cl
 by zero SymPy's value is undefined, so a lemma proved there says nothing false about a
 defined value.
 
-**Outside the fragment.** A construct the printer does not handle (a derivative, a limit,
-``sign``, a symbol not declared real, ...) raises :class:`OutsideFragment` with the reason;
-the export then says ``outside the exported fragment: <why>`` for that equation, never prints
-something else.
+**Analysis and complex values.** A derivative inside an expression, a limit, a complex symbol,
+an undefined function and a power of a base of unknown sign are printed by small rules of
+their own (:func:`to_coq_equation`, :func:`to_coq_complex`, :func:`goal_text`), each
+statement implying the claim: see ``docs/howto/coq.md``.
+
+**Outside the fragment.** A construct the printer does not handle (a second derivative, a
+limit inside an expression, ``Abs`` of a complex value, ...) raises :class:`OutsideFragment`
+with the reason; the export then says ``outside the exported fragment: <why>`` for that
+equation, never prints something else.
 
 >>> import sympy as sp
 >>> x, y = sp.symbols("x y", real=True)
 >>> coq_text(to_coq_ast(sp.sin(x + y) - 2 * x / y, Env()))
 '(((- 2) * x_1 * (/ y_1)) + (sin (x_1 + y_1)))'
->>> to_coq_ast(sp.Derivative(sp.sin(x), x), Env())
+>>> to_coq_ast(sp.Derivative(sp.sin(x), x, 2), Env())
 Traceback (most recent call last):
-pe_symbolic.proof.coq.OutsideFragment: a derivative (Derivative(sin(x), x)) has no counterpart in the printed fragment
+pe_symbolic.proof.coq.OutsideFragment: Derivative(sin(x), (x, 2)) is not a first derivative in one variable
+>>> goal_text(*to_coq_equation(sp.Derivative(sp.sin(x), x) * y, y, Env()))
+'exists d_1 : R, derivable_pt_lim (fun x_2 : R => (sin x_2)) x_1 d_1 /\\ (y_1 * d_1) = y_1'
 """
 
 from __future__ import annotations
@@ -48,12 +55,15 @@ from typing import Any
 
 import sympy as sp
 
+from sympy.core.function import AppliedUndef
+
 from .coq_heads import print_head
 from .kernel.binders import substitute, substitutions, term_count
 from .kernel.claims import Claim, plain_text
 
 __all__ = [
     "PREAMBLE",
+    "PREAMBLE_NO_COQUELICOT",
     "PREAMBLE_NO_INTERVAL",
     "RESERVED",
     "Env",
@@ -61,6 +71,7 @@ __all__ = [
     "OutsideFragment",
     "binders_text",
     "coq_text",
+    "conjuncts",
     "goal_text",
     "hypotheses",
     "lemma_statement",
@@ -68,7 +79,9 @@ __all__ = [
     "witness_text",
     "to_coq_ast",
     "to_coq_cond",
+    "to_coq_complex",
     "to_coq_derivative",
+    "to_coq_equation",
     "to_coq_z",
 ]
 
@@ -98,6 +111,11 @@ From Interval Require Tactic Specific_ops Specific_stdz.
 Module PeF := Specific_ops.SpecificFloat Specific_stdz.StdZRadix2.
 Module PeI := Tactic.IntervalTactic PeF.
 Import PeI.
+(* Coquelicot, for its tactic auto_derive (derivatives: pe_auto_derive). Nothing of it is in a
+   statement and nothing of it is trusted: it proves lemmas that Coq's kernel checks. Imported
+   before Reals is imported again, so that the standard library's names come first. *)
+From Coquelicot Require Import Coquelicot.
+Require Import Reals Lra Lia ZArith.
 Open Scope R_scope.
 
 (* Trusted definitions: the Kronecker delta, a sum and a product over lo <= j <= hi, the sign. *)
@@ -241,11 +259,79 @@ Ltac pe_close := first [ ring | (field; pe_nz) | field
 Ltac pe_pos := first [ assumption | apply exp_pos | apply PI_RGT_0 | lra | (pose proof PI_RGT_0; lra) | (pe_zr; lra)
   | (apply Rmult_lt_0_compat; pe_pos) | (apply Rinv_0_lt_compat; pe_pos) | (apply pe_ln_pos; lra) | nra ].
 Ltac pe_ln := repeat (first [ rewrite ln_exp | rewrite ln_1 | (rewrite ln_mult by pe_pos) | (rewrite ln_Rinv by pe_pos) ]).
-Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra])
+(* Signs of products, inverses, negations and powers, factor by factor (a derivative's sign). *)
+Lemma pe_mul_pn : forall a b, 0 < a -> b < 0 -> a * b < 0.
+Proof. intros; nra. Qed.
+Lemma pe_mul_np : forall a b, a < 0 -> 0 < b -> a * b < 0.
+Proof. intros; nra. Qed.
+Lemma pe_mul_nn : forall a b, a < 0 -> b < 0 -> 0 < a * b.
+Proof. intros; nra. Qed.
+Ltac pe_psign := repeat rewrite Ropp_involutive; unfold Rpower in *;
+  first [ lra | (pe_zr; lra) | (apply pow_lt; pe_psign) | (apply Rmult_lt_0_compat; pe_psign)
+        | (apply pe_mul_nn; pe_nsign) | (apply Rinv_0_lt_compat; pe_psign) | (apply Ropp_0_gt_lt_contravar; pe_nsign)
+        | apply exp_pos | (apply pe_ln_pos; pe_zr; lra) | pe_pos ]
+with pe_nsign := repeat rewrite Ropp_involutive; unfold Rpower in *;
+  first [ lra | (pe_zr; lra) | (apply pe_mul_pn; [pe_psign | pe_nsign]) | (apply pe_mul_np; [pe_nsign | pe_psign])
+        | (apply Rinv_lt_0_compat; pe_nsign) | (apply Ropp_lt_gt_0_contravar; pe_psign) | (apply pe_ln_neg; pe_zr; lra) ].
+Ltac pe_sign := first [ lra | nra | (pose proof PI2_3_2; lra) | (pe_zr; lra) | (field_simplify; first [lra | nra]) | pe_psign | pe_nsign
                       | pe_interval | (unfold Rpower; pe_interval)
                       | (unfold Rpower in *; unfold Rdiv in *; pe_ln; pe_lnfacts; pe_zr; pe_invfacts; nra) ].
 Ltac pe_explog := unfold Rpower in *; unfold Rdiv in *;
   first [ (apply ln_inv; [pe_pos | pe_pos | pe_ln; pe_close]) | (pe_ln; pe_close) ].
+
+(* Derivatives (Coquelicot's auto_derive) and the hyperbolic functions of the complex parts. *)
+Ltac pe_auto_derive := auto_derive.
+Lemma pe_cosh : forall x, cosh x = (exp x + exp (- x)) * / 2.
+Proof. intros; unfold cosh, Rdiv; reflexivity. Qed.
+Lemma pe_sinh : forall x, sinh x = (exp x + - exp (- x)) * / 2.
+Proof. intros; unfold sinh, Rdiv, Rminus; reflexivity. Qed.
+
+(* Limits, stated with epsilons: a function equal, near the point, to one continuous there (a
+   derivative shows it), whose value there is the limit; at infinity, the limit at 0 of f (/ u). *)
+Lemma pe_cont_deriv : forall f p l, derivable_pt_lim f p l -> continuity_pt f p.
+Proof. intros f p l H; apply derivable_continuous_pt; exists l; exact H. Qed.
+Lemma pe_lim_at : forall f g p l, (forall u, u <> p -> f u = g u) -> continuity_pt g p -> g p = l ->
+  forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, 0 < Rabs (u - p) < delta -> Rabs (f u - l) < eps.
+Proof.
+  intros f g p l Hfg Hc Hp eps Heps. destruct (Hc eps Heps) as [d [Hd H]]. exists d. split; [lra|].
+  intros u [Hu1 Hu2]. rewrite Hfg. rewrite <- Hp. apply (H u). split; [unfold D_x, no_cond; split; [trivial|] | exact Hu2].
+  intro E; subst; rewrite Rminus_diag_eq, Rabs_R0 in Hu1; lra. intro E; subst; rewrite Rminus_diag_eq, Rabs_R0 in Hu1; lra.
+Qed.
+Lemma pe_lim_right : forall f g p l, (forall u, p < u -> f u = g u) -> continuity_pt g p -> g p = l ->
+  forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, p < u < p + delta -> Rabs (f u - l) < eps.
+Proof.
+  intros f g p l Hfg Hc Hp eps Heps. destruct (Hc eps Heps) as [d [Hd H]]. exists d. split; [lra|].
+  intros u [Hu1 Hu2]. rewrite Hfg by lra. rewrite <- Hp. apply (H u). split; [unfold D_x, no_cond; split; [trivial | lra] |].
+  simpl; unfold R_dist; rewrite Rabs_right; lra.
+Qed.
+Lemma pe_lim_left : forall f g p l, (forall u, u < p -> f u = g u) -> continuity_pt g p -> g p = l ->
+  forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, p - delta < u < p -> Rabs (f u - l) < eps.
+Proof.
+  intros f g p l Hfg Hc Hp eps Heps. destruct (Hc eps Heps) as [d [Hd H]]. exists d. split; [lra|].
+  intros u [Hu1 Hu2]. rewrite Hfg by lra. rewrite <- Hp. apply (H u). split; [unfold D_x, no_cond; split; [trivial | lra] |].
+  simpl; unfold R_dist; rewrite Rabs_left; lra.
+Qed.
+Lemma pe_lim_infty : forall f l, (forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, 0 < u < 0 + delta -> Rabs (f (/ u) - l) < eps) ->
+  forall eps, 0 < eps -> exists M, forall x, M < x -> Rabs (f x - l) < eps.
+Proof.
+  intros f l H eps Heps. destruct (H eps Heps) as [d [Hd H']]. exists (/ d). intros x Hx.
+  assert (0 < / d) by (apply Rinv_0_lt_compat; lra). assert (Hx0 : 0 < x) by lra.
+  replace x with (/ / x) by (field; lra). apply H'. split; [apply Rinv_0_lt_compat; lra|].
+  rewrite Rplus_0_l. replace d with (/ / d) by (field; lra). apply Rinv_lt_contravar; [apply Rmult_lt_0_compat; lra | lra].
+Qed.
+Lemma pe_lim_minfty : forall f l, (forall eps, 0 < eps -> exists delta, 0 < delta /\ forall u, 0 - delta < u < 0 -> Rabs (f (/ u) - l) < eps) ->
+  forall eps, 0 < eps -> exists M, forall x, x < M -> Rabs (f x - l) < eps.
+Proof.
+  intros f l H eps Heps. destruct (H eps Heps) as [d [Hd H']]. exists (- / d). intros x Hx.
+  assert (0 < / d) by (apply Rinv_0_lt_compat; lra). assert (Hx0 : x < 0) by lra.
+  replace x with (/ / x) by (field; lra). apply H'. split; [|apply Rinv_lt_0_compat; lra].
+  assert (/ d < - x) by lra. assert (0 < - x) by lra.
+  assert (/ (- x) < / / d) by (apply Rinv_lt_contravar; [apply Rmult_lt_0_compat; lra | lra]).
+  rewrite Rinv_inv in H3. rewrite <- Ropp_inv_permute in H3 by lra. lra.
+Qed.
+Ltac pe_cong := first [ pe_close | (f_equal; pe_cong) ].
+Lemma pe_Rpower_base1 : forall x, Rpower 1 x = 1.
+Proof. intros; unfold Rpower; rewrite ln_1, Rmult_0_r; apply exp_0. Qed.
 
 (* Whether a lemma's hypotheses are contradictory (False from them), or hold at a witness. *)
 Ltac pe_contra := first [ lra | lia | nra | (pe_zr; lra) | (pe_zr; nra) ].
@@ -345,10 +431,20 @@ Module PeI := Tactic.IntervalTactic PeF.
 Import PeI.
 """
 _INTERVAL_LTAC = "Ltac pe_interval := interval with (Tactic.i_prec 60)."
+_COQUELICOT_REQUIRE = """From Coquelicot Require Import Coquelicot.
+Require Import Reals Lra Lia ZArith.
+"""
+_COQUELICOT_LTAC = "Ltac pe_auto_derive := auto_derive."
 assert _INTERVAL_REQUIRE in PREAMBLE and _INTERVAL_LTAC in PREAMBLE
 #: :data:`PREAMBLE` for a Coq without the Interval package (``libcoq-interval``): ``pe_interval``
 #: fails, so a numeric bound is not proved (and nothing else changes).
 PREAMBLE_NO_INTERVAL = PREAMBLE.replace(_INTERVAL_REQUIRE, "").replace(_INTERVAL_LTAC, "Ltac pe_interval := fail.")
+assert _COQUELICOT_REQUIRE in PREAMBLE and _COQUELICOT_LTAC in PREAMBLE
+#: :data:`PREAMBLE_NO_INTERVAL` for a Coq without Coquelicot (``libcoq-coquelicot``; the Interval
+#: package needs it): ``pe_auto_derive`` fails, so a derivative inside an expression is not
+#: proved (and nothing else changes).
+PREAMBLE_NO_COQUELICOT = PREAMBLE_NO_INTERVAL.replace(_COQUELICOT_REQUIRE, "").replace(
+    _COQUELICOT_LTAC, "Ltac pe_auto_derive := fail.")
 
 #: Names no generated variable may take: Coq's keywords, and every identifier of the preamble
 #: and of the standard-library lemmas the tactic scripts cite (a variable named like a lemma
@@ -374,7 +470,8 @@ class Env:
     variable (a free ``sin`` and an index named ``pe_v_sin`` once printed as one name).
 
     ``free``: ``coq name -> (kind, symbol)`` with kind ``R``, ``Z`` (an integer symbol) or
-    ``F`` (a real ``IndexedBase``, a function ``Z -> R``). ``bound``: the summation indices in
+    ``F`` (a real ``IndexedBase``, a function ``Z -> R``) or ``W`` (an undefined function,
+    ``R -> R``). ``bound``: the summation indices in
     scope, innermost last, ``symbol -> coq name`` (``names`` records every bound name too).
     """
 
@@ -382,6 +479,13 @@ class Env:
     bound: dict[Any, str] = field(default_factory=dict)
     names: dict[str, Any] = field(default_factory=dict)
     _of: dict[Any, str] = field(default_factory=dict)
+    rbound: dict[Any, str] = field(default_factory=dict)
+    """The real variables bound by a derivative (``fun x => ...``) in scope: ``symbol -> name``."""
+    undefined_ok: bool = False
+    """Whether an undefined function may be printed (:func:`to_coq_equation` sets it after
+    checking that the equation is affine in the function's values)."""
+    parts: dict[Any, tuple[Any, Any]] = field(default_factory=dict)
+    """A complex symbol's real and imaginary parts (two real symbols of their own)."""
 
     def fresh(self, s: Any) -> str:
         """A new name for ``s``, used by nothing else (see the class notes)."""
@@ -401,6 +505,8 @@ class Env:
         symbol's free name (fresh the first time), recorded as ``kind``."""
         if s in self.bound:
             return self.bound[s]
+        if s in self.rbound:
+            return self.rbound[s]
         name = self._of.get(s)
         if name is None:
             name = self._of[s] = self.fresh(s)
@@ -446,6 +552,8 @@ def to_coq_z(e: sp.Basic, env: Env) -> Node:
     if isinstance(e, sp.Symbol):
         if e in env.bound:
             return ("zvar", env.bound[e])
+        if e in env.rbound:
+            raise OutsideFragment(f"{e} is used as an integer inside a derivative in it, where it ranges over the reals")
         if e.is_integer is not True:
             raise OutsideFragment(f"{e} is used as an integer but not declared integer")
         return ("zvar", env.name(e, "Z"))
@@ -502,6 +610,8 @@ def to_coq_ast(e: Any, env: Env) -> Node:
     if isinstance(e, sp.Symbol):
         if e in env.bound:
             return ("izr", ("zvar", env.bound[e]))
+        if e in env.rbound:
+            return ("var", env.rbound[e])
         if e.is_integer is True:
             return ("izr", ("zvar", env.name(e, "Z")))
         if e.is_real is True:
@@ -538,19 +648,301 @@ def to_coq_ast(e: Any, env: Env) -> Node:
     if isinstance(e, sp.Piecewise):
         return _piecewise(e, env)
     if isinstance(e, sp.Determinant):
-        m = e.args[0]
-        if isinstance(m, sp.MatrixBase) and m.shape == (2, 2):
-            a, b, c, d = (to_coq_ast(x, env) for x in m)
-            return ("add", (("mul", (a, d)), ("neg", ("mul", (b, c)))))
-        raise OutsideFragment(f"a determinant of {_short(m)} (only explicit 2x2 matrices are printed)")
+        return _determinant(e.args[0], lambda x: to_coq_ast(x, env), _real_ops)
     if isinstance(e, sp.Subs):
+        if isinstance(e.expr, sp.Derivative):
+            return _derivative_at(e.expr, env, e)
         return to_coq_ast(_substituted(e), env)
     if isinstance(e, sp.Derivative):
-        raise OutsideFragment(f"a derivative ({_short(e)}) has no counterpart in the printed fragment")
+        return _derivative_at(e, env, None)
+    if isinstance(e, AppliedUndef):
+        return _undefined(e, env)
     head = print_head(e, env, to_coq_ast, OutsideFragment)  # the textbook's heads: coq_heads.py
     if head is not None:
         return head
     raise OutsideFragment(f"{type(e).__name__} ({_short(e)}) has no counterpart in the printed fragment")
+
+
+_ZERO: Node = ("num", 0, 1)
+_ONE: Node = ("num", 1, 1)
+
+
+def _radd(terms: list[Node]) -> Node:
+    """A sum of real terms; a term that is the number 0 is left out (``x + 0 = x``)."""
+    terms = [t for t in terms if t != _ZERO]
+    return _ZERO if not terms else terms[0] if len(terms) == 1 else ("add", tuple(terms))
+
+
+def _rmul(a: Node, b: Node) -> Node:
+    """A product of two real terms; ``0 * x = 0`` and ``1 * x = x`` (Coq's reals, total division
+    included: ``0 * / 0 = 0``)."""
+    if _ZERO in (a, b):
+        return _ZERO
+    return b if a == _ONE else a if b == _ONE else ("mul", (a, b))
+
+
+def _rneg(a: Node) -> Node:
+    return _ZERO if a == _ZERO else ("neg", a)
+
+
+#: A determinant is printed for explicit square matrices up to this size.
+MAX_DETERMINANT = 6
+_real_ops = (_radd, _rmul, _rneg)
+
+
+def _determinant(m: Any, entry: Any, ops: tuple) -> Any:
+    """``det m`` by cofactor (Laplace) expansion along the first row, ``sum_j (-1)^j m[0, j]
+    det(minor(0, j))``, down to 1x1; an entry that is the number 0 adds nothing and is left
+    out. Written out here (never SymPy's ``det``) so that it can be read: ``entry`` prints an
+    entry, ``ops`` are ``(add, mul, neg)`` of the values (real terms, or complex pairs)."""
+    if not isinstance(m, sp.MatrixBase) or m.rows != m.cols or not 1 <= m.rows <= MAX_DETERMINANT:
+        raise OutsideFragment(f"a determinant of {_short(m)} (only explicit square matrices up to "
+                              f"{MAX_DETERMINANT}x{MAX_DETERMINANT} are printed)")
+    add, mul, neg = ops
+
+    def expand(rows: list[list[Any]]) -> Any:
+        if len(rows) == 1:
+            return entry(rows[0][0])
+        terms = []
+        for j, a in enumerate(rows[0]):
+            if isinstance(a, sp.Expr) and a.is_Number and a == 0:
+                continue
+            minor = [r[:j] + r[j + 1:] for r in rows[1:]]
+            t = mul(entry(a), expand(minor))
+            terms.append(t if j % 2 == 0 else neg(t))
+        return add(terms)
+
+    return expand([[m[r, c] for c in range(m.cols)] for r in range(m.rows)])
+
+
+def _first_derivative_variable(e: Any) -> sp.Symbol:
+    """The variable of a first derivative in one real (non-integer) symbol, else :class:`OutsideFragment`."""
+    if not isinstance(e, sp.Derivative) or len(e.variable_count) != 1 or e.variable_count[0][1] != 1:
+        raise OutsideFragment(f"{_short(e)} is not a first derivative in one variable")
+    x = e.variable_count[0][0]
+    if not isinstance(x, sp.Symbol) or x.is_integer is True or x.is_real is not True:
+        raise OutsideFragment(f"a derivative in {x}, which is not a real (non-integer) symbol")
+    return x
+
+
+def _derivative_at(d: sp.Derivative, env: Env, subs: sp.Subs | None) -> Node:
+    """A derivative inside an expression, ``f'(p)``: the node ``("dat", name, x, f, p)``, printed
+    as the fresh real ``name`` that the statement introduces with ``exists name,
+    derivable_pt_lim (fun x => f) p name`` (:func:`goal_text`): the derivative exists at ``p`` and
+    is ``name`` (a limit is unique), so the statement says of ``f'(p)`` what the claim says. ``p``
+    is ``x`` itself, or the value of ``Subs(Derivative(f, x), x, p)``. Refused inside a sum, a
+    product or another derivative (the point would name a bound variable)."""
+    x = _first_derivative_variable(d)
+    if env.bound or env.rbound:
+        raise OutsideFragment(f"a derivative ({_short(d)}) inside a sum, a product or another derivative")
+    if subs is None:
+        point = to_coq_ast(x, env)
+    else:
+        if tuple(subs.variables) != (x,):
+            raise OutsideFragment(f"{_short(subs)}: only the derivative's own variable may be substituted")
+        point = to_coq_ast(subs.point[0], env)
+    name = env.fresh("d")
+    xname = env.fresh(x)
+    env.rbound[x] = xname
+    try:
+        body = to_coq_ast(d.expr, env)
+    finally:
+        del env.rbound[x]
+    return ("dat", name, xname, body, point)
+
+
+def _undefined(e: Any, env: Env) -> Node:
+    """``w(u)``, an undefined function of one real argument: ``w_1 u`` with ``w_1 : R -> R`` a
+    variable of the lemma (printed only where :func:`to_coq_equation` allows it)."""
+    if not env.undefined_ok:
+        raise OutsideFragment(f"the undefined function {e.func} (printed only where the equation is affine in its values)")
+    if len(e.args) != 1:
+        raise OutsideFragment(f"the undefined function {e.func} of {len(e.args)} arguments (only one is printed)")
+    name = env.name(e.func, "W")
+    return ("app", name, (to_coq_ast(e.args[0], env),))
+
+
+def _affine_in_undefined(e: Any) -> bool:
+    """Whether ``e`` is affine in the values of its undefined functions, with real coefficients
+    free of them: a sum of such terms, a product with one factor that mentions them, a derivative
+    or a substitution (both linear) of such an expression, an application to arguments free of
+    them. Then the claim for every complex-valued ``w = u + i v`` is its real part for ``u``
+    and for ``v``, each an instance of the lemma for every real-valued function."""
+    if not isinstance(e, sp.Basic) or not e.atoms(AppliedUndef):
+        return True
+    if isinstance(e, AppliedUndef):
+        return not any(a.atoms(AppliedUndef) for a in e.args)
+    if isinstance(e, sp.Add):
+        return all(_affine_in_undefined(a) for a in e.args)
+    if isinstance(e, sp.Mul):
+        inner = [a for a in e.args if a.atoms(AppliedUndef)]
+        return len(inner) == 1 and _affine_in_undefined(inner[0])
+    if isinstance(e, sp.Derivative):
+        return _affine_in_undefined(e.expr)
+    if isinstance(e, sp.Subs):
+        return _affine_in_undefined(e.expr) and not any(v.atoms(AppliedUndef) for v in e.point)
+    return False
+
+
+def _complex_symbols(e: sp.Basic) -> set:
+    labels = {x.base.label for x in e.atoms(sp.Indexed)}
+    return {s for s in e.free_symbols if isinstance(s, sp.Symbol) and s.is_real is not True and s not in labels}
+
+
+def _is_complex(e: sp.Basic) -> bool:
+    return bool(e.has(sp.I) or _complex_symbols(e))
+
+
+def to_coq_equation(lhs: sp.Basic, rhs: sp.Basic, env: Env) -> tuple[Node, Node]:
+    """The two sides of an equation, as :func:`goal_text` states them: terms
+    (:func:`to_coq_ast`), a first derivative as the whole left side
+    (:func:`to_coq_derivative`), or, where a side has a complex symbol or ``I``, the
+    ``("cpair", re, im)`` of each side (:func:`to_coq_complex`; the statement is then that the
+    real parts are equal and the imaginary parts are). An undefined function is printed (as a
+    variable ``R -> R``) only when both sides are affine in its values
+    (``_affine_in_undefined``)."""
+    if _is_complex(lhs) or _is_complex(rhs):
+        re_l, im_l = to_coq_complex(lhs, env)
+        re_r, im_r = to_coq_complex(rhs, env)
+        return ("cpair", re_l, im_l), ("cpair", re_r, im_r)
+    if isinstance(rhs, sp.Limit) and not isinstance(lhs, sp.Limit):
+        lhs, rhs = rhs, lhs
+    if isinstance(lhs, sp.Limit):
+        return _limit(lhs, env), to_coq_ast(rhs, env)
+    if lhs.atoms(AppliedUndef) or rhs.atoms(AppliedUndef):
+        if not (_affine_in_undefined(lhs) and _affine_in_undefined(rhs)):
+            fs = sorted({str(f.func) for f in (lhs.atoms(AppliedUndef) | rhs.atoms(AppliedUndef))})
+            raise OutsideFragment(f"the undefined function {', '.join(fs)}: the equation is not affine in its values")
+        env.undefined_ok = True
+    L = to_coq_derivative(lhs, env) if isinstance(lhs, sp.Derivative) else to_coq_ast(lhs, env)
+    return L, to_coq_ast(rhs, env)
+
+
+def _limit(e: sp.Limit, env: Env) -> Node:
+    """``Limit(f, x, p, dir)`` as the whole left side: ``("limit", kind, x, f, p, eps, bound)``,
+    stated by :func:`goal_text` with epsilons (Cauchy's definition, over the reals). ``kind`` is
+    ``right``/``left``/``both`` at a real point (``dir`` ``+``, ``-``, ``+-``), ``pinf``/``minf``
+    at ``oo``/``-oo``. The variable ranges over the reals, also where SymPy declares it an
+    integer: the limit over the reals gives the limit along the integers (a stronger lemma); a
+    body that uses it as an integer (an index, a power of -1) is refused."""
+    f, x, p, d = e.args
+    if not isinstance(x, sp.Symbol) or x.is_real is not True:
+        raise OutsideFragment(f"{_short(e)}: the limit's variable {x} is not a real symbol")
+    if p is sp.oo or p is sp.S.Infinity:
+        kind, point = "pinf", None
+    elif p is sp.S.NegativeInfinity:
+        kind, point = "minf", None
+    else:
+        kind = {"+": "right", "-": "left", "+-": "both"}.get(str(d))
+        if kind is None:
+            raise OutsideFragment(f"{_short(e)}: the direction {d} is not printed")
+        point = to_coq_ast(p, env)
+    xname = env.fresh(x)
+    env.rbound[x] = xname
+    try:
+        body = to_coq_ast(f, env)
+    finally:
+        del env.rbound[x]
+    return ("limit", kind, xname, body, point, env.fresh("eps"), env.fresh("delta" if point is not None else "M"))
+
+
+def _cadd(zs: list[tuple[Node, Node]]) -> tuple[Node, Node]:
+    return _radd([z[0] for z in zs]), _radd([z[1] for z in zs])
+
+
+def _cmul(z: tuple[Node, Node], w: tuple[Node, Node]) -> tuple[Node, Node]:
+    """``(a + i b)(c + i d) = (a c - b d) + i (a d + b c)``."""
+    (a, b), (c, d) = z, w
+    return _radd([_rmul(a, c), _rneg(_rmul(b, d))]), _radd([_rmul(a, d), _rmul(b, c)])
+
+
+def _cneg(z: tuple[Node, Node]) -> tuple[Node, Node]:
+    return _rneg(z[0]), _rneg(z[1])
+
+
+def _app1(name: str, a: Node) -> Node:
+    return ("app", name, (a,))
+
+
+#: At most this power of a complex base is multiplied out.
+MAX_COMPLEX_POWER = 8
+
+
+def to_coq_complex(e: sp.Basic, env: Env) -> tuple[Node, Node]:
+    """A complex SymPy expression as two real terms, its real and imaginary parts.
+
+    A subexpression with no complex symbol and no ``I`` is real (:func:`to_coq_ast`, imaginary
+    part 0); a complex symbol ``a`` (one not declared real; one with no assumptions is read as a
+    complex number, one that may be infinite is refused) is ``a_re + i a_im``, two real
+    variables of its own (any other assumption of ``a`` is dropped: a stronger lemma); ``I`` is ``0 + i 1``. Sums and products
+    are componentwise, ``(a + ib)(c + id) = (ac - bd) + i(ad + bc)``; an integer power
+    ``0 <= n <= 8`` is ``n`` products; and, for ``z = x + i y``:
+
+    * ``sin z = sin x cosh y + i cos x sinh y``,
+    * ``cos z = cos x cosh y - i sin x sinh y``,
+    * ``exp z = exp x cos y + i exp x sin y``
+
+    (with ``cosh 0 = 1``, ``sinh 0 = 0``, ``exp 0 = 1`` where a part is the number 0); a
+    determinant by its cofactor expansion (``_determinant``); a substitution made in order. Nothing else is printed (:class:`OutsideFragment`),
+    and SymPy's ``as_real_imag``/``expand_complex`` are never called: the rules are these.
+
+    >>> a = sp.Symbol("a")
+    >>> re, im = to_coq_complex(sp.exp(sp.I * a), Env())
+    >>> coq_text(re), coq_text(im)
+    ('((exp (- a_im_1)) * (cos a_re_1))', '((exp (- a_im_1)) * (sin a_re_1))')
+    """
+    if not _is_complex(e):
+        return to_coq_ast(e, env), _ZERO
+    if e is sp.I:
+        return _ZERO, _ONE
+    if isinstance(e, sp.Symbol):
+        if not e.is_commutative or e.is_finite is False or (e.is_extended_real is True and e.is_real is not True):
+            # a complex number is finite: a symbol that may be infinite is not two reals
+            raise OutsideFragment(f"the symbol {e} is not a (finite) complex number")
+        if e not in env.parts:
+            env.parts[e] = (sp.Dummy(f"{e.name}_re", real=True), sp.Dummy(f"{e.name}_im", real=True))
+        re, im = env.parts[e]
+        return ("var", env.name(re, "R")), ("var", env.name(im, "R"))
+    if isinstance(e, sp.Add):
+        return _cadd([to_coq_complex(a, env) for a in e.args])
+    if isinstance(e, sp.Mul):
+        out = to_coq_complex(e.args[0], env)
+        for a in e.args[1:]:
+            out = _cmul(out, to_coq_complex(a, env))
+        return out
+    if isinstance(e, sp.Pow) and e.exp.is_Integer and 0 <= int(e.exp) <= MAX_COMPLEX_POWER:
+        z = to_coq_complex(e.base, env)
+        out = (_ONE, _ZERO)
+        for _ in range(int(e.exp)):
+            out = _cmul(out, z)
+        return out
+    if isinstance(e, (sp.sin, sp.cos, sp.exp)):
+        x, y = to_coq_complex(e.args[0], env)
+        if isinstance(e, sp.exp):
+            ex = _ONE if x == _ZERO else _app1("exp", x)
+            return (ex, _ZERO) if y == _ZERO else (_rmul(ex, _app1("cos", y)), _rmul(ex, _app1("sin", y)))
+        ch, sh = (_ONE, _ZERO) if y == _ZERO else (_app1("cosh", y), _app1("sinh", y))
+        if isinstance(e, sp.sin):
+            return _rmul(_app1("sin", x), ch), _rmul(_app1("cos", x), sh)
+        return _rmul(_app1("cos", x), ch), _rneg(_rmul(_app1("sin", x), sh))
+    if isinstance(e, sp.Determinant):
+        return _determinant(e.args[0], lambda a: to_coq_complex(a, env), (_cadd, _cmul, _cneg))
+    if isinstance(e, sp.Subs) and not isinstance(e.expr, sp.Derivative):
+        return to_coq_complex(_substituted(e), env)  # in order, as the real printer does
+    raise OutsideFragment(f"{type(e).__name__} ({_short(e)}) of a complex argument is not printed "
+                          "(only +, *, powers 0..8, sin, cos, exp, determinants, substitutions)")
+
+
+def _nodes(n: Node) -> Any:
+    """Every subterm of a term, ``n`` first."""
+    yield n
+    for a in n[1:]:
+        if isinstance(a, tuple) and a and isinstance(a[0], str):
+            yield from _nodes(a)
+        elif isinstance(a, tuple):
+            for b in a:
+                if isinstance(b, tuple) and b and isinstance(b[0], str):
+                    yield from _nodes(b)
 
 
 def _substituted(e: sp.Subs) -> sp.Basic:
@@ -569,11 +961,7 @@ def to_coq_derivative(e: sp.Derivative, env: Env) -> Node:
     """A first derivative ``d f / d x`` as ``("deriv", x, f)``: printed only as the left side of
     a statement, ``derivable_pt_lim (fun x => f) x rhs`` (the derivative of ``f`` at ``x`` is
     ``rhs``), for a real, non-integer symbol ``x``."""
-    if not isinstance(e, sp.Derivative) or len(e.variable_count) != 1 or e.variable_count[0][1] != 1:
-        raise OutsideFragment(f"{_short(e)} is not a first derivative in one variable")
-    x = e.variable_count[0][0]
-    if not isinstance(x, sp.Symbol) or x.is_integer is True or x.is_real is not True:
-        raise OutsideFragment(f"a derivative in {x}, which is not a real (non-integer) symbol")
+    x = _first_derivative_variable(e)
     return ("deriv", env.name(x, "R"), to_coq_ast(e.expr, env))
 
 
@@ -613,6 +1001,12 @@ def _pow(e: sp.Pow, env: Env) -> Node:
         return ("app", "sqrt", (to_coq_ast(b, env),))
     if x.is_integer is True and b == -1:
         return ("powz", to_coq_ast(b, env), to_coq_z(x, env))
+    if b.is_extended_real is True and b.is_nonpositive is not True and not (env.bound or env.rbound):
+        # a base of unknown sign: printed with its sign as part of the statement (goal_text:
+        # 0 < b, or 0 <= b for sqrt), a stronger lemma, where the two powers agree
+        if x == sp.S.Half:
+            return ("gsqrt", to_coq_ast(b, env))
+        return ("gpow", to_coq_ast(b, env), to_coq_ast(x, env))
     raise OutsideFragment(f"the power {_short(e)}: its base is not known to be positive")
 
 
@@ -734,6 +1128,12 @@ def coq_text(n: Node) -> str:
         return f"({n[1]} {zcoq(n[2])})"
     if k == "ite":
         return f"(if {cond_text(n[1])} then {coq_text(n[2])} else {coq_text(n[3])})"
+    if k == "dat":  # a derivative's value: the name the statement introduces (goal_text)
+        return n[1]
+    if k == "gpow":  # a power whose base's sign the statement asserts (goal_text)
+        return f"(Rpower {coq_text(n[1])} {coq_text(n[2])})"
+    if k == "gsqrt":
+        return f"(sqrt {coq_text(n[1])})"
     if k == "pyth":  # sin u ^ 2 + cos u ^ 2 - 1, exactly as the lemma pe_pyth states it
         u = coq_text(n[1])
         return f"(sin {u} ^ 2 + cos {u} ^ 2 - 1)"
@@ -763,7 +1163,7 @@ def hypotheses(claim: Claim, env: Env) -> tuple[list[str], list[str]]:
                 dropped.append(plain_text(a))
     signs = []
     for name, (kind, s) in sorted(env.free.items()):
-        if kind == "F":
+        if kind in ("F", "W"):
             continue
         z = kind == "Z"
         v, zero = (name, "0")
@@ -778,18 +1178,69 @@ def hypotheses(claim: Claim, env: Env) -> tuple[list[str], list[str]]:
 
 def binders_text(env: Env) -> str:
     """The lemma's variables as Coq binders, ``(x_1 y_1 : R) (n_1 : Z) (v_1 : Z -> R)``."""
-    groups: dict[str, list[str]] = {"R": [], "Z": [], "F": []}
+    groups: dict[str, list[str]] = {"R": [], "Z": [], "F": [], "W": []}
     for v, (kind, _) in sorted(env.free.items()):
         groups[kind].append(v)
     return " ".join(f"({' '.join(vs)} : {t})" for t, vs in (("R", groups["R"]), ("Z", groups["Z"]),
-                                                            ("Z -> R", groups["F"])) if vs)
+                                                            ("Z -> R", groups["F"]), ("R -> R", groups["W"])) if vs)
 
 
 def goal_text(lhs: Node, rhs: Node) -> str:
-    """``lhs = rhs`` (or, for a derivative, ``derivable_pt_lim (fun x => f) x rhs``)."""
-    if lhs[0] == "deriv":
-        return f"derivable_pt_lim (fun {lhs[1]} : R => {coq_text(lhs[2])}) {lhs[1]} {coq_text(rhs)}"
-    return f"{coq_text(lhs)} = {coq_text(rhs)}"
+    """``lhs = rhs``; for a derivative as the left side, ``derivable_pt_lim (fun x => f) x
+    rhs``; for complex sides (``cpair``), ``re lhs = re rhs /\\ im lhs = im rhs``. Each
+    derivative inside the sides (``dat``: ``f'(p)`` printed as ``d``) is introduced first:
+    ``exists d, derivable_pt_lim (fun x => f) p d /\\ ...`` (the derivative exists at ``p``
+    and its value is ``d``)."""
+    if lhs[0] == "limit":
+        core = _limit_text(lhs, rhs)
+    elif lhs[0] == "deriv":
+        core = f"derivable_pt_lim (fun {lhs[1]} : R => {coq_text(lhs[2])}) {lhs[1]} {coq_text(rhs)}"
+    elif lhs[0] == "cpair":
+        core = f"{coq_text(lhs[1])} = {coq_text(rhs[1])} /\\ {coq_text(lhs[2])} = {coq_text(rhs[2])}"
+    else:
+        core = f"{coq_text(lhs)} = {coq_text(rhs)}"
+    dats, guards = conjuncts(lhs, rhs)
+    facts = [f"derivable_pt_lim (fun {x} : R => {coq_text(f)}) {coq_text(p)} {d}" for _, d, x, f, p in dats]
+    facts += [f"0 {'<' if g[0] == 'gpow' else '<='} {coq_text(g[1])}" for g in guards]
+    if not facts:
+        return core
+    out = " /\\ ".join([*facts, core])
+    return f"exists {' '.join(d[1] for d in dats)} : R, {out}" if dats else out
+
+
+def conjuncts(lhs: Node, rhs: Node) -> tuple[list[Node], list[Node]]:
+    """What :func:`goal_text` states before the equation: the derivatives (``dat`` nodes, one per
+    name) and the powers whose base's sign it asserts (``gpow``, ``gsqrt``: ``0 < b``, ``0 <= b``,
+    once per base), in the order they occur."""
+    dats: dict[str, Node] = {}
+    guards: dict[Node, Node] = {}
+    for side in (lhs, rhs):
+        for n in _nodes(side):
+            if n[0] == "dat":
+                dats.setdefault(n[1], n)
+            elif n[0] in ("gpow", "gsqrt"):
+                guards.setdefault((n[0] == "gpow", n[1]), n)
+    return list(dats.values()), list(guards.values())
+
+
+def _limit_text(lim: Node, rhs: Node) -> str:
+    """The limit ``lim`` (a ``limit`` node) is ``rhs``, with epsilons:
+
+    * at a real point ``p`` from the right: ``forall eps, 0 < eps -> exists delta, 0 < delta /\\
+      forall x, p < x < p + delta -> Rabs (f - l) < eps`` (from the left: ``p - delta < x < p``;
+      from both sides: ``0 < Rabs (x - p) < delta``);
+    * at ``oo``: ``forall eps, 0 < eps -> exists M, forall x, M < x -> Rabs (f - l) < eps``
+      (at ``-oo``: ``x < M``)."""
+    _, kind, x, body, point, eps, bnd = lim
+    close = f"Rabs ({coq_text(body)} - {coq_text(rhs)}) < {eps}"
+    head = f"forall {eps} : R, 0 < {eps} -> exists {bnd} : R, "
+    if kind in ("pinf", "minf"):
+        near = f"{bnd} < {x}" if kind == "pinf" else f"{x} < {bnd}"
+        return head + f"forall {x} : R, {near} -> {close}"
+    p = coq_text(point)
+    near = {"right": f"{p} < {x} < {p} + {bnd}", "left": f"{p} - {bnd} < {x} < {p}",
+            "both": f"0 < Rabs ({x} - {p}) < {bnd}"}[kind]
+    return head + f"0 < {bnd} /\\ forall {x} : R, {near} -> {close}"
 
 
 def proposition(binders: str, hyps: list[str], goal: str) -> str:
@@ -809,10 +1260,10 @@ def witness_text(env: Env, point: dict) -> str | None:
     no value that prints. A value that is not rational is replaced by a nearby rational, and a
     variable the point does not give (one the claim binds, a derivative's) gets 1, 0 or -1 by
     its sign: the witness only has to satisfy the printed hypotheses, which Coq checks."""
-    groups: dict[str, list[str]] = {"R": [], "Z": [], "F": []}
+    groups: dict[str, list[str]] = {"R": [], "Z": [], "F": [], "W": []}
     for name, (kind, s) in sorted(env.free.items()):
-        if kind == "F":
-            groups["F"].append("(fun _ : Z => 0)")
+        if kind in ("F", "W"):
+            groups[kind].append("(fun _ : Z => 0)" if kind == "F" else "(fun _ : R => 0)")
             continue
         v = point.get(s)
         if v is None:  # a variable the claim binds (a derivative's): a value with its sign will do
@@ -829,5 +1280,5 @@ def witness_text(env: Env, point: dict) -> str | None:
                 groups["R"].append(coq_text(_num(q)))
             except OutsideFragment:
                 return None
-    values = groups["R"] + groups["Z"] + groups["F"]
+    values = groups["R"] + groups["Z"] + groups["F"] + groups["W"]
     return ", ".join(values)

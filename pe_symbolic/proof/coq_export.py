@@ -65,8 +65,8 @@ from typing import Literal
 
 import sympy as sp
 
-from .coq import (PREAMBLE, PREAMBLE_NO_INTERVAL, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition, to_coq_ast,
-                  to_coq_derivative, witness_text)
+from .coq import (PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition,
+                  to_coq_equation, witness_text)
 from .coq_refute import counterexample, negation, script as refutation_script
 from .coq_tactics import script
 from .kernel.claims import Claim
@@ -75,7 +75,7 @@ from .kernel.gate import Admission, admit
 from .sampler import candidates
 
 __all__ = ["ALLOWED_AXIOMS", "CACHE_ENV", "STATUSES", "CoqExport", "CoqLemma", "CoqReport", "CoqResult", "CoqStatus",
-           "check", "coq_cache_dir", "coq_file", "coqtop_path", "interval_installed", "preamble", "depends_on_preamble_only", "export_claim", "lemma_name"]
+           "check", "coq_cache_dir", "coq_file", "coqtop_path", "coquelicot_installed", "interval_installed", "preamble", "depends_on_preamble_only", "export_claim", "lemma_name"]
 
 CoqStatus = Literal["checked", "refuted", "vacuous", "failed", "outside"]
 #: The statuses, in the order reports count them.
@@ -263,8 +263,7 @@ def export_claim(claim: Claim, *, refute: bool = False) -> CoqExport:
             try:
                 if not (isinstance(lhs, sp.Basic) and isinstance(rhs, sp.Basic)):  # a Claim holds SymPy
                     raise OutsideFragment("a side that is not a SymPy expression")  # objects only; no text
-                L = to_coq_derivative(lhs, env) if isinstance(lhs, sp.Derivative) else to_coq_ast(lhs, env)
-                R = to_coq_ast(rhs, env)
+                L, R = to_coq_equation(lhs, rhs, env)  # terms; a derivative, complex sides: coq.py
                 hyps, dropped = hypotheses(claim, env)
             except OutsideFragment as exc:
                 lemmas.append(CoqLemma(name, claim.id, q, entry, eq.label, outside=str(exc)))
@@ -314,10 +313,27 @@ def interval_installed(coqtop: str | None = None) -> bool | None:
     return os.path.exists(os.path.join(where, "user-contrib", "Interval", "Tactic.vo"))
 
 
+@functools.lru_cache(maxsize=8)
+def coquelicot_installed(coqtop: str | None = None) -> bool | None:
+    """Whether Coq's Coquelicot library is installed beside ``coqtop`` (``None``: no Coq)."""
+    exe = coqtop or coqtop_path()
+    if exe is None:
+        return None
+    try:
+        where = subprocess.run([exe, "-where"], capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return os.path.exists(os.path.join(where, "user-contrib", "Coquelicot", "AutoDerive.vo"))
+
+
 def preamble(coqtop: str | None = None) -> str:
     """:data:`~pe_symbolic.proof.coq.PREAMBLE`, or, where Coq is installed without the Interval
-    package, :data:`~pe_symbolic.proof.coq.PREAMBLE_NO_INTERVAL` (numeric bounds then fail)."""
-    return PREAMBLE_NO_INTERVAL if interval_installed(coqtop) is False else PREAMBLE
+    package, :data:`~pe_symbolic.proof.coq.PREAMBLE_NO_INTERVAL` (numeric bounds then fail), and
+    without Coquelicot either, :data:`~pe_symbolic.proof.coq.PREAMBLE_NO_COQUELICOT` (derivatives
+    inside an expression then fail too)."""
+    if interval_installed(coqtop) is not False:
+        return PREAMBLE
+    return PREAMBLE_NO_INTERVAL if coquelicot_installed(coqtop) is not False else PREAMBLE_NO_COQUELICOT
 
 
 def coqtop_path() -> str | None:
@@ -444,7 +460,8 @@ def _coq_fingerprint(exe: str) -> str:
             parts.append(subprocess.run(args, capture_output=True, text=True, timeout=60).stdout.strip())
         except (OSError, subprocess.SubprocessError):
             parts.append("?")
-    for path in (exe, os.path.join(parts[-1], "user-contrib", "Interval", "Tactic.vo")):
+    for path in (exe, os.path.join(parts[-1], "user-contrib", "Interval", "Tactic.vo"),
+                 os.path.join(parts[-1], "user-contrib", "Coquelicot", "AutoDerive.vo")):
         try:
             st = os.stat(path)
             parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")

@@ -45,6 +45,11 @@ _EXPAND_POW = ("repeat (first [rewrite Rpower_plus | rewrite Rpower_Ropp | rewri
 
 def script(lhs: Node, rhs: Node) -> str:
     """A tactic (one Ltac expression) that should prove ``lhs = rhs`` after ``intros``."""
+    from .coq_analysis import analysis_script  # derivatives inside, complex sides (issue 36)
+
+    special = analysis_script(lhs, rhs)
+    if special is not None:
+        return special
     return "intros; " + _goal(lhs, rhs, 0)
 
 
