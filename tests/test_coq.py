@@ -353,6 +353,21 @@ def test_the_registry_in_coq() -> None:
     assert not [r.lemma.name for tid, rs in by.items() if tid not in negatives for r in rs if r.status == "refuted"]
 
 
+def test_the_preamble_names_each_lemma_and_tactic_once() -> None:
+    """Two blocks of the preamble declaring one name (two lemmas ``pe_mul_pn`` with their
+    hypotheses swapped were merged once): coqtop goes on after the error, the first statement
+    wins and the scripts written for the second fail. ``Ltac name ::=`` redefines on purpose."""
+    import re
+    from collections import Counter
+
+    from pe_symbolic.proof.coq import PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL
+
+    for text in (PREAMBLE, PREAMBLE_NO_INTERVAL, PREAMBLE_NO_COQUELICOT):
+        names = re.findall(r"^(?:Lemma|Theorem|Corollary|Definition|Fixpoint|Ltac)\s+(\w+)\s*(?!::=)\S", text, re.M)
+        twice = sorted(n for n, c in Counter(names).items() if c > 1)
+        assert not twice, twice
+
+
 @needs_coq
 def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
     """A preamble that does not compile would make every lemma fail (never pass): caught here."""

@@ -408,16 +408,16 @@ Proof.
   clear Hn. induction m; simpl; [ring|]. rewrite Rmult_plus_distr_r, IHm. ring.
 Qed.
 (* Signs of products and sums structurally, factor by factor (nra stops at degree 2). *)
-Lemma pe_mul_pn : forall a b, a < 0 -> 0 < b -> a * b < 0.
+Lemma pe_smul_pn : forall a b, a < 0 -> 0 < b -> a * b < 0.
 Proof. intros; nra. Qed.
-Lemma pe_mul_np : forall a b, 0 < a -> b < 0 -> a * b < 0.
+Lemma pe_smul_np : forall a b, 0 < a -> b < 0 -> a * b < 0.
 Proof. intros; nra. Qed.
-Lemma pe_mul_nn : forall a b, a < 0 -> b < 0 -> 0 < a * b.
+Lemma pe_smul_nn : forall a b, a < 0 -> b < 0 -> 0 < a * b.
 Proof. intros; nra. Qed.
-Ltac pe_spos := first [ assumption | (apply Rmult_lt_0_compat; pe_spos) | (apply pe_mul_nn; pe_sneg)
+Ltac pe_spos := first [ assumption | (apply Rmult_lt_0_compat; pe_spos) | (apply pe_smul_nn; pe_sneg)
   | (apply Rplus_lt_le_0_compat; [pe_spos | pe_snn]) | (apply Rplus_le_lt_0_compat; [pe_snn | pe_spos])
   | (apply Rinv_0_lt_compat; pe_spos) | lra ]
-with pe_sneg := first [ assumption | (apply pe_mul_pn; [pe_sneg | pe_spos]) | (apply pe_mul_np; [pe_spos | pe_sneg])
+with pe_sneg := first [ assumption | (apply pe_smul_pn; [pe_sneg | pe_spos]) | (apply pe_smul_np; [pe_spos | pe_sneg])
   | (apply Rinv_lt_0_compat; pe_sneg) | lra ]
 with pe_snn := first [ assumption | (apply Rmult_le_pos; pe_snn) | (apply Rplus_le_le_0_compat; pe_snn)
   | (apply Rlt_le; pe_spos) | lra ].
