@@ -141,7 +141,7 @@ class SearchHints:
 
 def _search(diff: Any, hint: Sequence[str] | None) -> tuple[bool, list[Step], tuple[str, ...] | None]:
     """:func:`~pe_symbolic.proof.kernel.checker.reduce_to_zero` over the strategies for
-    ``diff``, the ``hint`` first (see :class:`SearchHints`); also says which strategy reached
+    ``diff``, the ``hint`` first (see :class:`~pe_symbolic.proof.engine.SearchHints`); also says which strategy reached
     zero. The same steps as ``reduce_to_zero(diff, strategies)`` when the hint is the first
     strategy that reaches zero, or none does."""
     strategies = _search_strategies(diff)
@@ -192,7 +192,7 @@ def prove_equation(
     assumptions witnessed satisfiable (``admission``, decided here when not given) and, for an
     equation that holds wherever both sides are defined, a point where they are. Runs inside
     the caller's time budget; raises :class:`~pe_symbolic.proof.kernel.budget.BudgetExceeded`
-    when it runs out. ``hints`` (see :class:`SearchHints`) orders the search for equation
+    when it runs out. ``hints`` (see :class:`~pe_symbolic.proof.engine.SearchHints`) orders the search for equation
     number ``part``, and records what it found.
     """
     context = Context(tuple(assumptions), lemmas)
@@ -294,7 +294,7 @@ def prove(
     """Prove every equation of ``claim`` within ``timeout`` seconds (``None``: no limit).
 
     ``progress(done, total)``, if given, is called after each equation. ``hints`` orders the
-    search and records what it found (see :class:`SearchHints`; not used, and left as it
+    search and records what it found (see :class:`~pe_symbolic.proof.engine.SearchHints`; not used, and left as it
     is, where the check runs in a child process).
 
     ``chains`` supplies hand-written chains by equation index; the others are searched for.
