@@ -300,30 +300,27 @@ def coq_file(exports: Iterable[CoqExport], *, tolerant: bool = False) -> str:
     return preamble() + "\n" + "\n".join(e.text(tolerant=tolerant) for e in exports)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=16)
+def _library_installed(coqtop: str | None, package: str, vo: str) -> bool | None:
+    """Whether ``user-contrib/<package>/<vo>`` is in the library folder of ``coqtop`` (``None``: no Coq)."""
+    exe = coqtop or coqtop_path()
+    if exe is None:
+        return None
+    try:
+        where = subprocess.run([exe, "-where"], capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return os.path.exists(os.path.join(where, "user-contrib", package, vo))
+
+
 def interval_installed(coqtop: str | None = None) -> bool | None:
     """Whether Coq's Interval package is installed beside ``coqtop`` (``None``: no Coq)."""
-    exe = coqtop or coqtop_path()
-    if exe is None:
-        return None
-    try:
-        where = subprocess.run([exe, "-where"], capture_output=True, text=True, timeout=60).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return os.path.exists(os.path.join(where, "user-contrib", "Interval", "Tactic.vo"))
+    return _library_installed(coqtop, "Interval", "Tactic.vo")
 
 
-@functools.lru_cache(maxsize=8)
 def coquelicot_installed(coqtop: str | None = None) -> bool | None:
     """Whether Coq's Coquelicot library is installed beside ``coqtop`` (``None``: no Coq)."""
-    exe = coqtop or coqtop_path()
-    if exe is None:
-        return None
-    try:
-        where = subprocess.run([exe, "-where"], capture_output=True, text=True, timeout=60).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return os.path.exists(os.path.join(where, "user-contrib", "Coquelicot", "AutoDerive.vo"))
+    return _library_installed(coqtop, "Coquelicot", "AutoDerive.vo")
 
 
 def preamble(coqtop: str | None = None) -> str:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 
 import sympy as sp
 
-from .coq import Node, coq_text, zcoq
+from .coq import Node, _nodes, coq_text, zcoq
 
 __all__ = ["script"]
 
@@ -56,15 +56,7 @@ def script(lhs: Node, rhs: Node) -> str:
 # --------------------------------------------------------------------------------------
 # Tree helpers
 # --------------------------------------------------------------------------------------
-def _walk(n: Node) -> Iterator[Node]:
-    yield n
-    for a in n[1:]:
-        if isinstance(a, tuple) and a and isinstance(a[0], str):
-            yield from _walk(a)
-        elif isinstance(a, tuple):
-            for b in a:
-                if isinstance(b, tuple) and b and isinstance(b[0], str):
-                    yield from _walk(b)
+_walk = _nodes  # every subterm of a term, the term first (the printer's own walk)
 
 
 def _walk_free(n: Node) -> Iterator[Node]:
