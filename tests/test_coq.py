@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from pe_symbolic import check_identity, theorems
 from pe_symbolic.proof import Claim, Equation
-from pe_symbolic.proof.coq import Env, OutsideFragment, coq_text, to_coq_ast
+from pe_symbolic.proof.coq import Env, OutsideFragment, to_coq_ast
+from pe_symbolic.proof.coq_syntax import coq_text
 from pe_symbolic.proof.coq_export import check, coq_file, export_claim
 
 HAS_COQ = shutil.which("coqtop") is not None and shutil.which("coqc") is not None
@@ -360,7 +361,7 @@ def test_the_preamble_names_each_lemma_and_tactic_once() -> None:
     import re
     from collections import Counter
 
-    from pe_symbolic.proof.coq import PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL
+    from pe_symbolic.proof.coq_preamble import PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL
 
     for text in (PREAMBLE, PREAMBLE_NO_INTERVAL, PREAMBLE_NO_COQUELICOT):
         names = re.findall(r"^(?:Lemma|Theorem|Corollary|Definition|Fixpoint|Ltac)\s+(\w+)\s*(?!::=)\S", text, re.M)
@@ -371,7 +372,7 @@ def test_the_preamble_names_each_lemma_and_tactic_once() -> None:
 @needs_coq
 def test_the_preamble_compiles_on_its_own(tmp_path) -> None:
     """A preamble that does not compile would make every lemma fail (never pass): caught here."""
-    from pe_symbolic.proof.coq import PREAMBLE, PREAMBLE_NO_INTERVAL
+    from pe_symbolic.proof.coq_preamble import PREAMBLE, PREAMBLE_NO_INTERVAL
     from pe_symbolic.proof.coq_export import interval_installed
 
     assert "From Interval" not in PREAMBLE_NO_INTERVAL and "Import PeI" not in PREAMBLE_NO_INTERVAL

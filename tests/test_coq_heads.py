@@ -14,7 +14,8 @@ import pytest
 import sympy as sp
 
 from pe_symbolic.proof import Claim, Equation
-from pe_symbolic.proof.coq import Env, OutsideFragment, coq_text, to_coq_ast
+from pe_symbolic.proof.coq import Env, OutsideFragment, to_coq_ast
+from pe_symbolic.proof.coq_syntax import coq_text
 
 x = sp.Symbol("x", real=True)
 u = sp.Symbol("u", real=True)

@@ -19,8 +19,9 @@ import sympy as sp
 from sympy.core.function import UndefinedFunction
 
 from pe_symbolic.proof import Claim, Equation
-from pe_symbolic.proof.coq import (PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL, Env, OutsideFragment,
-                                   coq_text, goal_text, to_coq_ast, to_coq_complex, to_coq_equation)
+from pe_symbolic.proof.coq import Env, OutsideFragment, to_coq_ast, to_coq_complex, to_coq_equation
+from pe_symbolic.proof.coq_preamble import PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL
+from pe_symbolic.proof.coq_syntax import coq_text, goal_text
 from pe_symbolic.proof.coq_export import check, coquelicot_installed, export_claim
 from tests.test_coq import HAS_COQ, Reader
 

@@ -458,7 +458,7 @@ def test_no_generated_name_shadows_what_a_script_cites():
     from pathlib import Path
 
     from pe_symbolic.proof import coq_tactics
-    from pe_symbolic.proof.coq import RESERVED
+    from pe_symbolic.proof.coq_preamble import RESERVED
 
     text = Path(coq_tactics.__file__).read_text()
     cited = set(re.findall(r"\b([A-Za-z][A-Za-z0-9_]*_\d+)\b", text))  # the shape of a generated name

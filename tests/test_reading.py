@@ -17,6 +17,7 @@ import sympy as sp
 
 from pe_symbolic import theorems
 from pe_symbolic.proof import Claim, Equation, prove, render
+from pe_symbolic.proof.render import latex_format, printers
 
 #: Claims whose chains hold the longest expressions (sums of products, 8x8 matrices,
 #: exact tables, products of four brackets).
@@ -38,7 +39,7 @@ def test_text_wraps_to_the_width_and_cuts_nothing(id_):
 
 def test_wrapping_keeps_every_character():
     e = sum(sp.Symbol(f"x_{i}") * sp.cos(i * sp.Symbol("t")) for i in range(40))
-    one = render._one_line(e)
+    one = printers._one_line(e)
     lines = render.wrap_math(one, 50)
     assert all(len(x) <= 50 for x in lines)
     assert "".join(lines).replace(" ", "") == one.replace(" ", "")
@@ -140,7 +141,7 @@ def test_latex_statements_are_math_not_escaped_ascii():
 
 
 def test_long_sums_break_term_by_term_in_latex():
-    lines = render._tex_lines(sp.expand((sp.Symbol("a") + sp.Symbol("b") + sp.Symbol("c") + 1) ** 4), 40)
+    lines = latex_format._tex_lines(sp.expand((sp.Symbol("a") + sp.Symbol("b") + sp.Symbol("c") + 1) ** 4), 40)
     assert len(lines) > 3
     assert all(x.lstrip().startswith(("+", "-")) for x in lines[1:])
 
@@ -154,7 +155,7 @@ def test_standalone_latex_compiles_without_overfull_boxes(tmp_path):
     # new claim's long source or statement cannot run into the margin unnoticed
     body = "\n\n".join(render.latex(th.prove()) for th in theorems.all())
     body += "\n\n" + render.latex(theorems.get("translation.identity").prove(16))
-    (tmp_path / "proofs.tex").write_text(render._PREAMBLE + body + "\n\\end{document}\n", encoding="ascii")
+    (tmp_path / "proofs.tex").write_text(latex_format._PREAMBLE + body + "\n\\end{document}\n", encoding="ascii")
     run = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "proofs.tex"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=240)
     log = (tmp_path / "proofs.log").read_text(encoding="latin-1")

@@ -9,6 +9,7 @@ import sympy as sp
 
 from pe_symbolic import theorems
 from pe_symbolic.proof import render
+from pe_symbolic.proof.render import printers
 
 READER_VIEW = ["translation.identity", "rope.relative", "translation.group", "sinusoidal.dot",
                "translation.independent", "rope.pair_relative", "rot2.det"]
@@ -32,8 +33,8 @@ def test_text_names_the_cited_lemmas_and_the_notation():
 
 def test_n_minus_m_reads_as_written():
     m, n = sp.symbols("m n", real=True)
-    assert render._sstr(n - m) == "n - m"
-    assert render._sstr(sp.Symbol("h") - 1) == "h - 1"
+    assert printers._sstr(n - m) == "n - m"
+    assert printers._sstr(sp.Symbol("h") - 1) == "h - 1"
 
 
 def test_a_concrete_d_proof_is_summarised():

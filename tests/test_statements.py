@@ -16,6 +16,7 @@ import pytest
 
 from pe_symbolic import theorems
 from pe_symbolic.proof import render
+from pe_symbolic.proof.render import latex_format
 from pe_symbolic.theorems import recheck_certificate
 
 THEOREMS = theorems.all()
@@ -99,9 +100,9 @@ def test_every_statement_compiles_and_fits_the_page(tmp_path):
     --standalone``): one ``align*`` each, all in one document, compiled once."""
     body = []
     for th in THEOREMS:
-        body += [r"\paragraph{\texttt{%s}}" % render._tex_escape(th.id), r"\begin{align*}",
-                 "\n".join(render._statement_rows(th.claim(), render.LATEX_WIDTH, 64)), r"\end{align*}"]
-    (tmp_path / "statements.tex").write_text(render._PREAMBLE + "\n".join(body) + "\n\\end{document}\n",
+        body += [r"\paragraph{\texttt{%s}}" % latex_format._tex_escape(th.id), r"\begin{align*}",
+                 "\n".join(latex_format._statement_rows(th.claim(), render.LATEX_WIDTH, 64)), r"\end{align*}"]
+    (tmp_path / "statements.tex").write_text(latex_format._PREAMBLE + "\n".join(body) + "\n\\end{document}\n",
                                              encoding="ascii")
     run = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "statements.tex"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=240)

@@ -103,7 +103,7 @@ def md_escape(text: str) -> str:
     >>> md_escape("x*cos + rotate(x)*sin; |PE|^2 = d/2")
     'x\\*cos + rotate(x)\\*sin; \\|PE\\|^2 = d/2'
     """
-    from pe_symbolic.proof.render import _md_escape
+    from pe_symbolic.proof.render.markup_format import _md_escape
 
     return _md_escape(text)
 

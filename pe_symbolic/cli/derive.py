@@ -496,7 +496,7 @@ def _prove(jobs: Sequence, fmt: str, *, several: bool, timeout: float, standalon
     if fmt == "latex":
         text = "\n\n".join(body)
         if standalone:
-            from ..proof.render import _PREAMBLE
+            from ..proof.render.latex_format import _PREAMBLE
 
             text = _PREAMBLE + text + "\n\\end{document}\n"
         print(text)

@@ -8,16 +8,20 @@ closed by an import contract. Around it, each importing only those below it in t
 * :mod:`~pe_symbolic.proof.engine`: :func:`~pe_symbolic.proof.prove`, :func:`~pe_symbolic.check_identity` (search, check, refute);
 * :mod:`~pe_symbolic.proof.certificates`: re-checking certificates (:func:`~pe_symbolic.proof.recheck`);
 * :mod:`~pe_symbolic.proof.result`: :class:`~pe_symbolic.proof.Proof`, :class:`~pe_symbolic.proof.PartProof`;
-* :mod:`~pe_symbolic.proof.coq`, :mod:`~pe_symbolic.proof.coq_tactics`, :mod:`~pe_symbolic.proof.coq_export`:
-  the second kernel's door: claims printed as Coq lemmas (hygienic names), their generated
-  scripts, and the per-lemma Coq check;
-* :mod:`~pe_symbolic.proof.render`: text, LaTeX, MyST and the JSON certificate;
+* :mod:`~pe_symbolic.proof.coq_export`, :mod:`~pe_symbolic.proof.coq_tactics` (with
+  :mod:`~pe_symbolic.proof.coq_refute`, :mod:`~pe_symbolic.proof.coq_analysis` and
+  :mod:`~pe_symbolic.proof.coq_terms`), :mod:`~pe_symbolic.proof.coq` (with
+  :mod:`~pe_symbolic.proof.coq_syntax`, :mod:`~pe_symbolic.proof.coq_heads` and
+  :mod:`~pe_symbolic.proof.coq_preamble`): the second kernel's door: the per-lemma Coq check,
+  the generated scripts, and the printer of claims as Coq lemmas (hygienic names);
+* :mod:`~pe_symbolic.proof.render`: text, LaTeX, MyST, Markdown, HTML and the JSON certificate,
+  one module a target;
 * ``isolate``: a check run in a child process, for calls from other threads;
 * :mod:`~pe_symbolic.proof.sampler`: candidate points (search; the kernel checks them).
 
 The modules ``claims``, ``rules``, ``fragment``, ``evaluation``, ``enclosure``, ``budget`` and
-``srepr`` of earlier versions are aliases of the kernel's (``srepr`` of
-:mod:`~pe_symbolic.proof.kernel.reader`). What the verdicts mean is stated in
+``srepr`` of earlier versions live in the kernel only: ``pe_symbolic.proof.kernel.claims``, ...
+(``srepr`` is :mod:`~pe_symbolic.proof.kernel.reader`). What the verdicts mean is stated in
 :mod:`pe_symbolic.proof.engine`; what the kernel trusts, and its size, in
 :mod:`pe_symbolic.proof.kernel`.
 """

@@ -1,7 +1,10 @@
 r"""Tactic scripts for the analysis constructs of the printer (:mod:`pe_symbolic.proof.coq`):
 derivatives inside an expression, complex equations split into real and imaginary parts, and
 undefined functions. Untrusted search, like :mod:`pe_symbolic.proof.coq_tactics` (which calls
-:func:`analysis_script` first): Coq checks every script, so a wrong one makes a lemma fail.
+:func:`analysis_script` first, passing its own search for what is left, ``goal``): Coq checks
+every script, so a wrong one makes a lemma fail. This module imports nothing of
+:mod:`~pe_symbolic.proof.coq_tactics` (the search arrives as an argument), so the two form no
+import circle.
 
 * **A derivative** ``f'(p)`` is printed as a name ``d`` introduced by ``exists d,
   derivable_pt_lim (fun x => f) p d``. The script gives SymPy's derivative (``diff``, then
@@ -18,7 +21,10 @@ undefined functions. Untrusted search, like :mod:`pe_symbolic.proof.coq_tactics`
 >>> from pe_symbolic.proof.coq import Env, to_coq_equation
 >>> x = sp.Symbol("x", real=True)
 >>> L, R = to_coq_equation(sp.sign(sp.Derivative(x ** 2 + 1, x).subs(x, 3)), sp.Integer(1), Env())
->>> "pe_auto_derive" in analysis_script(L, R)
+>>> s = analysis_script(L, R, lambda l, r, depth: "GOAL")  # GOAL: the caller's search
+>>> s.startswith("intros; exists (2 * 3);"), "pe_auto_derive" in s, s.endswith("| GOAL]")
+(True, True, True)
+>>> analysis_script(*to_coq_equation(sp.sin(x), sp.sin(x), Env()), lambda l, r, depth: "GOAL") is None
 True
 """
 
@@ -28,8 +34,9 @@ from collections.abc import Callable
 
 import sympy as sp
 
-from .coq import Node, conjuncts, coq_text
-from .coq_tactics import _arith, _Atoms, _goal, _map, _walk
+from .coq import Node
+from .coq_syntax import conjuncts, coq_text
+from .coq_terms import Atoms, arith, map_term, walk
 
 __all__ = ["analysis_script"]
 
@@ -48,9 +55,12 @@ _DERIVE_ANY = ("unfold Rpower in *; pe_auto_derive; repeat (match goal with |- _
                "first [reflexivity | pe_nz1 | pe_pos]")
 
 
-def analysis_script(lhs: Node, rhs: Node, goal: Callable[[Node, Node, int], str] = _goal) -> str | None:
+def analysis_script(lhs: Node, rhs: Node, goal: Callable[[Node, Node, int], str]) -> str | None:
     """A script for a goal with derivatives inside it (``dat``), complex sides (``cpair``) or
-    an undefined function; ``None`` for any other goal (the caller's search applies)."""
+    an undefined function; ``None`` for any other goal (the caller's search applies).
+
+    ``goal(L, R, depth)`` is the caller's script for what is left once the analysis is done
+    (:mod:`~pe_symbolic.proof.coq_tactics`' search)."""
     dats, guards = conjuncts(lhs, rhs)
     if dats or guards:
         values = {d[1]: _derivative_value(d) for d in dats}
@@ -61,15 +71,15 @@ def analysis_script(lhs: Node, rhs: Node, goal: Callable[[Node, Node, int], str]
             if n[0] == "dat":
                 return values[n[1]]
             if n[0] == "gpow":
-                return ("app", "Rpower", (_map(n[1], put), _map(n[2], put)))
+                return ("app", "Rpower", (map_term(n[1], put), map_term(n[2], put)))
             if n[0] == "gsqrt":
-                return ("app", "sqrt", (_map(n[1], put),))
+                return ("app", "sqrt", (map_term(n[1], put),))
             return None
 
-        L, R = _map(lhs, put), _map(rhs, put)
+        L, R = map_term(lhs, put), map_term(rhs, put)
         out = _bases(L, R) + _core(L, R, goal)
         for g in reversed(guards):
-            out = f"split; [{_guard(_map(g[1], put))} | {out}]"
+            out = f"split; [{_guard(map_term(g[1], put))} | {out}]"
         for d in reversed(dats):
             out = f"split; [{_DERIVE} | {out}]"
         if not dats:
@@ -99,7 +109,7 @@ def _limit_script(lim: Node, l: Node, goal: Callable[[Node, Node, int], str]) ->
     _, kind, x, body, point, _, _ = lim
     u = ("var", _U)
     if kind in ("pinf", "minf"):
-        fu = _map(body, lambda n: ("inv", u) if n == ("var", x) else None)
+        fu = map_term(body, lambda n: ("inv", u) if n == ("var", x) else None)
         g = _simplified(fu, _U, kind == "pinf")
         if g is None:
             return "intros; fail"
@@ -108,9 +118,9 @@ def _limit_script(lim: Node, l: Node, goal: Callable[[Node, Node, int], str]) ->
         lemma = "pe_lim_right" if kind == "pinf" else "pe_lim_left"
         fun = f"(fun {_U} : R => {coq_text(fu)})"
     else:
-        g, p, head, lemma = _map(body, lambda n: u if n == ("var", x) else None), point, "", _LIM[kind]
+        g, p, head, lemma = map_term(body, lambda n: u if n == ("var", x) else None), point, "", _LIM[kind]
         fun = f"(fun {_U} : R => {coq_text(g)})"
-    gp = _map(g, lambda n: p if n == u else None)
+    gp = map_term(g, lambda n: p if n == u else None)
     ext = (f"intros {_U} H{_U}; cbv beta; rewrite ?(atan_inv {_U}) by lra; "
            f"first [{goal(fu, g, 0)} | pe_cong]" if kind in ("pinf", "minf") else f"intros {_U} H{_U}; reflexivity")
     value = f"cbv beta; {_values(gp)}first [{goal(gp, l, 0)} | pe_cong]"
@@ -124,7 +134,7 @@ def _limit_script(lim: Node, l: Node, goal: Callable[[Node, Node, int], str]) ->
 
 def _simplified(fu: Node, u: str, positive: bool) -> Node | None:
     """``f(1/u)`` simplified by SymPy for ``u > 0`` (``u < 0``), as a term; ``None`` if not printable."""
-    atoms = _Atoms()
+    atoms = Atoms()
     us = sp.Symbol("u", positive=True) if positive else sp.Symbol("u", negative=True)
     atoms.sym[u] = us
     atoms.node[us] = ("var", u)
@@ -142,10 +152,10 @@ def _values(n: Node) -> str:
     """Steps that turn ``atan``, ``exp``, ``Rpower`` of arguments SymPy finds to be 0 or 1 into
     their values (``atan_0``, ``atan_1``, ``exp_0``, ``Rpower_O``, ``Rpower_1``)."""
     steps = []
-    for a in sorted({x for x in _walk(n) if x[0] == "app" and x[1] in ("atan", "exp", "Rpower", "ln")}, key=coq_text):
+    for a in sorted({x for x in walk(n) if x[0] == "app" and x[1] in ("atan", "exp", "Rpower", "ln")}, key=coq_text):
         arg = a[2][-1]
         try:
-            v = sp.simplify(_sympy(arg, _Atoms()))
+            v = sp.simplify(_sympy(arg, Atoms()))
         except Exception:  # noqa: BLE001 - an untrusted search
             continue
         if v in (0, 1) and arg != ("num", int(v), 1):
@@ -159,7 +169,7 @@ def _guard(b: Node) -> str:
     """``0 < b`` (or ``0 <= b``): by the sign search, or as the number SymPy simplifies ``b`` to."""
     steps = ""
     try:
-        v = sp.simplify(_sympy(b, _Atoms()))
+        v = sp.simplify(_sympy(b, Atoms()))
         if v.is_Rational:
             steps = f"replace {coq_text(b)} with {coq_text(('num', int(v.p), int(v.q)))} by pe_close; "
     except Exception:  # noqa: BLE001 - an untrusted search
@@ -170,9 +180,9 @@ def _guard(b: Node) -> str:
 def _bases(L: Node, R: Node) -> str:
     """Steps that write a power's base SymPy simplifies to 1 as 1 (``Rpower 1 x = 1``)."""
     steps = []
-    for n in {x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] in ("Rpower", "sqrt")}:
+    for n in {x for side in (L, R) for x in walk(side) if x[0] == "app" and x[1] in ("Rpower", "sqrt")}:
         try:
-            v = sp.simplify(_sympy(n[2][0], _Atoms()))
+            v = sp.simplify(_sympy(n[2][0], Atoms()))
         except Exception:  # noqa: BLE001 - an untrusted search
             continue
         if v == 1 and n[2][0] != ("num", 1, 1):
@@ -200,7 +210,7 @@ def _hyperbolic(n: Node) -> Node:
             e, em = ("app", "exp", (y,)), ("app", "exp", (("neg", y),))
             return ("mul", (("add", (e, em if x[1] == "cosh" else ("neg", em))), ("inv", _TWO)))
         return None
-    return _map(n, f)
+    return map_term(n, f)
 
 
 # --------------------------------------------------------------------------------------
@@ -213,7 +223,7 @@ _FUNCS: dict[str, Callable[..., sp.Expr]] = {"sin": sp.sin, "cos": sp.cos, "tan"
 def _derivative_value(d: Node) -> Node | None:
     """SymPy's derivative of ``fun x => f`` at ``p`` (``d`` = ``("dat", name, x, f, p)``), as a term."""
     _, _, x, f, p = d
-    atoms = _Atoms()
+    atoms = Atoms()
 
     try:
         fx = _sympy(f, atoms)
@@ -223,29 +233,29 @@ def _derivative_value(d: Node) -> Node | None:
             return None
         # the point put in as a term (no SymPy evaluation): Coq's derivative has the same shape
         out = _node(value, atoms)
-        return _map(out, lambda n: p if n == ("var", x) else None)
+        return map_term(out, lambda n: p if n == ("var", x) else None)
     except Exception:  # noqa: BLE001 - an untrusted search
         return None
 
 
-def _sympy(n: Node, atoms: _Atoms) -> sp.Expr:
+def _sympy(n: Node, atoms: Atoms) -> sp.Expr:
     """A term in SymPy: arithmetic, ``pi``, ``Rpower`` and the functions SymPy has; anything
     else an atom."""
     def leaf(m: Node) -> sp.Expr | None:
         if m[0] == "pi":
             return sp.pi
         if m[0] == "app":
-            args = [_arith(a, atoms, leaf) for a in m[2]]
+            args = [arith(a, atoms, leaf) for a in m[2]]
             if m[1] == "Rpower":
                 return sp.Pow(args[0], args[1])
             fn = _FUNCS.get(m[1])
             return fn(*args) if fn is not None else None
         return None
 
-    return _arith(n, atoms, leaf)
+    return arith(n, atoms, leaf)
 
 
-def _node(e: sp.Expr, atoms: _Atoms) -> Node:
+def _node(e: sp.Expr, atoms: Atoms) -> Node:
     """A SymPy expression over the atoms (and ``sin cos tan exp log atan pi``, powers) as a term."""
     if e.is_Rational:
         return ("num", int(e.p), int(e.q))

@@ -65,8 +65,9 @@ from typing import Literal
 
 import sympy as sp
 
-from .coq import (PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL, Env, OutsideFragment, binders_text, goal_text, hypotheses, proposition,
-                  to_coq_equation, witness_text)
+from .coq import Env, OutsideFragment, to_coq_equation
+from .coq_preamble import PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL
+from .coq_syntax import binders_text, goal_text, hypotheses, proposition, witness_text
 from .coq_refute import counterexample, negation, script as refutation_script
 from .coq_tactics import script
 from .kernel.claims import Claim
@@ -324,9 +325,9 @@ def coquelicot_installed(coqtop: str | None = None) -> bool | None:
 
 
 def preamble(coqtop: str | None = None) -> str:
-    """:data:`~pe_symbolic.proof.coq.PREAMBLE`, or, where Coq is installed without the Interval
-    package, :data:`~pe_symbolic.proof.coq.PREAMBLE_NO_INTERVAL` (numeric bounds then fail), and
-    without Coquelicot either, :data:`~pe_symbolic.proof.coq.PREAMBLE_NO_COQUELICOT` (derivatives
+    """:data:`~pe_symbolic.proof.coq_preamble.PREAMBLE`, or, where Coq is installed without the Interval
+    package, :data:`~pe_symbolic.proof.coq_preamble.PREAMBLE_NO_INTERVAL` (numeric bounds then fail), and
+    without Coquelicot either, :data:`~pe_symbolic.proof.coq_preamble.PREAMBLE_NO_COQUELICOT` (derivatives
     inside an expression then fail too)."""
     if interval_installed(coqtop) is not False:
         return PREAMBLE

@@ -27,7 +27,8 @@ that it is:
 * ``atan2``, ``re``, ``im``, ``conjugate`` are not printed (:class:`~pe_symbolic.proof.coq.OutsideFragment`).
 
 >>> import sympy as sp
->>> from pe_symbolic.proof.coq import Env, coq_text, to_coq_ast
+>>> from pe_symbolic.proof.coq import Env, to_coq_ast
+>>> from pe_symbolic.proof.coq_syntax import coq_text
 >>> x = sp.Symbol("x", real=True)
 >>> coq_text(to_coq_ast(sp.cot(x), Env()))
 '((cos x_1) * (/ (sin x_1)))'

@@ -3,7 +3,7 @@ r"""Refutations in Coq: the negation of a printed lemma, proved at the kernel's 
 A registered honest negative (a theorem with ``expect="refuted"``) is a claim the registry says
 is **false**. Coq cannot prove its false entries -- and must not -- but it can do better than
 fail: it can prove their *negation*. For a printed lemma ``forall vars, hyps -> lhs = rhs``
-(:func:`~pe_symbolic.proof.coq.proposition`, the text :mod:`~pe_symbolic.proof.coq_export`
+(:func:`~pe_symbolic.proof.coq_syntax.proposition`, the text :mod:`~pe_symbolic.proof.coq_export`
 states), the refutation is
 
 .. code-block:: coq
@@ -45,7 +45,8 @@ from typing import Any
 import sympy as sp
 from flint import acb, arb, fmpq
 
-from .coq import Env, OutsideFragment, coq_text
+from .coq import Env, OutsideFragment
+from .coq_syntax import coq_text
 from .kernel.enclosure import PRECISIONS, Undecidable, enclose, precision
 from .kernel.points import evaluate_at
 from .sampler import refute
@@ -106,7 +107,7 @@ def _real_text(q: Fraction) -> str:
 
 
 def _values(env: Env, point: Mapping[sp.Basic, Any], entries: Mapping[sp.Indexed, Any]) -> tuple[str, str] | None:
-    """The lemma's variables' values in binder order (as :func:`~pe_symbolic.proof.coq.binders_text`
+    """The lemma's variables' values in binder order (as :func:`~pe_symbolic.proof.coq_syntax.binders_text`
     lists them), and the point as text; ``None`` when a variable has no exact value."""
     groups: dict[str, list[str]] = {"R": [], "Z": [], "F": []}
     shown: list[str] = []

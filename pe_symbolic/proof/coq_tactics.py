@@ -34,7 +34,10 @@ from collections.abc import Callable, Iterator
 
 import sympy as sp
 
-from .coq import Node, _nodes, coq_text, zcoq
+from .coq import Env, Node, OutsideFragment, to_coq_ast
+from .coq_analysis import analysis_script
+from .coq_syntax import coq_text, zcoq
+from .coq_terms import Atoms, arith, back_to_term, first_of, map_term, replace_term, subst_z, walk, walk_free
 
 __all__ = ["script"]
 
@@ -45,61 +48,10 @@ _EXPAND_POW = ("repeat (first [rewrite Rpower_plus | rewrite Rpower_Ropp | rewri
 
 def script(lhs: Node, rhs: Node) -> str:
     """A tactic (one Ltac expression) that should prove ``lhs = rhs`` after ``intros``."""
-    from .coq_analysis import analysis_script  # derivatives inside, complex sides (issue 36)
-
-    special = analysis_script(lhs, rhs)
+    special = analysis_script(lhs, rhs, _goal)  # derivatives inside, complex sides (issue 36)
     if special is not None:
         return special
     return "intros; " + _goal(lhs, rhs, 0)
-
-
-# --------------------------------------------------------------------------------------
-# Tree helpers
-# --------------------------------------------------------------------------------------
-_walk = _nodes  # every subterm of a term, the term first (the printer's own walk)
-
-
-def _walk_free(n: Node) -> Iterator[Node]:
-    """:func:`_walk`, but not into a sum's or product's body (its index is bound there: a
-    rewrite naming it could not be stated)."""
-    if n[0] in ("sum", "prod"):
-        return
-    yield n
-    for a in n[1:]:
-        if isinstance(a, tuple) and a and isinstance(a[0], str):
-            yield from _walk_free(a)
-        elif isinstance(a, tuple):
-            for b in a:
-                if isinstance(b, tuple) and b and isinstance(b[0], str):
-                    yield from _walk_free(b)
-
-
-def _map(n: Node, f: Callable[[Node], Node | None]) -> Node:
-    """Rebuild ``n`` top-down: ``f`` returns a replacement for a subterm, or None to recurse."""
-    r = f(n)
-    if r is not None:
-        return r
-    out: list = [n[0]]
-    for a in n[1:]:
-        if isinstance(a, tuple) and a and isinstance(a[0], str):
-            out.append(_map(a, f))
-        elif isinstance(a, tuple):
-            out.append(tuple(_map(b, f) if isinstance(b, tuple) and b and isinstance(b[0], str) else b for b in a))
-        else:
-            out.append(a)
-    return tuple(out)
-
-
-def _replace(n: Node, old: Node, new: Node) -> Node:
-    return _map(n, lambda x: new if x == old else None)
-
-
-def _subst_z(n: Node, name: str, value: Node) -> Node:
-    return _map(n, lambda x: value if x == ("zvar", name) else None)
-
-
-def _first(n: Node, kind: str) -> Node | None:
-    return next((x for x in _walk(n) if x[0] == kind), None)
 
 
 # --------------------------------------------------------------------------------------
@@ -124,16 +76,16 @@ def _goal(L: Node, R: Node, depth: int) -> str:
         steps, L2, R2 = ints
         return steps + _goal(L2, R2, depth + 1)
     for fn, cases in _CASES.items():
-        app = next((x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] == fn), None)
+        app = next((x for side in (L, R) for x in walk(side) if x[0] == "app" and x[1] == fn), None)
         if app is not None:
             return _branch(L, R, app, cases, depth)
-    ite = _first(L, "ite") or _first(R, "ite")
+    ite = first_of(L, "ite") or first_of(R, "ite")
     if ite is not None:
         return _ite(L, R, ite[1], depth)
     if L[0] in ("sum", "prod") or R[0] in ("sum", "prod"):
         return _sums(L, R, depth)
-    delta = next((x for side in (L, R) for x in _walk(side) if x[0] == "delta" and x[1] != x[2]), None)
-    if delta is not None and not any(x[0] in ("sum", "prod") for side in (L, R) for x in _walk(side)):
+    delta = next((x for side in (L, R) for x in walk(side) if x[0] == "delta" and x[1] != x[2]), None)
+    if delta is not None and not any(x[0] in ("sum", "prod") for side in (L, R) for x in walk(side)):
         return _cases(L, R, delta, depth)
     return _scalar(L, R)
 
@@ -142,7 +94,7 @@ def _derivative(x: str, f: Node, slope: Node, depth: int) -> str:
     """``derivable_pt_lim (fun x => f) x slope`` for ``f`` constant or affine in ``x``: every
     difference quotient ``(f(x + h) - f(x)) / h`` is then exactly the slope."""
     zero = ("num", 0, 1)
-    if ("var", x) not in _walk(f):
+    if ("var", x) not in walk(f):
         return "apply derivable_pt_lim_const" if slope == zero else "fail"
     quotient = "intros eps Heps; exists (mkposreal 1 Rlt_0_1); intros hh Hh Hlt; cbv beta; "
     close = ("match goal with |- Rabs ?e < _ => replace e with 0 by (field; pe_nz) end; "
@@ -150,7 +102,7 @@ def _derivative(x: str, f: Node, slope: Node, depth: int) -> str:
     if slope != zero:
         return quotient + close if _affine_with_slope(f, x, slope) else "fail"
     # f depends on x only in form: f(x) = f(0) for every x, proved as an equation
-    f0 = _map(f, lambda n: zero if n == ("var", x) else None)
+    f0 = map_term(f, lambda n: zero if n == ("var", x) else None)
     return (f"assert (Hc : forall {x} : R, {coq_text(f)} = {coq_text(f0)}) by (clear dependent {x}; "
             f"intros {x}; {_goal(f, f0, depth + 1)}); " + quotient
             + f"rewrite (Hc ({x} + hh)), (Hc {x}); " + close)
@@ -187,21 +139,21 @@ def _unfold_heads(L: Node, R: Node) -> tuple[str, Node, Node] | None:
     hypotheses, where their definedness is stated): ``tan u`` is ``sin u * / cos u``, ``sinh u``
     is ``(exp u - exp (- u)) / 2``, ... The quotients are then proved by ``field``, with the
     nonzero denominators from the hypotheses (``pe_nz_hyp``)."""
-    apps = sorted({n for side in (L, R) for n in _walk_free(side) if n[0] == "app" and n[1] in _HEADS},
+    apps = sorted({n for side in (L, R) for n in walk_free(side) if n[0] == "app" and n[1] in _HEADS},
                   key=lambda n: (-len(coq_text(n)), coq_text(n)))
     if not apps:
         return None
     n = next((a for a in apps if a[1] == "tanh"), apps[0])  # tanh first: it unfolds to sinh / cosh
     lemma, body = _HEADS[n[1]]
     new = body(n[2][0])
-    return (f"rewrite ?({lemma} {coq_text(n[2][0])}) in *; ", _replace(L, n, new), _replace(R, n, new))
+    return (f"rewrite ?({lemma} {coq_text(n[2][0])}) in *; ", replace_term(L, n, new), replace_term(R, n, new))
 
 
 def _joined_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
     """A product with factors ``Rpower b e1``, ``Rpower b e2`` whose exponents add up to an
     integer ``k`` (SymPy's opinion): the two joined (``Rpower_plus``) into ``b ^ k``."""
     for side in (L, R):
-        for n in _walk_free(side):
+        for n in walk_free(side):
             if n[0] != "mul":
                 continue
             pw = [f for f in n[1] if f[0] == "app" and f[1] == "Rpower"]
@@ -229,7 +181,7 @@ def _joined_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
                             f"(rewrite <- Rpower_plus, (pe_Rpower_IZR {coq_text(b)} {sum_e} {kz}%Z) by "
                             f"first [pe_pos | pe_close_div]; reflexivity); "
                             f"replace {coq_text(n)} with {coq_text(new)} by (rewrite <- pe_H; ring); clear pe_H; ")
-                    return step, _replace(L, n, new), _replace(R, n, new)
+                    return step, replace_term(L, n, new), replace_term(R, n, new)
     return None
 
 
@@ -251,10 +203,10 @@ def _root(L: Node, R: Node, depth: int) -> str | None:
             lemma, sign = "pe_Rpower_half_eq", "pe_sign"
         else:
             continue
-        if any(n[0] == "app" and n[1] in ("sqrt", "Rpower", "exp", "ln") for n in _walk(B)):
+        if any(n[0] == "app" and n[1] in ("sqrt", "Rpower", "exp", "ln") for n in walk(B)):
             return None  # roots or powers on the other side too: the power scripts
         x, sq = A[2][0], ("pow", B, 2)
-        absv = sorted({coq_text(n[2][0]) for n in _walk(B) if n[0] == "app" and n[1] == "Rabs"})
+        absv = sorted({coq_text(n[2][0]) for n in walk(B) if n[0] == "app" and n[1] == "Rabs"})
         hint = "".join(f"pose proof (pe_Rabs_sqr {a}); " for a in absv)
         square = f"first [({hint}nra) | ({_goal(x, sq, depth + 1)})]" if absv else _goal(x, sq, depth + 1)
         return f"{sym}apply {lemma}; [{sign} | {square}]"
@@ -267,7 +219,7 @@ def _integer_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
     ``b ^ k`` or ``/ b ^ -k`` (``pe_Rpower_IZR``, then ``powerRZ`` computed by ``change``)."""
     found = []
     for side in (L, R):
-        for n in _walk_free(side):
+        for n in walk_free(side):
             if n[0] == "app" and n[1] == "Rpower" and n not in found and n[2][1][0] != "num":
                 try:
                     e, _ = _to_sympy(n[2][1])
@@ -288,7 +240,7 @@ def _integer_powers(L: Node, R: Node) -> tuple[str, Node, Node] | None:
         kz = str(k) if k >= 0 else f"({k})"
         steps.append(f"rewrite (pe_Rpower_IZR {coq_text(b)} {coq_text(e)} {kz}%Z) by "
                      f"first [pe_pos | pe_close_div]; change (powerRZ {coq_text(b)} {kz}%Z) with {coq_text(new)}; ")
-        L, R = _replace(L, n, new), _replace(R, n, new)
+        L, R = replace_term(L, n, new), replace_term(R, n, new)
     return "".join(steps), L, R
 
 
@@ -309,10 +261,10 @@ def _branch(L: Node, R: Node, app: Node, cases: tuple[tuple[str, Callable[[Node]
         cases = tuple(c for c in cases if c[0] in _SIGN_LEMMAS[sign])
     # a logarithm or a quotient in the argument: also factor by factor (pe_sign_struct)
     tac = "pe_sign" if sign is not None or not any(x[0] == "inv" or (x[0] == "app" and x[1] == "ln")
-                                                    for x in _walk(arg)) else "first [pe_sign | pe_sign_struct]"
+                                                    for x in walk(arg)) else "first [pe_sign | pe_sign_struct]"
     for lemma, value in cases:
         new = value(arg)
-        L2, R2 = _replace(L, app, new), _replace(R, app, new)
+        L2, R2 = replace_term(L, app, new), replace_term(R, app, new)
         out.append(f"(rewrite ({lemma} {coq_text(arg)}) by {tac}; {_goal(L2, R2, depth + 1)})")
     return "first [" + " | ".join(out) + "]"
 
@@ -346,7 +298,7 @@ def _ite(L: Node, R: Node, cond: Node, depth: int) -> str:
     for which, pick in (("t", 2), ("f", 3)):
         def take(x: Node, pick: int = pick) -> Node | None:
             return x[pick] if x[0] == "ite" and x[1] == cond else None
-        L2, R2 = _map(L, take), _map(R, take)
+        L2, R2 = map_term(L, take), map_term(R, take)
         branches.append(f"(rewrite !(pe_if_{kind}_{which} {args}) by {dec}; {_goal(L2, R2, depth + 1)})")
     return "first [" + " | ".join(branches) + "]"
 
@@ -366,25 +318,25 @@ def _sums(L: Node, R: Node, depth: int) -> str:
     if kind == "sum" and body[0] == "mul" and len(body[1]) == 2 and body[1][0][0] == "delta":
         d, rest = body[1]
         lemma, i = None, None
-        if d[2] == jz and jz not in _walk(d[1]):
+        if d[2] == jz and jz not in walk(d[1]):
             lemma, i = "pe_sumZ_delta", d[1]
-        elif d[1] == jz and jz not in _walk(d[2]):
+        elif d[1] == jz and jz not in walk(d[2]):
             lemma, i = "pe_sumZ_delta_r", d[2]
         if lemma is not None:
             assert i is not None
             if rest[0] == "mul" and len(rest[1]) == 2 and rest[1][0][0] == "delta" and rest[1][0][1] == jz \
-                    and jz not in _walk(rest[1][0][2]):
+                    and jz not in walk(rest[1][0][2]):
                 l_ = rest[1][0][2]
-                new = ("mul", (("delta", i, l_), _subst_z(rest[1][1], j, i)))
+                new = ("mul", (("delta", i, l_), subst_z(rest[1][1], j, i)))
                 lemma += "2" if lemma == "pe_sumZ_delta" else ""
                 if lemma == "pe_sumZ_delta_r":
                     lemma = "pe_sumZ_delta2_r"
             else:
-                new = _subst_z(rest, j, i)
+                new = subst_z(rest, j, i)
             return (f"rewrite ({lemma} {zcoq(lo)} {zcoq(hi)} {zcoq(i)}) by lia; cbv beta; "
                     + _goal(new, R, depth + 1))
     if R[0] == kind and R[2] == lo and R[3] == hi:
-        rbody = R[4] if R[1] == j else _subst_z(R[4], R[1], jz)
+        rbody = R[4] if R[1] == j else subst_z(R[4], R[1], jz)
         return f"apply {pre}_ext; intros {j} H{j}; cbv beta; " + _goal(body, rbody, depth + 1)
     const = _constant(body, j)
     if const is not None:
@@ -405,7 +357,7 @@ def _geometric(S: Node) -> tuple[Node, Node] | None:
     if kind != "sum" or lo != ("znum", 0) or hi[0] != "zadd" or len(hi[1]) != 2 or hi[1][0] != ("znum", -1):
         return None
     if body[0] == "app" and body[1] == "Rpower" and body[2][1] == ("izr", ("zvar", j)) \
-            and ("zvar", j) not in _walk(body[2][0]) and ("zvar", j) not in _walk(hi[1][1]):
+            and ("zvar", j) not in walk(body[2][0]) and ("zvar", j) not in walk(hi[1][1]):
         return body[2][0], hi[1][1]
     return None
 
@@ -413,9 +365,7 @@ def _geometric(S: Node) -> tuple[Node, Node] | None:
 def _constant(body: Node, j: str) -> Node | None:
     """The constant a summand equals (found by SymPy, checked by Coq), if it is one: the
     summand itself when it does not mention the index."""
-    from .coq import Env, OutsideFragment, to_coq_ast
-
-    if ("zvar", j) not in _walk(body):
+    if ("zvar", j) not in walk(body):
         return body
 
     try:
@@ -444,8 +394,8 @@ def _cases(L: Node, R: Node, delta: Node, depth: int) -> str:
     def eq_branch(x: Node) -> Node | None:
         return one if x[0] == "delta" and x[1] == x[2] else None
 
-    L1, R1 = (_map(_subst_z(s, var, val), eq_branch) for s in (L, R))
-    L0, R0 = (_replace(_replace(s, ("delta", a, b), zero), ("delta", b, a), zero) for s in (L, R))
+    L1, R1 = (map_term(subst_z(s, var, val), eq_branch) for s in (L, R))
+    L0, R0 = (replace_term(replace_term(s, ("delta", a, b), zero), ("delta", b, a), zero) for s in (L, R))
     subst = f"subst {var}"
     eq = f"({subst}; rewrite ?pe_delta_eq; {_goal(L1, R1, depth + 1)})"
     neq = (f"(rewrite ?(pe_delta_neq {zcoq(a)} {zcoq(b)} He), ?(pe_delta_neq {zcoq(b)} {zcoq(a)} (not_eq_sym He)); "
@@ -456,67 +406,6 @@ def _cases(L: Node, R: Node, delta: Node, depth: int) -> str:
 # --------------------------------------------------------------------------------------
 # Scalar identities: angle addition, Pythagoras, power rules
 # --------------------------------------------------------------------------------------
-class _Atoms:
-    """Non-arithmetic subterms as SymPy symbols (what ``ring`` treats as atoms)."""
-
-    def __init__(self) -> None:
-        self.sym: dict[str, sp.Symbol] = {}
-        self.node: dict[sp.Symbol, Node] = {}
-
-    def of(self, n: Node) -> sp.Symbol:
-        key = coq_text(n)
-        s = self.sym.get(key)
-        if s is None:
-            s = sp.Symbol(f"a{len(self.sym)}")
-            self.sym[key] = s
-            self.node[s] = n
-        return s
-
-
-def _arith(n: Node, atoms: _Atoms, leaf: Callable[[Node], sp.Expr | None] | None = None) -> sp.Expr:
-    if leaf is not None:
-        r = leaf(n)
-        if r is not None:
-            return r
-    k = n[0]
-    if k == "num":
-        return sp.Rational(n[1], n[2])
-    if k == "add":
-        return sp.Add(*(_arith(a, atoms, leaf) for a in n[1]))
-    if k == "mul":
-        return sp.Mul(*(_arith(a, atoms, leaf) for a in n[1]))
-    if k == "neg":
-        return -_arith(n[1], atoms, leaf)
-    if k == "inv":
-        return 1 / _arith(n[1], atoms, leaf)
-    if k == "pow":
-        return _arith(n[1], atoms, leaf) ** n[2]
-    return atoms.of(n)
-
-
-def _back(e: sp.Expr, atoms: _Atoms) -> Node:
-    """A SymPy expression over atoms as a term (arithmetic only)."""
-    if e.is_Rational:
-        return ("num", int(e.p), int(e.q))
-    if isinstance(e, sp.Symbol):
-        return atoms.node[e]
-    if isinstance(e, sp.Add):
-        return ("add", tuple(_back(a, atoms) for a in sorted(e.args, key=sp.default_sort_key)))
-    if isinstance(e, sp.Mul):
-        c, rest = e.as_coeff_Mul()
-        if c == -1:
-            return ("neg", _back(rest, atoms))
-        fs = ([_back(c, atoms)] if c != 1 else []) + [_back(a, atoms) for a in sp.Mul.make_args(rest)]
-        return fs[0] if len(fs) == 1 else ("mul", tuple(fs))
-    if isinstance(e, sp.Pow) and e.exp.is_Integer:
-        n = int(e.exp)
-        base = _back(e.base, atoms)
-        if n > 0:
-            return ("pow", base, n)
-        return ("inv", base if n == -1 else ("pow", base, -n))
-    raise ValueError(f"cannot print {e}")
-
-
 def _units(args: list[sp.Expr], pi: sp.Symbol | None = None, numbers: bool = False) -> dict[sp.Expr, sp.Rational]:
     """For each monomial of the arguments, the largest rational that divides all its
     coefficients: every argument is then an integer combination of ``g * monomial``
@@ -590,7 +479,7 @@ def _scalar(L: Node, R: Node) -> str:
 
 
 def _scalar_script(L: Node, R: Node) -> str:
-    trig = sorted({x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] in _TRIG}, key=coq_text)
+    trig = sorted({x for side in (L, R) for x in walk(side) if x[0] == "app" and x[1] in _TRIG}, key=coq_text)
     if trig:
         plain = _trig_script(L, R, trig, [])
         top = sorted({x for side in (L, R) for x in _walk_outside_trig(side)
@@ -598,11 +487,11 @@ def _scalar_script(L: Node, R: Node) -> str:
         if not top:
             return plain
         return f"first [({plain}) | ({_trig_script(L, R, trig, top)})]"
-    pw = sorted({x for side in (L, R) for x in _walk(side) if x[0] == "app" and x[1] in ("Rpower", "exp")},
+    pw = sorted({x for side in (L, R) for x in walk(side) if x[0] == "app" and x[1] in ("Rpower", "exp")},
                 key=coq_text)
     if pw:
         return _power_script(L, R, pw)
-    if any(x[0] == "app" and x[1] == "ln" for side in (L, R) for x in _walk(side)):
+    if any(x[0] == "app" and x[1] == "ln" for side in (L, R) for x in walk(side)):
         return "first [pe_close | pe_explog]"  # logarithms of products, inverses, exponentials split
     return "pe_close"
 
@@ -629,10 +518,10 @@ def _pow_rebuild(x: Node, a: Node) -> Node:
 
 
 def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[[Node], Node],
-                  rebuild: Callable[[Node, Node], Node], atoms: _Atoms | None = None
-                  ) -> tuple[list[str], dict[Node, Node], _Atoms, dict[Node, list[tuple[int, Node]]]]:
+                  rebuild: Callable[[Node, Node], Node], atoms: Atoms | None = None
+                  ) -> tuple[list[str], dict[Node, Node], Atoms, dict[Node, list[tuple[int, Node]]]]:
     """Rewrite each application's argument as an integer combination of units (per group)."""
-    atoms = atoms or _Atoms()
+    atoms = atoms or Atoms()
     by_group: dict[str, list[Node]] = {}
     for x in apps:
         by_group.setdefault(group(x), []).append(x)
@@ -640,12 +529,12 @@ def _replace_args(apps: list[Node], group: Callable[[Node], str], arg: Callable[
     new: dict[Node, Node] = {}
     terms_of: dict[Node, list[tuple[int, Node]]] = {}
     for xs in by_group.values():
-        syms = [_arith(arg(x), atoms) for x in xs]
+        syms = [arith(arg(x), atoms) for x in xs]
         common = _common_factor(syms, atoms.sym.get("PI"))
         syms = [sp.cancel(a / common) for a in syms]
         g = _units(syms, atoms.sym.get("PI"), numbers=common != 1)
         for x, s in zip(xs, syms):
-            terms = [(sg, _back(u * common, atoms)) for sg, u in _decompose(s, g)]
+            terms = [(sg, back_to_term(u * common, atoms)) for sg, u in _decompose(s, g)]
             terms_of[x] = terms
             y = rebuild(x, _sum_node(terms))
             new[x] = y
@@ -694,8 +583,8 @@ def _expand(terms_of: dict[Node, list[tuple[int, Node]]]) -> str:
 
 def _trig_quotient(L: Node, R: Node) -> bool:
     """Whether a side divides by a term with ``sin`` or ``cos`` in it."""
-    return any(x[0] == "inv" and any(y[0] == "app" and y[1] in _TRIG for y in _walk(x[1]))
-               for side in (L, R) for x in _walk(side))
+    return any(x[0] == "inv" and any(y[0] == "app" and y[1] in _TRIG for y in walk(x[1]))
+               for side in (L, R) for x in walk(side))
 
 
 def _kpi(u: Node) -> Node | None:
@@ -728,7 +617,7 @@ def _trig_script(L: Node, R: Node, trig: list[Node], powers: list[Node]) -> str:
     return _trig_cert(L, R, trig, powers, steps, atoms, terms_of, pw_steps, pw_terms)
 
 
-def _trig_cert(L: Node, R: Node, trig: list[Node], powers: list[Node], steps: list[str], atoms: _Atoms,
+def _trig_cert(L: Node, R: Node, trig: list[Node], powers: list[Node], steps: list[str], atoms: Atoms,
                terms_of: dict[Node, list[tuple[int, Node]]], pw_steps: list[str],
                pw_terms: dict[Node, list[tuple[int, Node]]]) -> str:
     pw_steps, _, _, pw_terms = _replace_args(powers, _pow_group, lambda x: x[2][-1], _pow_rebuild, atoms)
@@ -767,7 +656,7 @@ def _trig_cert(L: Node, R: Node, trig: list[Node], powers: list[Node], steps: li
             return out
         return None
 
-    D = _arith(L, atoms, leaf) - _arith(R, atoms, leaf)
+    D = arith(L, atoms, leaf) - arith(R, atoms, leaf)
     num, den = sp.fraction(sp.together(D))
     num = sp.expand(num)
     head = "; ".join([*steps, *pw_steps, _expand(terms_of)] + ([_EXPAND_POW] if powers else []))
@@ -788,7 +677,7 @@ def _trig_cert(L: Node, R: Node, trig: list[Node], powers: list[Node], steps: li
     for q, (u, _, _) in zip(qs, units.values()):
         q = sp.expand(q)
         if q != 0:
-            parts.append(("mul", (_back(sp.factor_terms(q / den), atoms), ("pyth", u))))
+            parts.append(("mul", (back_to_term(sp.factor_terms(q / den), atoms), ("pyth", u))))
     cert = parts[0] if len(parts) == 1 else ("add", tuple(parts))
     return (head + f"; apply Rminus_diag_uniq; transitivity {coq_text(cert)}; "
             "[pe_close | rewrite ?pe_pyth; ring]")
@@ -809,13 +698,13 @@ def _sympy_fn(name: str) -> Callable[..., sp.Expr] | None:
             "Rabs": sp.Abs, "sqrt": sp.sqrt, "Rmax": sp.Max, "Rmin": sp.Min}.get(name)
 
 
-def _to_sympy(n: Node) -> tuple[sp.Expr, _Atoms]:
+def _to_sympy(n: Node) -> tuple[sp.Expr, Atoms]:
     """A term back in SymPy (functions as SymPy's, other heads as atoms), for searching only."""
-    atoms = _Atoms()
+    atoms = Atoms()
 
     def leaf(x: Node) -> sp.Expr | None:
         if x[0] == "app":
-            args = [_arith(a, atoms, leaf) for a in x[2]]
+            args = [arith(a, atoms, leaf) for a in x[2]]
             if x[1] == "Rpower":
                 return args[0] ** args[1]
             f = _sympy_fn(x[1])
@@ -824,4 +713,4 @@ def _to_sympy(n: Node) -> tuple[sp.Expr, _Atoms]:
             return sp.pi
         return None
 
-    return _arith(n, atoms, leaf), atoms
+    return arith(n, atoms, leaf), atoms

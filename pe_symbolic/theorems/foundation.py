@@ -22,7 +22,7 @@ from ..encodings import rope as R
 from ..encodings import sinusoidal as P
 from ..encodings import symbols as S
 from ..proof import DIFFERENCE, Claim, Equation, Step
-from ..proof.rules import PYTHAGORAS, is_zero
+from ..proof.kernel.rules import PYTHAGORAS, is_zero
 from ._derive import Derivation, at, instance_of
 from .registry import Built, theorem
 
