@@ -39,8 +39,10 @@ def _imports(name: str) -> bool:
 
 
 # The tensor backends' doctests need their framework (the optional extras torch and jax);
-# tests/test_backend_torch.py and tests/test_backend_jax.py skip without it.
-collect_ignore += [f"pe_symbolic/{fw}.py" for fw in ("torch", "jax") if not _imports(fw)]
+# tests/test_backend_torch.py and tests/test_backend_jax.py skip without it. (pe_symbolic.torch
+# is a package, pe_symbolic.jax a module: whichever path exists is left out.)
+collect_ignore += [path for fw in ("torch", "jax") if not _imports(fw)
+                   for path in (f"pe_symbolic/{fw}", f"pe_symbolic/{fw}.py")]
 
 
 # ---- the end of a test run: one line saying which skipped tests which extra would run -----

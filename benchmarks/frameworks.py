@@ -144,12 +144,13 @@ def _hf_apply(torch, q, cos, sin):
 
 def _torch_rows(torch, device: str, shape, dtypes, repeat: int) -> None:
     import pe_symbolic.torch as PT
+    from pe_symbolic.torch import _backend as PTB
 
     B, H, S, D = shape
     base = 500000.0
     ids = torch.arange(S, device=device)[None].expand(B, S).contiguous()
     # positions the table cache has not seen: a new offset each call (more than it holds)
-    fresh = [ids + 1 + k for k in range(2 * PT._CACHE_SIZE)]
+    fresh = [ids + 1 + k for k in range(2 * PTB._CACHE_SIZE)]
     turn = iter(range(10**9))
 
     def new_ids():

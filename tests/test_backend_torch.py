@@ -11,6 +11,8 @@ import ml_dtypes  # noqa: E402
 
 import pe_symbolic.numeric as N  # noqa: E402
 import pe_symbolic.torch as PT  # noqa: E402
+from pe_symbolic.torch import _backend as PTB  # noqa: E402
+from pe_symbolic.torch import _rotate as PTR  # noqa: E402
 from pe_symbolic import reference  # noqa: E402
 from pe_symbolic.numeric import lower  # noqa: E402
 from pe_symbolic.numeric._checks import round_to  # noqa: E402
@@ -120,7 +122,7 @@ def test_round_once_is_correct_rounding_where_torch_rounds_twice():
         lo = base.astype(ndt).astype(np.float64)
         tie = lo + np.spacing(lo.astype(ndt)).astype(np.float64) / 2  # exact ties ...
         v = np.concatenate([base, tie + np.abs(tie) * 2.0**-40, tie - np.abs(tie) * 2.0**-40, tie])
-        got = PT._round_once(torch.from_numpy(v), tdt).float().numpy()
+        got = PTB._round_once(torch.from_numpy(v), tdt).float().numpy()
         want = round_to(v, np.dtype(ndt)).astype(np.float32)
         np.testing.assert_array_equal(got, want)
         twice = torch.from_numpy(v).to(tdt).float().numpy()
@@ -259,7 +261,7 @@ def test_the_formulas_come_through_the_one_door():
     pair = lower.rope_pair("torch")
     assert pair.claim_id == "rope.efficient_form" and "modules='torch'" in pair.__doc__
     assert lower.sinusoidal_pair("torch").claim_id == "translation.identity"
-    assert PT._formula("pair") is pair
+    assert PTB._formula("pair") is pair
 
 
 # ----------------------------------------------------------------------------------------
@@ -274,16 +276,16 @@ def test_eager_blocks_give_the_bits_of_the_whole_tensor_operations(dtype, layout
     from pe_symbolic.numeric import _frontend as F
 
     tdt, _ = DTYPES[dtype]
-    monkeypatch.setattr(PT, "_WHOLE", 0)  # every x in blocks
-    monkeypatch.setattr(PT, "_BLOCK", 7 * 48)  # 7 rows of d=48: blocks cut the seq axis unevenly
+    monkeypatch.setattr(PTB, "_WHOLE", 0)  # every x in blocks
+    monkeypatch.setattr(PTR, "_BLOCK", 7 * 48)  # 7 rows of d=48: blocks cut the seq axis unevenly
     x = _x((2, 3, 19, 48), tdt, seed=21)
     cases = [(x, 48), (x, 32), (x.transpose(1, 2), 40)]  # partial rotary; a non-contiguous x
     for xv, rd in cases:
-        c, s = PT.rope_cos_sin(torch.arange(xv.shape[-2]) * 37 + 5, rd, dtype=PT._B.compute_dtype(tdt),
+        c, s = PT.rope_cos_sin(torch.arange(xv.shape[-2]) * 37 + 5, rd, dtype=PTB._B.compute_dtype(tdt),
                                layout="split")
         c, s = c[..., : rd // 2], s[..., : rd // 2]
-        got = PT._B.rotate(xv, c, s, layout, rd)
-        want = F.rotate(PT._B, xv, c, s, layout, rd)
+        got = PTB._B.rotate(xv, c, s, layout, rd)
+        want = F.rotate(PTB._B, xv, c, s, layout, rd)
         assert got.dtype == tdt and got.shape == xv.shape
         assert torch.equal(got, want)
         assert torch.equal(got[..., rd:], xv[..., rd:])
@@ -300,9 +302,9 @@ def test_eager_cpu_rotation_takes_blocks_only_above_the_whole_tensor_size(monkey
         calls.append(args[1].numel())
         return real(*args)
 
-    real = PT._rotate_blocks
-    monkeypatch.setattr(PT, "_rotate_blocks", spy)
-    monkeypatch.setattr(PT, "_WHOLE", 2 * 3 * 8 * 16)
+    real = PTB._rotate_blocks
+    monkeypatch.setattr(PTB, "_rotate_blocks", spy)
+    monkeypatch.setattr(PTB, "_WHOLE", 2 * 3 * 8 * 16)
     c, s = PT.rope_cos_sin(_ids(2, 8), 16)
     small, large = _x((2, 3, 8, 16)), _x((2, 4, 8, 16))
     assert torch.equal(PT.apply_rope(small, cos_sin=(c, s)), _whole_route(small, c, s)) and calls == []
@@ -314,7 +316,7 @@ def _whole_route(x, c, s):
     from pe_symbolic.numeric import _frontend as F
 
     h = c.shape[-1] // 2
-    return F.rotate(PT._B, x, c[:, None, :, :h], s[:, None, :, :h], "split", c.shape[-1])
+    return F.rotate(PTB._B, x, c[:, None, :, :h], s[:, None, :, :h], "split", c.shape[-1])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
@@ -328,11 +330,11 @@ def test_accelerator_rotation_gives_the_bits_of_the_whole_tensor_operations(dtyp
     tdt, _ = DTYPES[dtype]
     x = _x((2, 3, 19, 48), tdt, seed=23)
     for xv, rd in [(x, 48), (x, 32), (x.transpose(1, 2), 40)]:
-        for cdt in {PT._B.compute_dtype(tdt), tdt}:
+        for cdt in {PTB._B.compute_dtype(tdt), tdt}:
             c, s = PT.rope_cos_sin(torch.arange(xv.shape[-2]) * 41 + 3, rd, dtype=cdt, layout="split")
             c, s = c[..., : rd // 2], s[..., : rd // 2]
-            got = PT._rotate_whole(PT._B, xv, c, s, layout, rd)
-            want = F.rotate(PT._B, xv, c, s, layout, rd)
+            got = PTB._rotate_whole(PTB._B, xv, c, s, layout, rd)
+            want = F.rotate(PTB._B, xv, c, s, layout, rd)
             assert got.dtype == tdt and got.shape == xv.shape
             assert torch.equal(got, want)
 
@@ -354,7 +356,7 @@ def test_table_cache_hits_only_for_the_same_positions_bit_for_bit():
     x = _x((1, 2, 6, 16), torch.float64, seed=22)
     ids = _ids(1, 6, start=40)
     first = PT.apply_rope(x, ids)
-    assert len(PT._CACHE) == 1 and torch.equal(PT.apply_rope(x, ids), first)  # a hit
+    assert len(PTB._CACHE) == 1 and torch.equal(PT.apply_rope(x, ids), first)  # a hit
     ids[0, 3] = 1000  # changed in place: the cache compares values, so this is a miss
     moved = PT.apply_rope(x, ids)
     PT.clear_cache()
@@ -369,8 +371,8 @@ def test_table_cache_hits_only_for_the_same_positions_bit_for_bit():
 
 def test_inference_mode_reaches_the_workers_and_its_tables_stay_out_of_autograd(monkeypatch):
     PT.clear_cache()
-    monkeypatch.setattr(PT, "_WHOLE", 0)  # every x in blocks
-    monkeypatch.setattr(PT, "_BLOCK", 16)  # many blocks, shared among the workers
+    monkeypatch.setattr(PTB, "_WHOLE", 0)  # every x in blocks
+    monkeypatch.setattr(PTR, "_BLOCK", 16)  # many blocks, shared among the workers
     x = _x((1, 2, 5, 8), torch.float32, seed=23)
     ids = _ids(1, 5)
     want = PT.apply_rope(x, ids)
@@ -392,7 +394,7 @@ def test_compiled_tables_follow_the_positions_values():
         torch.testing.assert_close(cf(x, ids), PT.apply_rope(x, ids, config=LLAMA), rtol=2.0**-22, atol=2.0**-22)
     op = torch.ops.pe_symbolic.rope_tables
     c, s = op(_ids(1, 3, start=9), [1.0, 0.5], None, 1.0, torch.float64)
-    want = PT._compute_tables(_ids(1, 3, start=9), PT.F.TablePlan((1.0, 0.5), 4, None, 1.0), torch.float64)
+    want = PTB._compute_tables(_ids(1, 3, start=9), PT.F.TablePlan((1.0, 0.5), 4, None, 1.0), torch.float64)
     assert torch.equal(c, want[0]) and torch.equal(s, want[1])
 
 
@@ -557,7 +559,7 @@ def test_after_a_fast_call_a_changed_call_gets_every_check_and_the_same_message(
     cold = _error(call)
     for f in good * 3:  # kept, then taken from the fast path
         f()
-    assert len(PT._B.fast) == 3
+    assert len(PTB._B.fast) == 3
     assert _error(call) == cold
     for f in good:
         f()  # (still good)
@@ -606,7 +608,7 @@ def test_full_width_rotation_gives_the_bits_of_the_pair_formula(dtype, layout):
     from pe_symbolic.numeric import _frontend as F
 
     tdt, _ = DTYPES[dtype]
-    cdt = PT._B.compute_dtype(tdt)
+    cdt = PTB._B.compute_dtype(tdt)
     x = _x((2, 3, 19, 48), tdt, seed=31)
     ids = _ids(2, 19, start=7777) + torch.arange(2)[:, None]
     for xv, rd in [(x, 48), (x, 32), (x.transpose(1, 2).contiguous().transpose(1, 2), 40)]:
@@ -614,7 +616,7 @@ def test_full_width_rotation_gives_the_bits_of_the_pair_formula(dtype, layout):
             c, s = PT.rope_cos_sin(ids, rd, base=5000.0, dtype=tables_dtype, layout=layout)
             h = rd // 2
             hc, hs = (c[..., :h], s[..., :h]) if layout == "split" else (c[..., 0::2], s[..., 0::2])
-            want = F.rotate(PT._B, xv, hc[:, None], hs[:, None], layout, rd)
+            want = F.rotate(PTB._B, xv, hc[:, None], hs[:, None], layout, rd)
             got = PT.apply_rope(xv, cos_sin=(c, s), layout=layout)
             assert got.dtype == tdt and torch.equal(got, want)
             assert torch.equal(PT.apply_rope(xv, cos_sin=(c, s), layout=layout), want)  # (fast path)
@@ -664,10 +666,10 @@ def test_the_fast_path_keys_only_what_cannot_change_unseen():
     w = torch.nn.Parameter(x.clone())
     for _ in range(3):
         PT.apply_rope(w, ids, base=100.0)
-    assert not PT._B.fast  # (a Parameter: no fast path)
+    assert not PTB._B.fast  # (a Parameter: no fast path)
     PT.apply_rope(x, ids, rotary_dim=8)
     PT.apply_rope(x, ids, rotary_dim=8)
-    assert len(PT._B.fast) == 1
+    assert len(PTB._B.fast) == 1
     cold = _error(PT.apply_rope, x, ids, rotary_dim=8.0)  # 8.0 == 8, but not an int to the checks
     assert "rotary_dim=8.0" in cold[1]
 

@@ -19,7 +19,7 @@ WHAT = {
     "cli": "pe-derive, pe-audit: command-line tools",
     "audit": "the precision audit of framework recipes (pe.audit)",
     "numeric": "lower (the one door to lambdify), tables, RoPE, kernels",
-    "torch | jax": "RoPE and tables on tensors, lowered through numeric.lower",
+    "torch | jax | engines": "RoPE on tensors (through numeric.lower); engines' RoPE as recipes",
     "theorems": "the registry: lemmas, foundation, chapters, family, precision",
     "proof": "the engine: claims, sound rules, checker, certificates",
     "encodings": "SymPy constructions: rot2, PE(t), T(k), R(m)",
@@ -43,9 +43,9 @@ box(0, top, 7.4, "derivations/, docs/", "scripts and pages: the public API only"
 for q, name in enumerate(layers):
     y = top - (q + 1) * (h + gap)
     short = name.replace("pe_symbolic.", "")
-    label = short + ("/" if not short.startswith("_") and "|" not in short else "")
-    if "|" in short or short.startswith("_"):  # modules (torch.py | jax.py, _validate.py)
-        label = " | ".join(part.strip() + ".py" for part in short.split("|"))
+    # a subpackage as a folder (torch/, numeric/), a module as its file (jax.py, _validate.py)
+    label = " | ".join(part.strip() + ("/" if (ROOT / "pe_symbolic" / part.strip()).is_dir() else ".py")
+                       for part in short.split("|"))
     box(0, y, 7.4, label, WHAT.get(short, ""),
         plt.cm.Blues(0.15 + 0.5 * q / max(len(layers) - 1, 1)))
 ax.annotate("", (7.75, top - len(layers) * (h + gap) + h / 2), (7.75, top + h / 2),
