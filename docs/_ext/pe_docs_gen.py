@@ -130,17 +130,21 @@ class Chapter:
 
 
 def chapter_of(theorem) -> Chapter:
-    """The chapter a theorem belongs to: the module that registered it (:data:`CHAPTERS`).
+    """The chapter a theorem belongs to: the module that registered it, or the package it is part
+of (the RoPE family: one module a section, one chapter) (:data:`CHAPTERS`).
 
     >>> from pe_symbolic import theorems
     >>> chapter_of(theorems.get("rope.relative")).title
     'Foundation: the translation matrix, the dot product, RoPE'
     >>> chapter_of(theorems.get("kazemnejad.bounded")).page
     'chapter-denk'
+    >>> chapter_of(theorems.get("yarn.blend")).page  # pe_symbolic.theorems.family.scalings
+    'chapter-family'
     """
     module = getattr(theorem.build, "__module__", "") or "pe_symbolic.theorems.other"
-    if module in CHAPTERS:
-        return Chapter(module, *CHAPTERS[module])
+    for where in (module, *(module.rsplit(".", k)[0] for k in range(1, module.count(".")))):
+        if where in CHAPTERS:
+            return Chapter(where, *CHAPTERS[where])
     last = module.rsplit(".", 1)[-1].lstrip("_") or "other"
     return Chapter(module, last, last.replace("_", " ").capitalize(), f"The theorems of `{module}`.")
 
