@@ -118,19 +118,17 @@ def _apply_blocks(core: Callable[..., Any], spec: RopeSpec, args: tuple, kwargs:
     return tuple(results) if many else results[0]
 
 
-def intercept(name: str) -> Callable[[tuple, dict], Any]:
+def intercept(name: str) -> Callable[[Callable[..., Any], tuple, dict], Any]:
     """The ``intercept=`` of :func:`pe_symbolic.numeric._frontend.public` for the NumPy core's
     ``name`` (``"apply_rope"`` or ``"rope_cos_sin"``): ChatGLM-6B's ``config=`` answered here
-    (each block by the public function, with the block's :class:`RopeSpec`), every other call
-    left to the front end (``NotImplemented``)."""
+    (each block by the public function the front end passes back, with the block's
+    :class:`RopeSpec`), every other call left to the front end (``NotImplemented``)."""
     blocks = _apply_blocks if name == "apply_rope" else _cos_sin_blocks
 
-    def hook(args: tuple, kwargs: dict[str, Any]) -> Any:
+    def hook(public: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any:
         spec = _blocks_spec(kwargs)
         if spec is None:
             return NotImplemented
-        from . import rope
-
-        return blocks(getattr(rope, name), spec, args, dict(kwargs))
+        return blocks(public, spec, args, dict(kwargs))
 
     return hook

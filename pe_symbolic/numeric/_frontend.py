@@ -95,11 +95,11 @@ def _hashable(v: Any) -> Any:
 def needs_length(config: Any, inv_freq: Any, layer_type: str | None, seq_len: Any) -> bool:
     """Whether the plan needs the current length from the positions (``dynamic`` and
     ``longrope`` configs without ``seq_len=``)."""
-    from ._numpy_backend import _config_and_length
+    from ._rope_plan import config_and_length
 
     if config is None or inv_freq is not None or seq_len is not None:
         return False
-    spec, n = _config_and_length(config, inv_freq, layer_type, seq_len, lambda: np.zeros(1))
+    spec, n = config_and_length(config, inv_freq, layer_type, seq_len, lambda: np.zeros(1))
     return n is not None
 
 
@@ -138,10 +138,9 @@ _PLANS: dict[Any, TablePlan] = {}
 
 
 def _plan(*, config: Any, inv_freq: Any, layer_type: Any, seq_len: Any, **kw: Any) -> TablePlan:
-    from ._rope_plan import frequency_plan
-    from ._numpy_backend import _config_and_length
+    from ._rope_plan import config_and_length, frequency_plan
 
-    config, seq_len = _config_and_length(config, inv_freq, layer_type, seq_len, lambda: None)
+    config, seq_len = config_and_length(config, inv_freq, layer_type, seq_len, lambda: None)
     fp = frequency_plan(config=config, inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len, **kw)
     return TablePlan(tuple(float(v) for v in fp.w_hi), int(fp.rotary_dim),
                      None if fp.axes is None else tuple(int(a) for a in fp.axes), float(fp.attention),
@@ -592,16 +591,17 @@ def _call_key(B: Backend, name: str, args: tuple[Any, ...], kwargs: dict[str, An
 
 
 def public(B: Backend, fn: Callable[..., Any], doc: str, module: str | None = None,
-           intercept: Callable[[tuple, dict], Any] | None = None) -> Callable[..., Any]:
+           intercept: Callable[[Callable[..., Any], tuple, dict], Any] | None = None) -> Callable[..., Any]:
     """``fn`` (:func:`apply_rope`, :func:`rope_cos_sin` or :func:`sinusoidal_table`) as
     backend ``B``'s public function: ``B`` bound, ``fn``'s name, ``doc``, the module that
     defines it (default ``B.module``; its globals run the docstring's examples), and the
     signature ``B`` takes (``apply_rope``'s second positional argument is
     :attr:`Backend.second`; keywords of other backends left out, and refused by name).
-    ``intercept(args, kwargs)``, asked first for calls with ``config=``, may answer a call
-    itself (anything but ``NotImplemented``): ChatGLM-6B's 2-D blocks in the NumPy core
-    (:mod:`pe_symbolic.numeric._blocks`), without a frame between the caller and ``fn``
-    (warnings point at the caller).
+    ``intercept(function, args, kwargs)``, asked first for calls with ``config=``, may answer a
+    call itself (anything but ``NotImplemented``), calling back the public ``function`` it is
+    given where it needs to (so it imports no module that defines one): ChatGLM-6B's 2-D
+    blocks in the NumPy core (:mod:`pe_symbolic.numeric._blocks`), without a frame between
+    the caller and ``fn`` (warnings point at the caller).
 
     >>> from pe_symbolic import numeric
     >>> import inspect
@@ -626,7 +626,7 @@ def public(B: Backend, fn: Callable[..., Any], doc: str, module: str | None = No
 
     def function(*args: Any, **kwargs: Any) -> Any:
         if intercept is not None and "config" in kwargs:
-            done = intercept(args, kwargs)
+            done = intercept(function, args, kwargs)
             if done is not NotImplemented:
                 return done
         key = None

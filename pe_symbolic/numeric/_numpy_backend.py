@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,37 +23,14 @@ from . import _kernels as K
 from . import _rope_kernels
 from ._checks import as_positions, check_finite_x, check_float_dtype, check_out, check_x, round_to
 from ._core import _omega_dd, _omega_exact, _rope_product, _source
-from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source, positions_error
+from ._rope_plan import FrequencyPlan, config_and_length, frequency_plan, phasor_source, positions_error
 from ._scratch import scratch
-from .config import RopeSpec, parse_rope_config
 
 __all__ = ["NUMPY"]
 
 
 # ----------------------------------------------------------------------------------------
 # plans and positions
-
-#: The config types whose frequencies depend on the current length.
-_LENGTH_TYPES = ("dynamic", "longrope")
-
-
-def _config_and_length(config: Any, inv_freq: Any, layer_type: str | None, seq_len: Any,
-                       positions_of: Callable[[], np.ndarray | None]) -> tuple[Any, Any]:
-    """``(config, seq_len)`` for :func:`frequency_plan`: a config parsed once (a
-    :class:`RopeSpec`), and for ``dynamic`` / ``longrope`` without ``seq_len`` the length HF's
-    ``dynamic_rope_update`` uses, ``max(positions) + 1`` over every entry, real positions
-    rounded down first, at least 1. ``positions_of()`` gives the positions as
-    :func:`as_positions` returns them (called only for those types), or ``None`` when the
-    caller reports a problem with them later."""
-    if config is None or inv_freq is not None or seq_len is not None:
-        return config, seq_len
-    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
-    if spec.rope_type not in _LENGTH_TYPES:
-        return spec, None
-    t = positions_of()
-    if t is None or t.size == 0:
-        return spec, None
-    return spec, max(1, math.floor(float(t.max())) + 1)
 
 
 def _plan_positions(t: np.ndarray, plan: FrequencyPlan) -> np.ndarray:
@@ -331,7 +308,7 @@ class _Numpy(F.Backend):
         return as_positions(positions, name=name)
 
     def plan(self, *, config: Any, inv_freq: Any, layer_type: Any, seq_len: Any, **kw: Any) -> FrequencyPlan:
-        config, seq_len = _config_and_length(config, inv_freq, layer_type, seq_len, lambda: None)
+        config, seq_len = config_and_length(config, inv_freq, layer_type, seq_len, lambda: None)
         return frequency_plan(config=config, inv_freq=inv_freq, layer_type=layer_type, seq_len=seq_len, **kw)
 
     def full_tables(self, t: Any, plan: Any, dtype: Any, layout: str, kw: dict[str, Any], device: Any,

@@ -15,6 +15,7 @@ do not change.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +25,34 @@ import numpy as np
 from ._checks import check_numeric_d as check_d
 from ._core import _check_numeric_base, _omega_dd, _omega_exact, _source
 
-__all__ = ["FrequencyPlan", "frequency_plan", "phasor_source", "positions_error"]
+__all__ = ["FrequencyPlan", "config_and_length", "frequency_plan", "phasor_source", "positions_error"]
 
 DEFAULT_BASE = 10000.0
+
+#: The config types whose frequencies depend on the current length.
+_LENGTH_TYPES = ("dynamic", "longrope")
+
+
+def config_and_length(config: Any, inv_freq: Any, layer_type: str | None, seq_len: Any,
+                      positions_of: Callable[[], np.ndarray | None]) -> tuple[Any, Any]:
+    """``(config, seq_len)`` for :func:`frequency_plan`: a config parsed once (a
+    :class:`RopeSpec`), and for ``dynamic`` / ``longrope`` without ``seq_len`` the length HF's
+    ``dynamic_rope_update`` uses, ``max(positions) + 1`` over every entry, real positions
+    rounded down first, at least 1. ``positions_of()`` gives the positions as
+    :func:`as_positions` returns them (called only for those types), or ``None`` when the
+    caller reports a problem with them later. (Shared by the front end and the NumPy core's
+    backend, below both.)"""
+    from .config import RopeSpec, parse_rope_config
+
+    if config is None or inv_freq is not None or seq_len is not None:
+        return config, seq_len
+    spec = config if isinstance(config, RopeSpec) else parse_rope_config(config, layer_type=layer_type)
+    if spec.rope_type not in _LENGTH_TYPES:
+        return spec, None
+    t = positions_of()
+    if t is None or t.size == 0:
+        return spec, None
+    return spec, max(1, math.floor(float(t.max())) + 1)
 
 
 @dataclass(frozen=True)
