@@ -304,7 +304,7 @@ def _fast(tc, w, sin_t, cos_t, buf):
     err -= np.multiply(k, K._PIO2_3, out=b2)
     err += e  # b1 free
     rh, rl = _two_sum(r2, err, b8, b9, b2)  # rh: b8, rl: b9; b6, b7 free
-    sin_r, c = _kernel_sincos(rh, rl, b1, b4, b5, b6, b7)  # sin_r: b1, c: b5
+    sin_r, c = K.sincos_poly(rh, rl, (b1, b4, b5, b6, b7))  # sin_r: b1, c: b5
     # quadrant q = k mod 4: (sin, cos)(theta) = (a S + b C, a C - b S) with
     # (a, b) = (cos, sin)(q pi/2) in {0, +-1}: exact products, one rounding into the output
     q = np.add(k, _MAGIC, out=b7).view(np.int64)  # k mod 2**52 in the low bits: no convert
@@ -331,55 +331,6 @@ def _two_sum(a, b, s_out, e_out, tmp):
     np.subtract(a, e, out=e)
     e += np.subtract(b, bb, out=tmp)
     return s, e
-
-
-def _kernel_sincos(x, y, o_sin, t1, t2, t3, t4):
-    """K.kernel_sincos (fdlibm's polynomials) operation for operation, into five buffers:
-    returns ``(sin, cos)(x + y)`` as ``(o_sin, t2)``."""
-    z = np.multiply(x, x, out=t1)
-    v = np.multiply(z, x, out=t2)
-    # sin(x+y) = x - ((z*(y/2 - v*r) - y) - v*S1),  r = S2 + z*(S3 + z*(S4 + z*(S5 + z*S6)))
-    r = np.multiply(z, K._S6, out=t3)
-    r += K._S5
-    r *= z
-    r += K._S4
-    r *= z
-    r += K._S3
-    r *= z
-    r += K._S2
-    r *= v
-    u = np.multiply(0.5, y, out=t4)
-    u -= r
-    u *= z
-    u -= y
-    v *= K._S1
-    u -= v
-    s = np.subtract(x, u, out=o_sin)
-    # cos(x+y) = w + (((1 - w) - z/2) + (z*r - x*y)),  w = 1 - z/2,
-    # r = z*(C1 + z*(C2 + z*C3)) + z**4*(C4 + z*(C5 + z*C6))
-    w4 = np.multiply(z, z, out=t2)
-    w4 *= w4
-    a = np.multiply(z, K._C3, out=t3)
-    a += K._C2
-    a *= z
-    a += K._C1
-    a *= z
-    b = np.multiply(z, K._C6, out=t4)
-    b += K._C5
-    b *= z
-    b += K._C4
-    b *= w4
-    a += b
-    a *= z
-    np.multiply(x, y, out=b)
-    a -= b
-    hz = np.multiply(z, 0.5, out=z)
-    w = np.subtract(1.0, hz, out=t4)
-    q = np.subtract(1.0, w, out=t2)
-    q -= hz
-    q += a
-    c = np.add(w, q, out=q)
-    return s, c
 
 
 def _rare(t, p, rh, buf, sin_t, cos_t, w_exact) -> None:

@@ -5,7 +5,8 @@ Imported only by :mod:`pe_symbolic.numeric._accurate`, which keeps its NumPy rou
 module cannot be imported. :func:`accurate_rows` computes, for the rows that route handles
 itself (``|angle| < 2**24``), the same float64 operations in the same order as
 :func:`pe_symbolic.numeric._accurate._fast` -- Dekker's two-product for the angle, the
-Cody-Waite reduction, fdlibm's polynomials, the quadrant step -- so its results are bit for
+Cody-Waite reduction, fdlibm's polynomials (the NumPy kernels' own code,
+:func:`pe_symbolic.numeric._kernels.sincos_poly`, compiled in), the quadrant step -- so its results are bit for
 bit that route's (and the reference route's): no ``fastmath`` (which would allow
 reassociation and fused multiply-adds; the tests compare the bytes, and the generated code
 is checked for ``vfmadd``), no ``parallel``. Three rewrites are exact:
@@ -29,41 +30,48 @@ Python (mpmath). Compiled on first use for each pair of destination types and ca
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from numba import njit
+from numba.extending import overload
+
+from . import _kernels as K
 
 __all__ = ["CONSTANTS", "accurate_rows"]
 
-# the constants of pe_symbolic.numeric._kernels, repeated here (checked equal by the tests:
-# tests/test_accurate_fast.py)
-_SPLITTER = 134217729.0
-_PIO2_1 = float.fromhex("0x1.921fb54000000p+0")
-_NEG_PIO2_2 = -float.fromhex("0x1.10b4610000000p-30")
-_PIO2_3 = float.fromhex("0x1.a62633145c06ep-58")
-_TWO_OVER_PI = 0.6366197723675814
-_RISK = 2.0**-46
-_S1 = -1.66666666666666324348e-01
-_S2 = 8.33333333332248946124e-03
-_S3 = -1.98412698298579493134e-04
-_S4 = 2.75573137070700676789e-06
-_S5 = -2.50507602534068634195e-08
-_S6 = 1.58969099521155010221e-10
-_C1 = 4.16666666666666019037e-02
-_C2 = -1.38888888888741095749e-03
-_C3 = 2.48015872894767294178e-05
-_C4 = -2.75573143513906633035e-07
-_C5 = 2.08757232129817482790e-09
-_C6 = -1.13596475577881948265e-11
+# the constants of pe_symbolic.numeric._kernels (the NumPy route's own)
+_SPLITTER = K._SPLITTER
 #: The constants of the loop, in the order :func:`accurate_rows` reads them.
-CONSTANTS = np.array([_PIO2_1, _NEG_PIO2_2, _PIO2_3, _TWO_OVER_PI, _RISK, _S1, _S2, _S3, _S4,
-                      _S5, _S6, _C1, _C2, _C3, _C4, _C5, _C6])
+CONSTANTS = np.array([K._PIO2_1, -K._PIO2_2, K._PIO2_3, K._TWO_OVER_PI, K._RISK, *K.SINCOS_COEFFICIENTS])
 CONSTANTS.flags.writeable = False
+
+
+# The polynomials are the NumPy kernels' (pe_symbolic.numeric._kernels.sincos_poly), compiled
+# for floats: its three array operations into a buffer become the plain operators (the buffers
+# are ignored), and everything is inlined into the loop.
+@overload(K._mul, inline="always")
+def _mul(a, b, out):  # noqa: ANN001, ANN202 - numba's overload protocol
+    return lambda a, b, out: a * b
+
+
+@overload(K._sub, inline="always")
+def _sub(a, b, out):  # noqa: ANN001, ANN202
+    return lambda a, b, out: a - b
+
+
+@overload(K._add, inline="always")
+def _add(a, b, out):  # noqa: ANN001, ANN202
+    return lambda a, b, out: a + b
+
+
+_sincos_poly = njit(inline="always", error_model="numpy")(K.sincos_poly)
 
 
 @njit(inline="always", error_model="numpy")
 def _entry(tc, th, tl, use_tl, whi, wlo, wh, wl, cst):  # pragma: no cover (compiled)
-    """``(sin, cos, rare)`` of ``tc * (whi + wlo)``: the lines of ``_accurate._fast`` and
-    ``_accurate._kernel_sincos`` in their order, one entry at a time (``cst``: the
+    """``(sin, cos, rare)`` of ``tc * (whi + wlo)``: the lines of ``_accurate._fast`` (and of
+    ``_kernels.sincos_poly``, compiled in) in their order, one entry at a time (``cst``: the
     constants, in the order of :data:`CONSTANTS`)."""
     (pio2_1, neg_pio2_2, pio2_3, two_over_pi, risk, s1, s2, s3, s4, s5, s6,
      c1, c2, c3, c4, c5, c6) = cst
@@ -93,46 +101,8 @@ def _entry(tc, th, tl, use_tl, whi, wlo, wh, wl, cst):  # pragma: no cover (comp
     y = x - bb
     y = r2 - y
     y += err - bb
-    # fdlibm kernels at x + y
-    z = x * x
-    v = z * x
-    r = z * s6
-    r += s5
-    r *= z
-    r += s4
-    r *= z
-    r += s3
-    r *= z
-    r += s2
-    r *= v
-    u = 0.5 * y
-    u -= r
-    u *= z
-    u -= y
-    v *= s1
-    u -= v
-    sr = x - u
-    w4 = z * z
-    w4 *= w4
-    a = z * c3
-    a += c2
-    a *= z
-    a += c1
-    a *= z
-    b2 = z * c6
-    b2 += c5
-    b2 *= z
-    b2 += c4
-    b2 *= w4
-    a += b2
-    a *= z
-    a -= x * y
-    hz = z * 0.5
-    w = 1.0 - hz
-    q = 1.0 - w
-    q -= hz
-    q += a
-    cr = w + q
+    # fdlibm kernels at x + y: the NumPy kernels' one copy of the polynomials, compiled in
+    sr, cr = _sincos_poly(x, y, (x, x, x, x, x), (s1, s2, s3, s4, s5, s6, c1, c2, c3, c4, c5, c6))
     # quadrant m = k mod 4, (qa, qb) = (cos, sin)(m pi/2); NaN -> quadrant 0
     m = k - 4.0 * np.floor(k * 0.25)
     qa = -1.0 if m == 2.0 else (0.0 if (m == 1.0 or m == 3.0) else 1.0)
@@ -142,7 +112,6 @@ def _entry(tc, th, tl, use_tl, whi, wlo, wh, wl, cst):  # pragma: no cover (comp
     return s, c, abs(x) < abs(p) * risk
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
 def accurate_rows(t: np.ndarray, w: np.ndarray, sin_t: np.ndarray, cos_t: np.ndarray,
                   rare: np.ndarray, constants: np.ndarray) -> int:  # pragma: no cover (compiled)
     """``sin_t[i, j], cos_t[i, j] = (sin, cos)(t[i] * (w_hi + w_lo)[j])`` for angles below
@@ -211,3 +180,13 @@ def accurate_rows(t: np.ndarray, w: np.ndarray, sin_t: np.ndarray, cos_t: np.nda
                         rare[count] = i * h + j
                     count += 1
     return count
+
+
+# numba's disk cache is keyed on this file (its time stamp and size), but the loop compiles in
+# code and a constant of _kernels too (sincos_poly's bytecode, _SPLITTER; the other constants
+# are an argument): they are part of the cached function's name, so that an edit of them
+# compiles the loop anew instead of loading the old one.
+_code = K.sincos_poly.__code__
+_SOURCE_KEY = hashlib.sha256(_code.co_code + repr((_code.co_consts, _code.co_names, _SPLITTER)).encode()).hexdigest()[:12]
+accurate_rows.__qualname__ = f"accurate_rows_{_SOURCE_KEY}"
+accurate_rows = njit(cache=True, nogil=True, error_model="numpy")(accurate_rows)

@@ -165,59 +165,109 @@ def sincos_dd(
     return sin_t, cos_t
 
 
+#: fdlibm's coefficients in the order :func:`sincos_poly` takes them (``S1 .. S6``, ``C1 .. C6``).
+SINCOS_COEFFICIENTS = (_S1, _S2, _S3, _S4, _S5, _S6, _C1, _C2, _C3, _C4, _C5, _C6)
+
+
 def kernel_sincos(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``sin(x + y)``, ``cos(x + y)`` for ``|x| <= ~pi/4``, ``|y| <= ulp(x)/2`` (fdlibm kernels).
 
     The polynomials of fdlibm's ``__kernel_sin`` / ``__kernel_cos`` (Sun Microsystems,
     1993; FreeBSD msun ``k_sin.c``, ``k_cos.c``): approximation errors below 2**-58 relative
     on [-pi/4, pi/4]; the tail ``y`` enters to first order. Evaluated with NumPy passes
-    in place: ~2.5x faster than ``np.sin`` + ``np.cos`` (scalar libm calls) on 8k-entry
-    blocks, and measured within 0.69 (sin) / 0.77 (cos) ulp on 30k random double-double
-    arguments, against 0.77 / 0.98 for the library functions plus a first-order correction.
+    in place (:func:`sincos_poly`, into five new arrays): ~2.5x faster than ``np.sin`` +
+    ``np.cos`` (scalar libm calls) on 8k-entry blocks, and measured within 0.69 (sin) / 0.77
+    (cos) ulp on 30k random double-double arguments, against 0.77 / 0.98 for the library
+    functions plus a first-order correction.
+
+    >>> s, c = kernel_sincos(np.array([0.5]), np.array([0.0]))
+    >>> bool(s[0] == np.sin(0.5)), bool(abs(c[0] - np.cos(0.5)) <= 2**-53)
+    (True, True)
     """
-    z = x * x
-    v = z * x
+    return sincos_poly(x, y, tuple(np.empty_like(x) for _ in range(5)))
+
+
+def _mul(a: Any, b: Any, out: Any) -> Any:
+    """``a * b`` into the array ``out`` (no new array); compiled for floats as ``a * b``
+    (``pe_symbolic.numeric._accurate_fused``)."""
+    return np.multiply(a, b, out=out)
+
+
+def _sub(a: Any, b: Any, out: Any) -> Any:
+    """``a - b`` into the array ``out``; compiled for floats as ``a - b``."""
+    return np.subtract(a, b, out=out)
+
+
+def _add(a: Any, b: Any, out: Any) -> Any:
+    """``a + b`` into the array ``out``; compiled for floats as ``a + b``."""
+    return np.add(a, b, out=out)
+
+
+def sincos_poly(x: Any, y: Any, out: tuple[Any, ...],
+                coefficients: tuple[float, ...] = SINCOS_COEFFICIENTS) -> tuple[Any, Any]:
+    """fdlibm's polynomials (:func:`kernel_sincos`) at ``x + y``, into the five buffers ``out``
+    (shape of ``x``; may be reused between calls, never ``x`` or ``y``): returns
+    ``(sin, cos)`` as ``(out[0], out[2])``, and allocates nothing.
+
+    The one copy of these polynomials. :func:`kernel_sincos` gives it new buffers, the
+    accurate route (``pe_symbolic.numeric._accurate``) its workspace, and the compiled loop
+    of the ``fast`` extra (``pe_symbolic.numeric._accurate_fused``) compiles it for floats
+    (``_mul``, ``_sub``, ``_add`` as the plain operators, ``out`` ignored, ``coefficients`` an
+    argument there: numba would fold globals into immediates that its vectorised loop
+    re-materialises). Every route performs the same float64 operations in the same order,
+    hence the same bits.
+
+    >>> x, y = np.array([0.5, -0.25]), np.array([1e-17, 0.0])
+    >>> out = tuple(np.empty(2) for _ in range(5))
+    >>> s, c = sincos_poly(x, y, out)
+    >>> s is out[0] and c is out[2], np.array_equal(s, kernel_sincos(x, y)[0])
+    (True, True)
+    """
+    s1, s2, s3, s4, s5, s6, c1, c2, c3, c4, c5, c6 = coefficients
+    o_sin, t1, t2, t3, t4 = out
+    z = _mul(x, x, t1)
+    v = _mul(z, x, t2)
     # sin(x+y) = x - ((z*(y/2 - v*r) - y) - v*S1),  r = S2 + z*(S3 + z*(S4 + z*(S5 + z*S6)))
-    r = z * _S6
-    r += _S5
+    r = _mul(z, s6, t3)
+    r += s5
     r *= z
-    r += _S4
+    r += s4
     r *= z
-    r += _S3
+    r += s3
     r *= z
-    r += _S2
+    r += s2
     r *= v
-    u = 0.5 * y
+    u = _mul(0.5, y, t4)
     u -= r
     u *= z
     u -= y
-    v *= _S1
+    v *= s1
     u -= v
-    s = x - u
+    s = _sub(x, u, o_sin)
     # cos(x+y) = w + (((1 - w) - z/2) + (z*r - x*y)),  w = 1 - z/2,
     # r = z*(C1 + z*(C2 + z*C3)) + z**4*(C4 + z*(C5 + z*C6))
-    w4 = z * z
+    w4 = _mul(z, z, t2)
     w4 *= w4
-    a = z * _C3
-    a += _C2
+    a = _mul(z, c3, t3)
+    a += c2
     a *= z
-    a += _C1
+    a += c1
     a *= z
-    b = z * _C6
-    b += _C5
+    b = _mul(z, c6, t4)
+    b += c5
     b *= z
-    b += _C4
+    b += c4
     b *= w4
     a += b
     a *= z
-    np.multiply(x, y, out=b)
+    b = _mul(x, y, b)
     a -= b
-    hz = np.multiply(z, 0.5, out=z)
-    w = np.subtract(1.0, hz, out=v)
-    q = np.subtract(1.0, w, out=u)
+    hz = _mul(z, 0.5, z)
+    w = _sub(1.0, hz, t4)
+    q = _sub(1.0, w, t2)
     q -= hz
     q += a
-    c = np.add(w, q, out=q)
+    c = _add(w, q, q)
     return s, c
 
 
