@@ -80,7 +80,7 @@ print("halves not swapped = R(theta):", pe.check_identity(not_swapped, R).verdic
 # :math:`\cos\theta_p`). Tracing takes nothing for granted: the function runs on NumPy object
 # arrays of SymPy symbols, :math:`x_j` and the position :math:`m` (torch code through
 # ``torch.fx``), and its output *is* an expression -- here slots 0 and :math:`d/2` of one row:
-from pe_symbolic.audit.trace import trace_rope
+from pe_symbolic.audit.symbolic_trace import trace_rope
 
 
 def rope_traceable(x, position_ids, *, square=0.0):

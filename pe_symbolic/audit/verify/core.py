@@ -15,7 +15,7 @@ import numpy as np
 
 from ...numeric.config import parse_rope_config
 from ...numeric.describe import describe
-from ..trace import TraceError
+from ..symbolic_trace import TraceError
 from .calling import PairCall, as_call, caller, detect_framework, interleave_halves, to_framework
 from .conventions import IN_SPLIT_OUT, LAYOUTS, infer, model_convention, submodule_layout
 from .diagnose import diagnose

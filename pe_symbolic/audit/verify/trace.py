@@ -36,7 +36,7 @@ import numpy as np
 import sympy as sp
 
 from ...proof import check_identity
-from ..trace import trace_rope
+from ..symbolic_trace import trace_rope
 from .geometry import Geometry, expected_pairs
 
 __all__ = ["TRACE_SHAPE", "TracedProof", "explain", "pairs_text", "prove_structure"]

@@ -1,5 +1,8 @@
 r"""Symbolic tracing of a user's RoPE function: its output as SymPy expressions of its inputs.
 
+(The tracer only; what is proved from its output is :mod:`pe_symbolic.audit.verify.trace`, the
+traced proof.)
+
 :func:`trace_rope` runs ``fn(x, position_ids)`` with ``x`` made of SymPy symbols (and,
 where the code allows it, the positions too) and returns what ``fn`` computes, entry by
 entry, as exact expressions: nothing is read off floating-point numbers, so a zero is a

@@ -1,4 +1,4 @@
-"""The symbolic tracer (pe_symbolic.audit.trace): what it computes is what the code computes."""
+"""The symbolic tracer (pe_symbolic.audit.symbolic_trace): what it computes is what the code computes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from pe_symbolic.audit.trace import TraceError, Traced, exact_number, trace_rope
+from pe_symbolic.audit.symbolic_trace import TraceError, Traced, exact_number, trace_rope
 
 SHAPE = (1, 2, 3, 4)
 IDS = np.array([[0, 3, 7]])
