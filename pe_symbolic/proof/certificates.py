@@ -88,14 +88,7 @@ def recheck(
     start = time.perf_counter()
     if timeout is not None and not budget.interruptible():
         return _recheck_in_child(data, resolve, lemmas, timeout, start)
-    try:
-        with budget.deadline(timeout):
-            claim, chains, meta = read(data)
-            bind_to_registry(claim, meta, resolve)
-    except budget.BudgetExceeded:
-        budget.check()  # an enclosing budget ran out: let it reach its owner
-        raise CertificateError(f"certificate: reading and binding it took longer than the time budget of "
-                               f"{timeout:g} s") from None
+    claim, chains, meta = _read_and_bind(data, resolve, timeout)
     left = None if timeout is None else max(timeout - (time.perf_counter() - start), 1e-3)
     parts: list[PartProof] = []
     spotted = spread_parts(len(claim.equations))  # the numeric veto, as when proving
@@ -149,16 +142,25 @@ def recheck(
     return Proof(claim, tuple(parts), time.perf_counter() - start, extra)
 
 
-def _recheck_in_child(data: Mapping[str, Any] | str | bytes, resolve: Resolver | None,
-                      lemmas: Callable[[str], Claim] | None, timeout: float, start: float) -> Proof:
+def _read_and_bind(data: Mapping[str, Any] | str | bytes, resolve: Resolver | None,
+                   timeout: float | None) -> tuple[Claim, Any, dict[str, Any]]:
+    """The certificate read and bound to the registry (:func:`read`, :func:`bind_to_registry`)
+    within ``timeout`` seconds; running out of it is a :class:`CertificateError`. (Where
+    budgets are cooperative only, the reader is bounded before it builds anything.)"""
     try:
-        with budget.deadline(timeout):  # cooperative here: the reader is bounded before it builds anything
+        with budget.deadline(timeout):
             claim, chains, meta = read(data)
             bind_to_registry(claim, meta, resolve)
     except budget.BudgetExceeded:
         budget.check()  # an enclosing budget ran out: let it reach its owner
         raise CertificateError(f"certificate: reading and binding it took longer than the time budget of "
                                f"{timeout:g} s") from None
+    return claim, chains, meta
+
+
+def _recheck_in_child(data: Mapping[str, Any] | str | bytes, resolve: Resolver | None,
+                      lemmas: Callable[[str], Claim] | None, timeout: float, start: float) -> Proof:
+    claim, chains, meta = _read_and_bind(data, resolve, timeout)
 
     def unbuilt(note: str) -> Proof:
         parts = tuple(PartProof(eq, tuple(chain), "undecided", None, None, note)
