@@ -7,7 +7,7 @@ terminal, a page or a docs column. Every rendering shows the claim's typeset sta
 (:func:`statement_latex`: its author's LaTeX, or its equations).
 
 One proof object, many renderings; nothing here re-derives or re-proves anything. The
-functions read the proof's attributes only (:class:`~pe_symbolic.proof.render.printers.ProofLike`:
+functions read the proof's attributes only (:class:`~pe_symbolic.proof.render.ProofLike`:
 this package sits below :mod:`pe_symbolic.proof.result` and imports no proof class).
 
 One module a target, on what they share (:mod:`~pe_symbolic.proof.render.printers`: SymPy's

@@ -1,5 +1,6 @@
-r"""A proof as LaTeX (:func:`latex`; standalone, a document pdflatex compiles), and the claim's
-typeset statement every rendering shows (:func:`statement_latex`): expressions broken into lines
+r"""A proof as LaTeX (:func:`~pe_symbolic.proof.render.latex`; standalone, a document pdflatex
+compiles), and the claim's typeset statement every rendering shows
+(:func:`~pe_symbolic.proof.render.statement_latex`): expressions broken into lines
 (a sum term by term, a product factor by factor) so that nothing runs into the margin.
 
 >>> import sympy as sp

@@ -1,7 +1,7 @@
 """What every rendering of a proof shares: SymPy's printers in reading order (terms as a paper
 writes them, Greek letters, huge numbers shown by their size), the one-line form of an
 expression, the titles of steps and parts, which parts are shown, the assumptions in words, and
-free text read as mathematics (:func:`prose_math`).
+free text read as mathematics (:func:`~pe_symbolic.proof.render.prose_math`).
 
 The renderings themselves: :mod:`~pe_symbolic.proof.render.text_format` (the terminal),
 :mod:`~pe_symbolic.proof.render.latex_format` (LaTeX, and the typeset statement every rendering
