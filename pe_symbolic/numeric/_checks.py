@@ -8,7 +8,8 @@ is allowed; nothing is silently turned into NaN.
 
 from __future__ import annotations
 
-import ml_dtypes
+import sys
+
 import numpy as np
 
 from .._validate import check_d
@@ -18,6 +19,7 @@ __all__ = [
     "MAX_D",
     "MAX_POSITION",
     "as_positions",
+    "bfloat16",
     "check_finite_x",
     "check_float_dtype",
     "check_numeric_d",
@@ -26,10 +28,45 @@ __all__ = [
     "round_to",
 ]
 
-#: The dtypes the numeric core computes for: float64 and float32 natively; float16 and
-#: bfloat16 (``ml_dtypes``) by rounding once from float64 (tables) or float32 (rotation).
-FLOAT_DTYPES: tuple[np.dtype, ...] = (np.dtype(np.float64), np.dtype(np.float32),
-                                      np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+#: The dtypes NumPy has natively. ``ml_dtypes`` (bfloat16) is imported only where a bfloat16
+#: is asked for: its 0.7 release takes about a second to import (it registers casts for a
+#: dozen types), which the float64/float32 paths must not pay. An array or dtype object of
+#: bfloat16 can exist only once ``ml_dtypes`` is imported, so testing ``sys.modules`` first
+#: never misses one.
+_NATIVE: tuple[np.dtype, ...] = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16))
+
+
+def bfloat16() -> np.dtype:
+    """``ml_dtypes.bfloat16`` as a NumPy dtype, importing ``ml_dtypes`` on first use.
+
+    >>> bfloat16()
+    dtype(bfloat16)
+    """
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def is_bfloat16(dtype: object) -> bool:
+    """Whether ``dtype`` is ``ml_dtypes.bfloat16``, without importing ``ml_dtypes``.
+
+    >>> is_bfloat16(np.float32), is_bfloat16(bfloat16())
+    (False, True)
+    """
+    return "ml_dtypes" in sys.modules and dtype == bfloat16()
+
+
+def __getattr__(name: str) -> object:
+    # FLOAT_DTYPES names bfloat16, so it is built (and ml_dtypes imported) when first read
+    if name == "FLOAT_DTYPES":
+        return (*_NATIVE, bfloat16())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: The dtypes the numeric core computes for (read lazily, see ``__getattr__``): float64 and
+#: float32 natively; float16 and bfloat16 (``ml_dtypes``) by rounding once from float64
+#: (tables) or float32 (rotation).
+FLOAT_DTYPES: tuple[np.dtype, ...]
 _NAMES = "numpy.float64, numpy.float32, numpy.float16 or ml_dtypes.bfloat16"
 #: Largest dimension ``d`` (or rotary dimension) the numeric core accepts: twice the widest
 #: published transformer (PaLM's d_model = 18432 < 2**15). Its frequency constants are
@@ -137,8 +174,9 @@ def check_float_dtype(dtype: object, *, name: str = "dtype") -> np.dtype:
     try:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError:
-        dt = None
-    if dt is None or dt not in FLOAT_DTYPES:
+        # "bfloat16" means something to NumPy only once ml_dtypes is imported
+        dt = bfloat16() if isinstance(dtype, str) and dtype == "bfloat16" else None
+    if dt is None or not (dt in _NATIVE or is_bfloat16(dt)):
         raise TypeError(f"{name}={dtype!r} is not supported; use {_NAMES}")
     return dt
 
@@ -152,7 +190,7 @@ def check_x(x: object, *, name: str = "x") -> np.ndarray:
     """
     check_not_framework(x, name)
     arr = np.asarray(x)
-    if arr.dtype not in FLOAT_DTYPES:
+    if not (arr.dtype in _NATIVE or is_bfloat16(arr.dtype)):
         raise TypeError(
             f"{name} must have dtype float64, float32, float16 or bfloat16; got {arr.dtype} "
             "(convert it with x.astype(np.float32) or x.astype(np.float64))"
@@ -181,20 +219,21 @@ def check_finite_x(x: np.ndarray, *, name: str = "x") -> None:
 def round_to(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """Round float64 ``a`` once, to nearest even, to ``dtype`` (any of :data:`FLOAT_DTYPES`).
 
-    NumPy's float64 -> float32 / float16 casts round once. ``ml_dtypes`` converts float64 to
-    bfloat16 *through float32*, which rounds twice: ``1 + 2**-8 + 2**-30`` becomes ``1``
-    (a tie in float32, then to even) instead of ``1 + 2**-7``. Here the float32 step rounds
-    to *odd* instead (truncate, then set the last bit if anything was dropped), which makes
-    the second rounding correct (float32 has 16 more bits than bfloat16; Boldo & Melquiond,
+    NumPy's float64 -> float32 / float16 casts round once. ``ml_dtypes`` before 0.7 converts
+    float64 to bfloat16 *through float32*, which rounds twice: ``1 + 2**-8 + 2**-30`` becomes
+    ``1`` (a tie in float32, then to even) instead of ``1 + 2**-7``; 0.7 rounds once. So as
+    not to depend on which is installed, the float32 step here rounds to *odd* (truncate,
+    then set the last bit if anything was dropped), which makes the second rounding correct
+    whatever the cast does (float32 has 16 more bits than bfloat16; Boldo & Melquiond,
     "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
     2008).
 
     >>> x = np.array([1 + 2**-8 + 2**-30])
-    >>> float(round_to(x, np.dtype("bfloat16"))[0]), float(x.astype("bfloat16")[0])
-    (1.0078125, 1.0)
+    >>> float(round_to(x, bfloat16())[0])  # the nearest bfloat16 (1 + 2**-7)
+    1.0078125
     """
     dt = np.dtype(dtype)
-    if dt != np.dtype(ml_dtypes.bfloat16):
+    if dt in _NATIVE or not is_bfloat16(dt):
         return np.asarray(a, np.float64).astype(dt)
     a = np.asarray(a, np.float64)
     y = a.astype(np.float32)
@@ -207,7 +246,7 @@ def round_to(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
         bits[away] -= 1  # |y| > 0 here, so this is the float32 next to y toward zero
         bits[inexact] |= 1  # round to odd
         y = bits.view(np.float32)
-    return y.astype(ml_dtypes.bfloat16)
+    return y.astype(dt)
 
 
 def check_out(out: object, shape: tuple[int, ...], dtype: np.dtype, *, name: str = "out") -> np.ndarray:
