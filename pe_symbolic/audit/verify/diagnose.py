@@ -423,9 +423,10 @@ def _apart(f: Failure, run: Callable, geo: Geometry, dtype: str, angle_dtype: st
             b, _ = bound(x[f.b:f.b + 1], row_ids, geo, dtype, angle_dtype, top)
             brow = b.max(axis=-1) if b.shape[-1] else np.full(got.shape[:-1], 1e-300)
             badh = np.nonzero((_rows(np.abs(got - exact(x[f.b:f.b + 1], row_ids, geo))) > brow).any(axis=(0, 2)))[0]
-            out.append(f"head {f.h} alone is right; with {shape[1]} heads it is not: heads "
-                       f"{sequence([int(h) for h in badh])} of {shape[1]} are wrong (heads from {int(badh[0])} on treated "
-                       "differently: a loop or a slice over the heads that stops early?)")
+            which = (f"head {int(badh[0])} of {shape[1]} is wrong" if len(badh) == 1 else
+                     f"heads {sequence([int(h) for h in badh])} of {shape[1]} are wrong")
+            out.append(f"head {f.h} alone is right; with {shape[1]} heads it is not: {which} (heads from "
+                       f"{int(badh[0])} on treated differently: a loop or a slice over the heads that stops early?)")
             return out
         if f.spec.seq > 1 and row is False:
             out.append(f"the same position alone (a sequence of 1) is right, but in a sequence of {f.spec.seq} it is "

@@ -104,6 +104,9 @@ def name_positions(x: np.ndarray, ids: np.ndarray, out: np.ndarray, bad: np.ndar
     if not np.array_equal(arange, ids64):
         named.append(("it ignores position_ids: each token is rotated at its index in the sequence (arange(seq)), "
                       "not at its position -- pass position_ids through (or the cache's offset)", arange))
+    if first > 0:
+        named.append(("it is rotated twice: each token turns by twice its position's angle (a key stored already "
+                      "rotated and rotated again, or RoPE applied in two places)", 2 * ids64))
     top = int(seen[tok_bad].max())
     if top + 1 <= first:
         named.append((f"a table of {top + 1} rows, clamped: every position from {top + 1} on is rotated as {top} "
