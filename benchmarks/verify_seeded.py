@@ -478,6 +478,37 @@ def table(results: list[tuple[Row, str, bool, float, str]], markdown: bool = Fal
     return "\n".join(lines)
 
 
+def bench(repeat: int = 3) -> str:
+    """The benchmark row: transformers' Llama pair at (1, 32, 8192, 128) with 8 kv heads
+    (the model's heads and a prefill of all 8,192 positions in one call), float32 and
+    bfloat16, median of ``repeat`` runs."""
+    import os
+    import statistics
+
+    import pe_symbolic as pe
+
+    c = cfg(rope_theta=500000.0, head_dim=128, hidden_size=4096, num_attention_heads=32, num_key_value_heads=8,
+            max_position_embeddings=8192)
+    pair = hf_real("llama", c)
+    if pair is None:
+        return "benchmark row: transformers' Llama is not installed"
+    out = []
+    for dt in ("float32", "bfloat16"):
+        runs = []
+        for k in range(repeat):
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rep = pe.verify_rope(pair, c, seed=k, dtype=dt)
+            runs.append((time.perf_counter() - t0, rep))
+        med = statistics.median(t for t, _ in runs)
+        rep = min(runs, key=lambda r: abs(r[0] - med))[1]
+        out.append(f"verify (1, 32, 8192, 128) HF Llama pair, 8 kv heads, {dt}: {med:.1f} s median of {repeat} "
+                   f"({rep.verdict}; trace {rep.structure['seconds']:.1f} s, {rep.tests['calls']} test calls "
+                   f"{rep.tests['seconds']:.1f} s); {os.cpu_count()} CPUs")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.verify_seeded", description=__doc__.splitlines()[0])
     p.add_argument("--only", action="append", help="rows whose name contains this (repeatable)")
@@ -485,7 +516,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--markdown", action="store_true", help="the docs' table")
     p.add_argument("--show", action="store_true", help="print each report that is not 'caught, cause named'")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--bench", action="store_true", help="instead: the benchmark row, a (1, 32, 8192, 128) verify")
     args = p.parse_args(argv)
+    if args.bench:
+        print(bench())
+        return 0
     selected = [r for r in rows() if not args.only or any(o in r.name for o in args.only)]
     res = run(selected, args.seed, args.verbose)
     print(table(res, args.markdown))
