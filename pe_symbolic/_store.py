@@ -328,7 +328,7 @@ def write_json(root: str | os.PathLike[str] | None, rel: Sequence[str], value: A
 def dist_fingerprint(name: str) -> bytes:
     """The installed version of ``name`` without importing it: the bytes of its version file
     (``sympy/release.py``, ``mpmath/__init__.py``), which hold ``__version__``
-    (:mod:`importlib.metadata` alone costs ~12 ms to import).
+    (``importlib.metadata`` alone costs ~12 ms to import).
 
     >>> dist_fingerprint("no_such_distribution_here")
     b'absent'
