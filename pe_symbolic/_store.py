@@ -139,9 +139,13 @@ def _open_folder(root: str | os.PathLike[str], folders: Sequence[str], *, create
                 except FileNotFoundError:
                     if not create:
                         raise
-                    os.mkdir(name, 0o700, dir_fd=fd)
+                    try:
+                        os.mkdir(name, 0o700, dir_fd=fd)
+                    except FileExistsError:  # made meanwhile by another process: checked below
+                        pass
                     nfd = os.open(name, _DIR | _NOFOLLOW, dir_fd=fd)
-                    os.fchmod(nfd, 0o700)  # (the umask may have taken bits away, never given)
+                    if not _POSIX_IDS or os.fstat(nfd).st_uid == os.geteuid():
+                        os.fchmod(nfd, 0o700)  # (the umask may have taken bits away, never given)
                 os.close(fd)
                 fd = nfd
             st = os.fstat(fd)
