@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from pe_symbolic import _store
 from pe_symbolic.numeric import _diskcache as D
 
 PROBE = textwrap.dedent("""
@@ -101,7 +102,7 @@ def test_the_key_moves_with_python_sympy_and_the_kernel(monkeypatch):
     D.cache_key.cache_clear()
     k1 = D.cache_key()
     monkeypatch.undo()
-    monkeypatch.setattr(D, "_dist_fingerprint", lambda name: b"__version__ = '9.9'")
+    monkeypatch.setattr(_store, "dist_fingerprint", lambda name: b"__version__ = '9.9'")
     D.cache_key.cache_clear()
     k2 = D.cache_key()
     monkeypatch.undo()

@@ -104,11 +104,19 @@ def check_not_framework(value: object, name: str) -> None:
                         f"or pass numpy.asarray({name}) yourself")
 
 
-def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
+def as_positions(positions: object, *, name: str = "positions", held_as: str | None = None) -> np.ndarray:
     """Return ``positions`` as a float64 array after checking every entry.
 
-    Allowed: real numbers (bool, integer or floating NumPy kinds) that are finite and
-    smaller than ``2**53`` in absolute value. The shape is kept.
+    Allowed: real numbers (bool, integer or floating NumPy kinds, and bfloat16) that are
+    finite and smaller than ``2**53`` in absolute value. The shape is kept. A float type
+    holds every integer only up to ``2**p`` (``p`` the bits of its significand): past it an
+    integer position has already been rounded where it was made (float16 holds 2048 for
+    2049, and inf from 65520 on; bfloat16 holds 256 for 257), so positions held in float32,
+    float16 or bfloat16 must be below ``2**24``, 2048 or 256 in absolute value, else a
+    ``ValueError`` names the first position the type cannot hold. 16-bit positions below
+    that bound are exact, and are converted with a warning (a longer sequence in the same
+    type would be refused). ``held_as``: the dtype the values were held in, where a caller
+    widened them first (a framework's 16-bit tensor, read on the host as float32).
 
     >>> as_positions([0, 1, 2.5])
     array([0. , 1. , 2.5])
@@ -118,13 +126,17 @@ def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
     >>> as_positions(1j)
     Traceback (most recent call last):
     TypeError: positions must be real numbers (integer or floating dtype); got dtype complex128
+    >>> as_positions(np.arange(3000, dtype=np.float16), name="position_ids")
+    Traceback (most recent call last):
+    ValueError: position_ids of dtype float16 must be below 2,048 in absolute value: float16 holds every integer only up to 2,048 (2,049 is the first position it cannot hold: it rounds to 2,048); got 2048.0 at index (2048,); hold positions as integers (or float64)
     """
     check_not_framework(positions, name)
     try:
         arr = np.asarray(positions)
     except Exception as exc:  # ragged lists etc.
         raise TypeError(f"{name} must be an array of real numbers; got {positions!r}") from exc
-    if arr.dtype.kind not in "iuf":
+    dtype = held_as or arr.dtype.name
+    if arr.dtype.kind not in "iuf" and arr.dtype.name != "bfloat16":
         raise TypeError(
             f"{name} must be real numbers (integer or floating dtype); got dtype {arr.dtype}"
         )
@@ -132,6 +144,29 @@ def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
     # converted values is exact for every integer dtype.
     out = arr.astype(np.float64)
     ok = np.isfinite(out) & (np.abs(out) < MAX_POSITION)
+    bits = {"float32": 24, "float16": 11, "bfloat16": 8}.get(dtype)
+    if bits is not None and not np.isnan(out).any():  # where the type stops holding every integer
+        limit = 2 ** bits
+        exact = ok & (np.abs(out) < limit)
+        if not exact.all():
+            idx = tuple(int(v) for v in np.argwhere(~exact)[0])
+            raise ValueError(
+                f"{name} of dtype {dtype} must be below {limit:,} in absolute value: {dtype} holds every "
+                f"integer only up to {limit:,} ({limit + 1:,} is the first position it cannot hold: it "
+                f"rounds to {limit:,}); got {float(out[idx])!r} at index {idx}; hold positions as integers "
+                "(or float64)"
+            )
+        if bits < 24:
+            import sys
+            import warnings
+
+            frame, level = sys._getframe(1), 2  # the first frame outside the package
+            while frame is not None and frame.f_globals.get("__name__", "").startswith("pe_symbolic"):
+                frame, level = frame.f_back, level + 1
+            warnings.warn(
+                f"{name} of dtype {dtype}: converted (exact here, every entry below {limit:,}), but {dtype} "
+                f"holds every integer only up to {limit:,} ({limit + 1:,} rounds to {limit:,}): a longer "
+                "sequence would be refused; hold positions as integers", UserWarning, stacklevel=level)
     if not ok.all():
         idx = tuple(int(v) for v in np.argwhere(~ok)[0])
         raise ValueError(

@@ -129,7 +129,10 @@ apply_rope = F.public(NUMPY, F.apply_rope, intercept=intercept("apply_rope"), mo
         Hugging Face's layout instead of ``positions``: shape ``(batch, seq)`` for ``x`` of
         shape ``(batch, heads, seq, d)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is
         inserted for you. Shape ``(seq,)`` (M-RoPE: ``(3, seq)``) is positions of that shape.
-        The same rules in :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`.
+        The same rules in :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`. Positions (and
+        ids) in a float type must be below where it stops holding every integer: ``2**24`` for
+        float32, 2048 for float16, 256 for bfloat16 (16-bit ones are converted, exactly, with a
+        warning); else a ``ValueError`` names the first position the type cannot hold.
     cos_sin : (numpy.ndarray, numpy.ndarray), optional
         Instead of positions: tables from :func:`rope_cos_sin` (same ``layout``; for 16-bit
         ``x`` float32 tables), broadcasting against ``x.shape[:-1] + (rotary_dim,)``; 3-D
