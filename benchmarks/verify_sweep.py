@@ -129,7 +129,11 @@ def _code_key(mod: Any, cls_name: str) -> str:
     src = inspect.getsource(getattr(mod, cls_name))
     for name in ("apply_rotary_pos_emb_interleave", "apply_rotary_pos_emb", "apply_rotary_emb"):
         if hasattr(mod, name):
-            src += inspect.getsource(getattr(mod, name))
+            obj = getattr(mod, name)
+            try:  # transformers 5.25 wraps some applies (a kernel hub "Func"): its source, where it has one
+                src += inspect.getsource(getattr(obj, "__wrapped__", obj))
+            except (TypeError, OSError):
+                src += f"<{name} of {mod.__name__}>"
             break
     src = re.sub(r"\b\w*(Config|RotaryEmbedding)\b", "X", src)
     src = re.sub(r'"""[\s\S]*?"""|#.*', "", src)

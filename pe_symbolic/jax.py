@@ -105,13 +105,30 @@ def _formula(name: str) -> Any:
 def _positions(positions: Any, name: str):
     """Positions as given when a JAX array (traced or not), else a checked float64 NumPy
     array (finite, real, ``|t| < 2**53``): never through a JAX float32 array, which
-    without x64 would round fractional or large positions."""
+    without x64 would round fractional or large positions. A float JAX array is held to
+    where its type holds every integer (``pe_symbolic.numeric._checks.as_positions``):
+    float32 below 2**24, float16 and bfloat16 below 2048 and 256 (converted to float32,
+    exactly, with a warning; refused under a tracer, where their values cannot be read)."""
     jax, jnp = _jax()
+    from .numeric._checks import as_positions
+
     if isinstance(positions, jax.Array):
         if not (jnp.issubdtype(positions.dtype, jnp.integer) or jnp.issubdtype(positions.dtype, jnp.floating)):
             raise TypeError(f"{name} must hold integers or real numbers; got dtype {positions.dtype}")
-        return positions
-    from .numeric._checks import as_positions
+        held = jnp.dtype(positions.dtype).name
+        if held not in ("float32", "float16", "bfloat16"):
+            return positions
+        low = held != "float32"
+        if _is_traced(positions):  # the values cannot be read under jit
+            if low:
+                bound = 2048 if held == "float16" else 256
+                raise TypeError(f"{name} of dtype {held} are refused under a JAX transformation: {held} holds "
+                                f"every integer only up to {bound} ({bound + 1} is the first position it cannot "
+                                "hold), and the values cannot be checked under a tracer; hold positions as integers")
+            return positions
+        if low or (positions.size and float(jnp.max(jnp.abs(positions))) >= 2.0**24):
+            as_positions(np.asarray(positions), name=name)  # raises, or warns (16-bit)
+        return positions.astype(jnp.float32) if low else positions
 
     return as_positions(positions, name=name)
 

@@ -175,3 +175,26 @@ def test_fast_path_and_device():
     assert dev in c.devices() and dev in s.devices()
     assert PJ.sinusoidal_table(jnp.arange(3), 8, device=dev).shape == (3, 8)
     np.testing.assert_array_equal(np.asarray(PJ.apply_rope(x, cos_sin=(c, s))), np.asarray(first))
+
+
+# --- position ids in a float type (issue 42, item 6) -------------------------------------
+
+
+def test_float_position_ids_past_where_their_type_holds_every_integer_are_refused():
+    x = jnp.ones((1, 2, 40, 128))
+    ids = jnp.arange(65500, 65540)[None].astype(jnp.float16)  # inf from 65520 on
+    with pytest.raises(ValueError, match=r"position_ids of dtype float16 must be below 2,048 .*2,049 is the first"):
+        PJ.apply_rope(x, position_ids=ids, config=LLAMA)
+    with pytest.raises(ValueError, match=r"float32 must be below 16,777,216"):
+        PJ.apply_rope(x[:, :, :2], position_ids=jnp.array([[0.0, 2.0**24 + 2]]), config=LLAMA)
+
+
+def test_16_bit_position_ids_where_exact_are_converted_with_a_warning_and_refused_under_jit():
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((1, 2, 100, 128)), jnp.float32)
+    ids = jnp.arange(100)[None]
+    want = PJ.apply_rope(x, position_ids=ids, config=LLAMA)
+    with pytest.warns(UserWarning, match=r"bfloat16: converted \(exact here"):
+        got = PJ.apply_rope(x, position_ids=ids.astype(jnp.bfloat16), config=LLAMA)
+    assert np.array_equal(np.asarray(got), np.asarray(want))
+    with pytest.raises(TypeError, match=r"bfloat16 are refused under a JAX transformation"):
+        jax.jit(lambda i: PJ.apply_rope(x, position_ids=i, config=LLAMA))(ids.astype(jnp.bfloat16))

@@ -695,3 +695,38 @@ def test_a_make_fx_trace_leaves_no_tracer_tensor_in_the_caches():
     assert type(got) is torch.Tensor
     PT.clear_cache()
     assert torch.equal(got, rope(x, ids))
+
+
+# --- position ids in a float type (issue 42, item 6) -------------------------------------
+
+
+def test_float16_position_ids_past_65520_are_refused_where_they_gave_nan():
+    ids = torch.arange(65500, 65540)[None].to(torch.float16)  # inf from 65520 on
+    x = torch.ones(1, 2, 40, 128)
+    with pytest.raises(ValueError, match=r"position_ids of dtype float16 must be below 2,048 .*2,049 is the first "
+                                         r"position it cannot hold"):
+        PT.apply_rope(x, position_ids=ids, config=LLAMA)
+    with pytest.raises(ValueError, match=r"positions of dtype bfloat16 must be below 256 .*257 is the first"):
+        PT.rope_cos_sin(torch.arange(300).to(torch.bfloat16), config=LLAMA)
+    with pytest.raises(ValueError, match=r"float32 must be below 16,777,216 .*16,777,217 is the first"):
+        PT.apply_rope(x[:, :, :2], position_ids=torch.tensor([[0.0, 2.0**24 + 2]]), config=LLAMA)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_16_bit_position_ids_where_exact_are_converted_with_a_warning(dtype):
+    x = torch.randn(1, 2, 100, 128, dtype=torch.float64)
+    ids = torch.arange(100)[None]
+    want = PT.apply_rope(x, position_ids=ids, config=LLAMA)
+    with pytest.warns(UserWarning, match=r"converted \(exact here"):
+        got = PT.apply_rope(x, position_ids=ids.to(dtype), config=LLAMA)
+    assert torch.equal(got, want)
+
+
+def test_16_bit_position_ids_are_refused_while_compiling(monkeypatch):
+    module = PTB  # (the backend, where _float_positions reads _compiling)
+
+    monkeypatch.setattr(module, "_compiling", lambda: True)
+    with pytest.raises(TypeError, match=r"bfloat16 are refused under torch.compile.*257 is the first"):
+        module._float_positions(torch.arange(4).to(torch.bfloat16), "position_ids")
+    t = torch.arange(4, dtype=torch.float32)
+    assert module._float_positions(t, "position_ids") is t  # float32: taken (its values are not read here)

@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from pe_symbolic import _store
 from pe_symbolic.numeric import _diskcache as D
 
 PROBE = textwrap.dedent("""
@@ -24,7 +25,10 @@ PROBE = textwrap.dedent("""
     t2 = time.perf_counter()
     rope = N.apply_rope(np.ones((1, 2, 8, 128)), position_ids=np.arange(8)[None],
                         config=N.model_config("llama-3.1-8b"), layout="interleaved")
-    print(json.dumps({"sympy": "sympy" in sys.modules, "import_ms": (t1 - t0) * 1e3,
+    f32 = N.apply_rope(np.ones((1, 2, 8, 64), np.float32), position_ids=np.arange(8)[None])
+    f16 = N.sinusoidal_table(np.arange(8), 16, dtype=np.float16)
+    print(json.dumps({"sympy": "sympy" in sys.modules, "ml_dtypes": "ml_dtypes" in sys.modules,
+                      "import_ms": (t1 - t0) * 1e3,
                       "table_ms": (t2 - t1) * 1e3, "sum": float(table.sum() + rope.sum())}))
 """)
 
@@ -45,6 +49,18 @@ def test_a_warm_process_imports_no_sympy(tmp_path):
     warm = _run(str(tmp_path))
     assert not warm["sympy"]
     assert warm["sum"] == cold["sum"]  # the same code ran (cold loads back what it stored)
+
+
+def test_the_float_paths_never_import_ml_dtypes(tmp_path):
+    """ml_dtypes 0.7 takes about a second to import: float64/float32/float16 tables and
+    rotations, cold (proofs, lowering) and warm, run without it; bfloat16 imports it."""
+    for _ in range(2):  # cold, then warm
+        assert not _run(str(tmp_path))["ml_dtypes"]
+    code = ("import sys, pe_symbolic.numeric as N; N.sinusoidal_table([0, 1], 8, dtype='bfloat16'); "
+            "print('ml_dtypes' in sys.modules)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PE_SYMBOLIC_CACHE_DIR=str(tmp_path)))
+    assert res.stdout.strip() == "True", res.stderr[-2000:]
 
 
 def test_an_unwritable_or_corrupt_cache_is_no_error(tmp_path):
@@ -86,7 +102,7 @@ def test_the_key_moves_with_python_sympy_and_the_kernel(monkeypatch):
     D.cache_key.cache_clear()
     k1 = D.cache_key()
     monkeypatch.undo()
-    monkeypatch.setattr(D, "_dist_fingerprint", lambda name: b"__version__ = '9.9'")
+    monkeypatch.setattr(_store, "dist_fingerprint", lambda name: b"__version__ = '9.9'")
     D.cache_key.cache_clear()
     k2 = D.cache_key()
     monkeypatch.undo()

@@ -264,3 +264,29 @@ def test_a_certificate_whose_point_was_moved_does_not_match_the_registry():
     b, i = sp.Symbol("b", positive=True), sp.Symbol("i", integer=True)
     assert parse_srepr(sp.srepr(sp.Subs(b**i, i, 0))) == sp.Subs(b**i, i, 0)
     assert parse_srepr(sp.srepr(sp.Subs(b**i, i, 1))) != sp.Subs(b**i, i, 0)
+
+
+def test_a_refutation_whose_sides_have_more_than_4300_digits_is_no_error():
+    """Issue 42: the refuter's certificate text (``enclosure.describe``) called ``str`` on an
+    exact number of 5,469 digits, which Python refuses past 4,300: a ``ValueError`` escaped
+    ``check_identity``. The verdict may be refuted or undecided, never a traceback; the
+    certificate re-checks."""
+    import json
+    from fractions import Fraction
+
+    from pe_symbolic.proof.certificates import recheck
+    from pe_symbolic.proof.kernel.enclosure import describe
+    from pe_symbolic.proof.render import render
+
+    x, y = sp.symbols("x y", real=True)
+    e = sp.re(sp.re(sp.re((x + sp.I * y) ** 16) ** 16 + sp.I) ** 16 + sp.I * y)
+    proof = check_identity(e, 0, timeout=60)
+    assert proof.verdict in ("refuted", "undecided")
+    if proof.verdict == "refuted":
+        text = render(proof, "json")
+        assert recheck(text).verdict == "refuted"
+        lhs = json.loads(text)["parts"][0]["enclosures"]["lhs"][0]
+        assert lhs.startswith("[") and "e+" in lhs  # a 20-digit ball, not 5,469 digits
+    assert describe(Fraction(10**5000 + 1)) == ["[9.9999999999999993218e+4999, 1.0000000000000000746e+5000]"]
+    assert describe(Fraction(-(10**5000), 3)) != describe(Fraction(10**5000, 3))
+    assert describe(Fraction(10**900, 7)) == [f"{10**900}/7"]  # up to about 1,000 digits: exact

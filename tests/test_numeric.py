@@ -428,3 +428,55 @@ def test_large_sample_near_2_24(schedule):
         assert abs_errors(default, ref).max() <= DEFAULT_ABS64
         assert ulp_errors(accurate, ref).max() <= ACCURATE_ULP64
         assert abs_errors(f32, ref).max() <= DEFAULT_ABS32
+
+
+# --- positions in a float type: exact only where the type holds every integer (issue 42, item 6)
+
+
+@pytest.mark.parametrize("dtype,bound", [(np.float16, 2048), ("bfloat16", 256), (np.float32, 2**24)])
+def test_float_positions_past_where_their_type_holds_every_integer_are_refused(dtype, bound):
+    import ml_dtypes
+
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    name = np.dtype(dt).name
+    ids = np.array([0.0, 1.0, bound + 2.0, 3.0]).astype(dt)  # bound + 2 is held exactly: still refused
+    x = np.ones((1, 1, 4, 8))
+    for call in (lambda: numeric.apply_rope(x, position_ids=ids[None], base=10000.0),
+                 lambda: numeric.sinusoidal_table(ids, 8),
+                 lambda: numeric.rope_cos_sin(ids, 8)):
+        with pytest.raises(ValueError, match=rf"of dtype {name} must be below {bound:,} .*{bound + 1:,} is the first "
+                                             rf"position it cannot hold.*at index \(0?,? ?2,?\)"):
+            call()
+
+
+def test_float16_position_ids_past_65520_are_refused_not_nan():
+    """float16 holds 65520 and up as inf (pe_symbolic.torch's tables were NaN there, with no
+    warning): the message names the bound, not only the infinity."""
+    with np.errstate(over="ignore"):
+        ids = np.arange(65500, 65540).astype(np.float16)
+    assert np.isinf(ids).any()
+    with pytest.raises(ValueError, match=r"float16 must be below 2,048"):
+        numeric.apply_rope(np.ones((1, 1, 40, 8)), position_ids=ids[None], base=10000.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+def test_16_bit_positions_where_exact_are_converted_with_a_warning(dtype):
+    import ml_dtypes
+
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    ids = np.arange(200)
+    want = numeric.rope_cos_sin(ids, 16)
+    with pytest.warns(UserWarning, match=r"converted \(exact here.*hold positions as integers"):
+        got = numeric.rope_cos_sin(ids.astype(dt), 16)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_float64_and_float32_positions_below_their_bound_are_taken_silently():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for ids in (np.arange(5000, dtype=np.float64), np.arange(5000, dtype=np.float32), np.array([0.5, 2.25, 7.0])):
+            assert np.array_equal(numeric.rope_cos_sin(ids, 8)[0],
+                                  numeric.rope_cos_sin(ids.astype(np.float64), 8)[0])
+        numeric.sinusoidal_table(np.array([2.0**40 + 0.5]), 8)  # float64 real positions: as documented

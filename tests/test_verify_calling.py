@@ -85,15 +85,18 @@ def _pair(one_tensor=False, complex_tables=False, partial=None, seq_first=False)
 
     if complex_tables:
         def apply(xq, xk, freqs_cis):  # Llama 4 / Meta: interleaved pairs, (batch, seq, heads, d) if seq_first
-            xc = torch.view_as_complex(xq.double().reshape(*xq.shape[:-1], -1, 2))
             f = freqs_cis[:, :, None, :] if seq_first else freqs_cis[:, None]
-            return torch.view_as_real(xc * f).flatten(3).to(xq.dtype), xk
+
+            def one(t):
+                tc = torch.view_as_complex(t.double().reshape(*t.shape[:-1], -1, 2))
+                return torch.view_as_real(tc * f).flatten(3).to(t.dtype)
+            return one(xq), one(xk)  # k rotated as q is: verify checks both
     elif one_tensor:
         def apply(x, cos, sin, unsqueeze_dim=1):  # Gemma 3n / 4
             return rot(x, cos.unsqueeze(unsqueeze_dim), sin.unsqueeze(unsqueeze_dim))
     else:
         def apply(q, k, cos, sin):
-            return rot(q, cos[:, None], sin[:, None]), k
+            return rot(q, cos[:, None], sin[:, None]), rot(k, cos[:, None], sin[:, None])
     return Emb(), apply
 
 

@@ -30,7 +30,7 @@ import mpmath
 import numpy as np
 
 from .. import numeric
-from ..numeric._checks import round_to
+from ..numeric._checks import bfloat16, round_to
 from .recipes import Recipe
 
 __all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "fast_cos_sin", "one_factor",
@@ -46,7 +46,6 @@ EMAX: dict[str, int] = {"float64": 1023, "float32": 127, "float16": 15, "bfloat1
 #: What :attr:`Chunk.score` holds where a score is not evaluated (``m + offset`` beyond the
 #: context); every evaluated error is ``>= 0`` or non-finite, never this.
 NOT_EVALUATED = -1.0
-_BF16 = np.dtype("bfloat16")
 
 
 def _bf16_from_f32(x: np.ndarray) -> np.ndarray:
@@ -93,7 +92,7 @@ def rnd(x: Any, dt: str) -> np.ndarray:
         return a.astype(np.float16).astype(np.float32)
     if dt == "bfloat16":
         if a.dtype == np.float64:
-            return round_to(a, _BF16).astype(np.float32)
+            return round_to(a, bfloat16()).astype(np.float32)
         return _bf16_from_f32(a.astype(np.float32, copy=False))
     if dt == "tf32":
         return _tf32_from_f32(a.astype(np.float32))

@@ -35,6 +35,7 @@ examples:
   pe-audit ~/models/Llama-3.1-8B --recipe hf --context 262144   a model folder (its config.json)
   pe-audit sinusoidal:512 --recipe fairseq --recipe t2t --dtype float16 --context 8192
   pe-audit llama-3.1-8b --recipe my_model/rope.py:apply_rope --dtype float32   your own RoPE, verified
+  pe-audit llama-3.1-8b --recipe my_model/modeling.py:RotaryEmbedding,apply_rotary_pos_emb   an HF pair: q and k
   pe-audit phi-3.5-mini --recipe rope.py:rope --framework torch --layout split --length 8192 --seed 7
   pe-audit llama-3.1-8b --recipe hf --backend torch --device cuda     (pip install pe_symbolic[torch])
   pe-audit --list                                   the presets and their source notes
@@ -61,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--recipe", action="append", metavar="NAME",
                    help="preset name (repeatable; default hf), see --list")
     p.add_argument("--dtype", action="append", metavar="D",
-                   help="activation dtype: bfloat16 (default), float16, float32, float64 (repeatable)")
+                   help="activation dtype: bfloat16 (default), float16, float32, float64 (repeatable); with "
+                   "--recipe FILE.py:FN, one dtype (default: the config's torch_dtype / dtype, else float32)")
     p.add_argument("--context", default=None, metavar="N",
                    help="positions 0 .. N-1 (default: the model's effective context, factor x "
                    "original_max_position_embeddings for yarn / llama3 / longrope, else max_position_embeddings; "
@@ -292,15 +294,20 @@ def _print_reports(args: argparse.Namespace, reports: list, layer_types: list, c
 
 
 def _load_callable(spec: str) -> object:
-    """``pkg.module:function`` or ``path/to/file.py:function`` -> the function (the user's own
-    code, imported as they asked)."""
+    """``pkg.module:function``, ``path/to/file.py:function``, ``FILE.py:ROTARY,APPLY`` (HF's
+    pair: the rotary module -- a class is built from the config -- and its apply) or
+    ``FILE.py:NAME`` where NAME is such a tuple -> what :func:`pe_symbolic.verify_rope` takes
+    (the user's own code, imported as they asked). A class named alone is built from the
+    config too (an ``nn.Module`` taking ``(x, position_ids)``)."""
     import importlib
     import importlib.util
     from pathlib import Path
 
-    target, _, name = spec.rpartition(":")
-    if not target or not name.isidentifier():
-        raise ValueError(f"--recipe {spec!r}: expected MODULE:FUNCTION or FILE.py:FUNCTION")
+    target, _, names = spec.rpartition(":")
+    parts = names.split(",")
+    if not target or not all(p.isidentifier() for p in parts) or len(parts) > 2:
+        raise ValueError(f"--recipe {spec!r}: expected MODULE:FUNCTION, FILE.py:FUNCTION or FILE.py:ROTARY,APPLY "
+                         "(HF's pair)")
     if target.endswith(".py"):
         path = Path(target)
         if not path.is_file():
@@ -310,10 +317,47 @@ def _load_callable(spec: str) -> object:
         mod_spec.loader.exec_module(module)
     else:
         module = importlib.import_module(target)
-    fn = getattr(module, name, None)
+    found = [getattr(module, n, None) for n in parts]
+    accepted = ("accepted: a function fn(x, position_ids), a tuple (rotary_emb, apply), or ROTARY,APPLY naming the "
+                "rotary module (an instance, or a class built from the config) and apply_rotary_pos_emb")
+    for n, obj in zip(parts, found):
+        if obj is None:
+            have = sorted(k for k, v in vars(module).items() if not k.startswith("_") and (callable(v) or isinstance(
+                v, tuple)) and getattr(v, "__module__", module.__name__) == module.__name__)[:12]
+            raise ValueError(f"--recipe {spec!r}: {target} has no {n!r} (it defines {', '.join(have) or 'nothing'}); "
+                             f"{accepted}")
+    if len(found) == 2:
+        if not all(callable(f) for f in found):
+            raise ValueError(f"--recipe {spec!r}: {', '.join(f'{n} is a {type(f).__name__}' for n, f in zip(parts, found))}"
+                             f"; {accepted}")
+        return tuple(found)
+    fn = found[0]
+    if isinstance(fn, tuple):
+        if len(fn) != 2 or not all(callable(f) for f in fn):
+            raise ValueError(f"--recipe {spec!r}: {names} is a tuple of {len(fn)} "
+                             f"({', '.join(type(f).__name__ for f in fn)}); {accepted}")
+        return fn
     if not callable(fn):
-        raise ValueError(f"--recipe {spec!r}: {target} has no function {name!r}")
+        raise ValueError(f"--recipe {spec!r}: {names} is a {type(fn).__name__}, not callable; {accepted}")
     return fn
+
+
+def _built(fn: object, config: dict) -> object:
+    """A rotary module named by its class: built from the config (HF's ``Cls(config)``, with
+    the config as transformers' ``PretrainedConfig`` where the class needs one)."""
+    if isinstance(fn, tuple):
+        return tuple(_built(f, config) for f in fn[:1]) + tuple(fn[1:])
+    if not isinstance(fn, type):
+        return fn
+    try:
+        return fn(config)
+    except Exception:  # noqa: BLE001 - an HF class wants a PretrainedConfig, not a dict
+        try:
+            from transformers import PretrainedConfig
+        except ImportError as exc:
+            raise ValueError(f"{fn.__name__} is a class; it could not be built from the config dict, and "
+                             "transformers is not installed to build it from a PretrainedConfig") from exc
+        return fn(PretrainedConfig(**config))
 
 
 def _config_dict(arg: str) -> dict:
@@ -344,7 +388,8 @@ def _verify(args: argparse.Namespace, specs: Sequence[str], context: int) -> int
         try:
             fn = _load_callable(spec)
             config = _config_dict(args.config)
-            report = verify_rope(fn, config, dtype=(args.dtype or ["float32"])[0], context=context,
+            fn = _built(fn, config)
+            report = verify_rope(fn, config, dtype=(args.dtype or [None])[0], context=context,
                                  layer_type=args.layer_type, framework=args.framework, layout=args.layout,
                                  length=length, seed=seed)
         except (ImportError, OSError, ValueError, TypeError) as exc:

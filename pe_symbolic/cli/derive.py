@@ -583,23 +583,25 @@ def _outcome(n: int, live: bool = False) -> tuple[str, float, str]:
 
 
 def _summary(results: list[tuple[str, int | None, str, float, str]], *, latex: bool) -> None:
-    """One line of totals, then one line per proof; a verdict other than expected is marked."""
+    """One line per proof (a verdict other than expected is marked), then one line of totals:
+    the last line of the output, where a reader of a long run looks first."""
     lead = "% " if latex else ""
     n_ok = sum(1 for r in results if r[2] == "proved" and r[4] == "proved")
     n_neg = sum(1 for r in results if r[4] == "refuted")
     n_neg_ok = sum(1 for r in results if r[4] == "refuted" and r[2] == "refuted")
     n_bad = sum(1 for r in results if r[2] != r[4])
     width = max(len(r[0]) for r in results)
-    line = f"{lead}summary: {n_ok} of {len(results) - n_neg} claims proved"
-    if n_neg:
-        line += f"; {n_neg_ok} of {n_neg} registered negatives refuted"
-        line += ", as expected" if n_neg_ok == n_neg else ""
-    line += "; all as expected" if not n_bad else f"; {n_bad} NOT AS EXPECTED (marked below)"
-    print(line)
+    print(f"{lead}results:")
     for id_, d, verdict, elapsed, expect in results:
         where = "generic" if d is None else f"d={d}"
         mark = "" if verdict == expect else f"  <- NOT AS EXPECTED (expected {expect})"
         print(f"{lead}  {verdict:<9} {id_:<{width}}  {where:<8} {elapsed:7.2f} s{mark}")
+    line = f"{lead}summary: {n_ok} of {len(results) - n_neg} claims proved"
+    if n_neg:
+        line += f"; {n_neg_ok} of {n_neg} registered negatives refuted"
+        line += ", as expected" if n_neg_ok == n_neg else ""
+    line += "; all as expected" if not n_bad else f"; {n_bad} NOT AS EXPECTED (marked above)"
+    print(line)
 
 
 if __name__ == "__main__":  # pragma: no cover

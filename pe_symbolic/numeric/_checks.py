@@ -8,7 +8,8 @@ is allowed; nothing is silently turned into NaN.
 
 from __future__ import annotations
 
-import ml_dtypes
+import sys
+
 import numpy as np
 
 from .._validate import check_d
@@ -18,6 +19,7 @@ __all__ = [
     "MAX_D",
     "MAX_POSITION",
     "as_positions",
+    "bfloat16",
     "check_finite_x",
     "check_float_dtype",
     "check_numeric_d",
@@ -26,10 +28,45 @@ __all__ = [
     "round_to",
 ]
 
-#: The dtypes the numeric core computes for: float64 and float32 natively; float16 and
-#: bfloat16 (``ml_dtypes``) by rounding once from float64 (tables) or float32 (rotation).
-FLOAT_DTYPES: tuple[np.dtype, ...] = (np.dtype(np.float64), np.dtype(np.float32),
-                                      np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+#: The dtypes NumPy has natively. ``ml_dtypes`` (bfloat16) is imported only where a bfloat16
+#: is asked for: its 0.7 release takes about a second to import (it registers casts for a
+#: dozen types), which the float64/float32 paths must not pay. An array or dtype object of
+#: bfloat16 can exist only once ``ml_dtypes`` is imported, so testing ``sys.modules`` first
+#: never misses one.
+_NATIVE: tuple[np.dtype, ...] = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16))
+
+
+def bfloat16() -> np.dtype:
+    """``ml_dtypes.bfloat16`` as a NumPy dtype, importing ``ml_dtypes`` on first use.
+
+    >>> bfloat16()
+    dtype(bfloat16)
+    """
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def is_bfloat16(dtype: object) -> bool:
+    """Whether ``dtype`` is ``ml_dtypes.bfloat16``, without importing ``ml_dtypes``.
+
+    >>> is_bfloat16(np.float32), is_bfloat16(bfloat16())
+    (False, True)
+    """
+    return "ml_dtypes" in sys.modules and dtype == bfloat16()
+
+
+def __getattr__(name: str) -> object:
+    # FLOAT_DTYPES names bfloat16, so it is built (and ml_dtypes imported) when first read
+    if name == "FLOAT_DTYPES":
+        return (*_NATIVE, bfloat16())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: The dtypes the numeric core computes for (read lazily, see ``__getattr__``): float64 and
+#: float32 natively; float16 and bfloat16 (``ml_dtypes``) by rounding once from float64
+#: (tables) or float32 (rotation).
+FLOAT_DTYPES: tuple[np.dtype, ...]
 _NAMES = "numpy.float64, numpy.float32, numpy.float16 or ml_dtypes.bfloat16"
 #: Largest dimension ``d`` (or rotary dimension) the numeric core accepts: twice the widest
 #: published transformer (PaLM's d_model = 18432 < 2**15). Its frequency constants are
@@ -67,11 +104,19 @@ def check_not_framework(value: object, name: str) -> None:
                         f"or pass numpy.asarray({name}) yourself")
 
 
-def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
+def as_positions(positions: object, *, name: str = "positions", held_as: str | None = None) -> np.ndarray:
     """Return ``positions`` as a float64 array after checking every entry.
 
-    Allowed: real numbers (bool, integer or floating NumPy kinds) that are finite and
-    smaller than ``2**53`` in absolute value. The shape is kept.
+    Allowed: real numbers (bool, integer or floating NumPy kinds, and bfloat16) that are
+    finite and smaller than ``2**53`` in absolute value. The shape is kept. A float type
+    holds every integer only up to ``2**p`` (``p`` the bits of its significand): past it an
+    integer position has already been rounded where it was made (float16 holds 2048 for
+    2049, and inf from 65520 on; bfloat16 holds 256 for 257), so positions held in float32,
+    float16 or bfloat16 must be below ``2**24``, 2048 or 256 in absolute value, else a
+    ``ValueError`` names the first position the type cannot hold. 16-bit positions below
+    that bound are exact, and are converted with a warning (a longer sequence in the same
+    type would be refused). ``held_as``: the dtype the values were held in, where a caller
+    widened them first (a framework's 16-bit tensor, read on the host as float32).
 
     >>> as_positions([0, 1, 2.5])
     array([0. , 1. , 2.5])
@@ -81,13 +126,17 @@ def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
     >>> as_positions(1j)
     Traceback (most recent call last):
     TypeError: positions must be real numbers (integer or floating dtype); got dtype complex128
+    >>> as_positions(np.arange(3000, dtype=np.float16), name="position_ids")
+    Traceback (most recent call last):
+    ValueError: position_ids of dtype float16 must be below 2,048 in absolute value: float16 holds every integer only up to 2,048 (2,049 is the first position it cannot hold: it rounds to 2,048); got 2048.0 at index (2048,); hold positions as integers (or float64)
     """
     check_not_framework(positions, name)
     try:
         arr = np.asarray(positions)
     except Exception as exc:  # ragged lists etc.
         raise TypeError(f"{name} must be an array of real numbers; got {positions!r}") from exc
-    if arr.dtype.kind not in "iuf":
+    dtype = held_as or arr.dtype.name
+    if arr.dtype.kind not in "iuf" and arr.dtype.name != "bfloat16":
         raise TypeError(
             f"{name} must be real numbers (integer or floating dtype); got dtype {arr.dtype}"
         )
@@ -95,6 +144,29 @@ def as_positions(positions: object, *, name: str = "positions") -> np.ndarray:
     # converted values is exact for every integer dtype.
     out = arr.astype(np.float64)
     ok = np.isfinite(out) & (np.abs(out) < MAX_POSITION)
+    bits = {"float32": 24, "float16": 11, "bfloat16": 8}.get(dtype)
+    if bits is not None and not np.isnan(out).any():  # where the type stops holding every integer
+        limit = 2 ** bits
+        exact = ok & (np.abs(out) < limit)
+        if not exact.all():
+            idx = tuple(int(v) for v in np.argwhere(~exact)[0])
+            raise ValueError(
+                f"{name} of dtype {dtype} must be below {limit:,} in absolute value: {dtype} holds every "
+                f"integer only up to {limit:,} ({limit + 1:,} is the first position it cannot hold: it "
+                f"rounds to {limit:,}); got {float(out[idx])!r} at index {idx}; hold positions as integers "
+                "(or float64)"
+            )
+        if bits < 24:
+            import sys
+            import warnings
+
+            frame, level = sys._getframe(1), 2  # the first frame outside the package
+            while frame is not None and frame.f_globals.get("__name__", "").startswith("pe_symbolic"):
+                frame, level = frame.f_back, level + 1
+            warnings.warn(
+                f"{name} of dtype {dtype}: converted (exact here, every entry below {limit:,}), but {dtype} "
+                f"holds every integer only up to {limit:,} ({limit + 1:,} rounds to {limit:,}): a longer "
+                "sequence would be refused; hold positions as integers", UserWarning, stacklevel=level)
     if not ok.all():
         idx = tuple(int(v) for v in np.argwhere(~ok)[0])
         raise ValueError(
@@ -137,8 +209,9 @@ def check_float_dtype(dtype: object, *, name: str = "dtype") -> np.dtype:
     try:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError:
-        dt = None
-    if dt is None or dt not in FLOAT_DTYPES:
+        # "bfloat16" means something to NumPy only once ml_dtypes is imported
+        dt = bfloat16() if isinstance(dtype, str) and dtype == "bfloat16" else None
+    if dt is None or not (dt in _NATIVE or is_bfloat16(dt)):
         raise TypeError(f"{name}={dtype!r} is not supported; use {_NAMES}")
     return dt
 
@@ -152,7 +225,7 @@ def check_x(x: object, *, name: str = "x") -> np.ndarray:
     """
     check_not_framework(x, name)
     arr = np.asarray(x)
-    if arr.dtype not in FLOAT_DTYPES:
+    if not (arr.dtype in _NATIVE or is_bfloat16(arr.dtype)):
         raise TypeError(
             f"{name} must have dtype float64, float32, float16 or bfloat16; got {arr.dtype} "
             "(convert it with x.astype(np.float32) or x.astype(np.float64))"
@@ -181,20 +254,21 @@ def check_finite_x(x: np.ndarray, *, name: str = "x") -> None:
 def round_to(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """Round float64 ``a`` once, to nearest even, to ``dtype`` (any of :data:`FLOAT_DTYPES`).
 
-    NumPy's float64 -> float32 / float16 casts round once. ``ml_dtypes`` converts float64 to
-    bfloat16 *through float32*, which rounds twice: ``1 + 2**-8 + 2**-30`` becomes ``1``
-    (a tie in float32, then to even) instead of ``1 + 2**-7``. Here the float32 step rounds
-    to *odd* instead (truncate, then set the last bit if anything was dropped), which makes
-    the second rounding correct (float32 has 16 more bits than bfloat16; Boldo & Melquiond,
+    NumPy's float64 -> float32 / float16 casts round once. ``ml_dtypes`` before 0.7 converts
+    float64 to bfloat16 *through float32*, which rounds twice: ``1 + 2**-8 + 2**-30`` becomes
+    ``1`` (a tie in float32, then to even) instead of ``1 + 2**-7``; 0.7 rounds once. So as
+    not to depend on which is installed, the float32 step here rounds to *odd* (truncate,
+    then set the last bit if anything was dropped), which makes the second rounding correct
+    whatever the cast does (float32 has 16 more bits than bfloat16; Boldo & Melquiond,
     "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
     2008).
 
     >>> x = np.array([1 + 2**-8 + 2**-30])
-    >>> float(round_to(x, np.dtype("bfloat16"))[0]), float(x.astype("bfloat16")[0])
-    (1.0078125, 1.0)
+    >>> float(round_to(x, bfloat16())[0])  # the nearest bfloat16 (1 + 2**-7)
+    1.0078125
     """
     dt = np.dtype(dtype)
-    if dt != np.dtype(ml_dtypes.bfloat16):
+    if dt in _NATIVE or not is_bfloat16(dt):
         return np.asarray(a, np.float64).astype(dt)
     a = np.asarray(a, np.float64)
     y = a.astype(np.float32)
@@ -207,7 +281,7 @@ def round_to(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
         bits[away] -= 1  # |y| > 0 here, so this is the float32 next to y toward zero
         bits[inexact] |= 1  # round to odd
         y = bits.view(np.float32)
-    return y.astype(ml_dtypes.bfloat16)
+    return y.astype(dt)
 
 
 def check_out(out: object, shape: tuple[int, ...], dtype: np.dtype, *, name: str = "out") -> np.ndarray:

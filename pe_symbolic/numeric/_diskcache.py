@@ -30,7 +30,8 @@ deleting the cache directory is always safe.
 
 **Location.** ``$PE_SYMBOLIC_CACHE_DIR`` if set (``""``, ``"0"``, ``"off"`` or ``"none"``:
 no disk cache at all), else ``$XDG_CACHE_HOME/pe_symbolic`` (Linux; ``~/.cache`` without
-it), ``~/Library/Caches/pe_symbolic`` (macOS), ``%LOCALAPPDATA%\pe_symbolic`` (Windows).
+it), ``~/Library/Caches/pe_symbolic`` (macOS), ``%LOCALAPPDATA%\pe_symbolic`` (Windows):
+:func:`pe_symbolic._store.cache_root`, the root the search hints and Coq's answers share.
 
 **Failure is never an error.** A directory that cannot be created or written, a file that
 cannot be read, is truncated, fails its checksum or names a global that does not resolve:
@@ -39,9 +40,13 @@ possible, the entry rewritten).
 
 **Trust.** The stored source is executed on load, exactly as Python executes the bytecode
 in ``__pycache__``: the cache directory must be as trusted as your site-packages. An entry
-is read only when the file and its folder belong to the current user and neither is
-writable by group or others (POSIX); the SHA-256 in each entry catches corruption, not
-tampering; the globals it may name are limited to the modules in ``ALLOWED_MODULES``.
+is read only when every folder from the cache's root down to it, and the entry file, belong to
+the current user, are writable by neither group nor others, and none below the root is a
+symbolic link (POSIX; each level opened without following links and checked on the open
+descriptor, :mod:`pe_symbolic._store`); an entry is at most 8 MiB and nests a few levels at
+most. The SHA-256 in each entry catches corruption, not tampering, and its name and arguments
+must be the ones asked for (an entry renamed over another's is a miss); the globals it may
+name are limited to the modules in ``ALLOWED_MODULES``.
 """
 
 from __future__ import annotations
@@ -50,30 +55,33 @@ import functools
 import hashlib
 import importlib
 import json
-import os
 import pathlib
 import sys
 import types
 from collections.abc import Callable
 from typing import Any
 
+from .. import _store
+
 __all__ = ["ALLOWED_MODULES", "ENV", "FORMAT", "cache_dir", "cache_key", "load", "store"]
 
 #: Environment variable that overrides the cache's location (or turns it off).
-ENV = "PE_SYMBOLIC_CACHE_DIR"
+ENV = _store.ENV
 #: Version of the entry format; part of the key.
 FORMAT = 1
 #: Where a stored function's globals may come from.
 ALLOWED_MODULES = ("builtins", "math", "numpy", "mpmath", "torch", "jax", "jax.numpy",
                    "pe_symbolic.numeric.lower")
-_OFF = ("", "0", "off", "none")
 #: The sources whose hash is part of the key (relative to the package root).
 _KEYED_SOURCES = ("proof", "theorems", "encodings", "numeric/lower.py", "numeric/config.py",
                   "numeric/_rope_plan.py")
+#: Most bytes an entry may have (the frequencies of d = MAX_D, the largest, take about 800 KB).
+_MAX_BYTES = 8 << 20
 
 
 def cache_dir() -> pathlib.Path | None:
-    """The cache's root directory, or ``None`` when ``$PE_SYMBOLIC_CACHE_DIR`` turns it off.
+    """The cache's root directory, or ``None`` when ``$PE_SYMBOLIC_CACHE_DIR`` turns it off
+    (:func:`pe_symbolic._store.cache_root`, the root of every store of the package).
 
     >>> import os
     >>> old = os.environ.get(ENV)
@@ -85,37 +93,7 @@ def cache_dir() -> pathlib.Path | None:
     '/tmp/pe-cache'
     >>> _ = os.environ.pop(ENV) if old is None else os.environ.__setitem__(ENV, old)
     """
-    env = os.environ.get(ENV)
-    if env is not None:
-        return None if env.strip().lower() in _OFF else pathlib.Path(env).expanduser()
-    if sys.platform == "win32":
-        root = os.environ.get("LOCALAPPDATA") or str(pathlib.Path.home() / "AppData" / "Local")
-        return pathlib.Path(root) / "pe_symbolic"
-    if sys.platform == "darwin":
-        return pathlib.Path.home() / "Library" / "Caches" / "pe_symbolic"
-    root = os.environ.get("XDG_CACHE_HOME") or str(pathlib.Path.home() / ".cache")
-    return pathlib.Path(root) / "pe_symbolic"
-
-
-def _dist_fingerprint(name: str) -> bytes:
-    """The installed version of ``name`` without importing it: the bytes of its version
-    file (``sympy/release.py``, ``mpmath/__init__.py``), which hold ``__version__``
-    (:mod:`importlib.metadata` alone costs ~12 ms to import)."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or spec.origin is None:
-        return b"absent"
-    root = pathlib.Path(spec.origin).parent
-    for fname in ("release.py", "__init__.py"):
-        try:
-            return (root / fname).read_bytes()
-        except OSError:
-            continue
-    return b"unreadable"
+    return _store.cache_root()
 
 
 @functools.lru_cache(maxsize=1)
@@ -125,36 +103,17 @@ def cache_key() -> str:
     >>> len(cache_key())
     32
     """
-    # the package's version (read from the loaded package: importing the root here would
-    # make the numeric floor import every floor in the linter's eyes)
-    __version__ = getattr(sys.modules.get(__name__.split(".")[0]), "__version__", "?")
-    pkg = pathlib.Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    for part in (f"format={FORMAT}", f"pe_symbolic={__version__}",
-                 f"python={sys.implementation.name}-{sys.version}"):
-        h.update(part.encode() + b"\0")
-    for dist in ("sympy", "mpmath"):
-        h.update(dist.encode() + b"\0" + hashlib.sha256(_dist_fingerprint(dist)).digest())
-    files: list[pathlib.Path] = []
-    for rel in _KEYED_SOURCES:
-        p = pkg / rel
-        files.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
-    for f in files:
-        h.update(str(f.relative_to(pkg)).encode() + b"\0")
-        try:  # size and modification time, as Python's own .pyc check: any edit changes it
-            st = f.stat()
-            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
-        except OSError:
-            h.update(b"unreadable")
-    return h.hexdigest()[:32]
+    return _store.installation_digest([f"format={FORMAT}"], dists=("sympy", "mpmath"), sources=_KEYED_SOURCES)
+
+
+def _entry_name(name: str, args: tuple) -> str:
+    digest = hashlib.sha256(json.dumps([name, [repr(a) for a in args]]).encode()).hexdigest()[:32]
+    return f"{name}-{digest}.json"
 
 
 def _entry_path(name: str, args: tuple) -> pathlib.Path | None:
     root = cache_dir()
-    if root is None:
-        return None
-    digest = hashlib.sha256(json.dumps([name, [repr(a) for a in args]]).encode()).hexdigest()[:32]
-    return root / cache_key() / f"{name}-{digest}.json"
+    return None if root is None else root / cache_key() / _entry_name(name, args)
 
 
 def _checksum(body: dict[str, Any]) -> str:
@@ -162,29 +121,21 @@ def _checksum(body: dict[str, Any]) -> str:
 
 
 def _read_body(name: str, args: tuple) -> dict[str, Any] | None:
-    """The body of the stored entry ``name(*args)`` when its checksum and name match, and its
-    file and folder belong to this user and no one else may write them; else ``None``."""
-    path = _entry_path(name, args)
-    if path is None:
+    """The body of the stored entry ``name(*args)`` when its checksum, name and arguments match
+    and every folder from the cache's root down to it, and the entry, are vouched for
+    (:func:`pe_symbolic._store.read_json`); else ``None`` (never an error)."""
+    root = cache_dir()
+    if root is None:
         return None
+    entry = _store.read_json(root, (cache_key(), _entry_name(name, args)), max_bytes=_MAX_BYTES)
     try:
-        if not (_private(path) and _private(path.parent)):
-            return None
-        entry = json.loads(path.read_text())
         body = entry["body"]
-        if entry.get("sha256") != _checksum(body) or body.get("name") != name:
+        if (entry.get("sha256") != _checksum(body) or body.get("name") != name
+                or body.get("args") != [repr(a) for a in args]):  # (an entry renamed to another's name)
             return None
         return body
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
-
-
-def _private(path: pathlib.Path) -> bool:
-    """Owned by this user and not writable by group or others (always true without POSIX ids)."""
-    if not hasattr(os, "getuid"):
-        return True
-    st = path.stat()
-    return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
 def load_value(name: str, args: tuple) -> Any:
@@ -202,24 +153,14 @@ def store_value(name: str, args: tuple, value: Any) -> None:
 
 
 def _write(name: str, args: tuple, body: dict[str, Any]) -> None:
-    path = _entry_path(name, args)
-    if path is None:
+    root = cache_dir()
+    if root is None:
         return
-    import tempfile  # (only to write: a warm process does not import it)
-
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"sha256": _checksum(body), "body": body})
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-            os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new one
-        except BaseException:
-            pathlib.Path(tmp).unlink(missing_ok=True)
-            raise
-    except (OSError, TypeError, ValueError):
+    except (TypeError, ValueError):
         return
+    _store.write_bytes(root, (cache_key(), _entry_name(name, args)), text.encode())
 
 
 def describe_globals(fn: Callable[..., Any]) -> dict[str, list[str]] | None:

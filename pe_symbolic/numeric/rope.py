@@ -129,7 +129,10 @@ apply_rope = F.public(NUMPY, F.apply_rope, intercept=intercept("apply_rope"), mo
         Hugging Face's layout instead of ``positions``: shape ``(batch, seq)`` for ``x`` of
         shape ``(batch, heads, seq, d)`` (M-RoPE: ``(3, batch, seq)``); the heads axis is
         inserted for you. Shape ``(seq,)`` (M-RoPE: ``(3, seq)``) is positions of that shape.
-        The same rules in :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`.
+        The same rules in :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`. Positions (and
+        ids) in a float type must be below where it stops holding every integer: ``2**24`` for
+        float32, 2048 for float16, 256 for bfloat16 (16-bit ones are converted, exactly, with a
+        warning); else a ``ValueError`` names the first position the type cannot hold.
     cos_sin : (numpy.ndarray, numpy.ndarray), optional
         Instead of positions: tables from :func:`rope_cos_sin` (same ``layout``; for 16-bit
         ``x`` float32 tables), broadcasting against ``x.shape[:-1] + (rotary_dim,)``; 3-D
@@ -179,8 +182,10 @@ apply_rope = F.public(NUMPY, F.apply_rope, intercept=intercept("apply_rope"), mo
     array([[0.5403, 0.8415, 0.995 , 0.0998]])
     >>> apply_rope(np.ones((2, 4), np.float32), [0, 0]).dtype
     dtype('float32')
-    >>> apply_rope(np.ones((1, 4), "bfloat16"), [1], base=100.0)
-    array([[-0.300781, 0.894531, 1.38281, 1.09375]], dtype=bfloat16)
+    >>> import ml_dtypes  # bfloat16 arrays come from ml_dtypes
+    >>> y = apply_rope(np.ones((1, 4), ml_dtypes.bfloat16), [1], base=100.0)
+    >>> y.dtype == ml_dtypes.bfloat16, y.astype(np.float32)  # shown as float32: ml_dtypes 0.7 prints its dtype differently
+    (True, array([[-0.30078125,  0.89453125,  1.3828125 ,  1.09375   ]], dtype=float32))
     >>> q, k = np.ones((2, 32, 5, 128)), np.ones((2, 8, 5, 128))
     >>> ids = np.arange(5)[None].repeat(2, axis=0)  # HF position_ids, (batch, seq)
     >>> qr, kr = apply_rope((q, k), position_ids=ids, config=model_config("llama-3.1-8b"))

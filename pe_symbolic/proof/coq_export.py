@@ -50,11 +50,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import re
 import shutil
-import sys
 import subprocess
 import tempfile
 import time
@@ -65,6 +63,7 @@ from typing import Literal
 
 import sympy as sp
 
+from .. import _store
 from .coq import Env, OutsideFragment, to_coq_equation
 from .coq_preamble import PREAMBLE, PREAMBLE_NO_COQUELICOT, PREAMBLE_NO_INTERVAL
 from .coq_syntax import binders_text, goal_text, hypotheses, proposition, witness_text
@@ -419,7 +418,7 @@ def depends_on_preamble_only(lemma: CoqLemma) -> str:
 
 #: Environment variable of the package's disk cache (``pe_symbolic.numeric._diskcache``):
 #: Coq's answers live in its ``coq/`` folder; ``""``, ``0``, ``off``, ``none`` turn the cache off.
-CACHE_ENV = "PE_SYMBOLIC_CACHE_DIR"
+CACHE_ENV = _store.ENV
 _CACHE_FORMAT = 1
 
 
@@ -436,16 +435,8 @@ def coq_cache_dir() -> str | None:
     '/tmp/pe-cache/coq'
     >>> _ = os.environ.pop(CACHE_ENV) if old is None else os.environ.__setitem__(CACHE_ENV, old)
     """
-    env = os.environ.get(CACHE_ENV)
-    if env is not None:
-        return None if env.strip().lower() in ("", "0", "off", "none") else os.path.join(os.path.expanduser(env), "coq")
-    if sys.platform == "win32":
-        root = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
-    elif sys.platform == "darwin":
-        root = os.path.join(os.path.expanduser("~"), "Library", "Caches")
-    else:
-        root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "pe_symbolic", "coq")
+    root = _store.cache_root()
+    return None if root is None else os.path.join(root, "coq")
 
 
 @functools.lru_cache(maxsize=8)
@@ -476,42 +467,22 @@ def _cache_key(fingerprint: str, pre: str, kind: str, text: str) -> str:
     return h.hexdigest()
 
 
-def _cache_trusted(path: str) -> bool:
-    """An entry is read only from a folder of the current user that nobody else may write
-    (POSIX), as :mod:`pe_symbolic.numeric._diskcache` reads its own."""
-    if not hasattr(os, "getuid"):
-        return True
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False
-    return st.st_uid == os.getuid() and not st.st_mode & 0o022
-
-
 def _cache_load(root: str | None, key: str) -> dict | None:
-    if root is None or not _cache_trusted(root):
+    """The stored answer to question ``key``, or ``None``: read only when every folder from the
+    disk cache's root down to it, and the entry, are this user's and no one else's to write,
+    with no link below the root (:mod:`pe_symbolic._store`); never an error."""
+    if root is None:
         return None
-    try:
-        with open(os.path.join(root, key[:2], key + ".json"), encoding="utf-8") as fh:
-            entry = json.load(fh)
-    except (OSError, ValueError):
+    entry = _store.read_json(os.path.dirname(root), (os.path.basename(root), key[:2], key + ".json"))
+    if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("defined"), bool):
         return None
-    return entry if isinstance(entry, dict) and entry.get("key") == key else None
+    axioms = entry.get("axioms", [])
+    return entry if isinstance(axioms, list) and all(isinstance(a, str) for a in axioms) else None
 
 
 def _cache_store(root: str | None, key: str, entry: dict) -> None:
-    if root is None:
-        return
-    try:
-        folder = os.path.join(root, key[:2])
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        os.chmod(root, 0o700)
-        tmp = os.path.join(folder, f".{key}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({**entry, "key": key}, fh)
-        os.replace(tmp, os.path.join(folder, key + ".json"))
-    except OSError:  # a cache that cannot be written is no cache: never an error
-        pass
+    if root is not None:  # a cache that cannot be written is no cache: never an error
+        _store.write_json(os.path.dirname(root), (os.path.basename(root), key[:2], key + ".json"), {**entry, "key": key})
 
 
 _MARK = re.compile(r"\bpe_m(\d+) is defined")
@@ -553,7 +524,10 @@ def check(exports: Sequence[CoqExport], *, jobs: int | None = None, timeout: flo
         output mentions a timeout or that the run did not reach (asked again next time: under
         load a script may run out of time). The cache lives in the ``coq/`` folder of the
         package's disk cache (:func:`coq_cache_dir`; ``$PE_SYMBOLIC_CACHE_DIR``, ``off`` turns
-        it off; the tests run without it); deleting it is always safe.
+        it off; the tests run without it); deleting it is always safe. An answer is read only
+        when every folder from that root down to it, and the answer's file, are this user's and
+        no one else's to write, with no link below the root (:mod:`pe_symbolic._store`):
+        anything else is asked again.
 
     Raises
     ------

@@ -22,67 +22,37 @@ so that a warm run prints what a cold one prints.
 ``$PE_SYMBOLIC_CACHE_DIR``, where ``""``, ``0``, ``off`` or ``none`` turns it off; else
 ``$XDG_CACHE_HOME/pe_symbolic`` or ``~/.cache/pe_symbolic`` on Linux), folder
 ``hints/<key>/``, one small JSON file (``*.hint``) per theorem and ``d``. An entry is read
-only when it and its folder belong to the current user and no one else may write them
-(POSIX). Failure is never an error: what cannot be read is no hint, what cannot be written
-is not written.
+only when every folder from the cache's root down to it, and the entry itself, belong to the
+current user, no one else may write them and none below the root is a link; it is at most
+1 MiB and nests a few levels at most (:mod:`pe_symbolic._store`, which the disk cache and
+Coq's answers read through too). Failure is never an error: what cannot be read is no hint,
+what cannot be written is not written.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
-import os
 import pathlib
-import sys
+
+from .. import _store
 
 __all__ = ["FORMAT", "hints_dir", "load", "store"]
 
 #: Version of the entry format; part of the key.
 FORMAT = 1
-_ENV = "PE_SYMBOLIC_CACHE_DIR"
-_OFF = ("", "0", "off", "none")
 _KEYED = ("proof", "theorems", "encodings")
 #: Most bytes an entry may have (a registered theorem's has a few hundred).
 _MAX_BYTES = 1 << 20
-
-
-def _root() -> pathlib.Path | None:
-    env = os.environ.get(_ENV)
-    if env is not None:
-        return None if env.strip().lower() in _OFF else pathlib.Path(env).expanduser()
-    if sys.platform == "win32":
-        return pathlib.Path(os.environ.get("LOCALAPPDATA") or pathlib.Path.home() / "AppData" / "Local") / "pe_symbolic"
-    if sys.platform == "darwin":
-        return pathlib.Path.home() / "Library" / "Caches" / "pe_symbolic"
-    return pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "pe_symbolic"
 
 
 @functools.lru_cache(maxsize=1)
 def _key() -> str:
     from ..proof.engine import SEARCH_STRATEGIES
 
-    pkg = pathlib.Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    version = getattr(sys.modules.get("pe_symbolic"), "__version__", "?")
-    for part in (f"format={FORMAT}", f"pe_symbolic={version}", f"python={sys.implementation.name}-{sys.version}",
-                 f"strategies={SEARCH_STRATEGIES!r}"):
-        h.update(part.encode() + b"\0")
-    spec = importlib.util.find_spec("sympy")
-    try:
-        h.update(pathlib.Path(spec.origin).with_name("release.py").read_bytes() if spec and spec.origin else b"-")
-    except OSError:
-        h.update(b"unreadable")
-    for rel in _KEYED:
-        for f in sorted((pkg / rel).rglob("*.py")):
-            h.update(str(f.relative_to(pkg)).encode() + b"\0")
-            try:  # size and modification time, as Python's own .pyc check: any edit changes it
-                st = f.stat()
-                h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
-            except OSError:
-                h.update(b"unreadable")
-    return h.hexdigest()[:32]
+    return _store.installation_digest([f"format={FORMAT}", f"strategies={SEARCH_STRATEGIES!r}"], dists=("sympy",),
+                                      sources=_KEYED)
 
 
 def hints_dir() -> pathlib.Path | None:
@@ -98,24 +68,18 @@ def hints_dir() -> pathlib.Path | None:
     True
     >>> _ = os.environ.pop("PE_SYMBOLIC_CACHE_DIR") if old is None else os.environ.__setitem__("PE_SYMBOLIC_CACHE_DIR", old)
     """
-    root = _root()
+    root = _store.cache_root()
     return None if root is None else root / "hints" / _key()
+
+
+def _name(id: str, d: int | None) -> str:
+    digest = hashlib.sha256(json.dumps([id, d]).encode()).hexdigest()[:32]
+    return f"{digest}.hint"  # JSON; not *.json, which the numeric cache's entries are
 
 
 def _path(id: str, d: int | None) -> pathlib.Path | None:
     folder = hints_dir()
-    if folder is None:
-        return None
-    digest = hashlib.sha256(json.dumps([id, d]).encode()).hexdigest()[:32]
-    return folder / f"{digest}.hint"  # JSON; not *.json, which the numeric cache's entries are
-
-
-def _private(path: pathlib.Path) -> bool:
-    """Owned by this user and not writable by group or others (always true without POSIX ids)."""
-    if not hasattr(os, "getuid"):
-        return True
-    st = path.stat()
-    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+    return None if folder is None else folder / _name(id, d)
 
 
 def load(id: str, d: int | None) -> dict[int, tuple[str, ...]]:
@@ -125,43 +89,27 @@ def load(id: str, d: int | None) -> dict[int, tuple[str, ...]]:
     >>> load("no.such.theorem", None)
     {}
     """
-    path = _path(id, d)
-    if path is None:
+    root = _store.cache_root()
+    if root is None:
         return {}
+    entry = _store.read_json(root, ("hints", _key(), _name(id, d)), max_bytes=_MAX_BYTES)
     try:
-        if not (_private(path) and _private(path.parent)) or path.stat().st_size > _MAX_BYTES:
-            return {}
-        entry = json.loads(path.read_text(encoding="utf-8"))
-        if entry.get("id") != id or entry.get("d") != d:
+        if not isinstance(entry, dict) or entry.get("id") != id or entry.get("d") != d:
             return {}
         out: dict[int, tuple[str, ...]] = {}
         for q, strategy in entry["hints"].items():
             if (not isinstance(strategy, list) or not all(isinstance(r, str) for r in strategy)
-                    or not q.isdigit()):
+                    or not (q.isascii() and q.isdigit())):
                 return {}
             out[int(q)] = tuple(strategy)
         return out
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return {}
 
 
 def store(id: str, d: int | None, hints: dict[int, tuple[str, ...]]) -> None:
     """Store the hints of theorem ``id`` at ``d`` (atomically; any failure is ignored)."""
-    path = _path(id, d)
-    if path is None:
-        return
-    import tempfile  # (only to write: a warm run does not import it)
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        text = json.dumps({"id": id, "d": d, "hints": {str(q): list(s) for q, s in sorted(hints.items())}})
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new one
-        except BaseException:
-            pathlib.Path(tmp).unlink(missing_ok=True)
-            raise
-    except (OSError, TypeError, ValueError):
-        return
+    root = _store.cache_root()
+    if root is not None:
+        _store.write_json(root, ("hints", _key(), _name(id, d)),
+                          {"id": id, "d": d, "hints": {str(q): list(s) for q, s in sorted(hints.items())}})

@@ -105,6 +105,27 @@ def _frequencies(w: tuple[Any, ...], device, dtype=None, key: Any = None):
     return v
 
 
+def _float_positions(t, name: str):
+    """Float32, float16 or bfloat16 positions held to where their type holds every integer
+    (``pe_symbolic.numeric._checks.as_positions`` on the host: a ``ValueError`` naming
+    the first position the type cannot hold); 16-bit ones returned as float32 (exact)."""
+    torch = _torch()
+    low = t.dtype != torch.float32
+    held = str(t.dtype).removeprefix("torch.")
+    if _compiling():  # the values cannot be read here (a sync, a graph break)
+        if low:
+            bound = 2048 if t.dtype == torch.float16 else 256
+            raise TypeError(f"{name} of dtype {held} are refused under torch.compile: {held} holds every integer "
+                            f"only up to {bound} ({bound + 1} is the first position it cannot hold), and the values "
+                            "cannot be checked while compiling; hold positions as integers (torch.long)")
+        return t
+    if low or (t.numel() and float(t.abs().amax()) >= 2.0**24):
+        from ..numeric._checks import as_positions
+
+        as_positions(t.to("cpu", torch.float32).numpy(), name=name, held_as=held)  # raises, or warns (16-bit)
+    return t.to(torch.float32) if low else t
+
+
 def _compute_tables(t, plan: F.TablePlan, dtype):
     """Half tables ``P + (h,)`` of positions ``t`` (any real dtype; ``(3,) + P`` for M-RoPE):
     the lowered ``(cos(m*theta), sin(m*theta))`` of float64 positions and frequencies, times
@@ -320,12 +341,18 @@ class _Torch(F.Backend):
     def positions(self, positions: Any, name: str, device: Any = None) -> Any:
         """Positions as a tensor of their own dtype (tables are formed in float64 from them;
         integers are exact below 2**53) on ``device``; array_like positions are checked as
-        the NumPy API checks them (finite, real, ``|t| < 2**53``)."""
+        the NumPy API checks them (finite, real, ``|t| < 2**53``). A float tensor is held to
+        where its type holds every integer (``pe_symbolic.numeric._checks.as_positions``):
+        float32 below 2**24, float16 and bfloat16 below 2048 and 256 (converted to float32,
+        exactly, with a warning; refused under ``torch.compile``, where their values cannot
+        be read)."""
         torch = _torch()
         if isinstance(positions, torch.Tensor):
             if positions.dtype == torch.bool or positions.is_complex():
                 raise TypeError(f"{name} must hold integers or real numbers; got dtype {positions.dtype}")
             t = positions.detach() if positions.requires_grad else positions
+            if t.dtype in (torch.float32, torch.float16, torch.bfloat16):
+                t = _float_positions(t, name)
             if device is not None:
                 dev = device if isinstance(device, torch.device) else torch.device(device)
                 if not (t.is_cpu and dev.type == "cpu") and dev.type != "mps" and t.device != dev:

@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FRAMEWORKS", "as_call", "caller", "detect_framework", "interleave_halves"]
+__all__ = ["FRAMEWORKS", "CallState", "PairCall", "as_call", "caller", "detect_framework", "interleave_halves",
+           "shares_storage"]
 
 #: The frameworks verify_rope calls code in.
 FRAMEWORKS: tuple[str, ...] = ("numpy", "torch", "jax")
@@ -286,35 +287,92 @@ def _cat(parts: list[Any], kind: str) -> Any:
     return np.concatenate(parts, -1)
 
 
+def _cat_heads(parts: list[Any], kind: str) -> Any:
+    if kind == "torch":
+        import torch
+
+        return torch.cat(parts, 1)
+    if kind == "jax":
+        import jax.numpy as jnp
+
+        return jnp.concatenate(parts, 1)
+    return np.concatenate(parts, 1)
+
+
+def shares_storage(a: Any, b: Any) -> bool:
+    """Whether two outputs (torch tensors or NumPy arrays) share memory; JAX arrays never do."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        if a.device != b.device or a.numel() == 0 or b.numel() == 0:
+            return False
+        try:
+            sa, sb = a.untyped_storage(), b.untyped_storage()
+            return sa.data_ptr() == sb.data_ptr() and sa.nbytes() > 0
+        except (RuntimeError, NotImplementedError):  # a fake or functional tensor (a trace): no storage
+            return False
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.may_share_memory(a, b)) and bool(np.shares_memory(a, b, max_work=10**6))
+    return False
+
+
+def _aliased(qo: Any, ko: Any, found: list[str]) -> None:
+    if not found and shares_storage(qo, ko):
+        found.append("apply's q and k outputs share storage (one output buffer for both): q is overwritten by k")
+
+
 class PairCall:
     """HF's pair ``(rotary_emb, apply)`` as ``call(x, position_ids)``; see the module notes.
 
     ``protocol`` says which form was found on the first real call (``decide``)."""
 
     def __init__(self, rotary_emb: Callable, apply: Callable, kind: str, head_dim: int, rotary_dim: int,
-                 layer_type: str | None) -> None:
+                 layer_type: str | None, heads: tuple[int, int] = (1, 1)) -> None:
         self.rotary_emb, self.apply, self.kind = rotary_emb, apply, kind
         self.d, self.r = head_dim, rotary_dim
         self.kw = {"layer_type": layer_type} if layer_type is not None and accepts_layer_type(rotary_emb) else {}
         self.split: bool | None = None
         self.seq_first = False  # apply takes (batch, seq, heads, head_dim) (Llama 4's, DeepSeek V2's complex form)
         self.protocol = ""
+        self.heads = heads  # the config's (q heads, kv heads)
+        self.k_read = False  # whether apply gave a k output (a two-tensor apply) on the last call
+        self.aliasing: list[str] = []  # q and k outputs that share storage (said once)
+        self.deciding = False  # decide() calls apply(x, x, ...) (one tensor's shape tells the layout)
 
-    def _apply(self, x: Any, tables: Any) -> Any:
+    def kv_heads(self, h: int) -> int:
+        """How many of ``h`` heads of a call are k heads (the last ones; the first are q heads):
+        the config's ratio, at least one of each; 0 for one head (q = k = x, HF's own
+        ``apply(x, x, cos, sin)``)."""
+        if h < 2:
+            return 0
+        hq, hk = self.heads
+        if h == hq + hk:
+            return hk
+        return max(1, min(h - 1, round(h * hk / (hq + hk))))
+
+    def _apply(self, q: Any, k: Any, tables: Any) -> tuple[Any, Any]:
+        """``(q_out, k_out)``: a two-tensor apply called once on ``(q, k)``; a one-tensor apply
+        on each. ``k_out`` is None where a two-tensor apply returned one tensor."""
         n = _tensor_args(self.apply)
         if isinstance(tables, tuple) and len(tables) == 2:
             cos, sin = tables
             if n == 1:
-                out, form = self.apply(x, cos, sin), "apply(x, cos, sin)"
+                out, form = (self.apply(q, cos, sin), self.apply(k, cos, sin) if k is not q else None), \
+                    "apply(x, cos, sin)"
             else:
-                out, form = self.apply(x, x, cos, sin), "apply(q, k, cos, sin)"
+                out, form = self.apply(q, k, cos, sin), "apply(q, k, cos, sin)"
         else:
             if n == 1 and _tensor_args_required(self.apply) <= 2:
-                out, form = self.apply(x, tables), "apply(x, freqs_cis)"
+                out, form = (self.apply(q, tables), self.apply(k, tables) if k is not q else None), \
+                    "apply(x, freqs_cis)"
             else:
-                out, form = self.apply(x, x, tables), "apply(xq, xk, freqs_cis)"
+                out, form = self.apply(q, k, tables), "apply(xq, xk, freqs_cis)"
         self.protocol = self.protocol or form
-        return out[0] if isinstance(out, (tuple, list)) else out
+        if isinstance(out, (tuple, list)):
+            qo = out[0]
+            ko = out[1] if len(out) > 1 else None
+        else:
+            qo, ko = out, None
+        return qo, ko
 
     def _width(self, tables: Any) -> int | None:
         t = tables[0] if isinstance(tables, tuple) else tables
@@ -334,9 +392,22 @@ class PairCall:
         return np.swapaxes(x, 1, 2)
 
     def _rotate(self, x: Any, tables: Any) -> Any:
-        if self.seq_first:
-            return self._swap(self._apply(self._swap(x), tables))
-        return self._apply(x, tables)
+        """``x``'s first heads as q, its last :meth:`kv_heads` as k, both rotated, and put
+        back together (one head: ``apply(x, x, ...)``, its q output)."""
+        h = int(x.shape[1])
+        nk = 0 if self.deciding else self.kv_heads(h)
+        sw = self._swap if self.seq_first else (lambda t: t)
+        if not nk:
+            return sw(self._apply(sw(x), sw(x), tables)[0])
+        q, k = sw(x[:, : h - nk]), sw(x[:, h - nk:])
+        qo, ko = self._apply(q, k, tables)
+        if ko is None:
+            raise ValueError("apply returned one tensor for (q, k): a two-tensor apply must return (q_rotated, "
+                             "k_rotated)")
+        qo, ko = sw(qo), sw(ko)
+        self.k_read = True
+        _aliased(qo, ko, self.aliasing)
+        return _cat_heads([qo, ko], self.kind)
 
     def __call__(self, x: Any, ids: Any) -> Any:
         tables = self.rotary_emb(x, ids, **self.kw)
@@ -357,6 +428,13 @@ class PairCall:
         tables = self.rotary_emb(x, ids, **self.kw)
         width = self._width(tables)
         errors = []
+        self.deciding = True
+        try:
+            self._decide(x, tables, width, errors)
+        finally:
+            self.deciding = False
+
+    def _decide(self, x: Any, tables: Any, width: int | None, errors: list[Exception]) -> None:
         for seq_first in (False, True):
             for split in ((False, True) if width is not None and width < self.d and width == self.r else (False,)):
                 self.seq_first, self.split, self.protocol = seq_first, split, ""
@@ -376,13 +454,14 @@ class PairCall:
         raise ValueError(f"apply returned no tensor of x's shape {tuple(x.shape)} in any form tried")
 
 
-def as_call(fn: Any, *, kind: str, head_dim: int, rotary_dim: int,
-            layer_type: str | None) -> tuple[Callable[[Any, Any], Any], bool]:
-    """``fn`` as ``call(x, position_ids)``, and whether it was given ``layer_type=``."""
+def as_call(fn: Any, *, kind: str, head_dim: int, rotary_dim: int, layer_type: str | None,
+            heads: tuple[int, int] = (1, 1)) -> tuple[Callable[[Any, Any], Any], bool]:
+    """``fn`` as ``call(x, position_ids)``, and whether it was given ``layer_type=``.
+    ``heads``: the config's (q heads, kv heads), for HF's pair (:meth:`PairCall.kv_heads`)."""
     if isinstance(fn, tuple):
         if len(fn) != 2 or not all(callable(f) for f in fn):
             raise TypeError("fn as a tuple must be HF's pair (rotary_emb, apply_rotary_pos_emb)")
-        pc = PairCall(fn[0], fn[1], kind, head_dim, rotary_dim, layer_type)
+        pc = PairCall(fn[0], fn[1], kind, head_dim, rotary_dim, layer_type, heads)
         return pc, bool(pc.kw)
     if not callable(fn):
         raise TypeError(f"fn={fn!r} is not callable (a function fn(x, position_ids), HF's pair (rotary_emb, apply), "
@@ -415,7 +494,8 @@ def to_framework(x: np.ndarray, ids: np.ndarray, kind: str, dtype: str) -> tuple
     if kind == "torch":
         import torch
 
-        return torch.from_numpy(np.ascontiguousarray(x)).to(getattr(torch, dtype)), torch.from_numpy(
+        # copies: a function that writes into its input must not write into the plan's arrays
+        return torch.tensor(np.ascontiguousarray(x), dtype=torch.float64).to(getattr(torch, dtype)), torch.tensor(
             np.ascontiguousarray(ids))
     if kind == "jax":
         import jax.numpy as jnp
@@ -424,15 +504,55 @@ def to_framework(x: np.ndarray, ids: np.ndarray, kind: str, dtype: str) -> tuple
     if dtype == "bfloat16":
         import ml_dtypes
 
-        return x.astype(ml_dtypes.bfloat16), ids
-    return x.astype(dtype), ids
+        return x.astype(ml_dtypes.bfloat16), ids.copy()
+    return x.astype(dtype), ids.copy()
+
+
+class CallState:
+    """What the calls showed besides their values: the caller's input written into (an
+    in-place rotation), an output that shares storage with the previous call's (one static
+    buffer), q and k outputs in one buffer (:class:`PairCall`). Each is said once, with the
+    call that showed it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.inplace: str | None = None
+        self.ids_written: str | None = None
+        self.shared: str | None = None
+        self.prev: Any = None
+
+    def findings(self) -> list[str]:
+        """The sentences, in order (empty when nothing was seen)."""
+        return [w for w in (self.inplace, self.ids_written, self.shared) if w]
+
+
+def _same(a: Any, b: Any) -> bool:
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(a, torch.Tensor):
+        return bool(torch.equal(a, b)) or bool(torch.equal(torch.nan_to_num(a), torch.nan_to_num(b)))
+    return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=np.asarray(a).dtype.kind == "f"))
+
+
+def _copy(a: Any) -> Any:
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(a, torch.Tensor):
+        return a.clone()
+    return np.array(a, copy=True) if isinstance(a, np.ndarray) else a  # JAX arrays are immutable
 
 
 def caller(call: Callable[[Any, Any], Any], kind: str, dtype: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``call`` as a function of NumPy arrays (``x`` float64 values, positions int32 / int64)
-    returning float64: the arrays are converted to the framework and the dtype first."""
+    returning float64: the arrays are converted to the framework and the dtype first.
+
+    The returned function has ``state`` (:class:`CallState`): an input written into by the
+    call, an output sharing storage with the previous call's (kept alive for the check)."""
+    state = CallState()
+    pair = call if isinstance(call, PairCall) else getattr(call, "pair", None)
+
     def run(x: np.ndarray, ids: np.ndarray) -> np.ndarray:
         xs, ii = to_framework(x, ids, kind, dtype)
+        x0, i0 = (_copy(xs), _copy(ii)) if kind != "jax" else (None, None)
+        state.calls += 1
         if kind == "torch":
             import torch
 
@@ -443,6 +563,20 @@ def caller(call: Callable[[Any, Any], Any], kind: str, dtype: str) -> Callable[[
         if isinstance(out, (tuple, list)):
             raise ValueError(f"fn returned a {type(out).__name__} of {len(out)}; it must return the rotated x "
                              "(pass HF's pair as (rotary_emb, apply_rotary_pos_emb))")
+        if kind != "jax":
+            if state.inplace is None and not _same(xs, x0):
+                state.inplace = (f"it rotates the caller's x in place (call {state.calls}, x of shape "
+                                 f"{tuple(x.shape)}: the input tensor is changed by the call)" +
+                                 (" -- the output is x itself" if shares_storage(out, xs) else ""))
+            if state.ids_written is None and not _same(ii, i0):
+                state.ids_written = f"it writes into position_ids (call {state.calls}): the caller's ids are changed"
+            if state.shared is None and state.prev is not None and shares_storage(out, state.prev) \
+                    and not shares_storage(out, xs):
+                state.shared = (f"its output shares storage with the previous call's (call {state.calls}): one static "
+                                "output buffer, so q = f(q); k = f(k) leaves q equal to k")
+            state.prev = out  # kept alive: a new output in its storage is then a reuse, not the allocator's
+            if pair is not None and pair.aliasing and state.shared is None:
+                state.shared = pair.aliasing[0]
         if kind == "torch":
             if out.is_complex():
                 raise ValueError("fn returned a complex tensor; it must return the rotated x, real, x's shape")
@@ -451,4 +585,5 @@ def caller(call: Callable[[Any, Any], Any], kind: str, dtype: str) -> Callable[[
         if arr.dtype.kind == "c":
             raise ValueError("fn returned a complex array; it must return the rotated x, real, x's shape")
         return arr.astype(np.float64)
+    run.state = state  # type: ignore[attr-defined]
     return run

@@ -33,6 +33,7 @@ import numpy as np
 from .geometry import Geometry, expected_pairs
 
 __all__ = ["IN_SPLIT_OUT", "LAYOUTS", "MODEL_CONVENTIONS", "SUBMODULE_CONVENTIONS", "Convention", "infer",
+           "model_dtype", "model_heads",
            "model_convention", "read_matrices", "submodule_layout"]
 
 LAYOUTS = ("split", "interleaved")
@@ -72,6 +73,50 @@ SUBMODULE_CONVENTIONS: dict[tuple[str, str], Convention] = {
         "(rotate_half, split halves) on its first qk_rope_head_dim channels, where the MLA attention applies "
         "apply_rotary_pos_emb_interleave (DeepSeek's own reference had the indexer interleaved)")),
 }
+
+
+#: The config's dtype names verify runs in (HF writes ``torch_dtype``, transformers 5 ``dtype``).
+_DTYPES = {"float32": "float32", "bfloat16": "bfloat16", "float16": "float16", "float64": "float64",
+           "fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "half": "float16", "float": "float32"}
+
+
+def _text(config: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The config, then its ``text_config`` (a multimodal config's language model)."""
+    sub = config.get("text_config")
+    return [config] + ([sub] if isinstance(sub, Mapping) else [])
+
+
+def model_dtype(config: Mapping[str, Any]) -> tuple[str, str]:
+    """The dtype the model runs in, from its config (``torch_dtype`` or ``dtype``), and why.
+
+    >>> model_dtype({"torch_dtype": "bfloat16"})
+    ('bfloat16', "the config's torch_dtype")
+    >>> model_dtype({})[0]
+    'float32'
+    """
+    for c in _text(config):
+        for key in ("torch_dtype", "dtype"):
+            v = c.get(key)
+            name = str(v).removeprefix("torch.") if v is not None else ""
+            if name in _DTYPES:
+                return _DTYPES[name], f"the config's {key}"
+    return "float32", "the config names no dtype (torch_dtype / dtype): float32"
+
+
+def model_heads(config: Mapping[str, Any]) -> tuple[int, int]:
+    """``(num_attention_heads, num_key_value_heads)`` of the config (kv heads default to the
+    q heads; ``(1, 1)`` where the config has none).
+
+    >>> model_heads({"num_attention_heads": 32, "num_key_value_heads": 8})
+    (32, 8)
+    """
+    for c in _text(config):
+        q = c.get("num_attention_heads")
+        if isinstance(q, int) and not isinstance(q, bool) and q >= 1:
+            k = c.get("num_key_value_heads")
+            k = k if isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= q else q
+            return q, k
+    return 1, 1
 
 
 def submodule_layout(config: Mapping[str, Any], entry: str) -> tuple[str, str] | None:

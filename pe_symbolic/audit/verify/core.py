@@ -17,7 +17,7 @@ from ...numeric.config import parse_rope_config
 from ...numeric.describe import describe
 from ..symbolic_trace import TraceError
 from .calling import PairCall, as_call, caller, detect_framework, interleave_halves, to_framework
-from .conventions import IN_SPLIT_OUT, LAYOUTS, infer, model_convention, submodule_layout
+from .conventions import IN_SPLIT_OUT, LAYOUTS, infer, model_convention, model_dtype, model_heads, submodule_layout
 from .diagnose import diagnose
 from .geometry import Oracle
 from .probe import EPS, draw_plan, gamma, run_plan, summary
@@ -32,13 +32,14 @@ def verify_rope(
     config: Mapping[str, Any],
     *,
     layout: str | Mapping[str, str] | None = None,
-    dtype: str = "float32",
+    dtype: str | None = None,
     context: int | None = None,
     framework: str | None = None,
     layer_type: str | None = None,
     trace: bool = True,
     seed: int | None = None,
     length: int | None = None,
+    allow_inplace: bool = False,
 ) -> VerifyReport:
     """Verify a user's RoPE implementation against a model config (see the package notes).
 
@@ -64,8 +65,10 @@ def verify_rope(
         model type's convention (:mod:`pe_symbolic.audit.verify.conventions`: HF's layout
         as :func:`pe_symbolic.numeric.describe` gives it, and the per-model-type table),
         else ``"split"``.
-    dtype : {"float32", "bfloat16", "float16", "float64"}
-        The dtype ``x`` is given to ``fn`` in.
+    dtype : {"float32", "bfloat16", "float16", "float64"}, optional
+        The dtype ``x`` is given to ``fn`` in. Default: the model's, the config's
+        ``torch_dtype`` (or ``dtype``) where it names one of these, else float32; the report
+        says which and why.
     context : int, optional
         Positions ``0 .. context - 1`` are tested (default: the config's
         ``max_position_embeddings``, else 4096; for HF's ``dynamic`` rule twice that, to
@@ -84,6 +87,9 @@ def verify_rope(
         The sequence length the implementation sees, for a length-dependent rule (HF's
         ``dynamic``, ``longrope``): every call is held to the oracle at this length.
         Default: ``max(position_ids) + 1`` of each call, as HF reads it.
+    allow_inplace : bool, default False
+        Accept a function that rotates the caller's ``x`` in place (some kernels do so on
+        purpose): reported as a note instead of ``differs``.
 
     Returns
     -------
@@ -112,8 +118,15 @@ def verify_rope(
     >>> r.verdict, r.structure["method"], r.structure["verdict"]
     ('differs', 'traced', 'refuted')
     """
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
+    dtype_why = ""
+    if dtype is None:
+        dtype, dtype_why = model_dtype(config)
     if dtype not in EPS:
         raise ValueError(f"dtype={dtype!r} is not allowed; use one of {', '.join(EPS)}")
+    if not isinstance(allow_inplace, bool):
+        raise TypeError(f"allow_inplace={allow_inplace!r} must be True or False")
     if not isinstance(trace, bool):
         raise TypeError(f"trace={trace!r} must be True or False")
     if context is not None and not (isinstance(context, int) and not isinstance(context, bool) and context >= 4):
@@ -136,7 +149,8 @@ def verify_rope(
                             "apply), or a dict of them by layer type or entry point)")
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "little")
-    kw = dict(dtype=dtype, context=context, framework=framework, trace=trace, seed=seed, length=length)
+    kw = dict(dtype=dtype, context=context, framework=framework, trace=trace, seed=seed, length=length,
+              allow_inplace=allow_inplace, dtype_why=dtype_why)
     if isinstance(fn, Mapping):
         if not fn or not all(callable(f) or isinstance(f, (tuple, Mapping)) for f in fn.values()):
             raise TypeError("fn as a dict must map layer types or entry points to callables (or HF pairs)")
@@ -356,8 +370,10 @@ def _verify_one(fn: Any, config: Mapping[str, Any], **kw: Any) -> VerifyReport:
 
 def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None, dtype: str, context: int | None,
                       framework: str | None, layer_type: str | None, trace: bool, seed: int, length: int | None,
-                      described: Any = None, picked: bool = False, decode_only: bool = False) -> VerifyReport:
+                      described: Any = None, picked: bool = False, decode_only: bool = False,
+                      allow_inplace: bool = False, dtype_why: str = "") -> VerifyReport:
     spec = parse_rope_config(config, layer_type=layer_type)
+    heads = model_heads(config)
     conv_layout, direction, conv_why = model_convention(config, described.layout if described is not None else None)
     layout = layout or conv_layout
     oracle = Oracle(config, spec, "split" if layout == IN_SPLIT_OUT else layout, layer_type, direction)
@@ -374,7 +390,8 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
         notes.append(f"length={length} is not used: rope_type {spec.rope_type!r} does not depend on the length")
         length = None
     kind, how_fw = detect_framework(fn, framework, trial=_trial(fn, spec, dtype, layer_type))
-    call, given_lt = as_call(fn, kind=kind, head_dim=spec.head_dim, rotary_dim=spec.rotary_dim, layer_type=layer_type)
+    call, given_lt = as_call(fn, kind=kind, head_dim=spec.head_dim, rotary_dim=spec.rotary_dim, layer_type=layer_type,
+                             heads=heads)
     pair = call if isinstance(call, PairCall) else None
     if pair is not None:
         try:
@@ -393,9 +410,12 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
 
         def call(x: Any, ids: Any) -> Any:
             return inner(interleave_halves(x, geo0.r, kind), ids)
+        call.pair = pair  # type: ignore[attr-defined]
     run = caller(call, kind, dtype)
     eps = EPS[dtype]
     notes.append(f"framework {kind} ({how_fw})" + (f"; HF's pair as {pair.protocol}" if pair is not None else ""))
+    if dtype_why:
+        notes.append(f"dtype {dtype}: {dtype_why} (pass dtype= to check another)")
     if layout == IN_SPLIT_OUT:
         notes.append(f"layout {IN_SPLIT_OUT!r} (HF's apply_rotary_pos_emb_interleave): fn(Q x) is checked against the "
                      "split layout, Q putting slot i at 2i and slot i + r/2 at 2i + 1")
@@ -417,7 +437,8 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
             lengths = [length] if length is not None else sorted({min(sw, context), context})
         try:
             for L in lengths:
-                proofs.append(prove_structure(call, kind, dtype, oracle.at(L), length=L))
+                proofs.append(prove_structure(call, kind, dtype, oracle.at(L), length=L, heads=2 if pair else 1,
+                                              side_names=("q", "k") if pair else None))
                 if not proofs[-1].proved:
                     break
         except TraceError as exc:
@@ -480,18 +501,27 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
     # 2. the randomized cross-checks -----------------------------------------------------------
     angle_dtype = "float64" if dtype == "float64" else "float32"
     plan = draw_plan(seed=seed, context=context, top=top, axes=geo0.n_axes, switch=oracle.switch, length=length,
-                     dtype=dtype, decode_only=decode_only)
+                     dtype=dtype, decode_only=decode_only, heads=heads, pair=pair is not None, head_dim=geo0.d)
     t_tests = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = run_plan(run, oracle, plan, dtype, angle_dtype=angle_dtype)
+        res = run_plan(run, oracle, plan, dtype, angle_dtype=angle_dtype,
+                       kv_split=pair.kv_heads if pair is not None else None)
     tests: dict[str, Any] = {"seed": seed, "calls": res.calls, "positions": len(res.positions),
                              "summary": summary(res, dtype)}
     if plan.notes:
         tests["notes"] = plan.notes
     prec: dict[str, Any] = {"bound": res.bound_how, "context": context}
+    if pair is not None:
+        tests["sides"] = _sides(res, pair, heads)
     if res.failure is not None:
         v, why = diagnose(res, run, oracle, spec, config, dtype, angle_dtype)
+        if pair is not None and res.failure.side is not None:
+            for side, f in res.sides.items():
+                if f is not None and f is not res.failure:
+                    res.failure = f
+                    _, why2 = diagnose(res, run, oracle, spec, config, dtype, angle_dtype)
+                    why += why2
         graph_right = proofs and proofs[-1].proved and (not freq.get("why") or freq.get("held_in"))
         if graph_right and v == "differs" and res.failure.what == "oracle":
             why.insert(1, f"its float output departs from its traced graph (proved {at}): fn computes something else "
@@ -519,6 +549,24 @@ def _verify_one_inner(fn: Any, config: Mapping[str, Any], *, layout: str | None,
             prec["why"] = [f"as accurate as HF's reference (its angles in float32); beyond the float64-angle bound from "
                            f"position {res.beyond64} (error {e:.3g} > {b:.3g}): forming the angles in float64 and "
                            "rounding the tables once would be tighter"]
+    if pair is None:
+        tests["sides"] = (f"q and k: one function for both, checked on q-shaped ({heads[0]} heads) and k-shaped "
+                          f"({heads[1]} heads) inputs" if heads[1] != heads[0] else
+                          f"q and k: one function for both, checked on the model's {heads[0]} heads")
+    tests["summary"] += f"; {tests['sides'] if isinstance(tests['sides'], str) else tests['sides']['summary']}"
+    state = getattr(run, "state", None)
+    found = state.findings() if state is not None else []
+    if found:
+        inplace_only = allow_inplace and found == [state.inplace]
+        if inplace_only:
+            notes.append(f"{state.inplace}: accepted (allow_inplace=True)")
+        else:
+            tests.setdefault("why", []).extend(
+                [w + ("; pass allow_inplace=True if it does so on purpose" if w == state.inplace else "")
+                 for w in found if not (allow_inplace and w == state.inplace)])
+            if not tests["summary"].startswith("FAILED"):
+                tests["summary"] = "FAILED -- " + tests["summary"].removeprefix("passed -- ")
+            verdict = "differs"
     # 3. what it does, read from its output (explains; proves nothing) --------------------------
     tests["seconds"] = round(time.perf_counter() - t_tests, 3)
     t_conv = time.perf_counter()
@@ -642,4 +690,23 @@ def _freq_causes(om: np.ndarray, want: np.ndarray, spec: Any, oracle: Oracle, le
     if not out and len(om) > 1 and om[0] > 0 and om[1] > 0:
         out.append(f"its effective base is {(om[0] / om[1]) ** (r / 2.0):.6g} where the config's frequencies start "
                    f"at ratio {(want[0] / want[1]) ** (r / 2.0):.6g}")
+    return out
+
+
+def _sides(res: Any, pair: PairCall, heads: tuple[int, int]) -> dict[str, Any]:
+    """HF's pair: q's and k's verdict lines (each side held to the oracle on its own)."""
+    out: dict[str, Any] = {}
+    lines = []
+    for side in ("q", "k"):
+        f = res.sides.get(side)
+        n = res.side_calls.get(side, 0)
+        if f is None:
+            line = f"{side}: passed ({n} calls)" if n else f"{side}: not checked"
+        else:
+            line = f"{side}: FAILED at position {f.position} in call {f.ncall} ({f.spec.label})"
+        out[side] = line
+        lines.append(line)
+    checked = "q and k" if res.side_calls.get("k") else "q only (apply gave no k output)"
+    out["summary"] = (f"{checked} checked, drawn independently ({heads[0]} q heads, {heads[1]} kv heads in the "
+                      f"model's calls): " + "; ".join(lines))
     return out

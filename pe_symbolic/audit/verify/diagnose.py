@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .geometry import Geometry, Oracle, expected_pairs
+from .positions import name_positions, wrong_from
 from .probe import Failure, ProbeResult, bound, cast, exact, pair_positions, reduced_angles, sequence
 
 __all__ = ["diagnose"]
@@ -109,6 +110,56 @@ def _candidates(f: Failure, geo: Geometry, oracle: Oracle, spec: Any, config: Ma
 
     cands.append(("differs", "each slot is mixed only with itself: the rotation's halves are not swapped "
                   "(rotate_half must return cat(-x2, x1))", diagonal))
+
+    def abs_sin(x: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        r = reduced_angles(pair_positions(ids, geo), geo.hi, geo.lo)
+        c, s = np.cos(r) * geo.factor, np.abs(np.sin(r)) * geo.factor * geo.direction
+        a_idx = np.array([a for a, _ in geo.pairs])
+        b_idx = np.array([b for _, b in geo.pairs])
+        out = np.array(x, dtype=np.float64)
+        out[..., a_idx] = x[..., a_idx] * c - x[..., b_idx] * s
+        out[..., b_idx] = x[..., a_idx] * s + x[..., b_idx] * c
+        return out
+
+    cands.append(("differs", "sin has lost its sign: it is never negative where the angle is past pi (sin computed as "
+                  "sqrt(1 - cos^2)?) -- take sin from the angle itself", abs_sin))
+
+    def sqrt_sin(x: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        r = reduced_angles(pair_positions(ids, geo), geo.hi, geo.lo)
+        c32 = np.cos(r).astype(np.float32)
+        s = np.sqrt(np.float32(1) - c32 * c32).astype(np.float64) * geo.factor * geo.direction
+        c = c32.astype(np.float64) * geo.factor
+        a_idx = np.array([a for a, _ in geo.pairs])
+        b_idx = np.array([b for _, b in geo.pairs])
+        out = np.array(x, dtype=np.float64)
+        out[..., a_idx] = x[..., a_idx] * c - x[..., b_idx] * s
+        out[..., b_idx] = x[..., a_idx] * s + x[..., b_idx] * c
+        return out
+
+    cands.append(("emulated", "sin is computed as sqrt(1 - cos^2): it has lost its sign (never negative past pi) and "
+                  "its precision near 0 and pi -- take sin from the angle itself", sqrt_sin))
+    if geo.r < geo.d:
+        sh = geo.d - geo.r
+        cands.append(("differs", f"it rotates the trailing {geo.r} channels (slots {sh}..{geo.d - 1}), where the "
+                      f"config rotates the leading {geo.r} (slots 0..{geo.r - 1}): rotate x[..., :{geo.r}] and pass "
+                      f"x[..., {geo.r}:] through", ex(_variant(geo, pairs=[(a + sh, b + sh) for a, b in geo.pairs]))))
+    elif geo.r == geo.d and getattr(spec, "rotary_channels", "leading") == "trailing":
+        pass
+    for dt in ("bfloat16", "float16"):
+        def low_tables(x: np.ndarray, ids: np.ndarray, dt: str = dt) -> np.ndarray:
+            r = reduced_angles(pair_positions(ids, geo), geo.hi, geo.lo)
+            c = cast(np.cos(r) * geo.factor, dt)
+            s_ = cast(np.sin(r) * geo.factor, dt) * geo.direction
+            a_idx = np.array([a for a, _ in geo.pairs])
+            b_idx = np.array([b for _, b in geo.pairs])
+            out = np.array(x, dtype=np.float64)
+            out[..., a_idx] = x[..., a_idx] * c - x[..., b_idx] * s_
+            out[..., b_idx] = x[..., a_idx] * s_ + x[..., b_idx] * c
+            return out
+
+        cands.append(("precision", f"its cos / sin tables are stored in {dt}, a lower dtype than x: each table entry "
+                      f"carries {dt}'s rounding into the rotation -- keep the tables in x's dtype (cast them with x, not "
+                      "with the model's buffers)", low_tables))
     cands.append(("differs", "the rotation turns the wrong way (every sin has the opposite sign): the minus of "
                   "rotate_half is on the wrong half, or sin is negated", ex(_variant(geo, direction=-geo.direction))))
     other = "interleaved" if geo.layout == "split" else "split"
@@ -204,7 +255,9 @@ def diagnose(res: ProbeResult, run: Callable[[np.ndarray, np.ndarray], np.ndarra
     x, ids, out, want = f.x, f.spec.ids, f.out, f.want
     assert x is not None and out is not None and want is not None
     pos = f.position
-    where = (f"at position {pos}" + (f" (batch row {f.b}, head {f.h}" if f.spec.batch > 1 or f.spec.heads > 1 else " (")
+    head = f"head {f.h}" if f.side is None else (f"q head {f.h}" if f.side == "q" else f"k head {f.h - f.nq}")
+    where = (f"{f.side}: " if f.side else "") + (
+        f"at position {pos}" + (f" (batch row {f.b}, {head}" if f.spec.batch > 1 or f.spec.heads > 1 else " (")
              + f"{', ' if f.spec.batch > 1 or f.spec.heads > 1 else ''}slot {f.slot}"
              + (f", pair {f.pair}" if f.pair is not None else "") + f") in call {f.ncall} ({f.spec.label}, x of shape "
              f"{x.shape}, position_ids {ids.dtype}" + (f", length {f.spec.length}" if f.spec.length is not None else "")
@@ -224,24 +277,50 @@ def diagnose(res: ProbeResult, run: Callable[[np.ndarray, np.ndarray], np.ndarra
     if nonlinear:
         why.append(nonlinear)
         return "differs", why
-    # 3. the failing rows, explained by a candidate
+    # 3. the failing rows, explained by a candidate (HF's pair: the failing side's heads only)
     dev = np.abs(out - want)
     bpairs, _ = bound(x, ids, geo, dtype, angle_dtype, plan.top)
     brow = bpairs.max(axis=-1) if bpairs.shape[-1] else np.full(out.shape[:-1], 1e-300)
     bad = _rows(dev) > brow
-    matched: list[tuple[float, str, str]] = []
-    for kind, cause, predict in _candidates(f, geo, oracle, spec, config, plan.context):
+    side = slice(None) if f.side is None else slice(0, f.nq) if f.side == "q" else slice(f.nq, None)
+    if f.side is not None:
+        bad[:, slice(f.nq, None) if f.side == "q" else slice(0, f.nq)] = False
+        cross = _cross_side(run, x, ids, out, f, brow)
+        if cross:
+            why.append(cross)
+            return "differs", why
+
+    def reproduces(ids2: np.ndarray) -> bool:
+        pred = exact(x, ids2, geo)
+        return bool(np.all(_rows(np.abs(out - pred))[:, side] <= 4 * brow[:, side]))
+
+    def rerun(ids3: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        h = x.shape[1] if ids3.shape[1] * x.shape[1] * x.shape[-1] <= 2**25 else (2 if f.side else 1)
+        xx = cast(np.random.default_rng(5).standard_normal((1, h, ids3.shape[1], x.shape[-1])), dtype)
+        try:
+            got = run(xx, ids3.astype(ids.dtype))
+        except Exception:  # noqa: BLE001
+            return None
+        if f.side is None:
+            return xx, got
+        nq = h - (h - f.nq if h == x.shape[1] else 1)
+        sl = slice(0, nq) if f.side == "q" else slice(nq, None)
+        return xx[:, sl], got[:, sl]
+
+    named = name_positions(x, ids, out, bad, geo, reproduces, rerun) if geo.n_axes == 1 else []
+    matched: list[tuple[float, str, str]] = [(0.0, "differs", c) for c in named]
+    for kind, cause, predict in [] if named else _candidates(f, geo, oracle, spec, config, plan.context):
         try:
             pred = predict(x, ids)
         except Exception:  # noqa: BLE001 - a candidate that does not apply
             continue
         resid = _rows(np.abs(out - pred))
-        share = 0.25 if kind == "precision" else 0.02  # an emulated precision loss matches less closely
+        share = 0.25 if kind in ("precision", "emulated") else 0.02  # an emulated rounding matches less closely
         ok = resid[bad] <= np.maximum(4 * brow[bad], share * _rows(dev)[bad])
         if ok.all():
             matched.append((float(np.max(resid[bad] / np.maximum(_rows(dev)[bad], 1e-300))), kind, cause))
     # 4. taken apart: the failing position alone, the row alone, the other position dtype
-    apart = _apart(f, run, geo, dtype, angle_dtype, plan.top)
+    apart = _apart(f, run, geo, dtype, angle_dtype, plan.top) if f.side is None else []
     why += apart
     # 5. a window: the failing positions, when the call is right elsewhere; their extent, every
     #    position within 128 of the first
@@ -257,7 +336,8 @@ def diagnose(res: ProbeResult, run: Callable[[np.ndarray, np.ndarray], np.ndarra
                    "a branch, a table entry or a special case at those positions")
     if matched:
         matched.sort(key=lambda m: m[0])
-        causes = [c for _, _, c in matched[:2]]
+        exact_ones = [m for m in matched if m[0] <= 1e-3]  # reproduced to the dtype's roundoff: name those only
+        causes = [c for _, _, c in (exact_ones or matched)[:2]]
         if fail and any(w.startswith("wrong only at positions") for w in why):
             # matched where a few positions fail: it says what those positions get, not a property
             # of the whole code (off-by-one position_ids would be wrong at every position)
@@ -267,6 +347,9 @@ def diagnose(res: ProbeResult, run: Callable[[np.ndarray, np.ndarray], np.ndarra
         if matched[0][1] == "precision":
             return "out of bound", why
         return "differs", why
+    n = wrong_from(ids, bad)
+    if n is not None and not any(w.startswith("wrong only at positions") for w in why):
+        why.append(f"right at every position of this call below {n}, wrong from {n} on (no named cause reproduces it)")
     return "differs", why
 
 
@@ -335,6 +418,16 @@ def _apart(f: Failure, run: Callable, geo: Geometry, dtype: str, angle_dtype: st
     if alone:
         row_ids = ids[..., f.b:f.b + 1, :]
         row = ok(x[f.b:f.b + 1, f.h:f.h + 1], row_ids)
+        if row and f.h > 0 and ok(x[f.b:f.b + 1], row_ids) is False:
+            got = run(x[f.b:f.b + 1], row_ids)
+            b, _ = bound(x[f.b:f.b + 1], row_ids, geo, dtype, angle_dtype, top)
+            brow = b.max(axis=-1) if b.shape[-1] else np.full(got.shape[:-1], 1e-300)
+            badh = np.nonzero((_rows(np.abs(got - exact(x[f.b:f.b + 1], row_ids, geo))) > brow).any(axis=(0, 2)))[0]
+            which = (f"head {int(badh[0])} of {shape[1]} is wrong" if len(badh) == 1 else
+                     f"heads {sequence([int(h) for h in badh])} of {shape[1]} are wrong")
+            out.append(f"head {f.h} alone is right; with {shape[1]} heads it is not: {which} (heads from "
+                       f"{int(badh[0])} on treated differently: a loop or a slice over the heads that stops early?)")
+            return out
         if f.spec.seq > 1 and row is False:
             out.append(f"the same position alone (a sequence of 1) is right, but in a sequence of {f.spec.seq} it is "
                        "not: the code takes another path for longer sequences")
@@ -351,3 +444,25 @@ def _apart(f: Failure, run: Callable, geo: Geometry, dtype: str, angle_dtype: st
         out.append(f"with position_ids in {np.dtype(other).name} the same call is right: fn mishandles "
                    f"{ids.dtype} position_ids")
     return out
+
+
+def _cross_side(run: Callable, x: np.ndarray, ids: np.ndarray, out: np.ndarray, f: Failure,
+                brow: np.ndarray) -> str | None:
+    """HF's pair: whether the failing side's output changes when only the other side's input
+    does (k computed from q, say) -- a second call with the other side's heads redrawn."""
+    nq = f.nq
+    other = slice(nq, None) if f.side == "q" else slice(0, nq)
+    own = slice(0, nq) if f.side == "q" else slice(nq, None)
+    x2 = np.array(x)
+    x2[:, other] = x2[:, other][:, ::-1] * -1.5 + 0.25  # redrawn, deterministically (exact in every dtype)
+    try:
+        out2 = run(x2, ids)
+    except Exception:  # noqa: BLE001
+        return None
+    dev = _rows(np.abs(out2[:, own] - out[:, own]))
+    if np.any(dev > brow[:, own]):
+        o = "k" if f.side == "q" else "q"
+        return (f"{f.side}'s output depends on {o}'s input: with {o} changed and {f.side} the same, {f.side}'s rotated "
+                f"output changes (by {float(dev.max()):.3g}) -- {f.side} is computed from {o} (a copy-paste such as "
+                f"{f.side}_embed = {f.side} * cos + rotate_half({o}) * sin?)")
+    return None

@@ -65,6 +65,10 @@ EPS = {"float64": 2.0**-53, "float32": 2.0**-24, "bfloat16": 2.0**-8, "float16":
 #: Every position below this is tested (in chunks of :data:`CHUNK`); beyond, a sample.
 DENSE_CAP = 2**15
 CHUNK = 8192
+#: Elements of ``x`` in one prefill call (beyond it the call has fewer heads, then chunks).
+PREFILL_BUDGET = 2**25
+#: Tokens of the longest prefill (beyond it positions are sampled, and the report says so).
+PREFILL_CAP = 2**21
 #: Magnitudes of ``x`` the linearity test uses, per dtype (float16 tops out at 65504).
 SCALES = {"float64": (1e-3, 30.0, 1e3, 1e5), "float32": (1e-3, 30.0, 1e3, 1e5),
           "bfloat16": (1e-3, 30.0, 1e3, 1e5), "float16": (1e-2, 30.0, 1e3)}
@@ -86,6 +90,7 @@ class CallSpec:
     scale: float | None
     length: int | None
     linear: tuple[float, float] | None = None  # (a, b): f(a x + b y) against a f(x) + b f(y)
+    check: np.ndarray | None = None  # the sequence indices held to the oracle (None: all of them)
 
     @property
     def batch(self) -> int:
@@ -113,18 +118,24 @@ def _length(ids: np.ndarray) -> int:
 
 
 def draw_plan(*, seed: int, context: int, top: int, axes: int, switch: int | None, length: int | None,
-              dtype: str, decode_only: bool = False) -> Plan:
+              dtype: str, decode_only: bool = False, heads: tuple[int, int] = (1, 1), pair: bool = False,
+              head_dim: int | None = None) -> Plan:
     """The calls of one run (see the module notes).
 
     ``context``: positions ``0 .. context - 1``; ``top``: the config's largest admitted
     position (tested too); ``switch``: a length-dependent rule's switch length (lengths
     on each side are tested); ``length``: the length the user states the implementation
     sees (every call's oracle length; None: ``max(position_ids) + 1``); ``decode_only``:
-    an entry point that takes one position per row (``"decode"``).
+    an entry point that takes one position per row (``"decode"``); ``heads``: the config's
+    (q heads, kv heads); ``pair``: HF's pair, each call's heads split into q and k heads
+    (one head per call at least is then two); ``head_dim``: for the prefill's memory (no
+    prefill without it).
     """
     rng = np.random.default_rng(seed)
     calls: list[CallSpec] = []
     dep = switch is not None
+    one = 2 if pair else 1  # the fewest heads of a call: one q head and one k head for a pair
+    plan_notes: list[str] = []
 
     def ids_of(pos: np.ndarray, dt: Any, *, same_axes: bool = True) -> np.ndarray:
         pos = np.asarray(pos, dtype=np.int64)
@@ -161,7 +172,7 @@ def draw_plan(*, seed: int, context: int, top: int, axes: int, switch: int | Non
             stop = min(start + CHUNK, dense_to)
             body.append(spec(f"every position {start}..{stop - 1}", "dense",
                              ids_of(np.arange(start, stop)[None], np.int32 if k % 2 else np.int64, same_axes=k % 2 == 0),
-                             1, None))
+                             one, None))
         pts = set(int(v) for v in rng.integers(0, context, 510)) | {context - 1, min(top, 2**31 - 1)}
         if dep and switch is not None:
             pts |= {p for p in (switch - 1, switch) if p < context}
@@ -193,6 +204,16 @@ def draw_plan(*, seed: int, context: int, top: int, axes: int, switch: int | Non
                     pos[:, -1] = L - 1
                     body.append(spec(f"length {L} ({'<=' if L <= switch else '>'} the switch at {switch})", "length",
                                      ids_of(pos, np.int64), 3, None))
+    hq, hk = heads
+    shapes = [(hq + hk, "q and k heads")] if pair else [(hq, "q-shaped")] + ([(hk, "k-shaped")] if hk != hq else [])
+    n_model = 1 if decode_only else min(64, context)
+    for h, what in shapes:  # every head of the model, batch 2 with distinct positions, the end included
+        pos = np.sort(rng.integers(0, context, (2, n_model)), axis=1)
+        pos[1, -1] = context - 1
+        body.append(spec(f"the model's {h} heads ({what}), batch rows with distinct positions", "heads",
+                         ids_of(pos, np.int64), max(h, one), None))
+    if not decode_only and head_dim:
+        body += _prefill(spec, ids_of, rng, context, shapes[0][0] if shapes else one, one, head_dim, plan_notes)
     for k in range(48):
         pos = rng.integers(0, context, (3, 1))
         if k == 0:
@@ -204,10 +225,50 @@ def draw_plan(*, seed: int, context: int, top: int, axes: int, switch: int | Non
         body = lin + body
     calls += body
     calls.append(spec(f"positions 0..{n0 - 1} once more, last", "repeat", f_ids, 3, 1.0))
-    notes = []
+    notes = plan_notes
     if dep:
         notes.append("calls made in order of length, as a generation meets them")
     return Plan(seed, context, top, calls, 0 if decode_only else dense_to, notes)
+
+
+#: Sequence indices of a prefill held to the oracle: both ends and random interior points.
+PREFILL_ENDS, PREFILL_INTERIOR = 256, 768
+
+
+def _prefill(spec: Callable, ids_of: Callable, rng: np.random.Generator, context: int, heads: int, one: int, d: int,
+             notes: list[str]) -> list[CallSpec]:
+    """One prefill of the whole context (``context`` tokens, positions ``0 .. context - 1``),
+    with every head of the model where it fits :data:`PREFILL_BUDGET` elements, else fewer
+    heads, else in chunks with their true offsets (as a chunked prefill would); at most
+    :data:`PREFILL_CAP` tokens. Every position's output is computed by ``fn``; the oracle
+    checks both ends and random interior points of each call."""
+    n = min(context, PREFILL_CAP)
+    if n <= 256:
+        return []
+    h = heads if n * heads * d <= PREFILL_BUDGET else one
+    per = max(256, PREFILL_BUDGET // (h * d))
+    out = []
+    starts = list(range(0, n, per))
+    for k, start in enumerate(starts):
+        stop = min(start + per, n)
+        m = stop - start
+        inner = np.arange(PREFILL_ENDS, max(PREFILL_ENDS, m - PREFILL_ENDS))
+        pick = rng.choice(inner, min(PREFILL_INTERIOR, len(inner)), replace=False) if len(inner) else inner
+        check = np.unique(np.concatenate([np.arange(min(PREFILL_ENDS, m)), np.arange(max(0, m - PREFILL_ENDS), m),
+                                          pick]))
+        label = (f"a prefill of {n} tokens (positions 0..{n - 1}) in one call" if len(starts) == 1 else
+                 f"prefill chunk {k + 1} of {len(starts)} (positions {start}..{stop - 1}, its true offset)")
+        c = spec(label, "prefill", ids_of(np.arange(start, stop)[None], np.int64 if k % 2 == 0 else np.int32), h, None)
+        c.check = check
+        out.append(c)
+    how = ("in one call" if len(starts) == 1 else f"in {len(starts)} chunks of up to {per} tokens with their true "
+           f"offsets (one call of {n} x {h} heads x {d} would exceed {PREFILL_BUDGET:,} elements)")
+    notes.append(f"a prefill of {n} tokens {how}, {h} head{'s' if h > 1 else ''}"
+                 + (f" (the model's {heads} do not fit one call: they are run at 64 positions)" if h < heads else "")
+                 + f"; every position computed by fn, the oracle at the first and last {PREFILL_ENDS} and "
+                 f"{PREFILL_INTERIOR} random interior positions of each call"
+                 + (f"; positions beyond {n - 1} are sampled, not prefilled" if n < context else ""))
+    return out
 
 
 # ---------------------------------------------------------------------------- the oracle, vectorized
@@ -337,6 +398,8 @@ class Failure:
     out: np.ndarray | None = None
     want: np.ndarray | None = None
     ncall: int = 0
+    side: str | None = None  # HF's pair: "q" or "k", the side whose heads failed
+    nq: int = 0  # HF's pair: the call's q heads (the first ones); the rest are k heads
 
 
 @dataclass
@@ -361,6 +424,10 @@ class ProbeResult:
     linearity: list[str] = field(default_factory=list)
     outputs: dict[int, np.ndarray] = field(default_factory=dict)
     first_x: np.ndarray | None = None
+    sides: dict[str, Failure | None] = field(default_factory=dict)  # HF's pair: q, k -> its first failure
+    side_calls: dict[str, int] = field(default_factory=dict)  # HF's pair: calls that checked each side
+    heads_seen: set[int] = field(default_factory=set)
+    prefill: list[str] = field(default_factory=list)
 
     def positions_text(self) -> str:
         """The positions tested, in ranges."""
@@ -414,9 +481,17 @@ def _check(x: np.ndarray, ids: np.ndarray, out: np.ndarray, ex: np.ndarray, geo:
 
 
 def run_plan(run: Callable[[np.ndarray, np.ndarray], np.ndarray], oracle: Oracle, plan: Plan, dtype: str, *,
-             angle_dtype: str, tight_angle_dtype: str = "float64") -> ProbeResult:
-    """Make the plan's calls; stop at the first that leaves its bound (``failure``)."""
+             angle_dtype: str, tight_angle_dtype: str = "float64",
+             kv_split: Callable[[int], int] | None = None) -> ProbeResult:
+    """Make the plan's calls; stop at the first that leaves its bound (``failure``).
+
+    ``kv_split(heads)``: HF's pair -- how many of a call's heads are k heads (the last ones).
+    Each side is then held to the oracle on its own: a side that fails is recorded
+    (``sides``) and the calls go on for the other, until both have failed or the plan ends."""
     res = ProbeResult(plan)
+    if kv_split is not None:
+        res.sides = {"q": None, "k": None}
+        res.side_calls = {"q": 0, "k": 0}
     d = oracle.at(None if not oracle.length_dependent else max(plan.context, 2)).d
     eps = EPS[dtype]
     rng = np.random.default_rng([plan.seed, 1])
@@ -486,9 +561,24 @@ def run_plan(run: Callable[[np.ndarray, np.ndarray], np.ndarray], oracle: Oracle
                                     f"{_pos(spec.ids, bb, ss)}, slot {jj} (a clip, a threshold or a branch on x?)")
                 return res
             res.linearity.append(f"{spec.scale:g}")
+        full_spec = spec
+        if spec.check is not None:  # a prefill: every position computed by fn, the oracle at a sample
+            idx = spec.check
+            x, out = x[:, :, idx], out[:, :, idx]
+            spec = CallSpec(spec.label + f" (the oracle at {len(idx)} of its {spec.seq} positions)", spec.kind,
+                            spec.ids[..., idx], spec.heads, spec.scale, spec.length)
+            res.prefill.append(full_spec.label)
+        res.heads_seen.add(int(x.shape[1]))
         ex = exact(x, spec.ids, geo, extended=dtype == "float64")
         err, bnd, how = _check(x, spec.ids, out, ex, geo, dtype, angle_dtype, plan.top)
         ex = ex.astype(np.float64)
+        nq = x.shape[1] - (kv_split(x.shape[1]) if kv_split is not None else 0)
+        if kv_split is not None:
+            for side, sl in (("q", slice(0, nq)), ("k", slice(nq, None))):
+                if res.sides.get(side) is not None:
+                    err[:, sl], bnd[:, sl] = 0.0, 1.0  # this side failed earlier: the other is still checked
+                elif side == "q" or nq < x.shape[1]:
+                    res.side_calls[side] += 1
         res.bound_how = how
         res.shapes.append(x.shape)
         res.ids_dtypes.add(str(spec.ids.dtype))
@@ -516,10 +606,36 @@ def run_plan(run: Callable[[np.ndarray, np.ndarray], np.ndarray], oracle: Oracle
                 return res
             bb, hh, ss, jj = f
             pair = next((p for p, (a, b) in enumerate(geo.pairs) if jj in (a, b)), None)
+            if kv_split is not None and not res.stateful:
+                side = "q" if hh < nq else "k"
+                rows = slice(0, nq) if side == "q" else slice(nq, None)
+                ov = over[:, rows]
+                failing = sorted({int(v) for v in np.unique(_positions_of(spec.ids)[np.nonzero(ov.any(axis=(1, 3)))])})
+                fl = Failure(k, spec, "oracle", bb, hh, ss, _pos(spec.ids, bb, ss), jj, pair,
+                             float(err[bb, hh, ss, jj]), float(bnd[bb, hh, ss, jj]), failing, x, out, ex,
+                             ncall=res.calls, side=side, nq=nq)
+                res.sides[side] = fl
+                res.failure = res.failure or fl
+                other = "k" if side == "q" else "q"
+                ov2 = over[:, slice(nq, None) if side == "q" else slice(0, nq)]
+                if ov2.any():  # both sides fail in this call
+                    f2 = _first_over(np.concatenate([np.zeros_like(over[:, :nq]), ov2], 1) if side == "q"
+                                     else np.concatenate([ov2, np.zeros_like(over[:, nq:])], 1), spec)
+                    assert f2 is not None
+                    b2, h2, s2, j2 = f2
+                    res.sides[other] = Failure(
+                        k, spec, "oracle", b2, h2, s2, _pos(spec.ids, b2, s2), j2,
+                        next((p for p, (a, b) in enumerate(geo.pairs) if j2 in (a, b)), None),
+                        float(err[f2]), float(bnd[f2]), sorted({int(v) for v in np.unique(
+                            _positions_of(spec.ids)[np.nonzero(ov2.any(axis=(1, 3)))])}), x, out, ex,
+                        ncall=res.calls, side=other, nq=nq)
+                if all(v is not None for v in res.sides.values()):
+                    return res
+                continue
             failing = sorted({int(v) for v in np.unique(_positions_of(spec.ids)[np.nonzero(over.any(axis=(1, 3)))])})
             res.failure = Failure(k, spec, "oracle", bb, hh, ss, _pos(spec.ids, bb, ss), jj, pair,
                                   float(err[bb, hh, ss, jj]), float(bnd[bb, hh, ss, jj]), failing, x, out, ex,
-                                  ncall=res.calls)
+                                  ncall=res.calls, nq=nq)
             return res
         finite = err[np.isfinite(err)]
         res.max_error = max(res.max_error, float(finite.max()) if finite.size else 0.0)
@@ -572,6 +688,9 @@ def summary(res: ProbeResult, dtype: str) -> str:
     text = (f"seed {res.plan.seed}: {res.calls} calls in {dtype}; positions: {res.positions_text()}; shapes: batch up "
             f"to {batch}, heads up to {heads}, sequences of {', '.join(map(str, seqs[:3]))}"
             + (f" ... {seqs[-1]}" if len(seqs) > 3 else "") + f"; position_ids {' and '.join(sorted(res.ids_dtypes))}")
+    if res.prefill:
+        text += (f"; {res.prefill[0]}" if len(res.prefill) == 1 else
+                 f"; a prefill in {len(res.prefill)} chunks with their true offsets")
     if res.linearity:
         text += f"; linear in x at |x| ~ {', '.join(res.linearity)}"
     if res.lengths:

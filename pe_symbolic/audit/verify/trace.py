@@ -112,14 +112,17 @@ def _angle_of(entries: Sequence[sp.Expr], allowed: set[sp.Symbol], direction: in
     return None
 
 
-def prove_structure(call: Callable, kind: str, dtype: str, geo: Geometry, length: int | None = None) -> TracedProof:
+def prove_structure(call: Callable, kind: str, dtype: str, geo: Geometry, length: int | None = None,
+                    heads: int = TRACE_SHAPE[1], side_names: Sequence[str] | None = None) -> TracedProof:
     """Trace ``call`` with ``x`` and the positions symbolic (pinned to ``length`` when
-    given) and have the kernel check ``fn(x, m) = A R(theta(m)) x``.
+    given) and have the kernel check ``fn(x, m) = A R(theta(m)) x``. ``heads``: the traced
+    heads (HF's pair: 2, head 0 its q and head 1 its k, each with its own symbols);
+    ``side_names``: what each head is, for the explanation.
 
     Raises :class:`~pe_symbolic.audit.trace.TraceError` when ``call`` is not branch-free.
     """
     d = geo.d
-    shape = (*TRACE_SHAPE, d)
+    shape = (TRACE_SHAPE[0], heads, TRACE_SHAPE[2], d)
     tr = trace_rope(call, kind, shape, axes=geo.n_axes, dtype=dtype, length=length)
     m0 = tuple(sp.Symbol(f"m{k}_0_0", integer=True, nonnegative=True) for k in range(geo.n_axes))
     got_rows, odd = _linear(list(tr.out[0, 0, 0]), list(tr.x[0, 0, 0]))
@@ -175,15 +178,44 @@ def prove_structure(call: Callable, kind: str, dtype: str, geo: Geometry, length
                 why.insert(0, f"pair {p}: cos is scaled by {float(cos_amp[1]):.6g} and sin by {float(sin_amp[1]):.6g}: "
                               "the attention factor (mscale) is applied to one table only")
                 break
+        if not why and side_names:  # group 0 (q) is right: another head's own matrix, explained
+            for hh in range(1, heads):
+                rows_h, odd_h = _linear(list(tr.out[0, hh, 0]), list(tr.x[0, hh, 0]))
+                got_h = sp.ImmutableMatrix(rows_h)
+                if not odd_h and got_h != want0:
+                    pat_h = [[r for r in range(d) if got_h[r, c] != 0] for c in range(d)]
+                    why_h = explain(got_h, want0, pat_h, d, geo.r, geo.layout)
+                    amp_h = [_angle_of([got_h[a, a], got_h[b, b], got_h[b, a]], set(m0), geo.direction,
+                                       m0[geo.axes[p]]) for p, (a, b) in enumerate(geo.pairs)]
+                    if all(t is not None for t in amp_h) and all(
+                            sp.simplify(t[0] - th) == 0 for t, th in zip(amp_h, thetas)) and any(
+                            t[1] != a for t, a in zip(amp_h, amps)):
+                        a_h = next(t[1] for t, a in zip(amp_h, amps) if t[1] != a)
+                        why_h = [f"its attention factor is {float(a_h):.6g} where {side_names[0]}'s is "
+                                 f"{float(amps[0]):.6g}: the factor (mscale) is applied to one side only"]
+                    why = [f"{side_names[hh]} (head {hh} of the trace): {w}" for w in why_h]
+                    break
         if not why:
             for q, (u, v) in enumerate(zip(lhs, rhs)):
                 if sp.expand(u - v) != 0:
                     r = q % d
                     sym = sorted((str(e) for e in u.free_symbols if str(e).startswith("x_")), key=len)
                     where = sym[0][2:].rsplit("_", 1)[0].split("_") if sym else ["?", "?", "?"]
-                    why.append(f"batch row {where[0]}, head {where[1]}, position index {where[2]}, output slot {r}: "
-                               f"{sp.sstr(u)} where R(m) gives {sp.sstr(v)} (position_ids mixed between rows or "
-                               "positions, or heads mixed?)")
+                    heads_in = sorted({str(e)[2:].rsplit("_", 1)[0].split("_")[1] for e in u.free_symbols
+                                       if str(e).startswith("x_")})
+                    if side_names and len(heads_in) > 1 and where[1].isdigit():
+                        own_side = side_names[int(where[1])]
+                        others = [side_names[int(h)] for h in heads_in if h.isdigit() and int(h) != int(where[1])]
+                        why.append(f"{own_side}'s output (batch row {where[0]}, position index {where[2]}, slot {r}) "
+                                   f"depends on {', '.join(dict.fromkeys(others))}'s input: {sp.sstr(u)} where R(m) "
+                                   f"gives {sp.sstr(v)} ({own_side} computed from {others[0]}: a copy-paste such as "
+                                   "k_embed = k * cos + rotate_half(q) * sin?)")
+                    else:
+                        who = (f"{side_names[int(where[1])]} (head {where[1]})" if side_names and where[1].isdigit()
+                               else f"head {where[1]}")
+                        why.append(f"batch row {where[0]}, {who}, position index {where[2]}, output slot {r}: "
+                                   f"{sp.sstr(u)} where R(m) gives {sp.sstr(v)} (position_ids mixed between rows or "
+                                   "positions, or heads mixed?)")
                     break
     return TracedProof(tr.how, proof, got, want0, pattern, thetas, amps, m0, shape, tr.length, tr.length_used,
                        tr.angle_dtypes, why)
@@ -194,6 +226,8 @@ def explain(got: sp.MatrixBase, want: sp.MatrixBase, pattern: list[list[int]], d
     """The usual cause of a structure that is not ``want``: halves not swapped, the other
     layout, the wrong partial pairing, the wrong direction, else the first slot that differs."""
     why = []
+    if all(got[j, j] == 1 and len(pattern[j]) == 1 for j in range(rotary_dim)):
+        return ["it is not rotated at all (the output is x itself)"]
     if all(len(s) <= 1 for s in pattern[:rotary_dim]):
         return ["each slot is mixed only with itself: the rotation's halves are not swapped "
                 "(rotate_half must return cat(-x2, x1))"]
@@ -209,6 +243,13 @@ def explain(got: sp.MatrixBase, want: sp.MatrixBase, pattern: list[list[int]], d
             if all(sorted(pattern[a]) == sorted([a, b]) for a, b in full if a < d and b < d):
                 return [f"partial rotary: it rotates all {d} dims as pairs {pairs_text(full)}, but the config "
                         f"rotates only the first {rotary_dim} (pairs {pairs_text(expected_pairs(rotary_dim, layout))})"]
+    for r in range(d):  # an entry equal to R(m)'s up to sign (its square the same): sin's sign lost
+        for c in range(d):
+            g, w = got[r, c], want[r, c]
+            if g != w and any(p.exp == sp.Rational(1, 2) for p in g.atoms(sp.Pow)) and w.has(sp.sin) and sp.simplify(sp.expand(g**2 - w**2)) == 0:
+                return [f"output slot {r}, input slot {c}: {sp.sstr(g)} where R(m) has {sp.sstr(w)} -- equal in size, "
+                        "not in sign: sin computed as sqrt(1 - cos^2) has lost its sign (it is never negative past "
+                        "pi); take sin from the angle itself"]
     if all(x == y for x, y in zip(_flip_sin(got), want)):
         return ["the rotation turns the wrong way (every sin has the opposite sign): the minus of rotate_half is on "
                 "the wrong half, or sin is negated"]

@@ -48,7 +48,7 @@ gate            322    201
 points          227    140
 rules           203    118
 identities      836    508
-enclosure       726    533
+enclosure       734    536
 fragment        602    431
 evaluation      197    107
 claims          632    386
@@ -56,7 +56,7 @@ reader          354    241
 binders         367    234
 budget          160     88
 __init__        165     78
-**total**      5692   3740
+**total**      5700   3743
 ============  =====  =====
 
 .. end kernel-size

@@ -713,13 +713,21 @@ def upper_abs(a: Value, b: Value) -> float:
 
 def describe(v: Value) -> list[str]:
     """The enclosure as text: ``[lo, hi]`` of the real part (and of the imaginary part when it
-    is not exactly 0), endpoints rounded outward to 20 digits."""
+    is not exactly 0), endpoints rounded outward to 20 digits; an exact number of at most
+    about 1,000 digits as it is. Never raises (it runs in the refuter's path): a longer exact
+    number, which ``str`` refuses past 4,300 digits, is shown as its 20-digit ball."""
     if isinstance(v, Fraction):
-        return [str(v)] if v.denominator != 1 else [str(v.numerator)]
+        if max(v.numerator.bit_length(), v.denominator.bit_length()) <= _SHOWN_EXACT_BITS:
+            return [str(v)] if v.denominator != 1 else [str(v.numerator)]
+        v = _ball(v)
     out = [_interval(v.real)]
     if not v.imag.is_zero():
         out.append(_interval(v.imag) + "i")
     return out
+
+
+#: Exact numbers up to this many bits (about 1,000 digits) are shown exactly by :func:`describe`.
+_SHOWN_EXACT_BITS = 3_300
 
 
 def _interval(r: arb) -> str:
