@@ -19,7 +19,7 @@ verdicts (:mod:`~pe_symbolic.audit.verify.report`) that say what was shown:
 The parts, each its own module:
 
 - :mod:`~pe_symbolic.audit.verify.trace` -- the traced proof. ``fn`` runs on symbolic
-  ``x`` and positions (:mod:`pe_symbolic.audit.trace`); a data-dependent use of a value (a
+  ``x`` and positions (:mod:`pe_symbolic.audit.symbolic_trace`); a data-dependent use of a value (a
   comparison, a truth value, a cast to an integer, an index or table lookup by a position)
   fails the trace, so only branch-free code is proved, at the shape traced
   ``(2, 1, 2, head_dim)``; the kernel (:func:`pe_symbolic.check_identity`) checks

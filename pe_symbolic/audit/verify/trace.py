@@ -1,6 +1,6 @@
 r"""The traced proof: ``fn(x, m) = A\,R(\hat\theta(m))\,x`` for every integer ``m``, by the kernel.
 
-``fn`` is traced with ``x`` **and** the positions symbolic (:func:`pe_symbolic.audit.trace.trace_rope`:
+``fn`` is traced with ``x`` **and** the positions symbolic (:func:`pe_symbolic.audit.symbolic_trace.trace_rope`:
 NumPy object arrays, ``torch.fx`` on fake tensors, ``jax.make_jaxpr``), so only branch-free
 code gets here: a comparison, a truth value, a cast to an integer, an index or a table
 lookup by a position fails the trace, and :func:`~pe_symbolic.verify_rope` falls back to
@@ -119,7 +119,7 @@ def prove_structure(call: Callable, kind: str, dtype: str, geo: Geometry, length
     heads (HF's pair: 2, head 0 its q and head 1 its k, each with its own symbols);
     ``side_names``: what each head is, for the explanation.
 
-    Raises :class:`~pe_symbolic.audit.trace.TraceError` when ``call`` is not branch-free.
+    Raises :class:`~pe_symbolic.audit.symbolic_trace.TraceError` when ``call`` is not branch-free.
     """
     d = geo.d
     shape = (TRACE_SHAPE[0], heads, TRACE_SHAPE[2], d)
