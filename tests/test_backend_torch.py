@@ -730,3 +730,24 @@ def test_16_bit_position_ids_are_refused_while_compiling(monkeypatch):
         module._float_positions(torch.arange(4).to(torch.bfloat16), "position_ids")
     t = torch.arange(4, dtype=torch.float32)
     assert module._float_positions(t, "position_ids") is t  # float32: taken (its values are not read here)
+
+
+def test_a_config_compiled_before_any_eager_call_reads_its_defaults_table():
+    """In a fresh process, the first use of a config is under torch.compile(fullgraph=True):
+    the defaults table (a file) was read at import, not while dynamo traces."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import torch, pe_symbolic.torch as PT
+        from pe_symbolic import numeric as N
+        cfg = N.model_config("llama-3.1-8b")
+        x = torch.ones(1, 2, 12, 128)
+        ids = torch.arange(12)[None]
+        cf = torch.compile(lambda x, i: PT.apply_rope(x, i, config=cfg), fullgraph=True)
+        torch.testing.assert_close(cf(x, ids), PT.apply_rope(x, ids, config=cfg), rtol=2.0**-22, atol=2.0**-22)
+        print("ok")
+    """)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert res.stdout.strip().endswith("ok"), res.stderr[-3000:]
