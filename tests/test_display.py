@@ -47,14 +47,15 @@ def test_a_class_keeps_its_own_text():
 
 def test_html_is_a_table_and_every_string_is_escaped():
     page = _Tabled("<script>alert(1)</script>", 1.0)._repr_html_()
-    assert page.startswith('<table class="pe-symbolic"><caption>demo</caption>')
+    assert '<table class="pe-symbolic"' in page and ">demo</caption>" in page
     assert "<script>" not in page and "&lt;script&gt;" in page
-    assert "<p>note: &lt;b&gt;x&lt;/b&gt;</p>" in page
+    assert ">note: &lt;b&gt;x&lt;/b&gt;</p>" in page
 
 
 def test_html_without_a_table_is_the_text_preformatted_and_escaped():
     page = _OwnStr(("x < y & z", "<img src=x>"))._repr_html_()
-    assert page == '<pre class="pe-symbolic">x &lt; y &amp; z\n&lt;img src=x&gt;</pre>'
+    assert page.startswith('<pre class="pe-symbolic"') and page.endswith(">x &lt; y &amp; z\n&lt;img src=x&gt;</pre>")
+    assert "white-space:pre" in page  # columns kept, never re-wrapped
 
 
 def test_a_class_that_gives_no_text_says_what_it_needs():
@@ -115,4 +116,77 @@ def test_the_reports_show_themselves(make):
     assert isinstance(obj, ShowsItself)
     assert repr(obj) == str(obj)
     page = obj._repr_html_()
-    assert page.startswith(("<table", "<pre")) and "<script" not in page
+    assert page.startswith(("<div", "<table", "<pre")) and "<script" not in page
+    _parse(page)  # well formed: every tag closed in order
+
+
+@pytest.mark.parametrize("make, badge", [(_audit, "WITHIN BOUNDS"), (_verify, "VERIFIED")], ids=["audit", "verify"])
+def test_the_reports_with_a_verdict_show_it_first(make, badge):
+    tree = _parse(make()._repr_html_())
+    assert tree.text[0] == ("span", badge)
+
+
+# ---- panels: the verdict at a glance, details folded, numbers monospace --------------------
+from html.parser import HTMLParser  # noqa: E402
+
+from pe_symbolic._display import Panel, Section, badge_colour  # noqa: E402
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.open: list[str] = []
+        self.text: list[tuple[str, str]] = []  # (innermost tag, text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag not in ("br", "img"):
+            self.open.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.open and self.open[-1] == tag, f"</{tag}> closes <{self.open[-1] if self.open else None}>"
+        self.open.pop()
+
+    def handle_data(self, data):
+        if data.strip():
+            self.text.append((self.open[-1] if self.open else "", data))
+
+
+def _parse(page: str) -> _Tags:
+    p = _Tags()
+    p.feed(page)
+    p.close()
+    assert not p.open, f"unclosed tags: {p.open}"
+    return p
+
+
+def test_a_panel_puts_the_verdict_first_as_a_coloured_badge_and_folds_the_details():
+    t = Table(("recipe", "output", "bound"), (("hf", "7.39e-03", "2.26e-02"),))
+    page = Panel("verify_rope", verdict="differs", summary=("k: FAILED at position 1",), tables=(t,),
+                 sections=(Section("tests", "81 calls <b>"), Section("conventions", t, folded=False))).html()
+    tree = _parse(page)
+    first_text = tree.text[0]
+    assert first_text == ("span", "DIFFERS")  # the first thing a reader sees
+    badge = next(a for tag, a in tree.tags if a.get("class") == "pe-symbolic-badge")
+    assert "background:#b42318" in badge["style"]  # red
+    assert sum(tag == "details" for tag, _ in tree.tags) == 1  # tests folded, conventions open
+    assert "81 calls &lt;b&gt;" in page and "<b>" not in page
+    cells = [a["style"] for tag, a in tree.tags if tag == "td"]
+    assert sum("monospace" in c for c in cells) == 4  # the numbers (twice two), not "hf"
+    assert not any(tag in ("script", "style") for tag, _ in tree.tags)  # inline styles only
+
+
+@pytest.mark.parametrize("verdict, colour", [
+    ("VERIFIED", "#067647"), ("verified (proved)", "#067647"), ("consistent (tested)", "#175cd3"),
+    ("out of bound", "#b54708"), ("undecided", "#b54708"), ("differs", "#b42318"),
+    ("refuted", "#b42318"), ("described", "#475467"), ("proved, one part differs", "#b42318"),
+])
+def test_a_badge_takes_the_colour_of_the_worst_word(verdict, colour):
+    assert badge_colour(verdict)[0] == colour
+
+
+def test_a_wide_table_scrolls_instead_of_wrapping():
+    t = Table(tuple(f"column {i}" for i in range(30)), (tuple("1.0e-05" for _ in range(30)),))
+    page = t.html()
+    assert page.startswith('<div style="overflow-x:auto') and "white-space:nowrap" in page

@@ -5,15 +5,21 @@
   (an error under ``-W``). The tutorials are sphinx-gallery's (see ``conf.py``).
 * The role ``{claim}`translation.identity``` links to a theorem by its claim id (it
   resolves through sphinx-proof's ``prf:ref``, so an unknown id fails the build).
+* The directive ``{pe-shows}`` runs its block of Python (these pages' own code, at build
+  time) and shows the value of its last expression as a notebook would: its
+  ``_repr_html_()``, else its ``repr`` in a literal block. The reports' HTML (the verdict
+  badge, the tables, the folded details) is thus the object's own, never a copy.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import time
 
 from docutils import nodes
+from docutils.parsers.rst import Directive
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -117,12 +123,33 @@ def _first_relation(line: str, start: int = 0) -> int:
     return -1
 
 
+class ShowsDirective(Directive):
+    """``{pe-shows}``: run the block, show its last expression as Jupyter would."""
+
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        source = "\n".join(self.content)
+        tree = ast.parse(source, filename=f"<pe-shows in {self.state.document.current_source}>")
+        if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+            raise self.error("pe-shows: the block must end with an expression (the object to show)")
+        last = ast.Expression(tree.body.pop().value)
+        scope: dict = {"__name__": "__pe_shows__"}
+        exec(compile(tree, "<pe-shows>", "exec"), scope)  # noqa: S102 - the docs' own code
+        value = eval(compile(last, "<pe-shows>", "eval"), scope)  # noqa: S307 - the docs' own code
+        html = getattr(value, "_repr_html_", None)
+        if html is None:
+            return [nodes.literal_block(text=repr(value))]
+        return [nodes.raw("", f'<div class="pe-shows">{html()}</div>', format="html")]
+
+
 def _docstring_math(app, what, name, obj, options, lines) -> None:  # noqa: ANN001 - Sphinx's hook
     lines[:] = break_math_at_relations(lines)
 
 
 def setup(app: Sphinx) -> dict:
     app.add_role("claim", claim_role)
+    app.add_directive("pe-shows", ShowsDirective)
     app.connect("autodoc-process-docstring", _docstring_math)
     app.connect("builder-inited", _generate)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,7 +8,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._display import ShowsItself
+from .._display import Panel, Section, ShowsItself, Table
 from .measure import METRICS, RecipeAudit
 
 __all__ = ["AuditReport"]
@@ -277,6 +277,39 @@ class AuditReport(ShowsItself):
 
     def __str__(self) -> str:
         return self.to_text()
+
+    def _panel(self) -> Panel:
+        """The report at a glance (Jupyter): the verdict badge (the tolerance's PASS / FAIL, else
+        whether every measurement is within its proved bound), the headlines, one row per
+        (recipe, dtype) with each error beside its bound, the rest folded."""
+        if any(not r.finite for r in self.results):
+            verdict = "fail: non-finite values"
+        elif self.tol is not None:
+            verdict = f"{'pass' if self.passed else 'fail'}: {self.metric} <= {self.tol:g}"
+        else:
+            verdict = "within bounds" if all(r.within_bounds for r in self.results) else "bound exceeded"
+        header = ["recipe", "dtype", "backend"]
+        for m in METRICS:
+            header += [m, "bound"]
+        header += ["s"]
+        rows = []
+        for r in self.results:
+            row = [r.recipe.name, r.dtype, r.backend]
+            for m in METRICS:
+                row += [_e(r.measured(m)), _e(r.bound(m))]
+            rows.append((*row, f"{r.seconds:.2f}"))
+        claims = ", ".join(f"{k}: {v}" for k, v in self.bound_verdicts.items())
+        table = Table(tuple(header), tuple(rows), notes=(f"bounds proved ({claims}) and derived from the angle bound",))
+        detail = Table(("recipe", "dtype", "dominant (angle)", "first inexact (inf) pos"), tuple(
+            (r.recipe.name, r.dtype, r.dominant,
+             f"{r.representability['first_inexact']:,} ({r.representability['dtype']})"
+             if r.representability.get("within_context") else "none in context") for r in self.results))
+        summary = (f"context {self.context:,} positions (0 .. {self.context - 1:,}); errors are maxima over the "
+                   f"context; audited in {self.seconds:.1f} s",) + tuple(self.headlines())
+        text = self.to_text()
+        return Panel(f"pe-audit  {self.target}", verdict=verdict, summary=summary, tables=(table,),
+                     sections=(Section("where the error comes from", detail),
+                               Section("the whole report as text", text, columns=True)))
 
     def plot(self, path: str, metric: str = "angle") -> None:
         """Max error of ``metric`` per band against position, one curve per (recipe, dtype),

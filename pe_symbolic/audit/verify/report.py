@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..._display import ShowsItself
+from ..._display import Panel, Section, ShowsItself, Table
 
 __all__ = ["VERDICTS", "VerifyReport", "worst"]
 
@@ -50,8 +50,9 @@ class VerifyReport(ShowsItself):
     """What :func:`pe_symbolic.verify_rope` found.
 
     It shows itself (``pe_symbolic._display.ShowsItself``): ``repr()`` and ``str()`` are
-    :meth:`to_text`, and in Jupyter ``_repr_html_()`` is that text, escaped, in a ``<pre>``
-    block -- the report, not a dataclass repr of its nested sections.
+    :meth:`to_text`; in Jupyter ``_repr_html_()`` is a panel: the verdict as a coloured badge
+    at the top, one row per check (and per layer type or entry) with its one-line summary,
+    and the reasons and notes folded under it.
 
     ``verdict`` is one of ``VERDICTS`` (``"verified"``, ``"consistent (tested)"``, ``"out of bound"``, ``"differs"``). Each section is a dict with a one-line
     ``summary`` and, where something is wrong, ``why`` (a list of sentences):
@@ -81,8 +82,9 @@ class VerifyReport(ShowsItself):
     >>> VerifyReport("differs", notes=["x < y"])
     verify_rope: DIFFERS
       note: x < y
-    >>> VerifyReport("differs", notes=["x < y"])._repr_html_()
-    '<pre class="pe-symbolic">verify_rope: DIFFERS\\n  note: x &lt; y</pre>'
+    >>> page = VerifyReport("differs", notes=["x < y"])._repr_html_()
+    >>> ">DIFFERS</span>" in page, "x &lt; y" in page
+    (True, True)
     """
 
     verdict: str
@@ -125,6 +127,38 @@ class VerifyReport(ShowsItself):
             lines.append(f"  agreement: {self.agreement.get('summary', '')}")
             lines += [f"    - {w}" for w in self.agreement.get("why", [])]
         return "\n".join(lines)
+
+    def _rows(self, prefix: str = "") -> list[tuple[str, str, str]]:
+        rows = []
+        for name in _SECTIONS:
+            sec = getattr(self, name)
+            if sec:
+                failed = bool(sec.get("why")) and name != "conventions"
+                rows.append((prefix + name, "see below" if failed else "", sec.get("summary", "")))
+        return rows
+
+    def _panel(self) -> Panel:
+        """The report at a glance: the verdict badge, one row per check, the reasons folded."""
+        rows = self._rows()
+        for kind, subs in (("layer type", self.layers), ("entry", self.entries)):
+            for name, rep in subs.items():
+                rows.append((f"{kind} {name}", rep.verdict, ""))
+                rows += rep._rows("  ")
+        table = Table(("check", "", "summary"), tuple((a, b, c) for a, b, c in rows))
+        sections = []
+        why = [f"{name}: {w}" for name in _SECTIONS for w in getattr(self, name).get("why", [])]
+        for kind, subs in (("layer type", self.layers), ("entry", self.entries)):
+            for nm, rep in subs.items():
+                why += [f"{kind} {nm}: {ln.strip()}" for ln in rep._lines("", "- ", "") if ln.startswith("- ")]
+        if why:
+            sections.append(Section("why", "\n".join(why), folded=False))
+        if self.agreement:
+            sections.append(Section("agreement", "\n".join([self.agreement.get("summary", "")]
+                                                            + self.agreement.get("why", []))))
+        if self.notes:
+            sections.append(Section(f"notes ({len(self.notes)})", "\n".join(self.notes)))
+        sections.append(Section("the whole report as text", self.to_text(), columns=True))
+        return Panel("verify_rope", verdict=self.verdict, tables=(table,), sections=tuple(sections))
 
     def to_markdown(self) -> str:
         """The report as Markdown (for a PR comment)."""
