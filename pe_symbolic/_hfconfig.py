@@ -62,6 +62,9 @@ ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidde
 _FILLED = ("hidden_size", "num_attention_heads", "num_key_value_heads", "max_position_embeddings",
            "num_hidden_layers", "qk_rope_head_dim", "global_head_dim", "rotary_dim", "original_max_position_embeddings",
            "position_embedding_type", "embed_dim")
+#: Keys HF's attention reads to decide whether a layer rotates, and the MTP layer count: filled
+#: from the class's defaults only when the config does not have the key at all.
+_GUARDS = ("sliding_window", "use_mem_rope", "prefix_dense_sliding_window_pattern", "num_nextn_predict_layers")
 #: Legacy top-level keys HF's classes route into the rope dict: (key, routing name in the
 #: table, rope-dict key it sets).
 _LEGACY = (("rope_theta", "theta", "rope_theta"), ("rope_local_base_freq", "local", "rope_theta"),
@@ -69,7 +72,7 @@ _LEGACY = (("rope_theta", "theta", "rope_theta"), ("rope_local_base_freq", "loca
            ("rotary_pct", "pct_alias", "partial_rotary_factor"))
 #: Model types whose rope dicts the numeric parser builds itself, as HF's class does
 #: (DeepSeek-V4's ``main`` / ``compress`` from a flat dict and ``compress_rope_theta``).
-_OWN_ROPE = frozenset({"deepseek_v4"})
+_OWN_ROPE = frozenset({"deepseek_v4", "step3p5", "step3p7"})
 #: Keys of a per-layer override that change a layer's RoPE.
 _ROPE_OVERRIDES = ("head_dim", "partial_rotary_factor", "rope_parameters", "qk_rope_head_dim")
 
@@ -186,8 +189,8 @@ class NormalizedConfig(dict):
 
 
 def _nested(rp: object) -> bool:
-    return isinstance(rp, Mapping) and bool(rp) and all(isinstance(v, Mapping) or v is None for v in rp.values()) \
-        and any(isinstance(v, Mapping) for v in rp.values())
+    """A rope dict of one dict per layer type (scalar keys beside them are siblings HF keeps)."""
+    return isinstance(rp, Mapping) and any(isinstance(v, Mapping) for v in rp.values())
 
 
 def _is_marker(entry: object) -> bool:
@@ -200,20 +203,35 @@ def _strip(entry: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k not in hf_table()["marker"]}
 
 
-def _text_part(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], object, str]:
-    """(the text config, its model_type, where it is) of ``raw``."""
+def _text_part(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], object, str, Mapping[str, Any]]:
+    """(the text config, its model_type, where it is, the values the composite's class builds it
+    with) of ``raw``: the table's ``text`` path (``thinker_config`` / ``text_config`` for
+    Qwen2.5-Omni, ``decoder`` for T5Gemma, ``decoder_config`` for Dia), else ``text_config``."""
     mt = raw.get("model_type")
-    tc = raw.get("text_config")
     top = model_entry(mt)
+    sub = (top or {}).get("text") or {}
     at_top = any(k in raw for k in ROPE_KEYS)
-    if isinstance(tc, Mapping) and not at_top:
-        text_mt = tc.get("model_type")
+    if at_top:
+        return raw, mt, "config", {}
+    wrapper = sub.get("defaults") or {}
+    node: Any = raw
+    where = "config"
+    for key in sub.get("path") or ["text_config"]:
+        nxt = node.get(key) if isinstance(node, Mapping) else None
+        if not isinstance(nxt, Mapping):
+            node = None
+            break
+        node, where = nxt, f"{where}[{key!r}]"
+    if node is None and isinstance(raw.get("text_config"), Mapping):
+        node, where = raw["text_config"], "config['text_config']"
+    if node is not None:
+        text_mt = node.get("model_type")
         if text_mt is None and top is not None:
             text_mt = top.get("text_config")
-        return tc, text_mt, "config['text_config']"
-    if tc is None and not at_top and top is not None and "text_config" in top and "rope" not in top:
-        return {}, top["text_config"], "config (no text_config: HF's defaults)"
-    return raw, mt, "config"
+        return node, text_mt, where, (wrapper if sub.get("merged") else {})
+    if top is not None and "text_config" in top and "rope" not in top:
+        return {}, top["text_config"], "config (no text part: HF's defaults)", wrapper
+    return raw, mt, "config", {}
 
 
 def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
@@ -264,7 +282,9 @@ def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
         return config
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
-    text, mt, where = _text_part(config)
+    text, mt, where, wrapper = _text_part(config)
+    if wrapper:  # the composite's class builds its text part with these (Voxtral-Realtime: head_dim 128)
+        text = {**copy.deepcopy(dict(wrapper)), **text}
     if mt == "":
         mt = None  # an empty model_type (EsmFold2's sub-configs) says nothing
     entry = model_entry(mt)
@@ -274,18 +294,26 @@ def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
     out.model_type = mt if isinstance(mt, str) else None
     notices: list[str] = []
     if entry is None or "defaults" not in entry:
+        if entry is not None:
+            out.hf_class = entry["class"]
         _aliases(out, hf_table()["aliases"] if entry is None else {}, reverse=False)
         if isinstance(mt, str) and (entry is None or entry.get("no_rope")):
             out.unknown_type = _unknown_type(out, mt, entry)
         out.notices = tuple(notices)
         return out
     out.hf_class = entry["class"]
+    for key, v in wrapper.items():
+        if key not in config or where != "config":
+            out.filled[key] = v
     _aliases(out, entry.get("attribute_map", {}), reverse=True)
     defaults = entry["defaults"]
     for key in _FILLED:
         if out.get(key) is None and defaults.get(key) is not None:
             out[key] = defaults[key]
             out.filled[key] = defaults[key]
+    for key in _GUARDS:  # a null the config gives is kept (HF's attention reads None)
+        if key not in out and defaults.get(key) is not None:
+            out[key] = out.filled[key] = defaults[key]
     _head_dim(out, entry, notices)
     _layer_types(out, entry)
     if "rope" in entry and out.model_type not in _OWN_ROPE:
@@ -294,6 +322,7 @@ def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
             text.get(k) is None for k in ("rope_theta", "rotary_emb_base", "rope_parameters", "rope_scaling")):
         out["rope_theta"] = out.filled["rope_theta"] = defaults["rope_theta"]  # a class with a plain rope_theta
     _per_layer(out, entry, notices)
+    _rope_masks(out, entry)
     for key, src in (entry.get("copies") or {}).items():
         # MusicFlamingo: max_position_embeddings is set to the rope dict's rope_theta, always
         thetas = {e.get("rope_theta") for _, e in _entries(out.get("rope_parameters", out.get("rope_scaling")))}
@@ -397,6 +426,33 @@ def _layer_types(out: NormalizedConfig, entry: Mapping[str, Any]) -> None:
     else:
         return
     out["layer_types"] = out.filled["layer_types"] = derived
+
+
+def _rope_masks(out: NormalizedConfig, entry: Mapping[str, Any]) -> None:
+    """``no_rope_layers`` (1 rotates) and ``layer_rope_theta`` (0 is NoPE) as HF's class derives
+    them when the config leaves them out (SmolLM3 and Llama 4: every 4th layer NoPE; MuseSpark:
+    every 4th counted from the last)."""
+    n = out.get("num_hidden_layers")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        return
+    for key, rule in (entry.get("rope_masks") or {}).items():
+        given = out.get(key)
+        if given is not None and not (given == [] and str(out.model_type).startswith("llama4")):
+            continue
+        pat = rule.get("rope")
+        if not pat:
+            continue
+        k = out.get(rule["pattern_key"]) if rule.get("pattern_key") else None
+        if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
+            pat = [1] * (k - 1) + [0]
+        bits = [pat[(i if rule.get("align") != "end" else n - 1 - i) % len(pat)] for i in range(n)]
+        if key == "layer_rope_theta":
+            rp = out.get("rope_parameters") or out.get("rope_scaling") or {}
+            theta = rp.get("rope_theta") if isinstance(rp, Mapping) else None
+            theta = theta if theta is not None else out.get("rope_theta", 10000.0)
+            out[key] = out.filled[key] = [theta if b else 0 for b in bits]
+        else:
+            out[key] = out.filled[key] = bits
 
 
 def _entries(rope: Any) -> list[tuple[str, dict[str, Any]]]:

@@ -25,7 +25,8 @@ from ._checks import as_positions, check_finite_x, check_float_dtype, check_out,
 from ._core import _omega_dd, _omega_exact, _rope_product, _source
 from ._rope_plan import FrequencyPlan, frequency_plan, phasor_source, positions_error
 from ._scratch import scratch
-from .config import RopeSpec, parse_rope_config
+from ._spec import RopeSpec
+from .config import parse_rope_config
 
 __all__ = ["NUMPY"]
 
