@@ -57,6 +57,8 @@ DATA_FILE = "hf_defaults.json"
 #: ``text_config`` (as the numeric parser decides).
 ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "head_dim", "hidden_size",
              "num_attention_heads", "rotary_emb_base", "rotary_pct", "partial_rotary_factor")
+#: The keys of :data:`ROPE_KEYS` that only a RoPE config carries (not a composite's copied sizes).
+_ROPE_ONLY = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_emb_base", "rotary_pct", "partial_rotary_factor")
 #: Scalar keys filled from the class's defaults when the config leaves them out
 #: (``head_dim`` only where the class fixes it; ``partial_rotary_factor`` goes to the rope dict).
 _FILLED = ("hidden_size", "num_attention_heads", "num_key_value_heads", "max_position_embeddings",
@@ -210,7 +212,11 @@ def _text_part(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], object, str, 
     mt = raw.get("model_type")
     top = model_entry(mt)
     sub = (top or {}).get("text") or {}
-    at_top = any(k in raw for k in ROPE_KEYS)
+    first = (sub.get("path") or ["text_config"])[0]
+    has_text = isinstance(raw.get(first), Mapping) or isinstance(raw.get("text_config"), Mapping)
+    # a composite's own top-level hidden_size (a copy of its text part's) says nothing: only a rope key
+    # at the top makes the top the text part there
+    at_top = any(k in raw for k in (ROPE_KEYS if not has_text else _ROPE_ONLY))
     if at_top:
         return raw, mt, "config", {}
     wrapper = sub.get("defaults") or {}

@@ -192,7 +192,7 @@ def test_deepseek_v4_main_compress_compressed_positions_and_the_output_inverse()
     idx = [s for s in prog.sites if s.module == "indexer"]
     assert csa[0].layers == tuple(range(2, 43, 2)) and hca[0].layers == tuple(range(3, 42, 2))
     assert idx[0].positions.kind == "compressed" and idx[0].entry == "compress"
-    assert [s.layers for s in prog.sites if s.module == "draft"] == [(43,)]
+    assert not [s for s in prog.sites if s.module == "draft"]  # no MTP RoPE claimed for V4 (HF runs none)
     d = numeric.describe(DSV4_FLASH)
     assert any(n.startswith("inverse (layers") and "rot2.orthogonal" in n for n in d.notes)
 
@@ -229,7 +229,8 @@ def test_composite_text_parts_nested_deeper_and_in_encoder_decoders():
 
 def test_the_program_prints_every_site():
     text = str(read_program(DSV4_FLASH))
-    assert "compressor" in text and "indexer" in text and "inverse" in text and "draft" in text
+    assert "compressor" in text and "indexer" in text and "inverse" in text
+    assert "draft" in str(read_program(STEP3P7_FLASH))
 
 
 # ---------------------------------------------------------------------------------- against HF

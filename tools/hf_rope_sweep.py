@@ -6,7 +6,9 @@ with what :mod:`pe_symbolic` reads from
 
 * ``sparse``: ``{"model_type": ...}`` alone (every value from the shipped table of class
   defaults, ``pe_symbolic/hf_defaults.json``: what a sparse ``config.json`` relies on), and
-* ``dense``: the class's own ``to_dict()``.
+* ``dense``: the class's own ``to_dict()``;
+* ``keyed``: for a model type whose HF model rotates nothing (the meta run below), ``dense``
+  with a ``rope_theta`` beside it, as published configs carry one (Nemotron-3-Nano).
 
 What HF does comes from two places, both of HF's own code:
 
@@ -244,6 +246,12 @@ def _ours(config: dict[str, Any]) -> tuple[dict[str | None, tuple[Any, float]], 
             for lt, spec in prog.layer_type_specs().items():
                 fr = numeric.rope_frequencies(spec)
                 out[lt] = (_hf_order(spec, fr.inv_freq, np), fr.attention_factor)
+            # entries HF builds a table for that no layer reads (DeepSeek-V4's 'main' when every layer
+            # is compressed): compared as HF builds them, from the parser's reading of the entry
+            for lt in _unread_entries(config, prog):
+                spec = numeric.parse_rope_config(config, layer_type=lt)
+                fr = numeric.rope_frequencies(spec)
+                out[lt] = (_hf_order(spec, fr.inv_freq, np), fr.attention_factor)
         else:  # an older checkout: describe
             desc = numeric.describe(config, quiet=True)
             nope = set(desc.nope_layers) if desc.nope_layers is not None else None
@@ -252,6 +260,18 @@ def _ours(config: dict[str, Any]) -> tuple[dict[str | None, tuple[Any, float]], 
                 fr = numeric.rope_frequencies(spec)
                 out[lt] = (_hf_order(spec, fr.inv_freq, np), fr.attention_factor)
     return out, nope, any(issubclass(w.category, UserWarning) for w in caught)
+
+
+def _unread_entries(config, prog) -> list[str]:
+    from pe_symbolic._hfconfig import normalize
+    from pe_symbolic.numeric._keys import _per_layer
+    from pe_symbolic.numeric._parse import rope_entries
+
+    _, params, _ = rope_entries(normalize(config), False)
+    if not _per_layer(params):
+        return []
+    read = {s.entry for s in prog.attention()}
+    return [t for t, v in params.items() if t not in read and isinstance(v, dict)]
 
 
 def _hf_order(spec, inv, np):
@@ -310,7 +330,8 @@ def _nope_diff(meta: tuple[set[int], set[int]] | None, ours_rope: dict, ours_nop
 
 def sweep(verbose: bool = False, only: list[str] | None = None) -> dict[str, Any]:
     logging.disable(logging.WARNING)
-    counts: dict[str, collections.Counter] = {"sparse": collections.Counter(), "dense": collections.Counter()}
+    counts: dict[str, collections.Counter] = {"sparse": collections.Counter(), "dense": collections.Counter(),
+                                              "keyed": collections.Counter()}
     details: dict[str, list[str]] = collections.defaultdict(list)
     seen: set[str] = set()
     skipped = 0
@@ -339,7 +360,11 @@ def sweep(verbose: bool = False, only: list[str] | None = None) -> dict[str, Any
             continue
         if meta is None:
             meta_failed.append(mt)
-        for reading, config in (("sparse", {"model_type": mt}), ("dense", dense)):
+        readings = [("sparse", {"model_type": mt}), ("dense", dense)]
+        if meta is not None and not meta[1] and dense is not None:
+            # HF rotates nothing here: a published config may still carry a rope_theta (Nemotron-3-Nano)
+            readings.append(("keyed", {**dense, "rope_theta": 10000.0}))
+        for reading, config in readings:
             if config is None:
                 continue
             try:
@@ -387,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"transformers {transformers.__version__}: {res['types']} config model types, {n} with a rotary "
           f"embedding built from the config at its defaults or a RoPE key and attention layers "
           f"(meta run failed for {len(res['meta_failed'])}: NoPE not checked there)")
-    for reading in ("sparse", "dense"):
+    for reading in ("sparse", "dense", "keyed"):
         c = res["counts"][reading]
         print(f"{reading:>6}: " + ", ".join(f"{k} {c[k]}" for k in CATEGORIES))
     for key, items in sorted(res["details"].items()):

@@ -70,7 +70,9 @@ def _layer(lay: LayerReport, width: int) -> list[str]:
     wrap = textwrap.TextWrapper(width=width, subsequent_indent=" " * 6)
     for c in lay.checks:
         line = f"{c.engine}: {c.verdict}"
-        if c.verdict == "unsupported":
+        if c.variant:
+            line = f"{c.engine} (a variant, not the default): {c.verdict}"
+        if c.verdict == "unsupported" or c.verdict.startswith(("unsupported beyond", "differs from")):
             line += f" -- {c.explanation}"
         elif c.verdict == "differs":
             line += f" -- {c.explanation}"
@@ -98,11 +100,15 @@ def _layer(lay: LayerReport, width: int) -> list[str]:
 
 def render_report(rep: EngineReport, *, width: int = 100) -> str:
     """The text ``pe-audit --engines`` prints."""
-    out = textwrap.wrap(f"pe-audit --engines {rep.name}: each engine's RoPE against HF transformers 5.24.0, by the "
-                        "proof kernel", width=width, subsequent_indent="  ")
+    from .recipes import SOURCES
+
+    out = textwrap.wrap(f"pe-audit --engines {rep.name}: each engine's RoPE against HF transformers "
+                        f"{SOURCES['hf'].commit.lstrip('v')}, by the proof kernel", width=width, subsequent_indent="  ")
     out += textwrap.wrap("(equal = same angle m*omega_i for every pair i and position m, same factor on cos/sin, "
                          "every length n)", width=width)
     out.append("")
+    if rep.nope:
+        out += textwrap.wrap(f"no card: no layer of this model rotates (NoPE) -- {rep.nope}", width=width)
     for lay in rep.layers:
         out += _layer(lay, width)
         out.append("")

@@ -87,6 +87,9 @@ def model_nope(cfg: Mapping[str, Any]) -> str:
     if entry is not None and entry.get("rotary_applied") is False:
         return (f"HF's model for model_type {mt!r} ({entry['class']}) applies no rotary embedding: its modeling code "
                 "calls no rotation, whatever RoPE keys the config carries")
+    if entry is not None and entry.get("no_rope") and "text_config" not in entry:
+        return (f"HF's {entry['class']} (model_type {mt!r}) has no RoPE field: its attention reads no rotary "
+                "settings (NoPE), whatever RoPE keys the config carries")
     if mt in GLM5_NEXT_TYPES and cfg.get("qk_rope_head_dim") in (0, None):
         return ("GLM-5.3's DSA attention is NoPE: qk_rope_head_dim = 0 (HF's Glm5NextTextConfig refuses any other "
                 "value); only its vision tower rotates")
@@ -201,6 +204,11 @@ def _layer_types(cfg: Mapping[str, Any]) -> list[str] | None:
     if not isinstance(lt, list) and isinstance(pattern, str) and pattern and set(pattern) <= set(HYBRID_PATTERN):
         lt = [HYBRID_PATTERN[c] for c in pattern]  # Nemotron-H: M mamba, * attention, E moe, - mlp
     if isinstance(lt, list) and all(isinstance(t, str) for t in lt):
+        if mt == "dory" and "mlp" in lt:
+            # HF's DoryConfig reads a serialized list of attention / mlp sub-layers as its attention
+            # layers alone (its to_dict writes them interleaved; reloading drops the "mlp" entries)
+            lt = [t for t in lt if t != "mlp"]
+            return lt
         return list(lt[:n]) if isinstance(n, int) and not isinstance(n, bool) and len(lt) > n else list(lt)
     return None
 

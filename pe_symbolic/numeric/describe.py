@@ -291,6 +291,11 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
             notes.append(f"DeepSeek MLA: the softmax scale is also multiplied by mscale(factor, mscale_all_dim)**2 = "
                          f"{s.attention.softmax:.6g} (not part of the attention factor)")
     notes += _submodule_notes(prog)
+    from .context import context_line
+
+    usable = context_line(prog)
+    if usable:
+        notes.append(usable)
     pattern = _pattern_note(cfg, entries)
     if pattern:
         notes.insert(0, pattern)
