@@ -257,10 +257,11 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     --------
     >>> from pe_symbolic.numeric import model_config
     >>> d = describe(model_config("llama-3.1-8b"))
-    >>> d
+    >>> d  # doctest: +ELLIPSIS
     layer type  rope type  base (effective)  factors                          attn factor  rotary dims
     all         llama3     500000            factor=8; low=1, high=4; L=8192  1            128 of 128
     layout: split halves (rotate_half)
+    note: usable context: positions 0 .. 131,071 admitted (max_position_embeddings); tables formed in float32 exact to 16,777,216, ...
     >>> d.layers[0].spec.rope_type, d.layers[0].attention_factor
     ('llama3', 1.0)
     """
