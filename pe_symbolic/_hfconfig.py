@@ -63,7 +63,8 @@ _ROPE_ONLY = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_emb_base"
 #: (``head_dim`` only where the class fixes it; ``partial_rotary_factor`` goes to the rope dict).
 _FILLED = ("hidden_size", "num_attention_heads", "num_key_value_heads", "max_position_embeddings",
            "num_hidden_layers", "qk_rope_head_dim", "global_head_dim", "rotary_dim", "original_max_position_embeddings",
-           "position_embedding_type", "embed_dim")
+           "position_embedding_type", "embed_dim", "memory_attention_hidden_size",
+           "memory_attention_num_attention_heads", "memory_attention_downsample_rate")
 #: Keys HF's attention reads to decide whether a layer rotates, and the MTP layer count: filled
 #: from the class's defaults only when the config does not have the key at all.
 _GUARDS = ("sliding_window", "use_mem_rope", "prefix_dense_sliding_window_pattern", "num_nextn_predict_layers")

@@ -105,3 +105,14 @@ def test_a_nope_model_gets_no_engine_card():
                                  "hybrid_override_pattern": "M*"}, ["vllm"], generic=False)
     assert rep.layers == () and "nemotron_h" in rep.nope
     assert "no card: no layer of this model rotates (NoPE)" in rep.to_text()
+
+
+def test_the_attention_factor_placement_is_decided_by_the_kernel():
+    af = numeric.read_program(SMALL_YARN).at(0).attention
+    assert af.placement_proof(partial=False).verdict == "proved"
+    refuted = af.placement_proof(partial=True)
+    assert refuted.verdict == "refuted" and refuted.counterexample
+    text = engines.engine_report(SMALL_YARN, ["vllm"], generic=False).to_text()
+    assert "placement: attention factor a = 1.13863 on cos/sin (q and k): the same logits as softmax scale x" in text
+    partial = {**SMALL_YARN, "partial_rotary_factor": 0.5}
+    assert "not the same as softmax scale" in engines.engine_report(partial, ["vllm"], generic=False).to_text()

@@ -47,7 +47,8 @@ OUT = Path(__file__).resolve().parents[1] / "pe_symbolic" / "hf_defaults.json"
 #: Scalar keys the RoPE parser reads whose class default a sparse config leaves to HF.
 SCALARS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings",
            "num_hidden_layers", "partial_rotary_factor", "qk_rope_head_dim", "global_head_dim", "rotary_dim",
-           "original_max_position_embeddings", "embed_dim")
+           "original_max_position_embeddings", "embed_dim", "memory_attention_hidden_size",
+           "memory_attention_num_attention_heads", "memory_attention_downsample_rate")
 #: Keys the HF attention reads to decide whether a layer rotates (a guard around its
 #: ``apply_rotary_pos_emb``), and the MTP layer count: filled when the config leaves them out.
 GUARD_KEYS = ("sliding_window", "use_mem_rope", "prefix_dense_sliding_window_pattern", "num_nextn_predict_layers")

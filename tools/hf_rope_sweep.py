@@ -227,7 +227,7 @@ def _meta_run(cls) -> tuple[set[int], set[int]] | None:
     return (attention, called) if attention else None
 
 
-def _ours(config: dict[str, Any]) -> tuple[dict[str | None, tuple[Any, float]], set[int] | None, bool]:
+def _ours(config: dict[str, Any]) -> tuple[dict[str | None, tuple[Any, float]], set[int] | None, bool, dict]:
     """({layer type: (inv_freq, attention factor)}, the layers read as NoPE (``None``: not said;
     every layer when the config reads as no RoPE at all), whether the parser warned). Frequencies
     in the order HF's buffer holds them: ERNIE 4.5 VL's rotary embedding stores its ladder permuted
@@ -239,6 +239,7 @@ def _ours(config: dict[str, Any]) -> tuple[dict[str | None, tuple[Any, float]], 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out: dict[str | None, tuple[Any, float]] = {}
+        unread: dict[str | None, tuple[Any, float]] = {}
         if hasattr(numeric, "read_program"):
             prog = numeric.read_program(config)
             un = prog.unrotated_layers()
@@ -246,12 +247,12 @@ def _ours(config: dict[str, Any]) -> tuple[dict[str | None, tuple[Any, float]], 
             for lt, spec in prog.layer_type_specs().items():
                 fr = numeric.rope_frequencies(spec)
                 out[lt] = (_hf_order(spec, fr.inv_freq, np), fr.attention_factor)
-            # entries HF builds a table for that no layer reads (DeepSeek-V4's 'main' when every layer
-            # is compressed): compared as HF builds them, from the parser's reading of the entry
+            # entries no layer reads (DeepSeek-V4's 'main' when every layer is compressed): compared
+            # where HF builds a table for them anyway, from the parser's reading of the entry
             for lt in _unread_entries(config, prog):
                 spec = numeric.parse_rope_config(config, layer_type=lt)
                 fr = numeric.rope_frequencies(spec)
-                out[lt] = (_hf_order(spec, fr.inv_freq, np), fr.attention_factor)
+                unread[lt] = (_hf_order(spec, fr.inv_freq, np), fr.attention_factor)
         else:  # an older checkout: describe
             desc = numeric.describe(config, quiet=True)
             nope = set(desc.nope_layers) if desc.nope_layers is not None else None
@@ -259,7 +260,7 @@ def _ours(config: dict[str, Any]) -> tuple[dict[str | None, tuple[Any, float]], 
                 spec = numeric.parse_rope_config(config, layer_type=lt)
                 fr = numeric.rope_frequencies(spec)
                 out[lt] = (_hf_order(spec, fr.inv_freq, np), fr.attention_factor)
-    return out, nope, any(issubclass(w.category, UserWarning) for w in caught)
+    return out, nope, any(issubclass(w.category, UserWarning) for w in caught), unread
 
 
 def _unread_entries(config, prog) -> list[str]:
@@ -363,12 +364,20 @@ def sweep(verbose: bool = False, only: list[str] | None = None) -> dict[str, Any
         readings = [("sparse", {"model_type": mt}), ("dense", dense)]
         if meta is not None and not meta[1] and dense is not None:
             # HF rotates nothing here: a published config may still carry a rope_theta (Nemotron-3-Nano)
-            readings.append(("keyed", {**dense, "rope_theta": 10000.0}))
+            keyed = dict(dense)
+            part = next((k for k in ("text_config", "llm_config") if isinstance(keyed.get(k), dict)), None)
+            if part is not None:
+                keyed[part] = {**keyed[part], "rope_theta": 10000.0}
+            else:
+                keyed["rope_theta"] = 10000.0
+            readings.append(("keyed", keyed))
         for reading, config in readings:
             if config is None:
                 continue
             try:
-                ours, nope, warned = _ours(config)
+                ours, nope, warned, unread = _ours(config)
+                if hf is not None:
+                    ours.update({k: v for k, v in unread.items() if k in hf})
             except (ValueError, TypeError) as exc:
                 if meta is not None and not meta[1] and hf is None:
                     kind = "refused"  # a NoPE model refused: still not read as HF reads it

@@ -73,6 +73,7 @@ class LayerRope:
     admitted: int | None = None
     admitted_why: str = ""
     layers: tuple[int, ...] | None = None
+    head_dim: int | None = None
 
     @property
     def rope_type(self) -> str:
@@ -129,12 +130,12 @@ def layer_ropes(config: Mapping[str, Any]) -> list[LayerRope]:
             got = out[seen[key]]
             if got.layers is not None and site.layers is not None:
                 out[seen[key]] = LayerRope(got.layer_type, got.config, got.rope, got.admitted, got.admitted_why,
-                                           tuple(sorted(got.layers + site.layers)))
+                                           tuple(sorted(got.layers + site.layers)), got.head_dim)
             continue
         rope = params.get(key) if per_layer and key is not None else (params if not per_layer else None)
         if not isinstance(rope, Mapping):
             rope = {}
         n, why = admitted_context(site.spec)
         seen[key] = len(out)
-        out.append(LayerRope(key, cfg, _standard(rope, cfg), n, why, site.layers))
+        out.append(LayerRope(key, cfg, _standard(rope, cfg), n, why, site.layers, site.spec.head_dim))
     return out

@@ -86,6 +86,9 @@ def _layer(lay: LayerReport, width: int) -> list[str]:
         notes = list(c.recipe.notes) + ([f"pairing: {c.recipe.pairing_note}"] if c.recipe.pairing_note else [])
         for note in notes:
             out += textwrap.wrap(f"note: {note}", width=width, initial_indent="    ", subsequent_indent="      ")
+    place = _placement(lay)
+    if place:
+        out += textwrap.wrap(f"placement: {place}", width=width, subsequent_indent="      ")
     out.append("")
     out.append("sources (file @ commit):")
     seen = []
@@ -96,6 +99,18 @@ def _layer(lay: LayerReport, width: int) -> list[str]:
     for s in seen:
         out += textwrap.wrap(s.cite(), width=width, initial_indent="  ", subsequent_indent="    ")
     return out
+
+
+def _placement(lay: LayerReport) -> str:
+    """Where HF's attention factor acts and whether the softmax scale could carry it (a kernel proof)."""
+    from ..numeric.program import AttentionFactor
+
+    att = lay.hf.regimes[0].attention if lay.hf.supported and lay.hf.regimes else None
+    if att is None or not sp.sympify(att).is_number:
+        return ""
+    rec = lay.hf
+    partial = rec.rotary_dim is not None and bool(getattr(lay, "head_dim", None)) and rec.rotary_dim != lay.head_dim
+    return AttentionFactor(float(sp.N(att, 20))).placement_text(partial=partial)
 
 
 def render_report(rep: EngineReport, *, width: int = 100) -> str:

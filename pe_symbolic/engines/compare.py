@@ -104,6 +104,8 @@ class LayerReport:
     rope_type: str
     hf: Recipe
     checks: tuple[EngineCheck, ...]
+    head_dim: int | None = None
+    """The head dim (the attention factor's placement depends on whether every channel rotates)."""
 
 
 @dataclass(frozen=True)
@@ -511,7 +513,8 @@ def compare_layer(layer: LayerRope, engines: Sequence[str] = ENGINES, *, generic
         else:
             verdict = "equal here (proved); elsewhere undecided"
         checks.append(EngineCheck(name, rec, verdict, here, gen, gverdict, gexpl))
-    return LayerReport(layer.layer_type, layer.rope_type, hf_rec, tuple(_with_limit(c, layer) for c in checks))
+    return LayerReport(layer.layer_type, layer.rope_type, hf_rec, tuple(_with_limit(c, layer) for c in checks),
+                       layer.head_dim)
 
 
 def _with_limit(check: EngineCheck, layer: LayerRope) -> EngineCheck:

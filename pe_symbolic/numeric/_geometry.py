@@ -22,6 +22,7 @@ from ._spec import (
     HF_MROPE_DEFAULT_SECTIONS,
     HF_MROPE_PLACEMENT,
     KEEP_HEAD_DIM,
+    MEMORY_ATTENTION_TYPES,
     QK_ROPE_IS_HEAD_DIM,
     ROTARY_DIM_IGNORED_BY_HF,
     _HEAD_DIM_LOOKALIKES,
@@ -202,6 +203,13 @@ def _head_dim(cfg: Mapping[str, Any], layer_type: str | None = None, *, prf_give
             if key == "global_head_dim":
                 src += f" (the head dim of {GLOBAL_HEAD_DIM_LAYER!r} layers)"
             return _int("config", key, cfg[key]), src
+    if mt in MEMORY_ATTENTION_TYPES and cfg.get("memory_attention_hidden_size") is not None:
+        h = _int("config", "memory_attention_hidden_size", cfg["memory_attention_hidden_size"])
+        n = _int("config", "memory_attention_num_attention_heads", cfg.get("memory_attention_num_attention_heads", 1))
+        r = _int("config", "memory_attention_downsample_rate", cfg.get("memory_attention_downsample_rate", 1))
+        d = h // (r * n)
+        return d, (f"head_dim = memory_attention_hidden_size // (memory_attention_downsample_rate * "
+                   f"memory_attention_num_attention_heads) = {h} // ({r} * {n}) = {d}")
     width = HEAD_DIM_WIDTH.get(mt, "hidden_size")  # type: ignore[arg-type]
     hidden, heads = cfg.get(width), cfg.get("num_attention_heads")
     if hidden is None or heads is None:

@@ -151,6 +151,10 @@ HEAD_DIM_ALIASES: dict[str, str] = {"jetmoe": "kv_channels", "zamba": "attention
 #: (HF 5.24 ``Qwen2VLVisionRotaryEmbedding``: ``config.embed_dim // config.num_attention_heads``;
 #: its ``hidden_size`` is the language model's, the merger's output).
 HEAD_DIM_WIDTH: dict[str, str] = {"qwen2_vl_vision": "embed_dim"}
+#: Model types whose HF rotary embedding is the memory attention's (SAM2-style video trackers:
+#: ``memory_attention_hidden_size // (memory_attention_downsample_rate *
+#: memory_attention_num_attention_heads)``, transformers 5.25 ``Sam2VideoVisionRotaryEmbedding``).
+MEMORY_ATTENTION_TYPES: frozenset[str] = frozenset({"sam2_video", "edgetam_video", "sam3_tracker_video"})
 #: Keys some configs use for the head dim: when one is present, ``head_dim`` is not, and its
 #: value differs from ``hidden_size // num_attention_heads``, the parser warns (it cannot know).
 _HEAD_DIM_LOOKALIKES = ("kv_channels", "attention_head_dim", "head_size", "hidden_size_per_head", "d_head",

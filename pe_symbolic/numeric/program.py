@@ -137,6 +137,47 @@ class AttentionFactor:
         """The factor on every logit: ``value**2`` (cos/sin on q and k) times ``softmax``."""
         return self.value ** 2 * (1.0 if self.softmax is None else self.softmax)
 
+    def placement_proof(self, *, partial: bool) -> Any:
+        r"""Whether multiplying cos and sin by ``a`` (HF's placement: queries *and* keys) gives the same
+        logits as multiplying the softmax scale by ``a**2``, decided by the proof kernel on one rotated
+        pair :math:`(q_1, q_2), (k_1, k_2)` at positions :math:`m, n`, and -- ``partial`` -- one channel
+        :math:`q_3 k_3` that does not rotate:
+
+        .. math:: s\,\big(a^2 \langle R(m\theta) q, R(n\theta) k\rangle + q_3 k_3\big)
+                  \overset{?}{=} s\,a^2 \big(\langle R(m\theta) q, R(n\theta) k\rangle + q_3 k_3\big)
+
+        ``proved`` when every channel rotates; ``refuted`` (at a point with :math:`a \ne 1`) when one
+        does not: an engine that folds the factor into the softmax scale then scales the
+        pass-through channels too.
+
+        >>> af = AttentionFactor(1.13863)
+        >>> af.placement_proof(partial=False).verdict, af.placement_proof(partial=True).verdict
+        ('proved', 'refuted')
+        """
+        import sympy as sp
+
+        from ..encodings.rot2 import rot2
+        from ..proof import check_identity
+
+        a, sc, th = sp.symbols("a s theta", positive=True)
+        m, n, q1, q2, k1, k2, q3, k3 = sp.symbols("m n q_1 q_2 k_1 k_2 q_3 k_3", real=True)
+        rq = rot2(m * th) * sp.Matrix([q1, q2])
+        rk = rot2(n * th) * sp.Matrix([k1, k2])
+        dot = (rq.T * rk)[0, 0]
+        rest = q3 * k3 if partial else sp.Integer(0)
+        return check_identity(sc * (a**2 * dot + rest), sc * a**2 * (dot + rest), id="rope.attention_placement")
+
+    def placement_text(self, *, partial: bool) -> str:
+        """One line on where the factor acts and what folding it into the softmax scale would do."""
+        if self.value == 1.0:
+            return "attention factor 1: nothing to place"
+        verdict = self.placement_proof(partial=partial).verdict
+        same = ("the same logits as softmax scale x a**2 = " f"{self.value ** 2:.6g} ({verdict}: every channel rotates)"
+                if not partial else
+                f"not the same as softmax scale x a**2 = {self.value ** 2:.6g} ({verdict}: the channels that do not "
+                "rotate would be scaled too)")
+        return f"attention factor a = {self.value:.6g} on cos/sin (q and k): {same}"
+
 
 @dataclass(frozen=True)
 class Inverse:
