@@ -417,6 +417,8 @@ def _layer_types(out: NormalizedConfig, entry: Mapping[str, Any]) -> None:
         return
     if lt is not None:
         return
+    if out.get("compress_ratios") is not None:
+        return  # DeepSeek-V4's legacy per-layer ratios: the class derives layer_types from them
     rule = entry.get("layer_types") or {}
     n = out.get("num_hidden_layers")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:

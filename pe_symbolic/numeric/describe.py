@@ -188,6 +188,9 @@ def _defaults_line(cfg: Mapping[str, Any]) -> str:
 def _pattern_note(cfg: Mapping[str, Any], entries: list[LayerRope]) -> str:
     """``"layers: 5 sliding_attention, 1 full_attention, repeated"`` when rows are per layer type."""
     lt = cfg.get("layer_types")
+    n = cfg.get("num_hidden_layers")
+    if isinstance(lt, list) and isinstance(n, int) and not isinstance(n, bool) and len(lt) > n:
+        lt = lt[:n]
     if not isinstance(lt, list) or not lt or not any(e.layer_indices is not None for e in entries):
         return ""
     for p in range(1, len(lt) + 1):
@@ -313,6 +316,9 @@ def _rows(cfg: NormalizedConfig, prog: RopeProgram) -> tuple[list[LayerRope], li
     """One row per rope entry (and per-layer base, and factor) the attention layers read, and a
     NoPE row per layer type none of whose layers rotate; notes on entries no layer reads."""
     lt_list = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else None
+    n = cfg.get("num_hidden_layers")
+    if lt_list is not None and isinstance(n, int) and not isinstance(n, bool) and len(lt_list) > n:
+        lt_list = lt_list[:n]  # MTP layers' entries past the model's (Step3p7): not the model's layers
     rows: dict[Any, tuple[RopeSite, list[int] | None]] = {}
     attn = prog.attention()
     every = all(s.layers is None for s in attn)
@@ -334,7 +340,7 @@ def _rows(cfg: NormalizedConfig, prog: RopeProgram) -> tuple[list[LayerRope], li
     _, params, family = rope_entries(cfg, False)
     order = list(params) if _per_layer(params) else []  # HF's order: its rotary embedding's entries
     out = []
-    partial = any(s.nope and s.attends for s in attn)
+    partial = any(s.nope for s in attn)
     for s, layers in sorted(rows.values(), key=lambda r: (order.index(r[0].entry) if r[0].entry in order
                                                           else len(order), (r[1] or r[0].layers or (0,))[0])):
         indices = tuple(i for i, t in enumerate(lt_list) if t == s.entry) if lt_list and s.entry in lt_list else None
