@@ -34,7 +34,8 @@ Each (model type, reading) is one of
 
 A model type counts when HF builds a rotary embedding from its config at its defaults, or
 when its config carries a RoPE key (``rope`` / ``rotary`` in a key name) and the meta run
-found attention layers. Needs ``transformers`` and ``torch``. The reading of pe_symbolic is
+found attention layers; the ``keyed`` reading also covers model types whose modeling code
+defines a rotation it never applies (Nemotron-H, Jamba). Needs ``transformers`` and ``torch``. The reading of pe_symbolic is
 :func:`pe_symbolic.numeric.read_program` where it exists (else :func:`describe`, so that the
 same script measures an older checkout: ``--root`` names its folder).
 """
@@ -159,6 +160,20 @@ def _has_rope_key(d: Any) -> bool:
     if isinstance(d, dict):
         return any(("rope" in str(k).lower() or "rotary" in str(k).lower()) or _has_rope_key(v) for k, v in d.items())
     return False
+
+
+def _mentions_rope(pkg: str) -> bool:
+    """Whether the model's modeling code defines RoPE machinery (a rotary function or class), used
+    or not: Nemotron-H and Jamba carry ``apply_rotary_pos_emb`` / ``rotate_half`` and never call
+    them, and their published configs carry a ``rope_theta``."""
+    import transformers
+
+    path = Path(transformers.__file__).parent / "models" / pkg / f"modeling_{pkg}.py"
+    try:
+        src = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return re.search(r"def (apply_rotary\w*|rotate_half)\(", src) is not None
 
 
 def _meta_run(cls) -> tuple[set[int], set[int]] | None:
@@ -352,7 +367,8 @@ def sweep(verbose: bool = False, only: list[str] | None = None) -> dict[str, Any
         except Exception:
             dense = None
         rope_key = _has_rope_key(dense) if dense is not None else False
-        if hf is None and not rope_key:
+        carries = rope_key or _mentions_rope(pkg)
+        if hf is None and not carries:
             skipped += 1
             continue
         meta = _meta_run(cls)
@@ -361,7 +377,7 @@ def sweep(verbose: bool = False, only: list[str] | None = None) -> dict[str, Any
             continue
         if meta is None:
             meta_failed.append(mt)
-        readings = [("sparse", {"model_type": mt}), ("dense", dense)]
+        readings = [("sparse", {"model_type": mt}), ("dense", dense)] if (hf is not None or rope_key) else []
         if meta is not None and not meta[1] and dense is not None:
             # HF rotates nothing here: a published config may still carry a rope_theta (Nemotron-3-Nano)
             keyed = dict(dense)
