@@ -261,3 +261,34 @@ def test_step3p7_per_type_dicts_are_hf_s():
 def test_voxtral_realtime_head_dim_is_hf_s():
     hf = _hf_config("VoxtralRealtimeConfig")
     assert numeric.parse_rope_config({"model_type": "voxtral_realtime"}).head_dim == hf.text_config.head_dim
+
+
+@pytest.mark.parametrize("model_type", ["gemma3_text", "laguna"])
+def test_per_type_dicts_with_scalar_siblings_agree_with_hf_s_rotary(model_type):
+    """Gemma 3 text and Laguna with YaRN on the full-attention layers and a ``truncate`` sibling:
+    HF's own config class and rotary embedding against rope_frequencies, per layer type."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import importlib
+
+    mod = {"gemma3_text": "gemma3", "laguna": "laguna"}[model_type]
+    cfgs = importlib.import_module(f"transformers.models.{mod}.configuration_{mod}")
+    modeling = importlib.import_module(f"transformers.models.{mod}.modeling_{mod}")
+    cls = cfgs.Gemma3TextConfig if mod == "gemma3" else cfgs.LagunaConfig
+    rot_cls = modeling.Gemma3RotaryEmbedding if mod == "gemma3" else modeling.LagunaRotaryEmbedding
+    rp = {"full_attention": {"rope_type": "yarn", "rope_theta": 1e6, "factor": 8.0,
+                             "original_max_position_embeddings": 16384},
+          "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}, "truncate": False}
+    kw = {"num_hidden_layers": 4, "head_dim": 128, "max_position_embeddings": 131072,
+          "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "sliding_attention"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rot = rot_cls(cls(rope_parameters={k: dict(v) if isinstance(v, dict) else v for k, v in rp.items()}, **kw))
+    cfg = {"model_type": model_type, **kw, "rope_parameters": rp}
+    for lt in ("full_attention", "sliding_attention"):
+        hf = getattr(rot, f"{lt}_inv_freq").double().numpy()
+        ours = numeric.rope_frequencies(cfg, layer_type=lt)
+        assert hf.shape == ours.inv_freq.shape
+        assert np.max(np.abs(hf - ours.inv_freq) / ours.inv_freq) < 1e-6  # HF computes in float32
+        assert abs(getattr(rot, f"{lt}_attention_scaling") - ours.attention_factor) < 1e-9
+    assert numeric.parse_rope_config(cfg, layer_type="full_attention").truncate is False
