@@ -59,12 +59,14 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
-__all__ = ["audit", "check_identity", "is_relative", "verify_rope", "__version__", *_SUBMODULES]
+__all__ = ["audit", "check_identity", "is_relative", "supports", "usable_context", "verify_rope", "__version__",
+           *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .audit import audit  # noqa: F401
     from .audit.verify import verify_rope  # noqa: F401
+    from .engines.support import supports, usable_context  # noqa: F401
     from .proof import check_identity  # noqa: F401
     from .theorems.relative import is_relative  # noqa: F401
 
@@ -78,6 +80,10 @@ def __getattr__(name: str) -> Any:
         from .theorems.relative import is_relative
 
         return is_relative
+    if name in ("usable_context", "supports"):
+        from .engines import support
+
+        return getattr(support, name)
     if name == "verify_rope":
         from .audit.verify import verify_rope
 

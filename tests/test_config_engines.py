@@ -316,7 +316,7 @@ def test_deepseek_v4_needs_a_layer_type_and_a_head_dim():
     bare = {k: v for k, v in cfg.items() if k != "model_type"}
     bare["compress_ratios"] = V4_LEGACY.get("compress_ratios")
     with pytest.raises(ValueError, match=r"missing the key 'head_dim'.*defaults head_dim to 512"):
-        from pe_symbolic.numeric.config import _deepseek_v4_params
+        from pe_symbolic.numeric._families import _deepseek_v4_params
 
         _deepseek_v4_params(bare, "config['rope_scaling']", bare["rope_scaling"], False)
 
@@ -405,7 +405,12 @@ def test_hf_saved_deepseek_v4_config_parses_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         d = numeric.describe(saved, quiet=True)
-    assert [(e.layer_type, e.spec.rope_theta) for e in d.layers] == [("main", 10000.0), ("compress", 160000.0)]
+    # HF's defaults make every layer compressed (two HCA layers, then CSA / HCA in turn): only the
+    # 'compress' entry is read by a layer; 'main' is named as unused
+    assert [(e.layer_type, e.spec.rope_theta) for e in d.layers] == [("compress", 160000.0)]
+    assert any("['main'] is given, but no layer reads it" in n for n in d.notes)
+    both = numeric.describe({**saved, "layer_types": ["sliding_attention"] + saved["layer_types"][1:]}, quiet=True)
+    assert [(e.layer_type, e.spec.rope_theta) for e in both.layers] == [("main", 10000.0), ("compress", 160000.0)]
 
 
 # ----------------------------------------------------------------------------------------
@@ -428,7 +433,7 @@ def test_molmo2_scaling_layers_pick_the_scaled_or_the_plain_ladder():
     with pytest.raises(ValueError, match=r"layer=4 must be < num_hidden_layers = 4"):
         numeric.rope_frequencies(MOLMO2, layer=4)
     d = numeric.describe(MOLMO2, quiet=True)
-    assert [(e.label, e.spec.rope_type) for e in d.layers] == [("layers 1,3", "yarn"), ("layers 0,2", "default")]
+    assert [(e.label, e.spec.rope_type) for e in d.layers] == [("layers 0,2", "default"), ("layers 1,3", "yarn")]
     # every layer scaled: no layer= needed
     assert numeric.parse_rope_config(dict(MOLMO2, rope_scaling_layers=[0, 1, 2, 3])).rope_type == "yarn"
     # elsewhere the key is not read, and says so

@@ -25,7 +25,7 @@ torch = pytest.importorskip("torch")
 mru = pytest.importorskip("transformers.modeling_rope_utils")
 
 from pe_symbolic import numeric  # noqa: E402
-from pe_symbolic.numeric.config import AXIAL_MODEL_TYPES  # noqa: E402
+from pe_symbolic.numeric._spec import AXIAL_MODEL_TYPES  # noqa: E402
 
 REL = 1e-12
 CASES_PER_TYPE = 60

@@ -23,10 +23,10 @@ import pytest
 transformers = pytest.importorskip("transformers")
 
 from pe_symbolic import numeric  # noqa: E402
-from pe_symbolic.numeric.config import HF_MROPE_DEFAULT_SECTIONS, HF_MROPE_PLACEMENT  # noqa: E402
+from pe_symbolic.numeric._spec import HF_MROPE_DEFAULT_SECTIONS, HF_MROPE_PLACEMENT  # noqa: E402
 
 MODELS = Path(transformers.__file__).parent / "models"
-describe_module = importlib.import_module("pe_symbolic.numeric.describe")
+describe_module = importlib.import_module("pe_symbolic.numeric._pairing")
 
 #: Model types of the modules the scan marks whose text attention is not what the mark is
 #: about, each with the reason (checked in the installed HF 5.24 source).
@@ -243,6 +243,17 @@ def test_mrope_defaults_and_placement_are_hf_s():
 # the VL text models' M-RoPE placement, against HF's own rotary embedding classes
 
 
+def _interleaved_out(apply):
+    """HF's ``apply_rotary_pos_emb_interleave`` with its split output put back in interleaved order."""
+    import torch
+
+    def back(t):
+        h = t.shape[-1] // 2
+        return torch.stack([t[..., :h], t[..., h:]], dim=-1).flatten(-2)
+
+    return lambda q, k, cos, sin: tuple(back(t) for t in apply(q, k, cos, sin))
+
+
 def _hf_vl_cases():
     from transformers.models.ernie4_5_vl_moe import configuration_ernie4_5_vl_moe as EC
     from transformers.models.ernie4_5_vl_moe import modeling_ernie4_5_vl_moe as E
@@ -279,7 +290,10 @@ def _hf_vl_cases():
         "ernie4_5_vl_moe_text, mrope_section": (
             EC.Ernie4_5_VLMoeTextConfig(**small, rope_parameters={**full, "mrope_section": [20, 20, 24]}),
             E.Ernie4_5_VLMoeTextRotaryEmbedding, E.apply_rotary_pos_emb, 128, "interleaved"),
-        "hy_v4_vl_text": (HC.HYV4VLTextConfig(), H.HYV4VLRotaryEmbedding, H.apply_rotary_pos_emb, 64, "interleaved"),
+        # transformers 5.25: apply_rotary_pos_emb_interleave (interleaved in, split out); its output put
+        # back in interleaved order, so that apply_rope(layout="interleaved") is the same rotation
+        "hy_v4_vl_text": (HC.HYV4VLTextConfig(), H.HYV4VLRotaryEmbedding, _interleaved_out(H.apply_rotary_pos_emb_interleave),
+                          64, "interleaved"),
         # no mrope_section, no mrope_interleaved: the modeling defaults and placements
         "qwen2_vl_text": (Q2C.Qwen2VLTextConfig(hidden_size=256, num_attention_heads=2, num_key_value_heads=1,
                                                 rope_parameters=full), Q2.Qwen2VLRotaryEmbedding,

@@ -22,17 +22,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pe_symbolic"
 MAX_LINES = 1000
 
 #: Circles another change removes, as sets of modules (one strongly connected component each).
-KNOWN_CIRCLES = {
-    # issue 41 (the RoPE program): the config readers and config.py read each other
-    frozenset({"pe_symbolic.numeric.config", "pe_symbolic.numeric._rope_readers",
-               "pe_symbolic.numeric._variant_readers"}),
-    # issue 41: the engines' rendering and their comparison (a TYPE_CHECKING import and a lazy one)
-    frozenset({"pe_symbolic.engines._render", "pe_symbolic.engines.compare"}),
-}
+KNOWN_CIRCLES: set[frozenset[str]] = set()
 #: Modules over MAX_LINES that another change splits.
-KNOWN_LONG = {
-    "numeric/config.py": "issue 41 (the RoPE program) takes it apart",
-}
+KNOWN_LONG: dict[str, str] = {}
 
 
 def _circles(edges: dict[str, set[str]]) -> list[frozenset[str]]:

@@ -36,6 +36,7 @@ import copy
 import importlib
 import json
 import pkgutil
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -46,7 +47,11 @@ OUT = Path(__file__).resolve().parents[1] / "pe_symbolic" / "hf_defaults.json"
 #: Scalar keys the RoPE parser reads whose class default a sparse config leaves to HF.
 SCALARS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings",
            "num_hidden_layers", "partial_rotary_factor", "qk_rope_head_dim", "global_head_dim", "rotary_dim",
-           "original_max_position_embeddings", "embed_dim")
+           "original_max_position_embeddings", "embed_dim", "memory_attention_hidden_size",
+           "memory_attention_num_attention_heads", "memory_attention_downsample_rate")
+#: Keys the HF attention reads to decide whether a layer rotates (a guard around its
+#: ``apply_rotary_pos_emb``), and the MTP layer count: filled when the config leaves them out.
+GUARD_KEYS = ("sliding_window", "use_mem_rope", "prefix_dense_sliding_window_pattern", "num_nextn_predict_layers")
 #: Model types whose rotary embedding does not read the ``rotary_dim`` their class carries
 #: (the parser warns on it; a filled default would warn on a key the user never wrote).
 ROTARY_DIM_UNREAD = frozenset({"minimax_m3_vl_text", "minimax_m3_vl"})
@@ -56,6 +61,11 @@ PATTERN_KEYS = ("sliding_window_pattern", "global_attn_every_n_layers", "full_at
 #: Canonical keys whose attribute-map names are read in a config without a ``model_type``.
 ALIASED = ("hidden_size", "num_attention_heads", "num_key_value_heads", "num_hidden_layers", "max_position_embeddings")
 MARK_THETA, MARK_LOCAL, MARK_FACTOR, MARK_PRF = 12345.0, 23456.0, 3.0, 0.5
+#: Sub-config keys that hold a composite model's language model, in the order looked for.
+TEXT_KEYS = ("text_config", "thinker_config", "decoder_config", "decoder", "language_config", "llm_config",
+             "vlm_config")
+#: Per-layer lists that say which layers rotate (HF derives them from ``num_hidden_layers``).
+ROPE_MASK_KEYS = ("no_rope_layers", "layer_rope_theta")
 
 
 def _classes():
@@ -177,6 +187,135 @@ def _layer_types(cls, d0: dict[str, Any]) -> dict[str, Any] | None:
         if "pattern_key" in out or "pattern_key_unsupported" in out:
             break
     return out
+
+
+def _rope_mask_rule(cls, d0: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """How HF derives a per-layer RoPE list (``no_rope_layers``: 1 rotates; ``layer_rope_theta``:
+    0 is NoPE) from ``num_hidden_layers`` when the config gives none: ``{"rope": [0/1 ...],
+    "align": "start" | "end"}`` (layer ``i`` rotates when ``rope[i % p]``, counted from the first
+    layer or from the last), with ``pattern_key`` (the key that sets the period, SmolLM3's
+    ``no_rope_layer_interval``) where one does; checked at several layer counts."""
+    if not isinstance(d0.get(key), list) or "num_hidden_layers" not in d0:
+        return None
+    masks = {}
+    for n in (24, 13, 7, 36):
+        obj = _build(cls, num_hidden_layers=n)
+        v = getattr(obj, key, None) if obj is not None else None
+        if not isinstance(v, list) or len(v) != n:
+            return {"rope": None}
+        masks[n] = [1 if x else 0 for x in v]
+    for align in ("start", "end"):
+        def at(m: list, i: int) -> int:
+            return m[i] if align == "start" else m[len(m) - 1 - i]
+        seq = [at(masks[36], i) for i in range(36)]
+        pat = _period(seq) or (seq if all(seq) or not any(seq) else None)
+        if pat is None or len(pat) > 12:
+            continue
+        if all(at(masks[n], i) == pat[i % len(pat)] for n in masks for i in range(n)):
+            out: dict[str, Any] = {"rope": pat[:1] if len(set(pat)) == 1 else pat, "align": align}
+            for pk in ("no_rope_layer_interval",):
+                obj = _build(cls, num_hidden_layers=24, **{pk: 3})
+                v = getattr(obj, key, None) if obj is not None else None
+                if isinstance(v, list) and [1 if x else 0 for x in v] == [int((i + 1) % 3 != 0) for i in range(24)]:
+                    out["pattern_key"] = pk
+            return out
+    return {"rope": None}
+
+
+def _text_sub(cls) -> dict[str, Any] | None:
+    """The language model's part of a composite config: the path of sub-config keys to it
+    (``["thinker_config", "text_config"]`` for Qwen2.5-Omni, ``["decoder"]`` for T5Gemma), its
+    ``model_type``, and the values the wrapper builds it with where they differ from the text
+    class's own defaults (Voxtral-Realtime: ``head_dim`` 128), plus whether a text dict the
+    config gives is merged over them (``merged``)."""
+    path: list[str] = []
+    cur = cls
+    init: dict[str, Any] = {}
+    for _ in range(3):
+        specs = getattr(cur, "sub_configs_defaults", None) or {}
+        inst = _build(cur)
+        enc_dec = bool(getattr(inst, "is_encoder_decoder", False)) if inst is not None else False
+        # a decoder is the language model only in an encoder-decoder (BLT's decoder_config is a byte decoder)
+        key = next((k for k in TEXT_KEYS if k in specs and (enc_dec or not k.startswith("decoder"))), None)
+        if key is None:
+            break
+        spec = specs[key]
+        sub = getattr(spec, "config_class", spec)
+        mt_ = getattr(spec, "model_type", None) or getattr(sub, "model_type", None)
+        if not (isinstance(sub, type) and issubclass(sub, _pretrained())):
+            try:
+                from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+                sub = CONFIG_MAPPING[mt_]
+            except Exception:
+                break
+        path.append(key)
+        cur = sub
+        init = dict(getattr(spec, "init_kwargs", None) or {})
+    if not path:
+        return None
+    obj = _build(cls)
+    part = obj
+    for key in path:
+        part = getattr(part, key, None) if part is not None else None
+    own = _build(cur)
+    d_part, d_own = (_dict(part) if part is not None else None), (_dict(own) if own is not None else None)
+    out: dict[str, Any] = {"path": path, "model_type": getattr(cur, "model_type", None)}
+    if d_part is not None and d_own is not None:
+        keys = SCALARS + ("rope_parameters", "layer_types", "sliding_window")
+        # what the wrapper passes (its init kwargs) and what it holds otherwise than the text class
+        diff = {k: d_part[k] for k in keys if k in d_part and (k in init or d_part.get(k) != d_own.get(k))}
+        if diff:
+            out["defaults"] = diff
+            if len(path) == 1:
+                probe = _build(cls, **{path[0]: {"model_type": out["model_type"]}})
+                held = getattr(probe, path[0], None) if probe is not None else None
+                d_held = _dict(held) if held is not None else None
+                out["merged"] = bool(d_held) and all(d_held.get(k) == v for k, v in diff.items())
+    return out
+
+
+def _pretrained():
+    from transformers import PretrainedConfig
+
+    return PretrainedConfig
+
+
+#: Modeling-code functions that apply a rotation (called from an attention's forward).
+_ROTATING_CALL = re.compile(r"(apply_rotary|apply_rope|rotate_half|rotate_every_two|rotate_pairwise|apply_rotary_emb"
+                            r"|_apply_rotary)", re.I)
+
+
+def _applies_rotary(cls) -> bool | None:
+    """Whether the model's modeling module calls a rotation anywhere outside the rotary
+    embedding classes and the rotation functions themselves (``None``: no modeling module).
+    ``False`` means HF's model applies no RoPE, whatever RoPE keys its config carries
+    (Nemotron-H, Jamba: the attention takes no position embeddings)."""
+    import ast
+
+    mod = importlib.import_module(cls.__module__)
+    path = Path(mod.__file__).with_name(Path(mod.__file__).name.replace("configuration_", "modeling_"))
+    if not path.exists():
+        return None
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def calls(node) -> bool:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call):
+                f = n.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if _ROTATING_CALL.search(name):
+                    return True
+        return False
+
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            if node.name.endswith(("RotaryEmbedding", "RotaryPositionalEmbedding")):
+                continue
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and calls(item):
+                    return True
+    return False
 
 
 def _head_dim_rule(cls, d0: dict[str, Any]) -> dict[str, Any] | None:
@@ -355,10 +494,17 @@ def _entry(cls) -> dict[str, Any] | None:
     text_mt = getattr(getattr(text, "config_class", text), "model_type", None)
     if isinstance(text_mt, str) and text_mt and text_mt != mt:
         e["text_config"] = text_mt
+    sub = _text_sub(cls)
+    if sub is not None and isinstance(sub.get("model_type"), str) and sub["model_type"] != mt:
+        e["text_config"] = sub["model_type"]
+        if sub["path"] != ["text_config"] or sub.get("defaults"):
+            e["text"] = sub
+    if "text_config" not in e and _applies_rotary(cls) is False:
+        e["rotary_applied"] = False  # its modeling code calls no rotation: NoPE whatever the keys say
     if not _has_rope(d0):
         if "text_config" not in e:
             e["no_rope"] = True  # known, and without a RoPE field at its defaults
-        return e
+        return _json_safe(e)
     am = dict(getattr(cls, "attribute_map", {}) or {})
     if am:
         e["attribute_map"] = am
@@ -368,6 +514,10 @@ def _entry(cls) -> dict[str, Any] | None:
             continue
         stored = am.get(key, key)
         if d0.get(stored) is not None:
+            defaults[key] = d0[stored]
+    for key in GUARD_KEYS:
+        stored = am.get(key, key)
+        if isinstance(d0.get(stored), (bool, int, float)):
             defaults[key] = d0[stored]
     for key in ("position_embedding_type",):  # ESM: "absolute" unless the config says "rotary"
         if isinstance(d0.get(key), str):
@@ -388,6 +538,10 @@ def _entry(cls) -> dict[str, Any] | None:
         n = d0.get("num_hidden_layers")
         if not (pat and isinstance(n, int) and held == [pat[i % len(pat)] for i in range(n)]):
             defaults["layer_types"] = list(held)  # not the repeated pattern: kept as it is
+    for key in ROPE_MASK_KEYS:
+        rule = _rope_mask_rule(cls, d0, key)
+        if rule is not None:
+            e.setdefault("rope_masks", {})[key] = rule
     plc = _per_layer(cls, d0)
     if plc is not None:
         e["per_layer_config"] = plc

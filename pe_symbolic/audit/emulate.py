@@ -249,7 +249,7 @@ def rope_target(config: Mapping[str, Any], name: str, *, seq_len: int | None = N
     ``factor`` is a list): that block of vLLM's cache is linear RoPE of that factor (theorem
     ``linear.multi_factor``), so the audit reads the config with the list replaced by it.
     """
-    from ..numeric.config import _exact_frequencies, _seq_key
+    from ..numeric._frequencies import _exact_frequencies, _seq_key
 
     if layer_type is None and _is_deepseek_v4(config):
         raise ValueError(_trailing_refusal(name, None))  # before the parser asks for a layer type

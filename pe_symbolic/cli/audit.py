@@ -13,6 +13,11 @@ With ``--recipe MODULE:FUNCTION`` (your own implementation, :func:`pe_symbolic.v
 ``--framework``, ``--layout``, ``--length``, ``--seed`` and ``--layer-type`` are passed on):
 0 ``verified``, or ``consistent (tested)`` (nothing proved, every test passed) unless
 ``--strict``; 1 ``differs`` or ``out of bound``; 2 bad input.
+
+With ``--engines``: 0 every default engine equal to HF (or not applicable); 1 a default engine
+``differs``, or -- only under ``--strict`` -- a non-default variant (an older release, a flag
+nobody sets) differs or an engine does not serve the positions the model admits
+(``unsupported beyond N``); 2 bad input.
 """
 
 from __future__ import annotations
@@ -101,13 +106,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --recipe FILE.py:FN: the seed of the randomized tests (default: drawn, and printed)")
     p.add_argument("--strict", action="store_true",
                    help="fail on a config key the RoPE parser does not understand (default: warn and go on); with "
-                   "--recipe FILE.py:FN, exit 1 unless verified (consistent (tested) too)")
+                   "--recipe FILE.py:FN, exit 1 unless verified (consistent (tested) too); with --engines, exit 1 "
+                   "also when a non-default engine variant differs or an engine does not serve the admitted positions")
     p.add_argument("--no-fix", action="store_true", help="do not search a fix for a broken --tol")
     p.add_argument("--progress", action="store_true", help="a progress bar on stderr (default: when stderr is a terminal)")
     p.add_argument("--list", action="store_true", help="print the presets with their source notes and exit")
     p.add_argument("--engines", action="store_true",
                    help="compare each inference engine's RoPE formulas (vLLM, SGLang, llama.cpp, TensorRT-LLM, "
-                   "MLX-LM) with HF's by proof, per layer type, and print a card side by side; exit 1 if one differs")
+                   "MLX-LM) with HF's by proof, per layer type, and print a card side by side; exit 1 if a default "
+                   "engine differs (a variant, or a context an engine does not serve: only with --strict)")
     return p
 
 
@@ -404,7 +411,9 @@ def _verify(args: argparse.Namespace, specs: Sequence[str], context: int) -> int
 
 def _engines(args: argparse.Namespace) -> int:
     """``pe-audit --engines CONFIG``: :func:`pe_symbolic.engines.engine_report` printed (exit 1
-    when an engine differs from HF at this config, 0 otherwise)."""
+    when a default engine differs from HF at this config; a non-default variant -- an older
+    release, a flag nobody sets -- or an engine that does not serve the admitted positions is
+    reported and fails only under ``--strict``; 0 otherwise)."""
     import json
 
     from ..engines import engine_report
@@ -419,7 +428,7 @@ def _engines(args: argparse.Namespace) -> int:
     else:
         width = max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
         print(report.to_text(width=width), end="")
-    return 1 if any(v == "differs" for v in report.verdicts().values()) else 0
+    return 1 if report.failures(strict=args.strict) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

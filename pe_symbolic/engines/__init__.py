@@ -5,7 +5,10 @@ r"""Inference engines' RoPE as recipes of formulas, proved equal to Hugging Face
   as SymPy expressions, beside HF's;
 * ``pe_symbolic.engines.compare`` -- :func:`engine_report`: every engine against HF
   per layer type, decided by the proof kernel for every pair, position and length, at the
-  config and for every value of its numbers (``pe-audit --engines CONFIG``).
+  config and for every value of its numbers (``pe-audit --engines CONFIG``);
+* ``pe_symbolic.engines.support`` -- :func:`supports` (can this engine run the model's RoPE
+  over the positions it admits, and why not) and :func:`usable_context` (per site the admitted
+  positions, the dtypes' limits, each engine's table and context cap, with their sources).
 
 This floor sits beside :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`: it imports the
 proof engine and the numeric floor's shipped configs, nothing above.
@@ -22,8 +25,10 @@ from __future__ import annotations
 from ._read import LayerRope, exact, layer_ropes
 from .compare import EngineCheck, EngineReport, LayerReport, RangeCheck, compare_layer, engine_report
 from .recipes import ENGINES, RECIPES, Recipe, Regime, Source, recipe
+from .support import DEFAULT_ENGINES, Support, UsableContext, supports, usable_context
 
 __all__ = [
+    "DEFAULT_ENGINES",
     "ENGINES",
     "RECIPES",
     "EngineCheck",
@@ -34,9 +39,13 @@ __all__ = [
     "Recipe",
     "Regime",
     "Source",
+    "Support",
+    "UsableContext",
     "compare_layer",
     "engine_report",
     "exact",
     "layer_ropes",
     "recipe",
+    "supports",
+    "usable_context",
 ]

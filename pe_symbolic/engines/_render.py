@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING
+from typing import Any
 
 import sympy as sp
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .compare import EngineReport, LayerReport
-    from .recipes import Recipe
+# The report's classes live in .compare, which imports this module to render them: here they are
+# read by their attributes only (no import back, so the two modules form no circle).
+EngineReport = LayerReport = Recipe = Any
 
 __all__ = ["card_rows", "render_report"]
 
@@ -70,7 +70,9 @@ def _layer(lay: LayerReport, width: int) -> list[str]:
     wrap = textwrap.TextWrapper(width=width, subsequent_indent=" " * 6)
     for c in lay.checks:
         line = f"{c.engine}: {c.verdict}"
-        if c.verdict == "unsupported":
+        if c.variant:
+            line = f"{c.engine} (a variant, not the default): {c.verdict}"
+        if c.verdict == "unsupported" or c.verdict.startswith(("unsupported beyond", "differs from")):
             line += f" -- {c.explanation}"
         elif c.verdict == "differs":
             line += f" -- {c.explanation}"
@@ -84,6 +86,9 @@ def _layer(lay: LayerReport, width: int) -> list[str]:
         notes = list(c.recipe.notes) + ([f"pairing: {c.recipe.pairing_note}"] if c.recipe.pairing_note else [])
         for note in notes:
             out += textwrap.wrap(f"note: {note}", width=width, initial_indent="    ", subsequent_indent="      ")
+    place = _placement(lay)
+    if place:
+        out += textwrap.wrap(f"placement: {place}", width=width, subsequent_indent="      ")
     out.append("")
     out.append("sources (file @ commit):")
     seen = []
@@ -96,13 +101,29 @@ def _layer(lay: LayerReport, width: int) -> list[str]:
     return out
 
 
+def _placement(lay: LayerReport) -> str:
+    """Where HF's attention factor acts and whether the softmax scale could carry it (a kernel proof)."""
+    from ..numeric.program import AttentionFactor
+
+    att = lay.hf.regimes[0].attention if lay.hf.supported and lay.hf.regimes else None
+    if att is None or not sp.sympify(att).is_number:
+        return ""
+    rec = lay.hf
+    partial = rec.rotary_dim is not None and bool(getattr(lay, "head_dim", None)) and rec.rotary_dim != lay.head_dim
+    return AttentionFactor(float(sp.N(att, 20))).placement_text(partial=partial)
+
+
 def render_report(rep: EngineReport, *, width: int = 100) -> str:
     """The text ``pe-audit --engines`` prints."""
-    out = textwrap.wrap(f"pe-audit --engines {rep.name}: each engine's RoPE against HF transformers 5.24.0, by the "
-                        "proof kernel", width=width, subsequent_indent="  ")
+    from .recipes import SOURCES
+
+    out = textwrap.wrap(f"pe-audit --engines {rep.name}: each engine's RoPE against HF transformers "
+                        f"{SOURCES['hf'].commit.lstrip('v')}, by the proof kernel", width=width, subsequent_indent="  ")
     out += textwrap.wrap("(equal = same angle m*omega_i for every pair i and position m, same factor on cos/sin, "
                          "every length n)", width=width)
     out.append("")
+    if rep.nope:
+        out += textwrap.wrap(f"no card: no layer of this model rotates (NoPE) -- {rep.nope}", width=width)
     for lay in rep.layers:
         out += _layer(lay, width)
         out.append("")

@@ -41,6 +41,7 @@ import sympy as sp
 from ..proof import check_identity
 from ._read import LayerRope, exact, layer_ropes
 from .recipes import ENGINES, M, N, RECIPES, Recipe, Regime, _SYMBOLS, generic_assumptions, recipe
+from .support import Limit, is_variant, limit
 
 __all__ = ["EngineCheck", "EngineReport", "LayerReport", "RangeCheck", "compare_layer", "engine_report"]
 
@@ -83,6 +84,14 @@ class EngineCheck:
     generic_verdict: str = ""
     generic_explanation: str = ""
     explanation: str = ""
+    limit: Limit | None = None
+    """The engine's context cap and table against the positions the model admits
+    (:func:`pe_symbolic.engines.support.limit`); a shortfall replaces an ``equal`` verdict."""
+
+    @property
+    def variant(self) -> bool:
+        """Whether the engine is a non-default variant (an older release, a flag nobody sets)."""
+        return is_variant(self.engine)
 
     @property
     def equal_here(self) -> bool:
@@ -95,6 +104,8 @@ class LayerReport:
     rope_type: str
     hf: Recipe
     checks: tuple[EngineCheck, ...]
+    head_dim: int | None = None
+    """The head dim (the attention factor's placement depends on whether every channel rotates)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,24 @@ class EngineReport:
 
     name: str
     layers: tuple[LayerReport, ...]
+    nope: str = ""
+    """Why no layer rotates (a NoPE model: no card), else ``""``."""
+
+    def failures(self, *, strict: bool = False) -> list[tuple[str | None, str, str]]:
+        """``(layer_type, engine, verdict)`` of the checks that fail ``pe-audit --engines``: a default
+        engine that differs from HF; under ``strict`` also a variant that differs, and an engine that
+        does not serve the admitted positions (``unsupported beyond``)."""
+        out = []
+        for lay in self.layers:
+            for c in lay.checks:
+                bad = c.verdict == "differs" or c.verdict.startswith("differs from")
+                if strict:
+                    bad = bad or c.verdict.startswith("unsupported beyond")
+                elif c.variant:
+                    bad = False
+                if bad:
+                    out.append((lay.layer_type, c.engine, c.verdict))
+        return out
 
     def to_text(self, width: int = 100) -> str:
         from ._render import render_report
@@ -484,7 +513,22 @@ def compare_layer(layer: LayerRope, engines: Sequence[str] = ENGINES, *, generic
         else:
             verdict = "equal here (proved); elsewhere undecided"
         checks.append(EngineCheck(name, rec, verdict, here, gen, gverdict, gexpl))
-    return LayerReport(layer.layer_type, layer.rope_type, hf_rec, tuple(checks))
+    return LayerReport(layer.layer_type, layer.rope_type, hf_rec, tuple(_with_limit(c, layer) for c in checks),
+                       layer.head_dim)
+
+
+def _with_limit(check: EngineCheck, layer: LayerRope) -> EngineCheck:
+    """The check with the engine's cap and table against the admitted positions: an engine that does
+    not serve them is ``unsupported beyond N`` (it refuses or caps longer sequences) or ``differs from
+    N on`` (it serves positions its table lacks), never ``equal`` -- what was proved below stays in
+    the explanation."""
+    if not check.recipe.supported:
+        return check
+    lim = limit(check.engine, layer, check.recipe)
+    if lim.verdict == "ok":
+        return dataclasses.replace(check, limit=lim)
+    below = f"below: {check.verdict}" + (f" ({check.explanation})" if check.explanation else "")
+    return dataclasses.replace(check, verdict=lim.verdict, explanation=f"{lim.why}; {below}", limit=lim)
 
 
 def engine_report(config: Mapping[str, Any] | str, engines: Sequence[str] = ENGINES, *, generic: bool = True,
@@ -527,7 +571,14 @@ def engine_report(config: Mapping[str, Any] | str, engines: Sequence[str] = ENGI
     unknown = [e for e in engines if e not in RECIPES or e == "hf"]
     if unknown:
         raise ValueError(f"engines={list(engines)!r}: {unknown[0]!r} is not one of {', '.join(map(repr, ENGINES))}")
+    ropes = layer_ropes(config)
     layers = tuple(compare_layer(lay, engines, generic=generic, timeout=timeout, generic_timeout=generic_timeout)
-                   for lay in layer_ropes(config))
-    return EngineReport(name or label, layers)
+                   for lay in ropes)
+    nope = ""
+    if not ropes:
+        from ..numeric import read_program
+
+        sites = [s for s in read_program(config).attention() if s.nope and s.attends]
+        nope = sites[0].nope if sites else "no layer rotates"
+    return EngineReport(name or label, layers, nope)
 

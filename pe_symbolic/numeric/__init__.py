@@ -55,19 +55,12 @@ slots ``(2i, 2i+1)``, ``"split"`` in ``(i, i + d/2)``; order ``"sin_cos"`` puts
 from __future__ import annotations
 
 from ._core import frequencies
-from .config import (
-    RopeFrequencies,
-    RopeSpec,
-    UnknownConfigKeyError,
-    UnknownConfigKeyWarning,
-    llama4_nope_query_scale,
-    llama4_query_scale,
-    model_config,
-    model_configs,
-    parse_rope_config,
-    rope_frequencies,
-)
+from ._config_base import UnknownConfigKeyError, UnknownConfigKeyWarning
+from ._spec import RopeFrequencies, RopeSpec
+from .config import model_config, model_configs, parse_rope_config, rope_frequencies
 from .describe import ConfigDescription, ConfigLayoutWarning, LayerRope, describe
+from .program import RopeProgram, RopeSite, read_program
+from .scales import llama4_nope_query_scale, llama4_query_scale
 from .rope import apply_rope, rope_cos_sin
 from .tables import sinusoidal_table, translation_matrix
 from .variants import fope_cos_sin, indexer_layouts
@@ -77,6 +70,8 @@ __all__ = [
     "ConfigLayoutWarning",
     "LayerRope",
     "RopeFrequencies",
+    "RopeProgram",
+    "RopeSite",
     "RopeSpec",
     "UnknownConfigKeyError",
     "UnknownConfigKeyWarning",
@@ -90,6 +85,7 @@ __all__ = [
     "model_config",
     "model_configs",
     "parse_rope_config",
+    "read_program",
     "rope_cos_sin",
     "rope_frequencies",
     "sinusoidal_table",

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .config import RopeSpec, parse_rope_config
+from ._spec import RopeSpec
+from .config import parse_rope_config
 
 __all__ = ["intercept"]
 

@@ -20,7 +20,7 @@ Python version and implementation, ``FORMAT``, and the size and modification tim
 (as Python's own ``.pyc`` check) of every source file that decides a verdict or a formula:
 ``proof/**.py`` (the kernel and its rules: a change to what the kernel accepts changes the
 key), ``theorems/**.py`` and ``encodings/**.py`` (the claims' statements and proofs),
-``numeric/lower.py`` (the lowering) and ``numeric/config.py`` / ``numeric/_rope_plan.py``
+``numeric/lower.py`` (the lowering) and ``numeric/_frequencies.py`` / ``numeric/_rope_plan.py``
 (which formulas a config's frequencies take, for the stored frequency values). Any change
 to any of these re-proves and re-lowers everything, which is coarse but never stale. Entries live in
 ``<cache dir>/<key>/`` as JSON files named by a digest of the formula's name and
@@ -73,7 +73,7 @@ FORMAT = 1
 ALLOWED_MODULES = ("builtins", "math", "numpy", "mpmath", "torch", "jax", "jax.numpy",
                    "pe_symbolic.numeric.lower")
 #: The sources whose hash is part of the key (relative to the package root).
-_KEYED_SOURCES = ("proof", "theorems", "encodings", "numeric/lower.py", "numeric/config.py",
+_KEYED_SOURCES = ("proof", "theorems", "encodings", "numeric/lower.py", "numeric/_frequencies.py",
                   "numeric/_rope_plan.py")
 #: Most bytes an entry may have (the frequencies of d = MAX_D, the largest, take about 800 KB).
 _MAX_BYTES = 8 << 20

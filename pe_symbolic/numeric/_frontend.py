@@ -176,12 +176,12 @@ _sinusoidal_numbers._dynamo_marked_constant = True  # type: ignore[attr-defined]
 
 
 def _warn_layout(B: Backend, config: Any, layout: str, stacklevel: int = 5) -> None:
-    """:func:`pe_symbolic.numeric.describe.warn_config_layout` (imported on first use), the
+    """:func:`pe_symbolic.numeric._pairing.warn_config_layout` (imported on first use), the
     warning pointed at the caller of the public function (called from the shared function
     itself: the same depth on every path); not while ``torch.compile`` traces the call
     (Dynamo cannot trace ``warnings.warn``: the eager call warns)."""
     if config is not None and B.can_warn():
-        from .describe import warn_config_layout
+        from ._pairing import warn_config_layout
 
         warn_config_layout(config, layout, stacklevel=stacklevel)
 
@@ -191,7 +191,7 @@ def _config_warns(config: Any, layout: str) -> bool:
     call's outcome is kept for the fast path, which then warns on every call as before)."""
     if layout != "split" or not isinstance(config, Mapping):
         return False
-    from .describe import warn_config_layout
+    from ._pairing import warn_config_layout
 
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
@@ -569,7 +569,7 @@ def key_part(B: Backend, v: Any) -> Any:
 
 
 def _is_spec(v: Any) -> bool:
-    from .config import RopeSpec
+    from ._spec import RopeSpec
 
     return type(v) is RopeSpec
 

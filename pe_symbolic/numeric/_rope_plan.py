@@ -42,7 +42,8 @@ def config_and_length(config: Any, inv_freq: Any, layer_type: str | None, seq_le
     :func:`as_positions` returns them (called only for those types), or ``None`` when the
     caller reports a problem with them later. (Shared by the front end and the NumPy core's
     backend, below both.)"""
-    from .config import RopeSpec, parse_rope_config
+    from ._spec import RopeSpec
+    from .config import parse_rope_config
 
     if config is None or inv_freq is not None or seq_len is not None:
         return config, seq_len
@@ -93,7 +94,7 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
     40-digit values, and the attention factor. ``hi``, ``lo`` and the factor are stored in
     the disk cache (keyed by the spec): a warm process imports no mpmath for them."""
     from . import _diskcache
-    from .config import _exact_frequencies
+    from ._frequencies import _exact_frequencies
 
     if (spec.rope_type == "axial" and spec.freq_dim is not None) or spec.xdrope_section is not None:
         if spec.rope_type == "axial":
@@ -143,7 +144,7 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
     else:
         import mpmath
 
-        from .config import DPS
+        from ._spec import DPS
 
         values, attn_exact = _exact_frequencies(spec, seq_key, yarn_length)
         with mpmath.workdps(DPS):
@@ -157,7 +158,7 @@ def _config_dd(spec: Any, seq_key: Any, yarn_length: str) -> tuple[np.ndarray, n
 
 
 def _as_inv_freq(inv_freq: object) -> tuple[np.ndarray, float | None]:
-    from .config import RopeFrequencies
+    from ._spec import RopeFrequencies
 
     attn = None
     if isinstance(inv_freq, RopeFrequencies):
@@ -191,7 +192,9 @@ def frequency_plan(
     attention_factor: float | None,
 ) -> FrequencyPlan:
     """Resolve the frequency keywords of the RoPE functions into one :class:`FrequencyPlan`."""
-    from .config import RopeSpec, _check_seq_len, _seq_key, parse_rope_config
+    from ._frequencies import _check_seq_len, _seq_key
+    from ._spec import RopeSpec
+    from .config import parse_rope_config
 
     if config is not None and inv_freq is not None:
         raise ValueError("pass config= or inv_freq=, not both (inv_freq is what rope_frequencies(config) returns)")
@@ -261,7 +264,7 @@ def frequency_plan(
         from ..encodings.family import mrope_axes  # (imports SymPy: only for M-RoPE)
 
         if rule is not None:
-            from .config import mrope_rule_axes
+            from ._spec import mrope_rule_axes
 
             axes = mrope_rule_axes(rule, section)
         else:

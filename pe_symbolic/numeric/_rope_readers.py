@@ -3,7 +3,7 @@
 Modelled on HF transformers' ``ROPE_INIT_FUNCTIONS`` (one small function per type, looked up
 by name). The shared part -- which rope dict, which type, the keys a type does not read, the
 required keys, the base, the rotary dims, ``max_position_embeddings``, Llama 4's query scale,
-M-RoPE sections -- is done once by :func:`pe_symbolic.numeric.config.parse_rope_config`; a
+M-RoPE sections -- is done once by :func:`pe_symbolic.numeric._parse.read_spec`; a
 reader gets a :class:`ReadContext` with those already read and adds its own fields to
 ``ctx.kw``.
 """
@@ -16,12 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._config_base import _factor_list, _int, _real, _user_stacklevel
+from ._spec import VLLM_DEEPSEEK_NAMES
 from ._variant_readers import factor_list, openpangu_sections, read_extrapolation, read_fope, select_factor
 
 __all__ = ["READERS", "ReadContext", "reader"]
-
-#: vLLM's names for its ``DeepseekScalingRotaryEmbedding`` (YaRN with vLLM's mscale rule).
-VLLM_DEEPSEEK_NAMES: tuple[str, ...] = ("deepseek_yarn", "deepseek_llama_scaling")
 
 
 @dataclass

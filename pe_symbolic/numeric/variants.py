@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from ._variant_readers import INDEXER_LAYOUT, INDEXER_OTHER
-from .config import RopeSpec, parse_rope_config, rope_frequencies
+from ._spec import RopeSpec
+from .config import parse_rope_config, rope_frequencies
 from .rope import rope_cos_sin
 
 __all__ = ["FOPE_SIN_PAD", "fope_cos_sin", "indexer_layouts"]
