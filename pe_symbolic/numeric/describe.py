@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._display import ShowsItself
+from .._display import Panel, Section, ShowsItself, Table
 from .._hfconfig import NormalizedConfig, normalize, transformers_version
 from ._families import DEEPSEEK_V4_LABELS, scaling_layer_groups
 from ._frequencies import _exact_frequencies
@@ -128,7 +128,8 @@ class ConfigDescription(ShowsItself):
                     best, why = n, w
         return best, why
 
-    def __str__(self) -> str:
+    def _rows(self) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+        """The table's header and rows: one row per layer type (or rope entry)."""
         per_type = any(e.layer_indices is not None for e in self.layers)
         head: tuple[str, ...] = ("layer type", "rope type", "base (effective)", "factors", "attn factor", "rotary dims")
         if per_type:
@@ -147,10 +148,11 @@ class ConfigDescription(ShowsItself):
                 base += f" ({e.effective_base:.6g})"
             rows.append((e.label,) + count + (e.spec.rope_type, base, e.factors or "-",
                                               f"{e.attention_factor:.6g}", e.rotary))
-        widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-        lines.append(f"layout: {self.layout}")
+        return head, rows
+
+    def _tail(self) -> list[str]:
+        """The lines under the table: layout, NoPE layers, notes, the class defaults used."""
+        lines = [f"layout: {self.layout}"]
         if self.nope_layers is not None:
             n = f" of {self.num_hidden_layers}" if self.num_hidden_layers is not None else ""
             shown = ", ".join(map(str, self.nope_layers)) if self.nope_layers else "none"
@@ -158,7 +160,23 @@ class ConfigDescription(ShowsItself):
         lines += [f"note: {n}" for n in self.notes]
         if self.defaults:
             lines.append(self.defaults)
-        return "\n".join(lines)
+        return lines
+
+    def __str__(self) -> str:
+        head, rows = self._rows()
+        widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+        return "\n".join(lines + self._tail())
+
+    def _panel(self) -> Panel:
+        """In Jupyter: the table, then the layout and NoPE lines, the notes folded."""
+        head, rows = self._rows()
+        tail = self._tail()
+        keep = [ln for ln in tail if ln.startswith(("layout:", "NoPE layers"))]
+        rest = [ln for ln in tail if ln not in keep]
+        sections = (Section(f"notes ({len(rest)})", "\n".join(rest)),) if rest else ()
+        return Panel("describe", tables=(Table(head, tuple(rows)),), summary=tuple(keep), sections=sections)
 
 
 def _defaults_line(cfg: Mapping[str, Any]) -> str:
