@@ -9,10 +9,11 @@ DOCSTAMP := $(VENV)/.installed-docs
 # refreshes it; pip's own configuration, e.g. a global constraints file, still applies too).
 LOCK   := requirements/constraints.txt
 PIP    := -m pip install --quiet -c $(LOCK)
-# make test's workers: one per core (pytest-xdist; a file whose tests share a module fixture
-# is one xdist_group, run by one worker); PYTEST_WORKERS=0 runs in one process
+# make test's workers: one per core (pytest-xdist), each test file on one worker, so that a
+# module fixture (the theory pages, the chapter scripts, ...) and the proofs a file shares in
+# its process are built once; PYTEST_WORKERS=0 runs in one process
 PYTEST_WORKERS ?= auto
-PYTEST_ARGS := -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=20
+PYTEST_ARGS := -q -n $(PYTEST_WORKERS) --dist loadfile --durations=20
 
 .PHONY: prove test test-slow docs downloads bench lock drift clean help
 

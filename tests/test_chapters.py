@@ -24,9 +24,6 @@ from pe_symbolic.theorems.chapters import CHAPTER_IDS, certificates, denk, kerne
 from pe_symbolic.theorems.chapters._common import half_angle, quarter_angle, sgn
 from pe_symbolic.proof import check_chain, check_identity
 
-# under pytest-xdist (--dist loadgroup) one worker runs this file: its module fixture runs once
-pytestmark = pytest.mark.xdist_group("chapter_scripts")
-
 ROOT = Path(__file__).resolve().parents[1]
 NEW_IDS = [i for ids in CHAPTER_IDS.values() for i in ids]
 

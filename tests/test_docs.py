@@ -29,9 +29,6 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 import pe_docs_gen as gen  # noqa: E402
 
-# under pytest-xdist (--dist loadgroup) one worker runs this file: its module fixture runs once
-pytestmark = pytest.mark.xdist_group("docs_theory")
-
 FENCE = re.compile(r"^(?P<fence>`{3,})(?P<lang>[^\n`]*)\n(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S)
 DOC_LANGS = {"pycon", "python", "py", "python3", ""}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

@@ -20,9 +20,6 @@ import check_html  # noqa: E402
 
 sys.path.remove(str(DOCS / "_ext"))
 
-# under pytest-xdist (--dist loadgroup) one worker runs this file: its module fixture runs once
-pytestmark = pytest.mark.xdist_group("docs_rendered")
-
 PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
 <script>window.MathJax = {tex: {environments: {psmallmatrix: ["\\\\left(\\\\begin{smallmatrix}",
   "\\\\end{smallmatrix}\\\\right)"]}}};</script>

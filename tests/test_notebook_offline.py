@@ -13,9 +13,6 @@ from pathlib import Path
 
 import pytest
 
-# under pytest-xdist (--dist loadgroup) one worker runs this file: its module fixture runs once
-pytestmark = pytest.mark.xdist_group("notebook_export")
-
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 #: docs/howto/notebooks.md's offline.js, read from the page (the test runs what readers copy)

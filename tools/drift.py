@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     log_path = args.venv / "pytest.log"
-    cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "--dist", "loadgroup", *args.pytest_args]
+    cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "--dist", "loadfile", *args.pytest_args]
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
     print("drift: running", " ".join(cmd[1:]), f"against {newest} (log: {log_path})", flush=True)
     start = time.monotonic()
