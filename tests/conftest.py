@@ -20,6 +20,34 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
+# Under pytest-xdist (`make test`: one worker per core) a worker that compiles with
+# torch.compile compiles in its own process: inductor's default pool of compile processes
+# (one per core, each importing torch) would start in every worker and fight the other
+# workers for the same cores. The generated kernels are the same; set before torch loads.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+
+#: The terminal's size as the process that started the run sees it. An xdist worker's standard
+#: streams are pipes, and GNU readline (imported by pytest's debugger) then sets COLUMNS=80
+#: and LINES=24 in the worker's environment: output that wraps to the terminal (pe-audit's
+#: table, pe-derive's proofs) would wrap otherwise than in a one-process run.
+_TERMINAL = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # noqa: ANN001 - pytest-xdist's hook, in the controller
+    node.workerinput["pe_terminal"] = {k: os.environ.get(k) for k in _TERMINAL}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In an xdist worker: the controller's COLUMNS and LINES (or none), see :data:`_TERMINAL`."""
+    sent = getattr(config, "workerinput", {}).get("pe_terminal")
+    for key, value in (sent or {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip tests marked ``slow`` unless PE_SLOW=1 (``make test-slow``)."""

@@ -4,20 +4,24 @@ Sizes are kept small where the mpmath oracle has to evaluate every entry (it cos
 entry at 50 digits); the fast paths of :mod:`pe_symbolic.numeric` switch on at 64 positions,
 so ``position_runs`` draws runs at least that long and tests compare a few sampled rows.
 Also helpers the tests of the compiled routes share: :func:`same_bits`, :func:`no_numba` and
-:func:`sincos_destinations`.
+:func:`sincos_destinations`; and :func:`budget`, the example budget of a property that earns
+more examples than the profile gives, in CI only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from unittest import mock
 
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 __all__ = [
+    "budget",
     "BASES",
     "ROPE_TYPES",
     "LAYOUTS",
@@ -297,3 +301,14 @@ def shipped_config_case(name: str, ids, stack):
         ids = stack([ids, ids // 2, ids % 7])
     layout = "interleaved" if N.describe(cfg, quiet=True).layout.startswith("interleaved") else "split"
     return cfg, spec, lt, ids, layout
+
+
+def budget(examples: int) -> int:
+    """``max_examples`` for a property that earns a larger budget than the profile's (a fuzz of
+    certificates or of the Coq printer): ``examples`` under CI's profile
+    (``HYPOTHESIS_PROFILE=ci``, .ci/run and ``make test-slow``), at most the loaded profile's
+    own budget otherwise (``make test``'s dev profile: 40), so that the quick local run stays
+    quick and CI still searches as widely as the test asks."""
+    if os.environ.get("HYPOTHESIS_PROFILE") == "ci":
+        return examples
+    return min(examples, settings.default.max_examples)

@@ -14,6 +14,7 @@ import pytest
 import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from pe_symbolic import check_identity, theorems
 from pe_symbolic.proof import CertificateError, parse_srepr
@@ -122,7 +123,7 @@ _REPLACEMENTS = st.one_of(
 )
 
 
-@settings(max_examples=150)
+@settings(max_examples=budget(150))
 @given(data=st.data())
 def test_a_mutated_certificate_is_refused_or_proves_exactly_the_original(genuine, data):
     cert, claim = genuine

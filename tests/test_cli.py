@@ -297,8 +297,11 @@ def _timeless(text: str) -> str:
 def test_jobs_prove_in_worker_processes_with_the_same_output_in_the_same_order(capsys, monkeypatch, fmt):
     from pe_symbolic.cli import derive
 
-    if not derive._can_fork():
-        pytest.skip("no fork here (or this process runs several threads): --jobs proves in this process")
+    if not derive._can_fork() or "jax" in sys.modules:
+        # JAX's runtime threads are not Python threads: once JAX is loaded (by an earlier test
+        # in this process, e.g. in the same xdist worker) it warns at every fork
+        pytest.skip("no fork here (or this process runs several threads, or a runtime that warns at fork "
+                    "is loaded): --jobs proves in this process")
     real = derive._outcome
 
     def spy(n, live=False):  # runs in whichever process proves job n: says which

@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from pe_symbolic import numeric, reference
 from pe_symbolic.numeric.config import UnknownConfigKeyWarning
@@ -76,7 +77,7 @@ def test_telechat3_is_yarn_with_a_0_07_attention_slope():
     assert numeric.parse_rope_config(TELECHAT3_36B).rope_type == "telechat3-yarn"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(head=st.sampled_from([32, 64, 96, 128]), base=st.sampled_from([1e4, 5e5, 1e6, 123456.0]),
        factor=st.floats(1.0, 64.0), orig=st.sampled_from([2048, 4096, 8192]),
        keep=st.one_of(st.just(1.0), st.floats(0.0, 2.0)), attn=st.one_of(st.just(1.0), st.floats(0.5, 2.0)),
@@ -145,7 +146,7 @@ def _mixed(head=64, factor=8.0, b=0.625, base=10000.0):
     return {"head_dim": head, "rope_theta": base, "rope_scaling": {"rope_type": "ntk", "factor": factor, "mixed_b": b}}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(head=st.sampled_from([8, 32, 64, 128, 256]), base=st.sampled_from([1e4, 5e5, 1e6, 2.5]),
        factor=st.floats(1.0, 64.0), b=st.floats(0.05, 4.0))
 @example(head=128, base=1e4, factor=16.0, b=0.625, )  # Su's NTK-RoPE-mixed example exponent
@@ -203,7 +204,7 @@ def _vllm_fixed_ntk(head_dim, base, factor):
     return ladder / factor ** (2 / d)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(head=st.sampled_from([2, 4, 8, 32, 64, 128, 256]), base=st.sampled_from([1e4, 5e5, 1e6, 2.5]),
        factor=st.floats(1.0, 64.0))
 @example(head=128, base=1e4, factor=4.0)

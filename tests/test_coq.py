@@ -16,6 +16,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from pe_symbolic import check_identity, theorems
 from pe_symbolic.proof import Claim, Equation
@@ -211,7 +212,7 @@ def _grow(children: st.SearchStrategy) -> st.SearchStrategy:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(st.recursive(_ATOMS, _grow, max_leaves=8))
 def test_random_expressions_round_trip(e: sp.Basic) -> None:
     if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
