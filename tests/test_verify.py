@@ -291,7 +291,11 @@ def test_a_traceable_implementation_is_proved_for_every_position():
     assert report.verdict == "verified", report.to_text()
     assert report.structure["method"] == "traced" and report.structure["verdict"] == "proved"
     assert "for every integer m, at shape (2, 1, 2, 16)" in report.structure["summary"]
-    assert report.frequencies["max_relative_error"] == 0
+    # read exactly from the trace: the error is that of fn's own float64 ladder (np.power,
+    # which NumPy 2 rounds correctly here and NumPy 1.26 may not, by an ulp) against the
+    # config's correctly rounded one -- nothing added by the reading
+    want = pe.numeric.rope_frequencies(CFG)[0]
+    assert report.frequencies["max_relative_error"] == float((np.abs(INV16 - want) / want).max())
 
 
 TRACED_ATTACKS = [
