@@ -311,7 +311,7 @@ def test_diff_of_two_releases(tmp_path):
     text = d.to_text()
     assert "configs: 4 in both, 1 changed, 0 added, 0 removed" in text
     assert "\nprogram (1 config)\n  base-b [item 3]\n" in text
-    assert "    attention 0-31: base: 500000.0 -> 1000000.0" in text
+    assert "    attention 0-31: base: 500000 -> 1e+06 (+100%)" in text
     assert "\nconfig (1 config)\n  base-b [item 3]\n    key: " in text
     assert text.index("\nconfig (") < text.index("\nprogram (")
     assert "bound (" not in text  # the fastest pair (theta = 1) sets the bound whatever the base
@@ -348,7 +348,7 @@ def test_cli_sweep_html_and_diff(tmp_path, capsys):
     assert audit_main(["cards", str(folder), "--out", str(new), "--jobs", "1", "--engine", "vllm", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
     assert audit_main(["cards", "--diff", str(out), str(new)]) == 1
-    assert "attention 0-31: base: 500000.0 -> 1000000.0" in capsys.readouterr().out
+    assert "attention 0-31: base: 500000 -> 1e+06 (+100%)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [

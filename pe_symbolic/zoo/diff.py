@@ -70,8 +70,10 @@ class CardDiff:
         configs = {c.config for c in self.changes}
         lines = []
         if self.made_with[0] or self.made_with[1]:
-            same = " (the same)" if self.made_with[0] == self.made_with[1] else ""
-            lines.append(f"made with: {self.made_with[0]} -> {self.made_with[1]}{same}")
+            if self.made_with[0] == self.made_with[1]:
+                lines.append(f"made with: {self.made_with[0]} (both)")
+            else:
+                lines.append(f"made with: {self.made_with[0]} -> {self.made_with[1]}")
         lines.append(f"configs: {self.matched} in both, {len(configs)} changed, {len(self.added)} added, "
                      f"{len(self.removed)} removed")
         for cause in CAUSES:
@@ -106,10 +108,22 @@ def _fmt(v: Any) -> str:
     if isinstance(v, int):
         return f"{v:,}"
     if isinstance(v, float):
-        return repr(v) if abs(v) >= 1e-3 or v == 0 else f"{v:.6e}"
+        return repr(v)
     if isinstance(v, (list, tuple)):
         return "; ".join(_fmt(x) for x in v) or "(none)"
     return str(v)
+
+
+def _pair(a: Any, b: Any) -> tuple[str, str]:
+    """``old, new`` as printed: two floats to 6 digits with the relative change (in full where 6
+    digits do not tell them apart), anything else as :func:`_fmt` writes it."""
+    num = (int, float)
+    if isinstance(a, float) and isinstance(b, num) and not isinstance(b, bool) and a and a == a and b == b:
+        x, y = f"{a:.6g}", f"{b:.6g}"
+        if x == y:
+            x, y = repr(a), repr(float(b))
+        return x, f"{y} ({100 * (b - a) / abs(a):+.3g}%)"
+    return _fmt(a), _fmt(b)
 
 
 def _site_label(s: Mapping[str, Any]) -> str:
@@ -117,9 +131,9 @@ def _site_label(s: Mapping[str, Any]) -> str:
     return f"{s.get('module')} {s.get('layers')}{entry}"
 
 
-def _flat(card: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+def _flat(card: Mapping[str, Any]) -> dict[tuple[str, str], Any]:
     """``(cause, what) -> value`` of every compared field of a card."""
-    out: dict[tuple[str, str], str] = {("config", "key"): str(card.get("key")),
+    out: dict[tuple[str, str], Any] = {("config", "key"): str(card.get("key")),
                                        ("status", "status"): str(card.get("status")),
                                        ("status", "dtype"): _fmt(card.get("dtype"))}
     if card.get("error"):
@@ -128,7 +142,7 @@ def _flat(card: Mapping[str, Any]) -> dict[tuple[str, str], str]:
         label = _site_label(s)
         for k, v in s.items():
             if k not in ("module", "layers", "entry"):
-                out[("program", f"{label}: {k}")] = _fmt(v)
+                out[("program", f"{label}: {k}")] = v
     if card.get("nope_layers") is not None:
         out[("program", "NoPE layers")] = _fmt(card.get("nope_layers"))
     ctx = card.get("context")
@@ -150,11 +164,11 @@ def _flat(card: Mapping[str, Any]) -> dict[tuple[str, str], str]:
         label = f"{b.get('layer_type') or 'all'} ({b.get('recipe')}, {b.get('dtype')})"
         out[("bound", f"{label}: context")] = _fmt(b.get("context"))
         for k in ("angle", "table", "output"):
-            out[("bound", f"{label}: {k}")] = _fmt(b.get(k))
+            out[("bound", f"{label}: {k}")] = b.get(k)
         out[("bound", f"{label}: dominant")] = _fmt(b.get("dominant"))
         if "measured" in b:
             for k, v in sorted(b["measured"].items()):
-                out[("bound", f"{label}: measured {k}")] = _fmt(v)
+                out[("bound", f"{label}: measured {k}")] = v
     for r in card.get("refused") or []:
         out[("refused", str(r.get("part")))] = str(r.get("reason"))
     for w in card.get("warnings") or []:
@@ -169,8 +183,8 @@ def _compare(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
     out = []
     for k in sorted(set(a) | set(b), key=lambda k: (CAUSES.index(k[0]), k[1])):
         va, vb = a.get(k, "(none)"), b.get(k, "(none)")
-        if va != vb:
-            out.append(Change(name, k[0], k[1], va, vb))
+        if va != vb or type(va) is not type(vb):
+            out.append(Change(name, k[0], k[1], *_pair(va, vb)))
     return out
 
 

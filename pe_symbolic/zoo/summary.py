@@ -156,16 +156,22 @@ def headline(cards: Sequence[Mapping[str, Any]], *, computed: int | None = None,
 
 
 def _problems(cards: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One line per config that is not ``ok``, or whose card refused a part, with the reasons."""
-    out = []
+    """One line per group whose cards are not ``ok`` or refused a part, with the reasons (the group's
+    first config named, and how many more share it)."""
+    groups: dict[Any, list[Mapping[str, Any]]] = {}
     for c in cards:
+        refused = c.get("refused") or []
+        if c.get("status") != "ok" or refused:
+            groups.setdefault(c.get("group") or ("config", c.get("key"), c.get("source")), []).append(c)
+    out = []
+    for members in groups.values():
+        c = members[0]
         refused = "; ".join(f"{r['part']}: {r['reason']}" for r in c.get("refused") or [])
-        if c.get("status") == "ok" and not refused:
-            continue
         why = c.get("error") or "; ".join(f"{r['part']}: {r['error']}" for r in c.get("crashed") or []) or refused
         if c.get("status") == "ok":
             why = "refused " + refused
-        out.append(f"{c.get('name')} [{c.get('source')}]: {c.get('status')}: {why}")
+        more = f" and {len(members) - 1} more" if len(members) > 1 else ""
+        out.append(f"{c.get('name')} [{c.get('source')}]{more}: {c.get('status')}: {why}")
     return out
 
 
