@@ -263,18 +263,19 @@ def test_crash_death_and_timeout_get_cards_and_the_sweep_goes_on(tmp_path):
     corpus = [("fine", tiny()), ("raises", tiny(test_action="raise")), ("dies", tiny(test_action="die")),
               ("sleeps", tiny(test_action="sleep"))]
     out = tmp_path / "c.jsonl"
-    sweep = cards(corpus, out, jobs=2, engines=["vllm"], timeout=2, _work=acting_work)
+    sweep = cards(corpus, out, jobs=2, engines=["vllm"], timeout=4, _work=acting_work)
     by = {c["name"]: c for c in sweep.cards}
     assert by["fine"]["status"] == "ok"
     assert (by["raises"]["status"], by["raises"]["error"]) == ("crashed", "RuntimeError: a defect in a reader")
     assert by["dies"]["status"] == "crashed" and "SIGKILL" in by["dies"]["error"]
-    assert by["sleeps"]["status"] == "timeout" and "over the time limit of 2 s" in by["sleeps"]["error"]
+    assert by["sleeps"]["status"] == "timeout" and "over the time limit of 4 s" in by["sleeps"]["error"]
     assert [c["name"] for c in sweep.failed] == ["raises", "dies", "sleeps"]
     assert "not ok, or a part refused (3):" in sweep.summary()
-    again = cards(corpus, out, jobs=2, engines=["vllm"], timeout=2, _work=acting_work)
-    assert again.computed == 0  # a failed card is a card
-    retried = cards(corpus, out, jobs=2, engines=["vllm"], timeout=2, retry=True, _work=acting_work)
+    again = cards(corpus, out, jobs=2, engines=["vllm"], timeout=4, _work=acting_work)
+    assert again.computed == 0 and again.resumed == 4  # a failed card is a card
+    retried = cards(corpus, out, jobs=2, engines=["vllm"], timeout=4, retry=True, _work=compute)
     assert retried.computed == 3 and retried.resumed == 1
+    assert [c["status"] for c in retried.cards] == ["ok"] * 4 and not retried.failed
 
 
 def test_memory_limit_gives_an_out_of_memory_card():
@@ -339,6 +340,7 @@ def test_cli_sweep_html_and_diff(tmp_path, capsys):
     assert "pe-audit cards: 4/4 configs, 2/2 groups computed" in got.err  # not a terminal: plain counts
     html = page.read_text()
     assert html.startswith("<!DOCTYPE html>") and "<table>" in html and "base-a" in html
+    assert html.count('<td class="good">eq*</td>') == 2  # the engine column, one cell per group
     assert len(out.read_text().splitlines()) == 4
     assert audit_main(["cards", "--diff", str(out), str(out)]) == 0
     assert "no card changed" in capsys.readouterr().out

@@ -1,6 +1,6 @@
 r"""A whole model zoo at once: a RoPE card for every config of a corpus, and the diff between two sweeps.
 
-:func:`cards` (``pe-audit cards CORPUS``) reads a corpus (a folder of ``config.json`` files,
+:func:`pe_symbolic.cards` (``pe-audit cards CORPUS``) reads a corpus (a folder of ``config.json`` files,
 a JSON Lines file, a Parquet table, or the shipped configs; :mod:`~pe_symbolic.zoo.corpus`)
 and writes one card per config (JSON Lines, keys sorted, no timings: two sweeps of one
 corpus are equal byte for byte): the RoPE program per layer and sub-module, the usable
@@ -17,7 +17,7 @@ at its context, and what was refused and why (:mod:`~pe_symbolic.zoo.card`).
   that crashes, runs out of time or memory gets cards saying so -- the sweep goes on.
 * **One machine or many** (:mod:`~pe_symbolic.zoo.run`): a pool of ``jobs`` processes, or
   Ray tasks (``ray=``) on a cluster; the same function computes every card either way.
-* **The diff of two sweeps** (:func:`diff_cards`, ``pe-audit cards --diff OLD NEW``).
+* **The diff of two sweeps** (:func:`pe_symbolic.diff_cards`, ``pe-audit cards --diff OLD NEW``).
 
 >>> sweep = cards([("mini", {"model_type": "llama", "head_dim": 8, "rope_theta": 1e4,
 ...                          "max_position_embeddings": 64})], jobs=1, engines=["vllm"])
@@ -54,7 +54,7 @@ IDENTITY = ("card", "key", "source", "name", "group", "made_with", "dtype_from")
 
 @dataclass
 class Sweep:
-    """What :func:`cards` returns: the cards in corpus order and how they were made."""
+    """What :func:`pe_symbolic.cards` returns: the cards in corpus order and how they were made."""
 
     cards: list[dict[str, Any]]
     computed: int
@@ -148,7 +148,8 @@ def cards(corpus: str | os.PathLike | Iterable[Any], out: str | os.PathLike | No
     memory_mb : int or None, default 4096
         The address space each worker may use, in MiB (``RLIMIT_AS``; ``None``: no limit).
     engines : sequence of str, optional
-        The engines on each card (default: :data:`pe_symbolic.engines.DEFAULT_ENGINES`).
+        The engines on each card (default: ``pe_symbolic.engines.DEFAULT_ENGINES``, the five as run by
+        default).
     generic, measure : bool
         Also compare the engines for every value of the config's numbers; also measure the
         audit beside its bound (:func:`~pe_symbolic.zoo.card.rope_card`).

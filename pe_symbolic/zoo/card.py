@@ -1,7 +1,7 @@
 r"""The RoPE part of a card: what one config's RoPE is, how far it goes, who runs it, how wrong in its dtype.
 
 :func:`rope_card` computes, from a config and the dtype it runs in, a plain JSON-ready dict
-(no timings: two runs give equal dicts, and :func:`~pe_symbolic.zoo.cards` writes them
+(no timings: two runs give equal dicts, and :func:`pe_symbolic.cards` writes them
 byte for byte alike):
 
 * ``program`` -- the RoPE program (:func:`pe_symbolic.numeric.read_program`), one entry per
@@ -201,7 +201,7 @@ def rope_card(config: Mapping[str, Any], dtype: str = "bfloat16", *, engines: Se
     dtype : {"bfloat16", "float16", "float32", "float64"}
         The dtype the model runs in (the bound's).
     engines : sequence of str, optional
-        Engines to compare and ask (default: :data:`pe_symbolic.engines.DEFAULT_ENGINES`).
+        Engines to compare and ask (default: ``pe_symbolic.engines.DEFAULT_ENGINES``).
     generic : bool, default False
         Also compare each engine with HF for every value of the config's numbers (seconds to
         tens of seconds per config, and time-budgeted: a check out of time is ``undecided``).

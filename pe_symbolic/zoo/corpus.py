@@ -58,7 +58,7 @@ def canonical_json(obj: Any) -> str:
 
 
 def config_key(config: Any) -> str:
-    """The first 16 hex digits of the SHA-256 of :func:`canonical_json` (64 bits: no two configs of a
+    """The first 16 hex digits of the SHA-256 of :func:`~pe_symbolic.zoo.corpus.canonical_json` (64 bits: no two configs of a
     corpus of millions collide but with odds of about 1e-8).
 
     >>> config_key({"rope_theta": 10000.0, "head_dim": 64}) == config_key({"head_dim": 64, "rope_theta": 10000.0})
@@ -207,7 +207,8 @@ def read_corpus(corpus: str | os.PathLike | Iterable[Any], *, pattern: str = "co
     config_column : str, default "config"
         The column (key) holding the config in a table or a wrapped line.
     name_column : str, optional
-        The column holding the config's name (default: the first of :data:`NAME_COLUMNS`).
+        The column holding the config's name (default: the first of ``NAME_COLUMNS``: name, id,
+        model_id, modelId, repo_id).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""What changed between two sweeps of a corpus: :func:`diff_cards` (``pe-audit cards --diff OLD NEW``).
+"""What changed between two sweeps of a corpus: :func:`pe_symbolic.diff_cards` (``pe-audit cards --diff OLD NEW``).
 
 Two card files of one corpus -- made by two releases of this package, against two tables of
 transformers' config classes, or of two versions of the corpus -- are matched config by
@@ -11,7 +11,7 @@ rope type, base, the type's numbers, rotated channels, attention factor, NoPE ..
 ``crashed``.
 
 The text is stable (causes in that order, configs by name, fields by name) and readable
-(``old -> new``); :attr:`CardDiff.exit_code` is 1 when anything changed (a CI job fails on a
+(``old -> new``); :attr:`pe_symbolic.zoo.CardDiff.exit_code` is 1 when anything changed (a CI job fails on a
 changed card), else 0.
 
 >>> a = {"key": "k1", "source": "line 1", "name": "m", "status": "ok", "context": {"admitted": 4095}}
@@ -49,7 +49,7 @@ class Change:
 
 @dataclass
 class CardDiff:
-    """:func:`diff_cards`'s answer; ``str()`` / :meth:`to_text` is what ``pe-audit cards --diff`` prints."""
+    """:func:`pe_symbolic.diff_cards`'s answer; ``str()`` / :meth:`pe_symbolic.zoo.CardDiff.to_text` is what ``pe-audit cards --diff`` prints."""
 
     matched: int
     changes: list[Change] = field(default_factory=list)
@@ -223,7 +223,7 @@ def diff_cards(old: str | os.PathLike | Iterable[Mapping[str, Any]],
     Returns
     -------
     CardDiff
-        ``changes`` (one :class:`Change` per field that moved), ``added``, ``removed``,
+        ``changes`` (one :class:`~pe_symbolic.zoo.diff.Change` per field that moved), ``added``, ``removed``,
         ``exit_code``; ``str()`` is the report.
 
     Raises

@@ -63,7 +63,8 @@ _DROPPED = NOT_ROPE | set(DTYPE_KEYS)
 
 
 def rope_inputs(config: Mapping[str, Any]) -> Any:
-    """``config`` without the keys of :data:`NOT_ROPE` and :data:`DTYPE_KEYS`, at every depth (a
+    """``config`` without the keys of :data:`~pe_symbolic.zoo.group.NOT_ROPE` and ``DTYPE_KEYS`` (``dtype``,
+    ``torch_dtype``), at every depth (a
     new object; the config is not changed)."""
     if isinstance(config, Mapping):
         return {k: rope_inputs(v) for k, v in config.items() if k not in _DROPPED}

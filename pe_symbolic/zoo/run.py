@@ -13,7 +13,7 @@ deadline is killed (``timeout``), one that dies without a result (a signal, a na
 is a ``crashed`` result with its exit code. Nothing a task does stops the others.
 
 :func:`run_local` is the process pool; :func:`run_ray` sends the same tasks to Ray (each Ray
-task runs :func:`run_isolated`, the same child process with the same limits), so a result
+task runs :func:`~pe_symbolic.zoo.run.run_isolated`, the same child process with the same limits), so a result
 does not depend on where it was computed.
 
 Each result is ``(task id, outcome, payload)``: ``("ok", card dict)``, ``("crashed", why)``,
@@ -181,7 +181,7 @@ def run_ray(tasks: Sequence[Task], work: Callable[[Mapping[str, Any]], Any], *, 
             timeout: float | None = None, memory_mb: int | None = None,
             init: Mapping[str, Any] | None = None) -> Iterator[Result]:
     """The tasks as Ray tasks (one CPU each; Ray schedules them over the cluster), each running
-    :func:`run_isolated` with the same limits; results as they come.
+    :func:`~pe_symbolic.zoo.run.run_isolated` with the same limits; results as they come.
 
     ``address``: the cluster (``"auto"``, ``"ray://host:10001"``, ...); ``None`` or ``""``:
     Ray's own choice (``RAY_ADDRESS``, else a local instance started here). A Ray already

@@ -1,12 +1,12 @@
 """The card file: JSON Lines, one card per config, written as the sweep goes and put in order at its end.
 
-* :func:`card_line` -- a card as one line: keys sorted, no spaces, strict JSON (a non-finite
+* :func:`~pe_symbolic.zoo.store.card_line` -- a card as one line: keys sorted, no spaces, strict JSON (a non-finite
   number is the string ``"inf"``), so equal cards are equal bytes;
-* :class:`CardWriter` -- appends each card as soon as it is known and flushes it (a sweep
+* :class:`~pe_symbolic.zoo.store.CardWriter` -- appends each card as soon as it is known and flushes it (a sweep
   stopped midway leaves every finished card behind; a line cut short by the stop is ignored
   when read back);
-* :func:`load_cards` -- the cards of a file, in file order (the unreadable lines counted);
-* :func:`write_cards` -- the finished file, replaced in one step (``os.replace``).
+* :func:`~pe_symbolic.zoo.store.load_cards` -- the cards of a file, in file order (the unreadable lines counted);
+* :func:`~pe_symbolic.zoo.store.write_cards` -- the finished file, replaced in one step (``os.replace``).
 """
 
 from __future__ import annotations

@@ -202,7 +202,7 @@ def summary_html(cards: Sequence[Mapping[str, Any]], *, computed: int | None = N
     """The same table as an HTML page (self-contained: no script, no file beside it)."""
     head, rows = group_rows(cards)
     esc = html.escape
-    n_eng = len(head) - 10
+    n_eng = len(head) - 9  # group, configs, first config, model_type, rope, context, dtype | engines | bound, status
 
     def cell(i: int, text: str) -> str:
         cls = ""
@@ -214,7 +214,7 @@ def summary_html(cards: Sequence[Mapping[str, Any]], *, computed: int | None = N
 
     out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">", f"<title>{esc(title)}</title>",
            "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}"
-           "td,th{border:1px solid #ccc;padding:2px 6px;font-family:monospace;text-align:left}"
+           "td,th{border:1px solid #ccc;padding:2px 6px;font-family:monospace;text-align:left;white-space:nowrap}"
            "th{background:#eee}.bad{background:#f8d0d0}.warn{background:#fbefc4}.good{background:#d8f0d8}</style>",
            "</head><body>", f"<h1>{esc(title)}</h1>"]
     out += [f"<p>{esc(x)}</p>" for x in headline(cards, computed=computed, resumed=resumed, seconds=seconds)]
