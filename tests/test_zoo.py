@@ -367,6 +367,22 @@ def test_cli_bad_input_exits_2(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_progress_is_a_bar_on_a_terminal_and_counts_elsewhere(capsys):
+    from pe_symbolic.cli.cards import _progress
+
+    bar = _progress(tty=True)
+    bar(5, 10, 1, 4)
+    bar(10, 10, 4, 4)
+    err = capsys.readouterr().err
+    assert err.startswith("\rcards [############") and "5/10 configs, 1/4 groups" in err and err.endswith("\n")
+    plain = _progress(tty=False)
+    for done in range(11):
+        plain(done, 10, done // 3, 3)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "pe-audit cards: 0/10 configs, 0/3 groups computed" and len(lines) == 11
+    assert lines[-1] == "pe-audit cards: 10/10 configs, 3/3 groups computed"
+
+
 def test_cli_existing_invocations_still_work(capsys):
     assert audit_main(["--list"]) == 0
     assert "hf" in capsys.readouterr().out

@@ -34,6 +34,11 @@ examples:
 
 A rerun with the same --out skips every config whose card is there (same config, same settings);
 --retry computes again the ones that crashed or ran out of time or memory.
+
+exit status: a sweep -- 0 every config has its card (ok, refused or unreadable, with the reason),
+1 some config's work crashed or ran out of time or memory (its card says so), 2 bad input,
+130 interrupted (rerun to resume); --diff -- 0 no card changed, 1 some card changed, was added
+or removed, 2 bad input.
 """
 
 

@@ -69,6 +69,7 @@ class Sweep:
 
     @property
     def groups(self) -> int:
+        """How many groups the cards fall in (an unreadable config is a group of its own)."""
         return len({c["group"] or c["key"] for c in self.cards})
 
     @property

@@ -59,6 +59,7 @@ class CardDiff:
 
     @property
     def changed(self) -> bool:
+        """Whether some card changed, was added or removed."""
         return bool(self.changes or self.added or self.removed)
 
     @property
@@ -67,6 +68,8 @@ class CardDiff:
         return 1 if self.changed else 0
 
     def to_text(self) -> str:
+        """The report: what the sweeps were made with, the counts, then each cause's configs and
+        their fields, ``old -> new``."""
         configs = {c.config for c in self.changes}
         lines = []
         if self.made_with[0] or self.made_with[1]:
