@@ -367,6 +367,23 @@ def test_cli_bad_input_exits_2(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_cli_ray_takes_an_address_or_leaves_the_corpus_alone(tmp_path, monkeypatch):
+    import pe_symbolic.zoo as zoo
+
+    seen = []
+
+    def fake(corpus, out, **kw):
+        seen.append((str(corpus), kw["ray"], kw["jobs"], kw["timeout"], kw["memory_mb"]))
+        return zoo.Sweep([], 0, 0, 0.0)
+
+    monkeypatch.setattr(zoo, "cards", fake)
+    assert audit_main(["cards", "--ray", str(tmp_path), "--quiet"]) == 0  # `--ray CORPUS`: no address
+    assert audit_main(["cards", str(tmp_path), "--ray", "auto", "--timeout", "0", "--memory", "0", "--quiet"]) == 0
+    assert audit_main(["cards", str(tmp_path), "--jobs", "3", "--quiet"]) == 0
+    assert seen == [(str(tmp_path), True, None, 300.0, 4096), (str(tmp_path), "auto", None, None, None),
+                    (str(tmp_path), None, 3, 300.0, 4096)]
+
+
 def test_progress_is_a_bar_on_a_terminal_and_counts_elsewhere(capsys):
     from pe_symbolic.cli.cards import _progress
 
