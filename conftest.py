@@ -56,6 +56,8 @@ SKIP_CAUSES: list[tuple[str, str, str]] = [
     (r"nbformat|nbclient|ipykernel|nbconvert", "notebook", "pip install -e '.[notebook]'"),
     (r"sphinx|docs extras|mathjax", "docs", "pip install -e '.[docs]'"),
     (r"matplotlib", "matplotlib", "pip install -e '.[plot]'"),
+    (r"'ray'", "ray", "pip install -e '.[ray]'"),
+    (r"pyarrow", "pyarrow", "pip install -e '.[parquet]'"),
     (r"pdflatex", "pdflatex", "apt-get install texlive-latex-extra"),
     (r"chromium", "chromium", "apt-get install chromium"),
     (r"coq", "Coq", "apt-get install coq"),

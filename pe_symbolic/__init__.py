@@ -8,6 +8,9 @@ oracle. The design page of the documentation says all of this at length.
 Layers -- one subpackage per floor; each floor imports only the floors below it:
 
 * :mod:`~pe_symbolic.cli` -- ``pe-derive`` and ``pe-audit``: the tools on top;
+* :mod:`~pe_symbolic.zoo` -- RoPE cards for a whole corpus of configs, deduplicated and
+  resumable, on a process pool or Ray (:func:`pe_symbolic.cards`), and the diff of two sweeps
+  (:func:`pe_symbolic.diff_cards`);
 * :mod:`~pe_symbolic.audit` -- the precision audit of framework recipes (:func:`pe_symbolic.audit`);
 * :mod:`~pe_symbolic.torch` -- RoPE and sinusoidal tables on torch tensors (``torch.compile``,
   autograd), lowered through ``numeric.lower`` (torch imported on first use);
@@ -59,13 +62,14 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
-__all__ = ["audit", "check_identity", "is_relative", "supports", "usable_context", "verify_rope", "__version__",
+__all__ = ["audit", "cards", "check_identity", "diff_cards", "is_relative", "supports", "usable_context", "verify_rope", "__version__",
            *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .audit import audit  # noqa: F401
     from .audit.verify import verify_rope  # noqa: F401
+    from .zoo import cards, diff_cards  # noqa: F401
     from .engines.support import supports, usable_context  # noqa: F401
     from .proof import check_identity  # noqa: F401
     from .theorems.relative import is_relative  # noqa: F401
@@ -84,6 +88,10 @@ def __getattr__(name: str) -> Any:
         from .engines import support
 
         return getattr(support, name)
+    if name in ("cards", "diff_cards"):
+        from . import zoo
+
+        return getattr(zoo, name)
     if name == "verify_rope":
         from .audit.verify import verify_rope
 
@@ -93,7 +101,7 @@ def __getattr__(name: str) -> Any:
 
         globals()["audit"] = audit  # the function, not the subpackage of the same name
         return audit
-    if name in _SUBMODULES or name in ("torch", "jax", "engines"):  # torch / jax: optional extras
+    if name in _SUBMODULES or name in ("torch", "jax", "engines", "zoo"):  # torch / jax: optional extras
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'pe_symbolic' has no attribute {name!r}")
 

@@ -17,6 +17,7 @@ oracle = next(c for c in contracts if c["type"] == "forbidden" and "pe_symbolic.
 
 WHAT = {
     "cli": "pe-derive, pe-audit: command-line tools",
+    "zoo": "RoPE cards for a corpus of configs (pe.cards)",
     "audit": "the precision audit of framework recipes (pe.audit)",
     "numeric": "lower (the one door to lambdify), tables, RoPE, kernels",
     "torch | jax | engines": "RoPE on tensors (through numeric.lower); engines' RoPE as recipes",

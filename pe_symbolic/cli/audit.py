@@ -14,6 +14,9 @@ With ``--recipe MODULE:FUNCTION`` (your own implementation, :func:`pe_symbolic.v
 0 ``verified``, or ``consistent (tested)`` (nothing proved, every test passed) unless
 ``--strict``; 1 ``differs`` or ``out of bound``; 2 bad input.
 
+``pe-audit cards CORPUS`` (a subcommand: RoPE cards for every config of a corpus, and
+``pe-audit cards --diff OLD NEW``) is :mod:`pe_symbolic.cli.cards`; its exit status is said there.
+
 With ``--engines``: 0 every default engine equal to HF (or not applicable); 1 a default engine
 ``differs``, or -- only under ``--strict`` -- a non-default variant (an older release, a flag
 nobody sets) differs or an engine does not serve the positions the model admits
@@ -45,6 +48,7 @@ examples:
   pe-audit llama-3.1-8b --recipe hf --backend torch --device cuda     (pip install pe_symbolic[torch])
   pe-audit --list                                   the presets and their source notes
   pe-audit llama-3.1-8b --engines                   vLLM, SGLang, llama.cpp, TensorRT-LLM, MLX-LM vs HF, by proof
+  pe-audit cards models/ --out cards.jsonl           a card for every config of a corpus (pe-audit cards --help)
 
 exit status: 0 within --tol (or no --tol); 1 --tol broken, or a value not finite (inf/NaN,
 e.g. float16 positions >= 65520) with --tol; 2 bad input. JSON: a non-finite measurement is
@@ -183,6 +187,11 @@ def _warn_beyond(name: str, context: int, effective: int | None, why: str) -> No
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pe-audit`` console script; returns the exit status."""
+    rest = list(sys.argv[1:] if argv is None else argv)
+    if rest[:1] == ["cards"]:  # the subcommand (a config folder named cards: ./cards)
+        from .cards import main as cards_main
+
+        return cards_main(rest[1:])
     parser = _parser()
     try:
         args = parser.parse_args(argv)
