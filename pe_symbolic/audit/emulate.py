@@ -30,7 +30,7 @@ import mpmath
 import numpy as np
 
 from .. import numeric
-from ..numeric._checks import bfloat16, round_to
+from ..numeric._checks import as_dtype, bfloat16, round_to
 from .recipes import Recipe
 
 __all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "fast_cos_sin", "one_factor",
@@ -553,7 +553,7 @@ class Emulation:
     def rotate_pe_symbolic(self, x: tuple[np.ndarray, np.ndarray], t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """pe_symbolic's own apply_rope on the pair vectors at positions ``t`` (real code)."""
         tg, h = self.target, self.h
-        dt = np.dtype(self.act)
+        dt = as_dtype(self.act)
         full = np.empty((t.size, tg.spec.head_dim), dt)
         full[:] = 0
         a = np.broadcast_to(x[0], (t.size, h)).astype(dt)

@@ -18,6 +18,7 @@ __all__ = [
     "FLOAT_DTYPES",
     "MAX_D",
     "MAX_POSITION",
+    "as_dtype",
     "as_positions",
     "bfloat16",
     "check_finite_x",
@@ -54,6 +55,21 @@ def is_bfloat16(dtype: object) -> bool:
     (False, True)
     """
     return "ml_dtypes" in sys.modules and dtype == bfloat16()
+
+
+def as_dtype(dtype: object) -> np.dtype:
+    """``np.dtype(dtype)``, where the name ``"bfloat16"`` imports ``ml_dtypes`` first (NumPy
+    knows that name only once ``ml_dtypes`` registered it).
+
+    >>> as_dtype("float32"), as_dtype("bfloat16")
+    (dtype('float32'), dtype(bfloat16))
+    """
+    try:
+        return np.dtype(dtype)  # type: ignore[call-overload]
+    except TypeError:
+        if isinstance(dtype, str) and dtype == "bfloat16":
+            return bfloat16()
+        raise
 
 
 def __getattr__(name: str) -> object:

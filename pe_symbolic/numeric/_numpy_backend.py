@@ -21,7 +21,7 @@ import numpy as np
 from . import _frontend as F
 from . import _kernels as K
 from . import _rope_kernels
-from ._checks import as_positions, check_finite_x, check_float_dtype, check_out, check_x, round_to
+from ._checks import as_dtype, as_positions, check_finite_x, check_float_dtype, check_out, check_x, round_to
 from ._core import _omega_dd, _omega_exact, _rope_product, _source
 from ._rope_plan import FrequencyPlan, config_and_length, frequency_plan, phasor_source, positions_error
 from ._scratch import scratch
@@ -296,7 +296,7 @@ class _Numpy(F.Backend):
         return _Options(bool(accurate), outs, given.get("out"))
 
     def is_low(self, dtype: Any) -> bool:
-        return np.dtype(dtype).itemsize < 4
+        return as_dtype(dtype).itemsize < 4
 
     def compute_dtype(self, dtype: Any) -> Any:
         return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
@@ -347,7 +347,7 @@ class _Numpy(F.Backend):
 
     # array operations of the shared rotation (apply_rope with cos_sin=)
     def dtype(self, name: str) -> Any:
-        return np.dtype(name)
+        return as_dtype(name)
 
     def cast(self, v: Any, dtype: Any) -> Any:
         return v.astype(dtype)
