@@ -8,7 +8,8 @@ oracle. The design page of the documentation says all of this at length.
 Layers -- one subpackage per floor; each floor imports only the floors below it:
 
 * :mod:`~pe_symbolic.cli` -- ``pe-derive`` and ``pe-audit``: the tools on top;
-* :mod:`~pe_symbolic.audit` -- the precision audit of framework recipes (:func:`pe_symbolic.audit`);
+* :mod:`~pe_symbolic.audit` -- the precision audit of framework recipes (:func:`pe_symbolic.audit`), and
+  the tolerances a kernel test can import (:func:`pe_symbolic.tolerance`);
 * :mod:`~pe_symbolic.torch` -- RoPE and sinusoidal tables on torch tensors (``torch.compile``,
   autograd), lowered through ``numeric.lower`` (torch imported on first use);
 * :mod:`~pe_symbolic.jax` -- the same on JAX arrays (``jax.jit``, ``jax.grad``), beside
@@ -59,11 +60,12 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
-__all__ = ["audit", "check_identity", "is_relative", "verify_rope", "__version__", *_SUBMODULES]
+__all__ = ["audit", "check_identity", "is_relative", "tolerance", "verify_rope", "__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .audit import audit  # noqa: F401
+    from .audit.tolerance import tolerance  # noqa: F401
     from .audit.verify import verify_rope  # noqa: F401
     from .proof import check_identity  # noqa: F401
     from .theorems.relative import is_relative  # noqa: F401
@@ -82,6 +84,10 @@ def __getattr__(name: str) -> Any:
         from .audit.verify import verify_rope
 
         return verify_rope
+    if name == "tolerance":
+        from .audit.tolerance import tolerance
+
+        return tolerance
     if name == "audit":
         from .audit import audit
 

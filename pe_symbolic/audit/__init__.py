@@ -20,7 +20,7 @@ Design rules:
 >>> rep = pe.audit("llama-3.1-8b", recipe="hf", dtype="bfloat16", context=8192)
 >>> r = rep.results[0]
 >>> r.measured("angle") <= r.bound("angle"), r.dominant
-(True, 'inv_freq (reciprocal)')
+(True, 'inv_freq (reciprocal in float32)')
 """
 
 from __future__ import annotations

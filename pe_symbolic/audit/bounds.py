@@ -46,7 +46,7 @@ from .emulate import PRECISION, UNIT_ROUNDOFF, Emulation, overflow_limit
 from .rounding import FAST_TRIG_ERROR, RoundingSequence, rounding_sequence, underflow
 
 __all__ = ["AngleBound", "PairConstants", "angle_bound", "derived_bounds", "exact_integer_limit", "half_ulp",
-           "overflow", "pair_constants", "position_overflow", "rotation_error", "score_bound"]
+           "overflow", "pair_constants", "position_overflow", "rotation_error", "score_bound", "score_terms"]
 
 #: gamma = prod(1 + u_k) - 1 is evaluated as expm1(sum(log1p(u_k))) (within a few ulp):
 #: this factor keeps the float64 evaluation above the exact value.
@@ -141,7 +141,7 @@ def angle_bound(em: Emulation, t_max: float) -> AngleBound:
     >>> em = Emulation(rope_target(numeric.model_config("llama-3.1-8b"), "llama"), PRESETS["hf"], "bfloat16")
     >>> b = angle_bound(em, 131071.0)
     >>> b.dominant, f"{b.value:.2g}"
-    ('inv_freq (reciprocal)', '0.0095')
+    ('inv_freq (reciprocal in float32)', '0.0095')
     """
     r = em.recipe
     theta = em.theta_hi
@@ -194,13 +194,20 @@ def angle_bound(em: Emulation, t_max: float) -> AngleBound:
         }
     sharp = _binade_bound(em, t_max)
     if sharp is not None and not over:  # the same roundings, each at most half an ulp of its binade
-        val = np.minimum(val, sharp)
+        val = np.minimum(val, sharp["total"])
         i = int(np.argmax(val))
-        if sharp[i] <= val[i]:  # the worst pair's bound is the binade one: name its two parts
-            sys_i = float(em.eps_bound[i] * a[i])
-            what = "running product" if r.inv_freq == "running" else f"inv_freq ({r.inv_freq})"
-            parts = {f"{what}: the frequency's own error": sys_i,
-                     f"roundings of the angle ({Da}), half an ulp of each binade": float(val[i]) - sys_i}
+        if sharp["total"][i] <= val[i]:  # the worst pair's bound is the binade one: its parts
+            named = dict(parts)
+            keys = list(named)
+            if r.inv_freq == "running":
+                named[keys[1]] = float(sharp["running"][i])
+                named[keys[2]] = 0.0
+            else:
+                named[keys[0]] = float(sharp["positions"][i])
+                named[keys[1]] = float(em.eps_bound[i] * a[i])
+                named[keys[2]] = float(sharp["product"][i])
+            named[keys[3]] = float(sharp["cast"][i])
+            parts = named
     if r.reduce:  # fmod by float64 2 pi (exact, but 2 pi is rounded), then the cast of r < 2 pi
         extra = a * 2.0**-53 + 2 * math.pi * UNIT_ROUNDOFF[Dt]
         val = val + extra
@@ -217,10 +224,10 @@ def angle_bound(em: Emulation, t_max: float) -> AngleBound:
         return AngleBound(math.inf, i, {k: float(v) for k, v in parts.items()}, over,
                           np.full_like(val, math.inf), sys_part)
     dominant = max(parts, key=lambda k: parts[k])
-    short = dominant.split(":")[0] if dominant.endswith("own error") else dominant
+    short = dominant
     if dominant.startswith("positions"):
         short = f"positions held in {pos_dt}"
-    elif dominant.startswith("running") and not dominant.endswith("own error"):
+    elif dominant.startswith("running"):
         short = f"running product ({i} roundings)"
     elif dominant.startswith("reduction"):
         short = f"cast of the reduced angle to {Dt}"
@@ -246,7 +253,7 @@ def half_ulp(v: np.ndarray | float, dtype: str) -> np.ndarray:
     return np.where(v > 0, np.maximum(np.ldexp(1.0, k - 1 - PRECISION[dtype]), tiny), tiny)
 
 
-def _binade_bound(em: Emulation, t_max: float) -> np.ndarray | None:
+def _binade_bound(em: Emulation, t_max: float) -> dict[str, np.ndarray] | None:
     """The angle bound with each rounding taken as half an ulp of the binade its result lies
     in (at most ``u |x|``, as little as half of it): for the product recipes and llama.cpp's
     running product (with its freq_factors or YaRN mix), rounding to nearest; ``None`` for the
@@ -291,13 +298,16 @@ def _binade_bound(em: Emulation, t_max: float) -> np.ndarray | None:
             err = np.where(ramp, mixed, np.where(rm == 0, e_ti, err))
             mag = np.where(rm == 0, fs * mag, np.where(ramp, (fs * om + rm) * mag, mag)) * (1 + 2 * UNIT_ROUNDOFF[A])
         rounding = err
+        parts = {"running": err}
     else:
         V = T1 * theta * (1 + em.eps_bound)
-        rounding = e_pos * theta * (1 + em.eps_bound) + half_ulp(V, A)
+        pos = e_pos * theta * (1 + em.eps_bound)
+        rounding = pos + half_ulp(V, A)
         mag = V * (1 + UNIT_ROUNDOFF[A])
-    if PRECISION[Dt] < PRECISION[A]:
-        rounding = rounding + half_ulp(mag + rounding, Dt)
-    return (sys_part + rounding) * _SAFETY
+        parts = {"positions": pos, "product": rounding - pos}
+    cast = half_ulp(mag + rounding, Dt) if PRECISION[Dt] < PRECISION[A] else np.zeros_like(rounding)
+    parts |= {"cast": cast, "total": (sys_part + rounding + cast) * _SAFETY}
+    return parts
 
 
 def derived_bounds(em: Emulation, angle: AngleBound, t_max: float, *, t_key: float | None = None,
@@ -409,23 +419,31 @@ def rotation_error(seq: RoundingSequence, X: float, c_max: float) -> float:
     return err * _SAFETY
 
 
+def score_terms(em: Emulation, X: float, pc: PairConstants, rot: float) -> tuple[float, float]:
+    """One pair's score bound as ``slope * d + base`` for a difference ``d`` of the two
+    positions' angle errors: ``slope = X^2 k^2``, ``base = X^2 (2 k tau + tau^2) + 2 X c_max rho
+    + rho^2`` (``k`` the larger of the attention factor and the recipe's; lemma
+    ``pe_score_pair`` of :mod:`~pe_symbolic.audit.coq_rotation`)."""
+    k = max(em.target.attention, pc.k)
+    return X * X * k * k, X * X * (2 * k * pc.tau + pc.tau**2) + 2 * X * pc.c_max * rot + rot**2
+
+
 def score_bound(em: Emulation, query: AngleBound, key: AngleBound, max_offset: int, X: float,
                 pc: PairConstants, rot: float) -> float:
     r"""The score bound: the mean over pairs of
 
-    .. math:: X^2\big(af^2 \min(d_i, 2) + 2 af \tau + \tau^2\big) + 2 X c_{max} \rho + \rho^2,
+    .. math:: X^2\big(k^2 d_i + 2 k \tau + \tau^2\big) + 2 X c_{max} \rho + \rho^2
+              \quad (:func:`score_terms`),
 
     with ``d_i`` the bound of the difference of pair ``i``'s angle errors at the key and the
     query: ``|eps_i| theta_i max_offset`` (the inverse frequency's error, the same sign at
     both positions) plus the rest of both positions' angle bounds (their roundings, which do
     not cancel); ``tau``, ``c_max`` of :func:`pair_constants`; ``rho`` the rotation's own error
     (:func:`rotation_error`)."""
-    af = em.target.attention
     theta = em.theta_hi
     q_sys = query.systematic if query.systematic is not None else np.zeros(em.h)
     k_sys = key.systematic if key.systematic is not None else np.zeros(em.h)
     rounding = (query.per_pair - q_sys) + (key.per_pair - k_sys)
     d = em.eps_bound * theta * max_offset * (1 + 2.0**-40) + rounding
-    k = max(af, pc.k)
-    per = X * X * (k * k * np.minimum(d, 2.0) + 2 * k * pc.tau + pc.tau**2) + 2 * X * pc.c_max * rot + rot**2
-    return float(np.mean(per)) * _SAFETY + REFERENCE_SLACK
+    slope, base = score_terms(em, X, pc, rot)
+    return float(np.mean(slope * d + base)) * _SAFETY + REFERENCE_SLACK

@@ -82,7 +82,7 @@ from .coq_common import eta as _eta
 from .coq_common import ident as _ident
 from .coq_common import unit_roundoff as _u
 from .coq_common import up as _up
-from .coq_rotation import output_theorem_for
+from .coq_rotation import output_theorem_for, score_theorem_for
 from .emulate import PRECISION, Emulation
 from .recipes import ACT_DTYPES, PRESETS
 
@@ -370,16 +370,17 @@ def tolerance_theorems(tol: Any) -> list[BoundTheorem]:
     """The theorems behind a :class:`~pe_symbolic.audit.tolerance.Tolerance`: its case's angle
     theorems (the hypothesis ``|A - a| <= angle`` of the others) and, for ``metric="output"``,
     the output theorem named ``tol.theorem`` for pairs of norm ``tol.norm`` (``"table"``: the
-    table theorem; ``"angle"``: the angle theorems). A shipped model and a preset recipe only.
+    table theorem; ``"angle"``: the angle theorems; ``"score"``: one pair's score for any
+    difference ``D`` of the two positions' angle errors, ``slope D + base``, of which the
+    tolerance is the mean at the pairs' ``d_i`` -- the ``d_i`` themselves derived, not stated).
+    A shipped model and a preset recipe only.
 
     Raises
     ------
     ValueError
-        The score (not stated in Coq), a config that is not a shipped model, a recipe that is not
-        a preset, or a recipe whose angle is not one product (the angle theorems' form).
+        A config that is not a shipped model, a recipe that is not a preset, or a recipe whose
+        angle is not one product (the angle theorems' form).
     """
-    if tol.metric == "score":
-        raise ValueError("the score tolerance is derived, not stated in Coq (see pe_symbolic.audit.bounds.score_bound)")
     from .. import numeric
 
     if tol.config not in numeric.model_configs() or PRESETS.get(tol.recipe.name) != tol.recipe:
@@ -396,6 +397,9 @@ def tolerance_theorems(tol: Any) -> list[BoundTheorem]:
     if tol.metric == "table":
         return angles + [t for t in ct.theorems if t.kind == "table"]
     au = _audit(case)
+    if tol.metric == "score":  # one pair, for any difference D of the angle errors: slope D + base
+        return angles + [score_theorem_for(au.em, tol.theorem, case.name, X=Fraction(tol.norm),
+                                           slope=tol.parts["score slope"], base=tol.parts["score base"])]
     out = output_theorem_for(au.em, tol.theorem, case.name, X=Fraction(tol.norm), angle=au.angle, output=tol.value)
     return angles + [out]
 

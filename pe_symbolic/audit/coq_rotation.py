@@ -32,7 +32,7 @@ from .coq_common import FORMATS, RND, BoundTheorem, bpow, dyadic, eta, sqrt_up, 
 from .emulate import PRECISION, Emulation
 from .rounding import FAST_TRIG_ERROR
 
-__all__ = ["PRELUDE_ROTATION", "SQRT2_UP", "output_theorem_for", "table_chain"]
+__all__ = ["PRELUDE_ROTATION", "SQRT2_UP", "output_theorem_for", "score_theorem_for", "table_chain"]
 
 #: A dyadic just above sqrt 2 (within 2**-48): ``h`` of the lemmas (Gappa proves ``2 <= h * h``).
 SQRT2_UP = sqrt_up(Fraction(2), 48)
@@ -469,6 +469,132 @@ Proof.
     apply Rmult_le_compat; try assumption; try apply pe_sq_nonneg.
     apply Rplus_le_le_0_compat; apply pe_sq_nonneg.
 Qed.
+Lemma pe_dot_le : forall a1 a2 b1 b2 A B, 0 <= A -> 0 <= B ->
+  a1 * a1 + a2 * a2 <= A * A -> b1 * b1 + b2 * b2 <= B * B -> Rabs (a1 * b1 + a2 * b2) <= A * B.
+Proof.
+  intros a1 a2 b1 b2 A B HA HB Ha Hb.
+  apply pe_sq_le; [apply Rmult_le_pos; assumption|].
+  rewrite <- Rabs_mult. rewrite Rabs_pos_eq by apply pe_sq_nonneg.
+  assert (E : (a1 * a1 + a2 * a2) * (b1 * b1 + b2 * b2) =
+              (a1 * b1 + a2 * b2) * (a1 * b1 + a2 * b2) + (a1 * b2 - a2 * b1) * (a1 * b2 - a2 * b1)) by ring.
+  assert (0 <= (a1 * b2 - a2 * b1) * (a1 * b2 - a2 * b1)) by apply pe_sq_nonneg.
+  assert (0 <= a1 * a1 + a2 * a2) by (apply Rplus_le_le_0_compat; apply pe_sq_nonneg).
+  assert (0 <= b1 * b1 + b2 * b2) by (apply Rplus_le_le_0_compat; apply pe_sq_nonneg).
+  assert ((a1 * a1 + a2 * a2) * (b1 * b1 + b2 * b2) <= (A * A) * (B * B)) by (apply Rmult_le_compat; assumption).
+  replace (A * B * (A * B)) with ((A * A) * (B * B)) by ring. lra.
+Qed.
+
+Lemma pe_sq_bound : forall x y, 0 <= y -> x * x <= y * y -> Rabs x <= y.
+Proof.
+  intros x y Hy H. apply pe_sq_le; [exact Hy|]. rewrite <- Rabs_mult. rewrite Rabs_pos_eq by apply pe_sq_nonneg. exact H.
+Qed.
+
+(* One pair's score: outputs y, z within rho of q C_m, k C_n (rounding), tables within tau of
+   K (cos A, sin A), the angle difference's vector within d: the dot product's error. *)
+Lemma pe_score_pair : forall (qa qb ka kb cm sm cn sn ya yb za zb K af tau rho X Cm d Am An phi : R),
+  0 <= K -> 0 <= tau -> 0 <= rho -> 0 <= X -> 0 <= Cm -> 0 <= d ->
+  qa * qa + qb * qb <= X * X -> ka * ka + kb * kb <= X * X ->
+  (ya - (qa * cm - qb * sm)) * (ya - (qa * cm - qb * sm)) + (yb - (qa * sm + qb * cm)) * (yb - (qa * sm + qb * cm)) <= rho * rho ->
+  (za - (ka * cn - kb * sn)) * (za - (ka * cn - kb * sn)) + (zb - (ka * sn + kb * cn)) * (zb - (ka * sn + kb * cn)) <= rho * rho ->
+  (cm - K * cos Am) * (cm - K * cos Am) + (sm - K * sin Am) * (sm - K * sin Am) <= tau * tau ->
+  (cn - K * cos An) * (cn - K * cos An) + (sn - K * sin An) * (sn - K * sin An) <= tau * tau ->
+  cm * cm + sm * sm <= Cm * Cm -> cn * cn + sn * sn <= Cm * Cm ->
+  (cos (An - Am) - cos phi) * (cos (An - Am) - cos phi) + (sin (An - Am) - sin phi) * (sin (An - Am) - sin phi) <= d * d ->
+  Rabs (ya * za + yb * zb - af * af * ((qa * ka + qb * kb) * cos phi - (qa * kb - qb * ka) * sin phi)) <=
+    X * X * (K * K * d + Rabs (K * K - af * af) + 2 * K * tau + tau * tau) + 2 * X * Cm * rho + rho * rho.
+Proof.
+  intros qa qb ka kb cm sm cn sn ya yb za zb K af tau rho X Cm d Am An phi
+         HK Ht Hr HX HC Hd Hq Hk Hy Hz Htm Htn Hcm Hcn Hphi.
+  set (Y1 := qa * cm - qb * sm). set (Y2 := qa * sm + qb * cm).
+  set (Z1 := ka * cn - kb * sn). set (Z2 := ka * sn + kb * cn).
+  assert (HY : Y1 * Y1 + Y2 * Y2 <= (X * Cm) * (X * Cm)).
+  { replace (Y1 * Y1 + Y2 * Y2) with ((qa * qa + qb * qb) * (cm * cm + sm * sm)) by (unfold Y1, Y2; ring).
+    replace (X * Cm * (X * Cm)) with ((X * X) * (Cm * Cm)) by ring.
+    apply Rmult_le_compat; try assumption; apply Rplus_le_le_0_compat; apply pe_sq_nonneg. }
+  assert (HZ : Z1 * Z1 + Z2 * Z2 <= (X * Cm) * (X * Cm)).
+  { replace (Z1 * Z1 + Z2 * Z2) with ((ka * ka + kb * kb) * (cn * cn + sn * sn)) by (unfold Z1, Z2; ring).
+    replace (X * Cm * (X * Cm)) with ((X * X) * (Cm * Cm)) by ring.
+    apply Rmult_le_compat; try assumption; apply Rplus_le_le_0_compat; apply pe_sq_nonneg. }
+  assert (HXC : 0 <= X * Cm) by (apply Rmult_le_pos; assumption).
+  (* the rounding part *)
+  assert (R1 := pe_dot_le _ _ _ _ _ _ Hr HXC Hy HZ).
+  assert (R2 := pe_dot_le _ _ _ _ _ _ HXC Hr HY Hz).
+  assert (R3 := pe_dot_le _ _ _ _ _ _ Hr Hr Hy Hz).
+  (* the table part: <Y, Z> - E = w . (U - V) *)
+  set (ur := cm * cn + sm * sn). set (ui := cm * sn - sm * cn).
+  set (vr := af * af * cos phi). set (vi := af * af * sin phi).
+  set (wr := qa * ka + qb * kb). set (wi := qa * kb - qb * ka).
+  assert (EYZ : Y1 * Z1 + Y2 * Z2 = wr * ur - wi * ui) by (unfold Y1, Y2, Z1, Z2, wr, wi, ur, ui; ring).
+  assert (HW : wr * wr + (- wi) * (- wi) <= (X * X) * (X * X)).
+  { replace (wr * wr + (- wi) * (- wi)) with ((qa * qa + qb * qb) * (ka * ka + kb * kb)) by (unfold wr, wi; ring).
+    apply Rmult_le_compat; try assumption; apply Rplus_le_le_0_compat; apply pe_sq_nonneg. }
+  (* |U - V| *)
+  set (t1 := cm - K * cos Am). set (t2 := sm - K * sin Am). set (s1 := cn - K * cos An). set (s2 := sn - K * sin An).
+  assert (Hca := sin2_cos2 Am). assert (Hcb := sin2_cos2 An). assert (Hcp := sin2_cos2 phi). unfold Rsqr in Hca, Hcb, Hcp.
+  assert (Cmn : cos (An - Am) = cos An * cos Am + sin An * sin Am) by apply cos_minus.
+  assert (Smn : sin (An - Am) = sin An * cos Am - cos An * sin Am) by apply sin_minus.
+  set (D1 := K * K * (cos (An - Am) - cos phi)). set (D2 := K * K * (sin (An - Am) - sin phi)).
+  set (F1 := (K * K - af * af) * cos phi). set (F2 := (K * K - af * af) * sin phi).
+  set (P1 := K * (cos Am * s1 + sin Am * s2)). set (P2 := K * (cos Am * s2 - sin Am * s1)).
+  set (Q1 := K * (t1 * cos An + t2 * sin An)). set (Q2 := K * (t1 * sin An - t2 * cos An)).
+  set (T1 := t1 * s1 + t2 * s2). set (T2 := t1 * s2 - t2 * s1).
+  assert (EU1 : ur - vr = D1 + F1 + P1 + Q1 + T1).
+  { unfold ur, vr, D1, F1, P1, Q1, T1, t1, t2, s1, s2. rewrite Cmn. ring. }
+  assert (EU2 : ui - vi = D2 + F2 + P2 + Q2 + T2).
+  { unfold ui, vi, D2, F2, P2, Q2, T2, t1, t2, s1, s2. rewrite Smn. ring. }
+  assert (HKK : 0 <= K * K) by apply pe_sq_nonneg.
+  assert (ND : D1 * D1 + D2 * D2 <= (K * K * d) * (K * K * d)).
+  { replace (D1 * D1 + D2 * D2) with ((K * K * (K * K)) * ((cos (An - Am) - cos phi) * (cos (An - Am) - cos phi) +
+      (sin (An - Am) - sin phi) * (sin (An - Am) - sin phi))) by (unfold D1, D2; ring).
+    replace (K * K * d * (K * K * d)) with ((K * K * (K * K)) * (d * d)) by ring.
+    apply Rmult_le_compat_l; [apply pe_sq_nonneg | exact Hphi]. }
+  assert (NF : F1 * F1 + F2 * F2 <= Rabs (K * K - af * af) * Rabs (K * K - af * af)).
+  { replace (F1 * F1 + F2 * F2) with (((K * K - af * af) * (K * K - af * af)) * (cos phi * cos phi + sin phi * sin phi))
+      by (unfold F1, F2; ring).
+    rewrite <- Rabs_mult. rewrite (Rabs_pos_eq (_ * _)) by apply pe_sq_nonneg.
+    replace (cos phi * cos phi + sin phi * sin phi) with 1 by lra. lra. }
+  assert (NP : P1 * P1 + P2 * P2 <= (K * tau) * (K * tau)).
+  { replace (P1 * P1 + P2 * P2) with ((K * K) * ((cos Am * cos Am + sin Am * sin Am) * (s1 * s1 + s2 * s2)))
+      by (unfold P1, P2; ring).
+    replace (cos Am * cos Am + sin Am * sin Am) with 1 by lra.
+    replace (K * tau * (K * tau)) with ((K * K) * (tau * tau)) by ring.
+    apply Rmult_le_compat_l; [exact HKK | ]. unfold s1, s2. lra. }
+  assert (NQ : Q1 * Q1 + Q2 * Q2 <= (K * tau) * (K * tau)).
+  { replace (Q1 * Q1 + Q2 * Q2) with ((K * K) * ((t1 * t1 + t2 * t2) * (cos An * cos An + sin An * sin An)))
+      by (unfold Q1, Q2; ring).
+    replace (cos An * cos An + sin An * sin An) with 1 by lra.
+    replace (K * tau * (K * tau)) with ((K * K) * (tau * tau)) by ring.
+    apply Rmult_le_compat_l; [exact HKK | ]. unfold t1, t2. lra. }
+  assert (NT : T1 * T1 + T2 * T2 <= (tau * tau) * (tau * tau)).
+  { replace (T1 * T1 + T2 * T2) with ((t1 * t1 + t2 * t2) * (s1 * s1 + s2 * s2)) by (unfold T1, T2; ring).
+    apply Rmult_le_compat; try (apply Rplus_le_le_0_compat; apply pe_sq_nonneg); unfold t1, t2, s1, s2; lra. }
+  assert (Z1' : 0 <= K * K * d) by (apply Rmult_le_pos; assumption).
+  assert (M1 := pe_minkowski _ _ _ _ _ _ Z1' (Rabs_pos _) ND NF).
+  assert (Z2' : 0 <= K * K * d + Rabs (K * K - af * af)) by (assert (0 <= Rabs (K * K - af * af)) by apply Rabs_pos; lra).
+  assert (ZKt : 0 <= K * tau) by (apply Rmult_le_pos; assumption).
+  assert (M2 := pe_minkowski _ _ _ _ _ _ Z2' ZKt M1 NP).
+  assert (Z3' : 0 <= K * K * d + Rabs (K * K - af * af) + K * tau) by lra.
+  assert (M3 := pe_minkowski _ _ _ _ _ _ Z3' ZKt M2 NQ).
+  assert (Z4' : 0 <= K * K * d + Rabs (K * K - af * af) + K * tau + K * tau) by lra.
+  assert (Ztt : 0 <= tau * tau) by apply pe_sq_nonneg.
+  assert (M4 := pe_minkowski _ _ _ _ _ _ Z4' Ztt M3 NT).
+  set (G := K * K * d + Rabs (K * K - af * af) + K * tau + K * tau + tau * tau) in *.
+  assert (HG : 0 <= G) by (unfold G; lra).
+  assert (NUV : (ur - vr) * (ur - vr) + (ui - vi) * (ui - vi) <= G * G).
+  { rewrite EU1, EU2. exact M4. }
+  assert (HXX : 0 <= X * X) by apply pe_sq_nonneg.
+  assert (T := pe_dot_le _ _ _ _ _ _ HXX HG HW NUV).
+  (* together *)
+  replace (ya * za + yb * zb - af * af * (wr * cos phi - wi * sin phi)) with
+    (((ya - Y1) * Z1 + (yb - Y2) * Z2) + (Y1 * (za - Z1) + Y2 * (zb - Z2)) + ((ya - Y1) * (za - Z1) + (yb - Y2) * (zb - Z2))
+     + (wr * (ur - vr) + (- wi) * (ui - vi)))
+    by (unfold Y1, Y2, Z1, Z2, wr, wi, ur, ui, vr, vi; ring).
+  eapply Rle_trans; [apply Rabs_triang|].
+  eapply Rle_trans; [apply Rplus_le_compat_r; apply Rabs_triang|].
+  eapply Rle_trans; [apply Rplus_le_compat_r; apply Rplus_le_compat_r; apply Rabs_triang|].
+  assert (EG : X * X * G = X * X * (K * K * d + Rabs (K * K - af * af) + 2 * K * tau + tau * tau)) by (unfold G; ring).
+  unfold Y1, Y2, Z1, Z2 in *. lra.
+Qed.
 """
 
 
@@ -631,3 +757,125 @@ def output_theorem_for(em: Emulation, name: str, case: str, *, X: Fraction | flo
             + (f" (FMA: the {fma} products rounded)" if fma != "none" else "") + (f", stored in {act}" if store else "")
             + f": error vector within {output:.6g}")
     return BoundTheorem(name, case, "output", output, statement, script, note, prelude=PRELUDE_ROTATION)
+
+
+def score_theorem_for(em: Emulation, name: str, case: str, *, X: Fraction | float, slope: float, base: float,
+                      fmt=lambda d: d, check: bool = True) -> BoundTheorem:
+    """One pair's score error as a theorem, for every bound ``D`` of the difference of the two
+    positions' angle errors: for every query ``q`` and key ``k`` of norm ``<= X``, angles
+    ``Am``, ``An`` with ``|(An - Am) - (an - am)| <= D`` and the library's ``cos`` / ``sin``
+    within its allowance, the recipe's rotated ``q`` (at ``m``) and ``k`` (at ``n``) have a dot
+    product within ``slope * D + base`` of ``af^2 <q, R(an - am) k>`` (lemma
+    ``pe_score_pair``: the table's error at each position as a vector ``tau`` from ``K (cos A,
+    sin A)``, the rotation's roundings ``rho``, the angle errors by their difference). The
+    score bound of :func:`pe_symbolic.audit.bounds.score_bound` is the mean over pairs of this
+    at each pair's ``D = d_i``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`output_theorem_for`; or (``check``) when ``slope`` or ``base`` is below what
+        the lemmas give.
+    """
+    r = em.recipe
+    X = Fraction(X)
+    R, act, tab = em.rotation, em.act, em.dt["table_dtype"]
+    if PRECISION[R] < max(PRECISION[act], PRECISION[tab]) or r.rounding != "nearest":
+        raise ValueError("only rotations at least as wide as the activations and the table, rounding to nearest, "
+                         "are stated")
+    steps, K, W, ETA = table_chain(em, fmt)
+    hyp, tfun, k_t, w_t, e_t = _chain_proof(steps, fmt)
+    T = em.dt["trig_dtype"]
+    lib = T if T in ("float64", "float32") else "float32"
+    L = Fraction(2) ** -21 if r.trig == "fast" else 2 * unit_roundoff(lib)
+    af = Fraction(em.target.attention)
+    h = SQRT2_UP
+    u, e = unit_roundoff(fmt(R)), eta(fmt(R))
+    store = R != act
+    v, f = (unit_roundoff(fmt(act)), eta(fmt(act))) if store else (Fraction(0), Fraction(0))
+    TAU = abs(K - K) + K * (h * L) + (W * K * (1 + h * L) + h * ETA)
+    CM = K * (1 + h * L) * (1 + W) + h * ETA
+    fma = r.fma if r.fma in ("cos", "sin") else "none"
+    P = h * u * X * CM + 2 * h * e if fma == "none" else u * (X * CM) + h * e
+    N1 = X * CM + P
+    RHO = P + (u * N1 + h * e) + (v * (N1 + (u * N1 + h * e)) + h * f)
+    SL, B0 = Fraction(slope), Fraction(base)
+    need_sl = X * X * (K * K)
+    need_b0 = X * X * (abs(K * K - af * af) + 2 * K * TAU + TAU * TAU) + 2 * X * CM * RHO + RHO * RHO
+    if check and (SL < need_sl or B0 < need_b0):
+        raise ValueError(f"slope={slope!r} / base={base!r} are below what the score's lemmas give for {r.name} in "
+                         f"{act} ({float(need_sl):.9g}, {float(need_b0):.9g})")
+    rR = RND[fmt(R)]
+    A_ = dyadic(af)
+
+    def rotated(x1: str, x2: str, cl: str, sl: str) -> tuple[str, str]:
+        c, s = _chain_text(steps, cl, fmt), _chain_text(steps, sl, fmt)
+        if fma == "none":
+            Sa, Sb = f"{rR} ({x1} * ({c})) - {rR} ({x2} * ({s}))", f"{rR} ({x1} * ({s})) + {rR} ({x2} * ({c}))"
+        elif fma == "cos":
+            Sa, Sb = f"{rR} ({x1} * ({c})) - {x2} * ({s})", f"{x1} * ({s}) + {rR} ({x2} * ({c}))"
+        else:
+            Sa, Sb = f"{x1} * ({c}) - {rR} ({x2} * ({s}))", f"{rR} ({x1} * ({s})) + {x2} * ({c})"
+        outer = (lambda z: f"{RND[fmt(act)]} ({rR} ({z}))") if store else (lambda z: f"{rR} ({z})")
+        return outer(Sa), outer(Sb)
+
+    ya, yb = rotated("qa", "qb", "clm", "slm")
+    za, zb = rotated("ka", "kb", "cln", "sln")
+    xd, ld = dyadic(X), dyadic(L)
+    statement = (
+        f"Theorem {name} : forall D qa qb ka kb am an Am An clm slm cln sln : R,\n"
+        f"  0 <= D ->\n  qa * qa + qb * qb <= {xd} * {xd} -> ka * ka + kb * kb <= {xd} * {xd} ->\n"
+        f"  Rabs ((An - Am) - (an - am)) <= D ->\n"
+        f"  Rabs (clm - cos Am) <= {ld} -> Rabs (slm - sin Am) <= {ld} ->\n"
+        f"  Rabs (cln - cos An) <= {ld} -> Rabs (sln - sin An) <= {ld} ->\n"
+        f"  Rabs ({ya} * {za} + {yb} * {zb} -\n"
+        f"    {A_} * {A_} * ((qa * ka + qb * kb) * cos (an - am) - (qa * kb - qb * ka) * sin (an - am))) <=\n"
+        f"  {dyadic(SL)} * D + {dyadic(B0)}.")
+    hd = dyadic(h)
+    cm = f"({k_t} * (1 + {hd} * {ld}) * (1 + {w_t}) + {hd} * {e_t})"
+    tau = f"({k_t} * 0 + Rabs ({k_t} - {k_t}) + {k_t} * ({hd} * {ld}) + ({w_t} * {k_t} * (1 + {hd} * {ld}) + {hd} * {e_t}))"
+    pr = (f"({hd} * {bpow(u)} * {xd} * {cm} + 2 * {hd} * {bpow(e)})" if fma == "none"
+          else f"({bpow(u)} * ({xd} * {cm}) + {hd} * {bpow(e)})")
+    n1 = f"({xd} * {cm} + {pr})"
+    rho = f"({pr} + ({bpow(u)} * {n1} + {hd} * {bpow(e)}) + ({bpow(v)} * ({n1} + ({bpow(u)} * {n1} + {hd} * {bpow(e)})) + {hd} * {bpow(f)}))"
+    prod = {"none": "pe_prod_err", "cos": "pe_fma_cos_err", "sin": "pe_fma_sin_err"}[fma]
+    hR = _rnd_err(fmt(R))
+    rA, hA = (RND[fmt(act)], _rnd_err(fmt(act))) if store else ("(fun y : R => y)", "pe_id_err")
+    nonneg = {"Zw": w_t, "Ze": e_t, "Zk": k_t, "ZL": ld, "Zh": hd, "Zx": xd, "Zu": bpow(u), "Zf": bpow(e),
+              "Zv": bpow(v), "Zg": bpow(f)}
+
+    def side(x1: str, x2: str, cl: str, sl: str, A: str, tag: str) -> str:
+        return (f"assert (HV{tag} : (cos {A} - cos {A}) * (cos {A} - cos {A}) + (sin {A} - sin {A}) * "
+                f"(sin {A} - sin {A}) <= 0 * 0) by (ring_simplify; lra); "
+                f"destruct (pe_table_vec {w_t} {e_t} {k_t} {k_t} {ld} 0 {hd} {tfun} HT Zw Ze Zk ZL Z0 Zh Zh2 "
+                f"{A} {A} {cl} {sl} HV{tag} H{cl} H{sl}) as [Ht{tag} Hm{tag}]; "
+                f"assert (HP{tag} := {prod} {bpow(u)} {bpow(e)} {rR} {hR} Zu Zf {x1} {x2} ({tfun} {cl}) ({tfun} {sl}) "
+                f"{xd} {cm} {hd} Zx Zc Zh Zh2 H{x1[0]} Hm{tag}); "
+                f"assert (H0{tag} : ({tfun} {cl} - {tfun} {cl}) * ({tfun} {cl} - {tfun} {cl}) + ({tfun} {sl} - "
+                f"{tfun} {sl}) * ({tfun} {sl} - {tfun} {sl}) <= 0 * 0) by (ring_simplify; lra); "
+                f"assert (Hr{tag} := pe_rot_chain {bpow(u)} {bpow(e)} {bpow(v)} {bpow(f)} {rR} {rA} {hR} {hA} "
+                f"Zu Zf Zv Zg {x1} {x2} ({tfun} {cl}) ({tfun} {sl}) ({tfun} {cl}) ({tfun} {sl}) _ _ {xd} {cm} 0 {pr} "
+                f"{hd} {rho} Zx Zc Z0 ZP Zh Zh2 H{x1[0]} Hm{tag} H0{tag} HP{tag} ltac:(lra)); ")
+
+    script = (
+        "intros D qa qb ka kb am an Am An clm slm cln sln HD Hq Hk HA Hclm Hslm Hcln Hsln; "
+        f"assert (HT := {hyp}); "
+        + "".join(f"assert ({z} : 0 <= {x}) by pe_num; " for z, x in nonneg.items())
+        + f"assert (Z0 : (0:R) <= 0) by lra; assert (Zh2 : 2 <= {hd} * {hd}) by pe_num; "
+        f"assert (Zc : 0 <= {cm}) by pe_num; assert (ZP : 0 <= {pr}) by pe_num; "
+        f"assert (Zt : 0 <= {tau}) by pe_num; assert (Zr : 0 <= {rho}) by pe_num; "
+        + side("qa", "qb", "clm", "slm", "Am", "m") + side("ka", "kb", "cln", "sln", "An", "n")
+        + "assert (HVd : (cos (An - Am) - cos (an - am)) * (cos (An - Am) - cos (an - am)) + (sin (An - Am) - "
+        "sin (an - am)) * (sin (An - Am) - sin (an - am)) <= D * D) by (eapply Rle_trans; [apply pe_cs_vec|]; "
+        "rewrite <- (Rabs_pos_eq (((An - Am) - (an - am)) * ((An - Am) - (an - am)))) by apply pe_sq_nonneg; "
+        "rewrite Rabs_mult; apply Rmult_le_compat; try apply Rabs_pos; exact HA); "
+        f"assert (S1 : {xd} * {xd} * ({k_t} * {k_t}) <= {dyadic(SL)}) by pe_num; "
+        f"assert (S2 : {xd} * {xd} * (Rabs ({k_t} * {k_t} - {A_} * {A_}) + 2 * {k_t} * {tau} + {tau} * {tau}) + "
+        f"2 * {xd} * {cm} * {rho} + {rho} * {rho} <= {dyadic(B0)}) by pe_num; "
+        f"assert (S3 : {xd} * {xd} * ({k_t} * {k_t}) * D <= {dyadic(SL)} * D) by (apply Rmult_le_compat_r; assumption); "
+        f"eapply Rle_trans; [exact (pe_score_pair qa qb ka kb ({tfun} clm) ({tfun} slm) ({tfun} cln) ({tfun} sln) "
+        f"_ _ _ _ {k_t} {A_} {tau} {rho} {xd} {cm} D Am An (an - am) Zk Zt Zr Zx Zc HD Hq Hk Hrm Hrn Htm Htn "
+        "Hmm Hmn HVd)|]; lra.")
+    note = (f"{r.name} in {act}: one pair's score for pairs of norm <= {float(X):.9g}, angle errors differing by "
+            f"<= D: within {slope:.6g} D + {base:.6g}")
+    return BoundTheorem(name, case, "score", base, statement, script, note, prelude=PRELUDE_ROTATION)
