@@ -11,7 +11,8 @@ Layers -- one subpackage per floor; each floor imports only the floors below it:
 * :mod:`~pe_symbolic.zoo` -- RoPE cards for a whole corpus of configs, deduplicated and
   resumable, on a process pool or Ray (:func:`pe_symbolic.cards`), and the diff of two sweeps
   (:func:`pe_symbolic.diff_cards`);
-* :mod:`~pe_symbolic.audit` -- the precision audit of framework recipes (:func:`pe_symbolic.audit`);
+* :mod:`~pe_symbolic.audit` -- the precision audit of framework recipes (:func:`pe_symbolic.audit`), and
+  the tolerances a kernel test can import (:func:`pe_symbolic.tolerance`);
 * :mod:`~pe_symbolic.torch` -- RoPE and sinusoidal tables on torch tensors (``torch.compile``,
   autograd), lowered through ``numeric.lower`` (torch imported on first use);
 * :mod:`~pe_symbolic.jax` -- the same on JAX arrays (``jax.jit``, ``jax.grad``), beside
@@ -62,12 +63,13 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
-__all__ = ["audit", "cards", "check_identity", "diff_cards", "is_relative", "supports", "usable_context", "verify_rope", "__version__",
-           *_SUBMODULES]
+__all__ = ["audit", "cards", "check_identity", "diff_cards", "is_relative", "supports", "tolerance", "usable_context",
+           "verify_rope", "__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .audit import audit  # noqa: F401
+    from .audit.tolerance import tolerance  # noqa: F401
     from .audit.verify import verify_rope  # noqa: F401
     from .zoo import cards, diff_cards  # noqa: F401
     from .engines.support import supports, usable_context  # noqa: F401
@@ -96,6 +98,10 @@ def __getattr__(name: str) -> Any:
         from .audit.verify import verify_rope
 
         return verify_rope
+    if name == "tolerance":
+        from .audit.tolerance import tolerance
+
+        return tolerance
     if name == "audit":
         from .audit import audit
 

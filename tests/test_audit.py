@@ -48,7 +48,7 @@ def test_tf32_rounds_positions_above_2048():
 
 def test_every_preset_has_a_source_note_and_the_issue_names():
     assert set(recipes.preset_names()) == {
-        "hf", "hf-autocast", "gpt-neox", "vllm", "torchtune", "flash-attn", "liger", "llama.cpp", "mlx",
+        "hf", "hf-autocast", "gpt-neox", "vllm", "vllm-legacy", "torchtune", "flash-attn", "liger", "llama.cpp", "mlx",
         "rotary-embedding-torch", "t2t", "fairseq", "distilbert", "pe_symbolic",
         "pe_symbolic-torch", "pe_symbolic-jax",
         "hf-tf32", "vllm-fp32", "sglang", "flashinfer", "tensorrt-llm", "maxtext", "keras-hub"}
@@ -72,7 +72,9 @@ def test_contradictory_or_unknown_recipe_fields_are_refused(fields, match):
 def test_bfloat16_rounding_matches_ml_dtypes_and_is_single_from_float64():
     rng = np.random.default_rng(0)
     x32 = (rng.standard_normal(100000) * 10.0 ** rng.integers(-20, 20, 100000)).astype(np.float32)
-    np.testing.assert_array_equal(rnd(x32, "bfloat16"), x32.astype("bfloat16").astype(np.float32))
+    from pe_symbolic.numeric._checks import bfloat16
+
+    np.testing.assert_array_equal(rnd(x32, "bfloat16"), x32.astype(bfloat16()).astype(np.float32))
     assert rnd(np.array([1 + 2**-8 + 2**-30]), "bfloat16")[0] == 1 + 2**-7  # not twice
 
 
@@ -324,8 +326,12 @@ def test_torch_backend_agrees_with_the_emulation(dtype):
         # turn into one bfloat16 ulp of the output
         assert a.measured("angle") == pytest.approx(b.measured("angle"), rel=1e-9), a.recipe.name
         slack = 2.0**-7 if dtype == "bfloat16" else 4 * 2.0**-24
-        for m in ("table", "output", "score"):
-            assert abs(a.measured(m) - b.measured(m)) <= slack, (a.recipe.name, m)
+        assert abs(a.measured("table") - b.measured("table")) <= slack, a.recipe.name
+        # output and score: the emulation also searches the inputs that make them largest
+        # (adversary), the torch backend measures its seeded pairs: never more than the search
+        assert not a.search and set(b.search) == {"output", "score"}
+        for m in ("output", "score"):
+            assert a.measured(m) <= b.measured(m) + slack, (a.recipe.name, m)
 
 
 def test_torch_backend_runs_fairseq_and_emulates_the_rest():

@@ -131,18 +131,27 @@ def table_witness(name: str) -> mpmath.mpf:
 
 
 def output_witness(name: str) -> mpmath.mpf:
-    """The error vector's length for xa = 1, xb = 0 and tables off by the whole table bound,
-    the largest over 200 angles."""
+    """The error vector's length for xa = 1, xb = 0, an angle off by the whole angle bound and the
+    library's cos / sin off by its whole allowance, the table and the rotation rounded as the
+    recipe does (exactly, with the formats written out here): the largest over 200 angles.
+    Every hypothesis of the output theorem holds there, so a bound below it is false."""
     au = cb._audit(CASE[name])
     em = au.em
-    R, act = em.rotation, em.act
-    Tb = Fraction(au.bounds["table"])
+    R, act, Dt, Dtab = em.rotation, em.act, em.dt["trig_dtype"], em.dt["table_dtype"]
+    lib = Dt if Dt in ("float64", "float32") else "float32"
+    L = 2 * Fraction(1, 2 ** FORMAT[lib][0])
+    V = frac(mpmath.mpf(au.angle)) * (1 - Fraction(1, 2**40))
     best = mpmath.mpf(0)
     with mpmath.workdps(40):
-        T = mpmath.mpf(Tb.numerator) / Tb.denominator - mpmath.mpf("1e-50")
         for k in range(200):
             a = 2 * mpmath.pi * k / 200 + mpmath.mpf("0.000123")
-            c, s = frac(mpmath.cos(a) + T), frac(mpmath.sin(a) + T)
+            A = a + mpmath.mpf(V.numerator) / V.denominator
+            c = frac(mpmath.cos(A)) + (L if mpmath.cos(A) > mpmath.cos(a) else -L)
+            s = frac(mpmath.sin(A)) + (L if mpmath.sin(A) > mpmath.sin(a) else -L)
+            if lib != Dt:
+                c, s = rnd(c, Dt), rnd(s, Dt)
+            if Dtab != Dt:
+                c, s = rnd(c, Dtab), rnd(s, Dtab)
             ya, yb = rnd(rnd(c, R), R), rnd(rnd(s, R), R)  # rR(rR(1 c) - rR(0 s)), rR(rR(1 s) + rR(0 c))
             if R != act:
                 ya, yb = rnd(ya, act), rnd(yb, act)
@@ -376,6 +385,10 @@ def test_the_theorems_chain_with_the_same_constants(name: str) -> None:
     angle = {t.statement.rsplit("<=", 1)[1].strip().rstrip(".") for t in ths if t.kind == "angle"}
     table = next(t for t in ths if t.kind == "table")
     output = next(t for t in ths if t.kind == "output")
-    assert len(angle) == 1 and f"Rabs (A - a) <= {angle.pop()} ->" in table.statement
-    tb = table.statement.rsplit("<=", 1)[1].strip().rstrip(".")
-    assert f"Rabs (c - cos a) <= {tb} -> Rabs (s - sin a) <= {tb} ->" in output.statement
+    bound = angle.pop()
+    assert len(angle) == 0 and f"Rabs (A - a) <= {bound} ->" in table.statement
+    # the output theorem assumes what the angle theorems prove and the library's allowance the
+    # table theorem assumes; the table is built inside it, as the recipe builds it
+    assert f"Rabs (A - a) <= {bound} ->" in output.statement
+    lib = re.search(r"Rabs \(c - cos A\) <= (.*?) ->", table.statement).group(1)
+    assert f"Rabs (cl - cos A) <= {lib} -> Rabs (sl - sin A) <= {lib} ->" in output.statement

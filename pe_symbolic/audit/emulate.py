@@ -34,7 +34,7 @@ from ..numeric._checks import as_dtype, bfloat16, round_to
 from .recipes import Recipe
 
 __all__ = ["NOT_EVALUATED", "PRECISION", "UNIT_ROUNDOFF", "Emulation", "Target", "fast_cos_sin", "one_factor",
-           "overflow_limit", "rnd"]
+           "overflow_limit", "rnd", "rnd_toward_zero"]
 
 #: Significant bits of each dtype (int64 positions are exact below 2**63).
 PRECISION: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8, "tf32": 11, "int64": 63}
@@ -99,6 +99,27 @@ def rnd(x: Any, dt: str) -> np.ndarray:
     raise ValueError(f"dtype {dt!r} is not one of {', '.join(PRECISION)}")
 
 
+def rnd_toward_zero(x: Any, dt: str) -> np.ndarray:
+    """Round float64 values ``x`` to ``dt`` (bfloat16, float16 or float32) toward zero, as
+    ``rnd`` returns them (float32): the rounding of an arithmetic that truncates.
+
+    >>> rnd_toward_zero(np.array([1 + 2**-8 + 2**-30, -(1 + 2**-7 - 2**-30)]), "bfloat16")
+    array([ 1., -1.], dtype=float32)
+    >>> rnd_toward_zero(np.array([2.0 - 2**-30]), "bfloat16")  # below a power of two: the smaller step
+    array([1.9921875], dtype=float32)
+    """
+    if dt not in ("bfloat16", "float16", "float32"):
+        raise ValueError(f"rounding toward zero is emulated for bfloat16, float16 and float32; got {dt!r}")
+    a = np.asarray(x, np.float64)
+    r = rnd(a, dt).astype(np.float64)
+    away = np.abs(r) > np.abs(a)
+    if away.any():
+        m = np.abs(r)
+        step = np.exp2(np.ceil(np.log2(np.where(m > 0, m, 1.0))) - PRECISION[dt])
+        r = np.where(away, r - np.sign(r) * step, r)
+    return r.astype(np.float32)
+
+
 def overflow_limit(dt: str) -> int | None:
     """The smallest non-negative number that rounds to ``inf`` in ``dt`` (an integer: round to
     nearest even rounds ``max + ulp/2`` up, to ``inf``); ``None`` for ``int64``.
@@ -150,6 +171,26 @@ def _pow(a, b, dt):
     float64, rounded to float32, then to ``dt``."""
     r = np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
     return r if dt == "float64" else rnd(rnd(r, "float32"), dt)
+
+
+def _pow_other(a, b, dt):
+    """The other faithful ``pow``: where ``a ** b`` is not a number of ``dt``, the neighbour of
+    the correctly rounded result on the other side of the exact value (float32 and below:
+    the exact value taken as the float64 power, whose error is far below a float32 ulp)."""
+    r = _pow(a, b, dt)
+    if dt == "float64":
+        return r
+    ex = np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    r64 = np.asarray(r, np.float64)
+    toward = np.where(ex > r64, np.inf, -np.inf)
+    if dt == "float32":
+        other = np.nextafter(np.asarray(r, np.float32), toward.astype(np.float32)).astype(np.float64)
+    else:
+        m = np.abs(r64)
+        e = np.floor(np.log2(np.where(m > 0, m, 1.0)))
+        other = r64 + np.sign(ex - r64) * np.exp2(e - PRECISION[dt] + 1)
+        other = rnd(other, dt).astype(np.float64)
+    return rnd(np.where(r64 == ex, r64, other), dt)
 
 
 #: float32(1 / (2 pi)), the constant a float32 range reduction multiplies by.
@@ -359,6 +400,13 @@ class Chunk:
     table: np.ndarray
     output: np.ndarray | None
     score: np.ndarray | None
+    table_vec: np.ndarray | None = None
+    """The table error as a vector, ``|C_hat - C|`` per (position, pair): where an input can
+    make the output error largest."""
+    score_aligned: np.ndarray | None = None
+    """Per (query position, offset): ``mean_i |conj(C_hat_m) C_hat_n - conj(C_m) C_n|``, the
+    score error of the tables alone with every pair's error lined up (``NOT_EVALUATED``
+    where the key is beyond the context)."""
 
 
 class Emulation:
@@ -376,13 +424,21 @@ class Emulation:
         self.storage = None if st is None else (act if st == "act" else st)
         rot = r.rotation
         self.rotation = {"": "", "act": act, "table": self.dt["table_dtype"]}.get(rot, rot)
+        if recipe.kind == "rope" and (recipe.fma in ("cos", "sin") or recipe.rounding == "truncate"):
+            narrow = {"bfloat16", "float16", "float32"}
+            if self.rotation not in narrow or (recipe.rounding == "truncate" and act not in narrow):
+                raise ValueError(
+                    f"recipe {recipe.name!r}: fma={recipe.fma!r} / rounding={recipe.rounding!r} are emulated for a "
+                    f"rotation and activations in bfloat16, float16 or float32; the rotation here is in "
+                    f"{self.rotation}, the activations in {act} (use fma='any', rounding='nearest')")
         self.h = target.pairs
         self.offsets = tuple(int(o) for o in offsets)
         with mpmath.workdps(40):
             self.theta_hi = np.array([float(v) for v in target.theta])
             self.theta_lo = np.array([float(v - float(v)) for v in target.theta])
             self.ratio = [v / lv if lv != 0 else mpmath.mpf(0) for v, lv in zip(target.theta, target.ladder)]
-        self._frequencies()
+        self._frequencies(_pow)
+        self.eps_bound, self.eps_step_bound = self._faithful_eps()
         rng = np.random.default_rng(seed)
         phi_q, phi_k = rng.uniform(0, 2 * np.pi, self.h), rng.uniform(0, 2 * np.pi, self.h)
         self.q = (rnd(np.cos(phi_q), act).astype(np.float64), rnd(np.sin(phi_q), act).astype(np.float64))
@@ -390,13 +446,37 @@ class Emulation:
         self.score_exact = self._exact_scores() if target.kind == "rope" else None
 
     # -- frequencies -----------------------------------------------------------------------
-    def _frequencies(self) -> None:
-        """The recipe's inverse frequencies and their exact relative errors ``eps``."""
+    def _faithful_eps(self) -> tuple[np.ndarray, float]:
+        """The relative errors the bound assumes: the worst over a ``pow`` that is faithful
+        rather than correctly rounded (torch's float32 ``pow`` on CPU -- Sleef's 1-ulp version --
+        misses the correct rounding of ``1e6 ** (74/128)``; glibc's ``powf`` is within 1 ulp):
+        the frequencies computed again with every inexact ``pow`` result moved to the other
+        float next to the exact value, and each pair's (and the running step's) larger error
+        kept. The emulated values themselves use the correctly rounded ``pow``."""
+        eps = np.asarray(self.eps, np.float64)
+        step = float(getattr(self, "eps_step", 0.0))
+        if self.recipe.inv_freq not in ("reciprocal", "pow", "running"):
+            return eps, step
+        keep = dict(self.__dict__)
+        try:
+            self._frequencies(_pow_other)
+            alt, alt_step = np.asarray(self.eps, np.float64), float(getattr(self, "eps_step", 0.0))
+        finally:
+            self.__dict__.clear()
+            self.__dict__.update(keep)
+        return np.maximum(eps, alt), max(step, alt_step)
+
+    def _frequencies(self, pow_fn: Any) -> None:
+        """The recipe's inverse frequencies and their exact relative errors ``eps`` (``pow_fn``:
+        the ``pow`` the recipe's library computes)."""
         r, tg = self.recipe, self.target
         D = self.dt["inv_freq_dtype"]
         d, h, b = tg.rotary_dim, self.h, tg.base
         self.step = None  # running product: s
         self.factor = None  # running product: per-pair divisor (llama.cpp freq_factors)
+        self.yarn = None  # running product with YaRN (llama.cpp rope_yarn): (freq_scale, ramp_mix per pair)
+        # the attention factor as the recipe multiplies the tables by it (in the trig dtype)
+        self.af = float(rnd(np.array(tg.attention), self.dt["trig_dtype"])[()]) if tg.attention != 1.0 else 1.0
         self.divisor = None  # divide: the divisor b**(2i/d)
         inv = None
         if r.inv_freq == "exact":
@@ -407,10 +487,10 @@ class Emulation:
         bb = rnd(np.array(b), D)
         if r.inv_freq == "reciprocal":
             e = div(ar, rnd(np.array(float(d)), D), D)
-            inv = div(rnd(np.array(1.0), D), _pow(np.broadcast_to(bb, e.shape), e, D), D)
+            inv = div(rnd(np.array(1.0), D), pow_fn(np.broadcast_to(bb, e.shape), e, D), D)
         elif r.inv_freq == "pow":
             e = div(-ar, rnd(np.array(float(d)), D), D)
-            inv = _pow(np.broadcast_to(bb, e.shape), e, D)
+            inv = pow_fn(np.broadcast_to(bb, e.shape), e, D)
         elif r.inv_freq == "exp":
             if tg.kind == "sinusoidal" and tg.schedule == "tensor2tensor":
                 inc = math.log(b) / max(h - 1, 1)
@@ -435,26 +515,40 @@ class Emulation:
             return
         elif r.inv_freq == "running":
             e = rnd(np.array(-2.0 / d), D)  # -2.0f/n_dims
-            self.step = float(_pow(bb, e, D))
+            self.step = float(pow_fn(bb, e, D))
             with mpmath.workdps(40):
                 s_exact = mpmath.power(mpmath.mpf(b), mpmath.mpf(-2) / d)
                 self.eps_step = float(abs(mpmath.mpf(self.step) / s_exact - 1))
                 factors = [1 / q if q != 0 else mpmath.mpf(0) for q in self.ratio]
-                if any(q != 1 for q in self.ratio):
+                yarn = _llamacpp_yarn(tg, D) if any(q != 1 for q in self.ratio) else None
+                if yarn is not None:  # rope_yarn: freq_scale and YaRN's ramp, no freq_factors
+                    self.yarn = yarn[:2]
+                    self.af = yarn[2]
+                    self.eps_factor = np.zeros(h)
+                elif any(q != 1 for q in self.ratio):
                     self.factor = rnd(np.array([float(f) for f in factors]), D).astype(np.float64)
                     self.eps_factor = np.array([float(abs((1 / mpmath.mpf(float(f))) / (1 / ff) - 1))
                                                 if ff != 0 else 0.0 for f, ff in zip(self.factor, factors)])
                 else:
                     self.eps_factor = np.zeros(h)
-                # the running product's own frequency (for reporting): s**i / factor
-                self.inv = np.array([float(mpmath.mpf(self.step) ** i / (mpmath.mpf(float(self.factor[i]))
-                                     if self.factor is not None else 1)) for i in range(h)])
+                # the running product's own frequency: s**i / factor (YaRN: s**i times the mixed ratio
+                # fs * fl(1 - ramp_mix) + ramp_mix, exactly)
+                if self.yarn is not None:
+                    fs, rm = self.yarn
+                    mix = [mpmath.mpf(fs) * mpmath.mpf(float(_f32(1 - np.float32(m)))) + mpmath.mpf(float(m))
+                           for m in rm]
+                else:
+                    mix = [1 / mpmath.mpf(float(self.factor[i])) if self.factor is not None else mpmath.mpf(1)
+                           for i in range(h)]
+                self.inv = np.array([float(mpmath.mpf(self.step) ** i * mix[i]) for i in range(h)])
                 self.eps = np.array([float(abs(mpmath.mpf(v) / t - 1)) if t != 0 else 0.0
                                      for v, t in zip(self.inv, tg.theta)])
             return
         assert inv is not None
         if tg.kind == "rope" and tg.spec.rope_type == "llama3":
             inv = _llama3(inv, tg.spec, D)
+        elif r.inv_freq == "reciprocal" and _hf_yarn_applies(tg):
+            inv = _hf_yarn(tg, D, pow_fn)
         elif any(q != 1 for q in self.ratio):  # scaled config: the ladder times the exact ratio
             ratio = rnd(np.array([float(q) for q in self.ratio]), D)
             inv = np.where(np.array([q == 1 for q in self.ratio]), inv, mul(inv, ratio, D))
@@ -469,6 +563,7 @@ class Emulation:
         with mpmath.workdps(40):
             self.eps = np.array([float(abs(mpmath.mpf(float(v)) / t - 1)) if t != 0 else (0.0 if v == 0 else 1.0)
                                  for v, t in zip(self.inv, tg.theta)])
+        self.eps_bound = self.eps
 
     # -- angles ------------------------------------------------------------------------------
     def angles(self, t: np.ndarray) -> np.ndarray:
@@ -486,6 +581,12 @@ class Emulation:
             arr[:, 0] = t2
             arr[:, 1:] = w(self.step)
             np.multiply.accumulate(arr, axis=1, out=arr)
+            if self.yarn is not None:  # rope_yarn: theta_interp*(1 - ramp_mix) + theta_extrap*ramp_mix
+                fs, rm = self.yarn
+                f32 = np.float32
+                ti = (arr * w(fs)).astype(w)
+                one_minus = (f32(1) - rm).astype(w)
+                return ((ti * one_minus).astype(w) + (arr * rm.astype(w)).astype(w)).astype(w)
             if self.factor is not None:
                 f = self.factor.astype(w)
                 keep = self.factor == 1
@@ -534,21 +635,47 @@ class Emulation:
             c, s = fast_cos_sin(x)
         else:
             c, s = _fn(np.cos, x, Dt), _fn(np.sin, x, Dt)
-        if tg.attention != 1.0:
-            af = rnd(np.array(tg.attention), Dt)
+        if self.af != 1.0:
+            af = rnd(np.array(self.af), Dt)
             c, s = mul(c, af, Dt), mul(s, af, Dt)
         return rnd(c, Dtab), rnd(s, Dtab)
 
     # -- rotation ----------------------------------------------------------------------------
     def rotate(self, x: tuple[np.ndarray, np.ndarray], c: np.ndarray, s: np.ndarray,
-               t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The recipe's rotation of the pair vectors ``x`` (each (h,)) by the tables, (P, h) each."""
-        R, act = self.rotation, self.act
-        xa, xb = rnd(x[0], R)[None, :], rnd(x[1], R)[None, :]
+               t: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The recipe's rotation of the pairs ``x = (xa, xb)`` by the tables ``c``, ``s`` (the
+        arrays broadcast together: ``x`` each (h,) against (P, h) tables, or one array per
+        candidate): the loads into the rotation dtype, the products (``fma``: the one rounded
+        first, the other fused), the sum or difference, the store to the activation dtype,
+        each rounded as ``recipe.rounding`` says.
+
+        A fused product is exact in float64 (two operands of at most 24 bits); the fused sum
+        is then rounded once from float64 (exact unless the two terms are 2**29 apart)."""
+        R, act, r = self.rotation, self.act, self.recipe
+        xa, xb = rnd(x[0], R), rnd(x[1], R)
         c, s = rnd(c, R), rnd(s, R)
-        oa = sub(mul(xa, c, R), mul(xb, s, R), R)
-        ob = add(mul(xa, s, R), mul(xb, c, R), R)
-        return rnd(oa, act), rnd(ob, act)
+        fma = r.fma if r.fma in ("cos", "sin") else "none"
+        if r.rounding == "nearest" and fma == "none":
+            oa = sub(mul(xa, c, R), mul(xb, s, R), R)
+            ob = add(mul(xa, s, R), mul(xb, c, R), R)
+        else:
+            rd = rnd if r.rounding == "nearest" else rnd_toward_zero
+
+            def fl(v: np.ndarray) -> np.ndarray:
+                return rd(v, R).astype(np.float64)
+
+            xa64, xb64, c64, s64 = (np.asarray(v, np.float64) for v in (xa, xb, c, s))
+            ca, cb = xa64 * c64, xb64 * c64  # the cos products of the two outputs
+            sa, sb = xb64 * s64, xa64 * s64  # the sin products
+            if fma != "sin":
+                ca, cb = fl(ca), fl(cb)
+            if fma != "cos":
+                sa, sb = fl(sa), fl(sb)
+            oa, ob = rd(ca - sa, R), rd(cb + sb, R)
+        if R == act:
+            return oa, ob
+        store = rnd if r.rounding == "nearest" else rnd_toward_zero
+        return store(np.asarray(oa, np.float64), act), store(np.asarray(ob, np.float64), act)
 
     def rotate_pe_symbolic(self, x: tuple[np.ndarray, np.ndarray], t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """pe_symbolic's own apply_rope on the pair vectors at positions ``t`` (real code)."""
@@ -630,9 +757,24 @@ class Emulation:
             else:
                 q_rot, k_rot = self.rotate(self.q, c, s, ext), self.rotate(self.k, c, s, ext)
             out, score = self.rotation_errors(P, q_rot, k_rot, cx, sx, scores)
+            vec = np.hypot(c - cx, s - sx)[:P]
+            aligned = self.aligned_scores(P, c, s, cx, sx) if scores else None
+            return Chunk(t, angle_err[:P], table_err[:P], out, score, vec, aligned)
         elif scores:
             score = self.table_scores(P, c, s)
         return Chunk(t, angle_err[:P], table_err[:P], out, score)
+
+    def aligned_scores(self, P: int, c: np.ndarray, s: np.ndarray, cx: np.ndarray, sx: np.ndarray) -> np.ndarray:
+        """:attr:`Chunk.score_aligned` of the first ``P`` positions."""
+        out = np.full((P, len(self.offsets)), NOT_EVALUATED)
+        C_hat = np.asarray(c, np.float64) + 1j * np.asarray(s, np.float64)
+        C = cx + 1j * sx
+        for j, o in enumerate(self.offsets):
+            n = min(P, C.shape[0] - o)
+            if n > 0:
+                w = np.conj(C_hat[:n]) * C_hat[o: o + n] - np.conj(C[:n]) * C[o: o + n]
+                out[:n, j] = np.abs(w).mean(axis=1)
+        return out
 
     def table_scores(self, P: int, c: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         """The relative property of a sinusoidal table, ``PE(m).PE(m+D)/h = mean cos(w D)``:
@@ -680,6 +822,82 @@ def _llama3(inv: np.ndarray, spec: Any, D: str) -> np.ndarray:
     smoothed = rnd(rnd(rnd(one_minus * inv_l, D) / factor, D) + rnd(smooth * inv_l, D), D).astype(w)
     medium = ~(wavelen < high_wl) & ~(wavelen > low_wl)
     return np.where(medium, smoothed, inv_l)
+
+
+def _f32(x: Any) -> np.float32:
+    return np.float32(x)
+
+
+def _hf_yarn_applies(tg: Target) -> bool:
+    """Whether ``tg`` is a YaRN config whose frequencies HF's ``_compute_yarn_parameters``
+    computes (plain ``yarn``, no vLLM ``extrapolation_factor`` or DeepSeek ``mscale`` rule)."""
+    sp = tg.spec
+    return (tg.kind == "rope" and sp.rope_type == "yarn" and sp.factors is None and sp.extrapolation_factor == 1.0
+            and sp.original_max_position_embeddings is not None and sp.factor is not None)
+
+
+def _yarn_range(sp: Any) -> tuple[float, float]:
+    """YaRN's correction range as HF (and vLLM) compute it, in float64."""
+    dim, base = sp.rotary_dim, sp.rope_theta
+    orig = sp.original_max_position_embeddings
+
+    def corr(n: float) -> float:
+        return (dim * math.log(orig / (n * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = corr(sp.beta_fast or 32), corr(sp.beta_slow or 1)
+    if sp.truncate is not False:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, dim - 1)
+
+
+def _hf_yarn(tg: Target, D: str, pow_fn: Any) -> np.ndarray:
+    """HF's ``_compute_yarn_parameters`` (transformers 5.25 ``modeling_rope_utils``; vLLM's
+    ``YaRNScalingRotaryEmbedding._compute_inv_freq`` is the same), every operation in ``D``:
+    ``pos = b ** (arange(0, d, 2) / d)``, ``extra = 1 / pos``, ``inter = 1 / (factor * pos)``,
+    ``mask = 1 - clamp((arange(d/2) - low) / (high - low), 0, 1)``, ``inter * (1 - mask) +
+    extra * mask``."""
+    sp = tg.spec
+    d, h = sp.rotary_dim, tg.pairs
+    ar = rnd(np.arange(0, d, 2, dtype=np.float64)[:h], D)
+    pos = pow_fn(np.broadcast_to(rnd(np.array(sp.rope_theta), D), (h,)), div(ar, rnd(np.array(float(d)), D), D), D)
+    one = rnd(np.array(1.0), D)
+    extra = div(one, pos, D)
+    inter = div(one, mul(rnd(np.array(float(sp.factor)), D), pos, D), D)
+    low, high = _yarn_range(sp)
+    if low == high:
+        high += 0.001
+    lin = div(sub(rnd(np.arange(h, dtype=np.float64), D), rnd(np.array(float(low)), D), D),
+              rnd(np.array(float(high - low)), D), D)
+    mask = sub(one, np.clip(lin, 0, 1), D)
+    return add(mul(inter, sub(one, mask, D), D), mul(extra, mask, D), D)
+
+
+def _llamacpp_yarn(tg: Target, D: str) -> tuple[float, np.ndarray, float] | None:
+    """llama.cpp's YaRN (``rope_yarn`` and ``ggml_rope_yarn_corr_dims``, ops.cpp @1f08e2d, in
+    float32): ``freq_scale = 1 / factor``, ``ext_factor = 1``, the ramp ``1 - min(1, max(0,
+    (i - low) / max(0.001, high - low)))`` with ``low = floor``, ``high = ceil`` of the
+    correction dimensions (``logf``), and ``mscale = 1 + 0.1 logf(1 / freq_scale)``; ``None``
+    where the config is not a plain YaRN one (llama.cpp's other scalings use freq_factors)."""
+    if D != "float32" or not _hf_yarn_applies(tg) or tg.spec.attention_factor is not None \
+            or tg.spec.mscale or tg.spec.mscale_all_dim:
+        return None
+    sp = tg.spec
+    f = np.float32
+    dims, base, orig = f(sp.rotary_dim), f(sp.rope_theta), f(sp.original_max_position_embeddings)
+
+    def logf(x: np.float32) -> np.float32:
+        return f(math.log(float(x)))
+
+    def corr(n: float) -> np.float32:
+        return f(f(dims * logf(f(orig / f(f(f(n) * f(2)) * f(math.pi))))) / f(f(2) * logf(base)))
+
+    low = f(max(0.0, math.floor(float(corr(sp.beta_fast or 32)))))
+    high = f(min(float(dims) - 1, math.ceil(float(corr(sp.beta_slow or 1)))))
+    fs = f(f(1) / f(sp.factor))
+    y = (np.arange(tg.pairs, dtype=np.float32) - low) / max(f(0.001), f(high - low))
+    ramp = (f(1) - np.minimum(f(1), np.maximum(f(0), y.astype(np.float32)))).astype(np.float32)
+    mscale = f(f(1) * f(f(1) + f(f(0.1) * logf(f(f(1) / fs)))))
+    return float(fs), ramp, float(mscale)
 
 
 def _two_prod_dd(t: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -173,7 +173,7 @@ def smallest_fix(target: Target, recipe: Recipe, act: str, metric: str, tol: flo
             continue
         tried += 1
         em = Emulation(target, cand, act)
-        quick_res = measure(em, context, positions=quick, oracle_points=-1)
+        quick_res = measure(em, context, positions=quick, oracle_points=-1, search=False)
         if quick_res.finite and quick_res.measured(metric) <= tol:
             full = measure(Emulation(target, cand, act), context, exhaustive=exhaustive, oracle_points=-1)
             if full.finite and full.measured(metric) <= tol:

@@ -112,6 +112,10 @@ class RecipeAudit:
     inv_freq_eps: float
     fix: Any = None
     note: str = ""
+    search: dict[str, Any] = field(default_factory=dict)
+    """How the output and score maxima were found: ``{metric: {"value", "where", "how"}}``
+    from the adversarial search (:mod:`~pe_symbolic.audit.adversary`); empty where only the
+    seeded random pairs were measured."""
 
     def measured(self, metric: str) -> float:
         """The largest measured error of ``metric`` over the context: ``inf`` when some value
@@ -167,7 +171,7 @@ class RecipeAudit:
             "within_bounds": self.within_bounds, "dominant": self.dominant,
             "finite": self.finite, "nonfinite": self.nonfinite,
             "representability": self.representability, "oracle": self.oracle,
-            "fix": None if self.fix is None else self.fix.to_dict(), "note": self.note,
+            "fix": None if self.fix is None else self.fix.to_dict(), "note": self.note, "search": self.search,
             "bands": [b.to_dict() for b in self.bands],
         }
 
@@ -227,12 +231,14 @@ def representability(em: Emulation, context: int) -> dict[str, Any]:
 def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed: int = 0,
             chunker: Callable[[np.ndarray], Any] | None = None,
             progress: Callable[[int, int], None] | None = None, oracle_points: int = 1,
-            positions: list[tuple[int, int]] | None = None) -> RecipeAudit:
+            positions: list[tuple[int, int]] | None = None, search: bool | dict[str, int] = True) -> RecipeAudit:
     """Measure ``em`` over ``0 .. context-1`` band by band (see the module docstring).
 
     ``chunker(t)`` replaces :meth:`Emulation.chunk` (the torch backend); ``positions``
     restricts the evaluation to those runs (the fix search's quick pass);
-    ``oracle_points < 0`` skips the oracle check.
+    ``oracle_points < 0`` skips the oracle check; ``search`` (default on) searches the inputs
+    that make the output and score errors largest (:mod:`~pe_symbolic.audit.adversary`: a dict
+    changes its sizes, ``False`` measures the seeded random pairs only).
     """
     start_time = time.perf_counter()
     if exhaustive is None:
@@ -243,6 +249,7 @@ def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed
     done = 0
     bands: list[Band] = []
     chunk_fn = chunker or (lambda t: em.chunk(t, context=context))
+    track = _Candidates(em, search is not False and chunker is None)
     for s, e in zip(edges[:-1], edges[1:]):
         if positions is not None:
             runs = [(max(a, s), min(b, e)) for a, b in positions if min(b, e) > max(a, s)]
@@ -254,6 +261,7 @@ def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed
         best = {m: (-1.0, (0, 0)) for m in METRICS}
         for t in _blocks(runs):
             ch = chunk_fn(t)
+            track.add(ch)
             for m in METRICS:
                 arr = getattr(ch, m)
                 if arr is None:
@@ -285,20 +293,73 @@ def measure(em: Emulation, context: int, *, exhaustive: bool | None = None, seed
             pos, off, _ = band.nonfinite["score"]
             band.worst["score"] = (pos, em.offsets.index(off))
         ab: AngleBound = angle_bound(em, float(e - 1))
-        band.bound = {"angle": ab.value, **derived_bounds(em, ab, float(e - 1))}
         # a RoPE score pairs the band's queries with keys up to `offset` positions further
-        # (within the context): its bound is the one at the furthest key
-        t_key = min(e - 1 + max(em.offsets, default=0), context - 1)
-        if em.target.kind == "rope" and t_key > e - 1:
-            band.bound["score"] = derived_bounds(em, angle_bound(em, float(t_key)), float(t_key))["score"]
+        # (within the context): the keys' angles are bounded at the furthest key
+        t_key = max(min(e - 1 + max(em.offsets, default=0), context - 1), e - 1)
+        band.bound = {"angle": ab.value, **derived_bounds(em, ab, float(e - 1), t_key=float(t_key))}
         band.dominant, band.parts = ab.dominant, ab.parts
         bands.append(band)
     oracle = (check_with_oracle(em, bands, rng, points=oracle_points)
               if chunker is None and oracle_points >= 0 else {})
     res = RecipeAudit(em.recipe, em.act, "numpy", context, bands, representability(em, context), oracle,
                       time.perf_counter() - start_time, float(np.max(em.eps)))
+    res.search = track.search(bands, search if isinstance(search, dict) else None)
+    res.seconds = time.perf_counter() - start_time
     res.note = nonfinite_note(res, em)
     return res
+
+
+class _Candidates:
+    """Where the adversarial search looks: the (position, pair) entries of largest table error
+    and, per offset, the query positions of largest lined-up score error, over every block."""
+
+    def __init__(self, em: Emulation, active: bool) -> None:
+        self.em = em
+        self.active = active and em.target.kind == "rope" and em.recipe.inv_freq != "exact"
+        self.entries: list[tuple[float, int, int]] = []
+        self.picks: dict[int, list[tuple[float, int]]] = {o: [] for o in em.offsets}
+
+    def add(self, ch: Any) -> None:
+        if not self.active or getattr(ch, "table_vec", None) is None:
+            return
+        from .adversary import SEARCH
+
+        vec = np.where(np.isfinite(ch.table_vec), ch.table_vec, -1.0)
+        k = min(SEARCH["entries"], vec.size)
+        flat = np.argpartition(vec, -k, axis=None)[-k:]
+        for f in flat:
+            r, c = divmod(int(f), vec.shape[1])
+            self.entries.append((float(vec[r, c]), int(ch.t[r]), c))
+        self.entries = sorted(self.entries, reverse=True)[: SEARCH["entries"]]
+        if ch.score_aligned is not None:
+            for j, o in enumerate(self.em.offsets):
+                col = np.where(np.isfinite(ch.score_aligned[:, j]), ch.score_aligned[:, j], -1.0)
+                n = min(SEARCH["positions"], col.size)
+                for r in np.argpartition(col, -n)[-n:]:
+                    if col[r] >= 0:
+                        self.picks[o].append((float(col[r]), int(ch.t[r])))
+                self.picks[o] = sorted(self.picks[o], reverse=True)[: SEARCH["positions"]]
+
+    def search(self, bands: list[Band], sizes: dict[str, int] | None) -> dict[str, Any]:
+        """Run the search (:mod:`~pe_symbolic.audit.adversary`), raise the measured maxima of
+        the bands where it found more, and say how it was found."""
+        if not self.active:
+            return {}
+        from .adversary import worst_output, worst_score
+
+        out: dict[str, Any] = {}
+        found = {"output": worst_output(self.em, [(t, i) for _, t, i in self.entries], sizes),
+                 "score": worst_score(self.em, {o: [m for _, m in v] for o, v in self.picks.items() if v}, sizes)}
+        for metric, f in found.items():
+            if f is None:
+                continue
+            out[metric] = f.to_dict()
+            pos = int(f.where.split("position ")[1].split(",")[0])
+            for b in bands:
+                if b.start <= pos < b.stop and math.isfinite(b.measured.get(metric, math.inf)) \
+                        and f.value > b.measured.get(metric, -1.0):
+                    b.measured[metric] = f.value
+        return out
 
 
 def nonfinite_note(res: RecipeAudit, em: Emulation) -> str:

@@ -47,6 +47,29 @@ against it: ``MEASURED > BOUND`` from the position where the reduction's error l
 >>> r.trig
 'fast'
 
+The bound is derived from that sequence: the reduction's error (about ``2 |x| u`` for the
+float32 product by ``1 / (2 pi)``) and the intrinsic's own ``2**-21.41`` are part of the
+fast kernel's angle and table bounds, so its bound is larger than the IEEE kernel's, and
+measured within it (:func:`pe_symbolic.audit.rounding.rounding_sequence` lists every step).
+
+The rotation's arithmetic (RoPE only):
+
+* ``fma``: whether the compiler contracts ``x*cos - y*sin`` into a fused multiply-add,
+  and which product it rounds first: ``"none"`` (both products rounded: separate torch
+  kernels), ``"cos"`` (``fma(-y, sin, fl(x*cos))``: the ``cos`` products rounded, the
+  ``sin`` products fused), ``"sin"`` (``fma(x, cos, fl(-y*sin))``), or ``"any"`` (a CUDA,
+  Triton or ``-O3`` C kernel: the compiler may pick either or none; the bound is the
+  worst of the three, the emulation runs ``"none"``). vLLM PR 57112: Triton 3.7 lowered
+  ``x*cos - y*sin`` to ``FMA_F16(x, cos, MUL_F16(-y, sin))`` (``"sin"``), Triton 3.8 to
+  ``FMA_F16(-y, sin, MUL_F16(x, cos))`` (``"cos"``).
+* ``rounding``: ``"nearest"`` (round to nearest even, IEEE's default) or ``"truncate"``
+  (round toward zero: an error up to one ulp instead of half: bf16 arithmetic that
+  truncates, as some AMD paths do) for every rounding of the rotation (products, sums and
+  the store to the activation dtype).
+
+>>> PRESETS["vllm"].fma, PRESETS["hf"].fma
+('any', 'none')
+
 >>> PRESETS["hf"].angle_dtype
 'float32'
 >>> Recipe("mine", inv_freq="running", angle_dtype="float64")
@@ -84,6 +107,11 @@ INV_FREQ: tuple[str, ...] = ("reciprocal", "pow", "exp", "exp2", "divide", "runn
 #: How ``cos`` / ``sin`` are evaluated: ``"ieee"`` (the library's, within an ulp or two) or
 #: ``"fast"`` (CUDA's ``__sinf`` / ``__cosf``, Metal's ``fast::``: float32 range reduction).
 TRIGS: tuple[str, ...] = ("ieee", "fast")
+#: Fused multiply-add in the rotation: none, the ``cos`` products rounded (the ``sin`` ones
+#: fused), the ``sin`` products rounded, or whichever the compiler picks.
+FMAS: tuple[str, ...] = ("none", "cos", "sin", "any")
+#: How the rotation's operations round: to nearest even, or toward zero.
+ROUNDINGS: tuple[str, ...] = ("nearest", "truncate")
 KINDS: tuple[str, ...] = ("rope", "sinusoidal")
 ROTATIONS: tuple[str, ...] = ("act", "float32", "float64", "table")
 
@@ -134,6 +162,11 @@ class Recipe:
         How ``cos`` / ``sin`` are evaluated: the library's (default) or a fast-math
         intrinsic (``__sinf`` / ``__cosf``, Metal ``fast::``; needs ``trig_dtype="float32"``):
         see the module notes.
+    fma : {"none", "cos", "sin", "any"}
+        RoPE only: whether ``x*cos - y*sin`` is contracted into a fused multiply-add and
+        which product is rounded first (see the module notes). Default ``"none"``.
+    rounding : {"nearest", "truncate"}
+        RoPE only: how the rotation's products, sums and store round. Default ``"nearest"``.
     """
 
     name: str
@@ -152,6 +185,8 @@ class Recipe:
     table_dtype: str = "act"
     rotation_dtype: str | None = None
     trig: str = "ieee"
+    fma: str = "none"
+    rounding: str = "nearest"
 
     def __post_init__(self) -> None:
         where = f"recipe {self.name!r}"
@@ -174,6 +209,11 @@ class Recipe:
         if self.rotation_dtype is not None:
             check_choice(f"{where}: rotation_dtype", self.rotation_dtype, ROTATIONS)
         check_choice(f"{where}: trig", self.trig, TRIGS)
+        check_choice(f"{where}: fma", self.fma, FMAS)
+        check_choice(f"{where}: rounding", self.rounding, ROUNDINGS)
+        if self.kind == "sinusoidal" and (self.fma != "none" or self.rounding != "nearest"):
+            raise ValueError(f"{where}: fma={self.fma!r} / rounding={self.rounding!r} describe a RoPE "
+                             "rotation; a sinusoidal table has none (omit them)")
         if self.trig == "fast" and self.trig_dtype != "float32":
             raise ValueError(f"{where}: trig='fast' is a float32 intrinsic (__sinf / __cosf, Metal fast::); "
                              f"trig_dtype={self.trig_dtype!r} contradicts it (use trig_dtype='float32')")
@@ -236,7 +276,7 @@ class Recipe:
         'float64'
         >>> Recipe.from_dict({"name": "x", "angel_dtype": "float64"})
         Traceback (most recent call last):
-        ValueError: recipe field 'angel_dtype' is not known; use one of name, source, kind, layout, order, schedule, inv_freq, inv_freq_dtype, inv_freq_storage, position_dtype, angle_dtype, reduce, trig_dtype, table_dtype, rotation_dtype, trig
+        ValueError: recipe field 'angel_dtype' is not known; use one of name, source, kind, layout, order, schedule, inv_freq, inv_freq_dtype, inv_freq_storage, position_dtype, angle_dtype, reduce, trig_dtype, table_dtype, rotation_dtype, trig, fma, rounding
         """
         names = [f.name for f in dataclasses.fields(cls)]
         for key in data:
@@ -283,25 +323,36 @@ PRESETS: dict[str, Recipe] = {
         ),
         Recipe(
             "vllm",
-            "vllm model_executor/layers/rotary_embedding RotaryEmbedding._compute_cos_sin_cache, the "
-            "earlier kernel: inv_freq and t float32, einsum, cos/sin float32, cache.to(model dtype); "
-            "csrc/pos_encoding_kernels.cu rotated in the model dtype (scalar_t x*cos - y*sin). Current "
-            "vLLM keeps the cache in float32 and rotates in float32: audit that as 'vllm-fp32'",
+            "vllm (current) model_executor/layers/rotary_embedding base.py @04458da RotaryEmbedding: inv_freq "
+            "1/b**(arange/d) float32, t float32, einsum, cos/sin float32 (llama3_rope.py @045d757 scales "
+            "inv_freq in float32; yarn_scaling_rope.py @0cd5784 multiplies cos/sin by mscale in float32), the "
+            "cache cast to the query's dtype (cache.to(dtype), forward_cuda / _match_cos_sin_cache_dtype); "
+            "csrc/libtorch_stable/pos_encoding_kernels.cu @1051220 apply_token_rotary_embedding: cos_f, sin_f, "
+            "x_f, y_f upcast to float, x_f * cos_f - y_f * sin_f in float32 (nvcc contracts one product into "
+            "an FMA: fma='any'), static_cast<scalar_t> once",
+            rotation_dtype="float32", fma="any",
+        ),
+        Recipe(
+            "vllm-legacy",
+            "vllm's earlier kernel (csrc/pos_encoding_kernels.cu before the float upcast): the cache as in "
+            "'vllm' (cast to the model dtype), rotated in the model dtype (scalar_t x*cos - y*sin: every "
+            "product and difference rounded to bf16 / fp16)",
         ),
         Recipe(
             "vllm-fp32",
-            "vllm (v0.20) csrc/libtorch_stable/pos_encoding_kernels.cu apply_token_rotary_embedding: the "
-            "cos_sin_cache is float32 (const float* cos_ptr), x and y are upcast to float, x_f*cos_f - "
-            "y_f*sin_f in float32, stored once in scalar_t; the cache built as in 'vllm' (inv_freq, t, "
-            "einsum, cos/sin in float32)",
-            table_dtype="float32", rotation_dtype="float32",
+            "vllm's kernel (csrc/libtorch_stable/pos_encoding_kernels.cu @1051220) with a float32 "
+            "cos_sin_cache (the kernel reads the cache in whatever dtype it has, cache_t; a cache left in "
+            "float32 -- RotaryEmbedding built with dtype=torch.float32 -- is read as float32): x and y "
+            "upcast to float, x_f*cos_f - y_f*sin_f in float32 (FMA as nvcc picks), stored once in scalar_t; "
+            "the cache built as in 'vllm'",
+            table_dtype="float32", rotation_dtype="float32", fma="any",
         ),
         Recipe(
             "sglang",
             "sglang srt/layers/rotary_embedding.py RotaryEmbedding (vLLM's cache: inv_freq, t, cos/sin in "
             "float32) with forward_cuda calling sgl_kernel apply_rope_with_cos_sin_cache_inplace (FlashInfer's "
             "kernel: the float32 cos_sin_cache, q and k upcast to float32, rotated, stored in q's dtype)",
-            table_dtype="float32", rotation_dtype="float32",
+            table_dtype="float32", rotation_dtype="float32", fma="any",
         ),
         Recipe(
             "flashinfer",
@@ -310,7 +361,7 @@ PRESETS: dict[str, Recipe] = {
             "the reciprocal theta's own rounding is not), embed = float(pos) * freq, __sincosf in float32 "
             "(emulated with IEEE float32 sin/cos: the fast intrinsic's error is not), rotation in float32, "
             "stored in x's dtype",
-            inv_freq="pow", table_dtype="float32", rotation_dtype="float32",
+            inv_freq="pow", table_dtype="float32", rotation_dtype="float32", fma="any",
         ),
         Recipe(
             "tensorrt-llm",
@@ -319,6 +370,7 @@ PRESETS: dict[str, Recipe] = {
             "np.arange(num_pos, dtype=float32), einsum in float32, cos/sin float32 table; the fused "
             "attention kernel rotates in float32 and writes x's dtype",
             inv_freq_dtype="float64", inv_freq_storage="float32", table_dtype="float32", rotation_dtype="float32",
+            fma="any",
         ),
         Recipe(
             "maxtext",
@@ -327,7 +379,7 @@ PRESETS: dict[str, Recipe] = {
             "power rounded once to float32: jnp's float32 pow may differ by an ulp), sinusoid_inp = "
             "position / timescale (a division, float32), sin/cos float32, rotation in float32, cast to "
             "the activation dtype; plain ladders only",
-            inv_freq="divide", table_dtype="float32", rotation_dtype="float32",
+            inv_freq="divide", table_dtype="float32", rotation_dtype="float32", fma="any",
         ),
         Recipe(
             "keras-hub",
@@ -336,6 +388,7 @@ PRESETS: dict[str, Recipe] = {
             "division by timescales), positions float32 (divided by scaling_factor), einsum in float32, "
             "cos/sin float32 cast to the layer's compute dtype, x*cos + rotate_half(x)*sin in that dtype "
             "(split halves); a linear factor is emulated on inv_freq (KerasHub rounds positions / factor)",
+            fma="any",
         ),
         Recipe(
             "torchtune",
@@ -349,28 +402,32 @@ PRESETS: dict[str, Recipe] = {
             "flash_attn layers/rotary.py RotaryEmbedding: inv_freq and t float32 ('we want fp32 here'), "
             "cos/sin float32 then .to(x dtype) in the cache; the Triton kernel loads x, cos, sin as "
             "float32 and stores once in x's dtype",
-            rotation_dtype="float32",
+            rotation_dtype="float32", fma="any",
         ),
         Recipe(
             "liger",
             "liger_kernel ops/rope.py (Triton): takes HF's cos/sin (already in x's dtype) and rotates "
             "in the cos/sin dtype",
-            rotation_dtype="table",
+            rotation_dtype="table", fma="any",
         ),
         Recipe(
             "llama.cpp",
-            "ggml ggml-cpu ops.cpp ggml_compute_forward_rope: theta_scale = powf(base, -2.0f/n_dims), "
-            "theta = (float)p, theta *= theta_scale per pair (float32 running product), "
-            "theta/freq_factors for llama3, cosf/sinf, rotation in float32, stored in dst's type",
+            "ggml ggml-cpu ops.cpp @1f08e2d ggml_compute_forward_rope: theta_scale = powf(base, -2.0f/n_dims), "
+            "theta = (float)p, theta *= theta_scale per pair (float32 running product), theta/freq_factors "
+            "(llama3: convert_hf_to_gguf.py writes the factors in float32); rope_yarn: theta_interp = "
+            "freq_scale * theta_extrap, with YaRN's ramp theta = theta_interp*(1-ramp_mix) + "
+            "theta_extrap*ramp_mix and mscale *= 1 + 0.1f*logf(1/freq_scale), cosf(theta)*mscale; "
+            "rotate_pairs: x0*cos_theta - x1*sin_theta in float32 (an -O3 build may contract one product "
+            "into an FMA: fma='any'), stored in dst's type",
             layout="interleaved", inv_freq="running", position_dtype="float32",
-            table_dtype="float32", rotation_dtype="float32",
+            table_dtype="float32", rotation_dtype="float32", fma="any",
         ),
         Recipe(
             "mlx",
             "mlx backend/metal/kernels/rope.metal (mx.fast.rope): inv_freq = exp2(-(i/h) * log2(base)) "
             "in float32, theta = float(pos) * inv_freq, cos/sin and rotation in float32, output in "
             "x's dtype (emulated with IEEE float32 cos/sin; Metal's fast:: variants are not)",
-            inv_freq="exp2", table_dtype="float32", rotation_dtype="float32",
+            inv_freq="exp2", table_dtype="float32", rotation_dtype="float32", fma="any",
         ),
         Recipe(
             "rotary-embedding-torch",
@@ -446,7 +503,7 @@ def get_recipe(recipe: str | Recipe | Mapping[str, Any]) -> Recipe:
     'vllm'
     >>> get_recipe("hugginface")
     Traceback (most recent call last):
-    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-tf32', 'hf-autocast', 'gpt-neox', 'vllm', 'vllm-fp32', 'sglang', 'flashinfer', 'tensorrt-llm', 'maxtext', 'keras-hub', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic', 'pe_symbolic-torch', 'pe_symbolic-jax'
+    ValueError: recipe='hugginface' is not allowed; use one of 'hf', 'hf-tf32', 'hf-autocast', 'gpt-neox', 'vllm', 'vllm-legacy', 'vllm-fp32', 'sglang', 'flashinfer', 'tensorrt-llm', 'maxtext', 'keras-hub', 'torchtune', 'flash-attn', 'liger', 'llama.cpp', 'mlx', 'rotary-embedding-torch', 't2t', 'fairseq', 'distilbert', 'pe_symbolic', 'pe_symbolic-torch', 'pe_symbolic-jax'
     """
     if isinstance(recipe, Recipe):
         return recipe

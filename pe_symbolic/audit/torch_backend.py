@@ -238,13 +238,13 @@ class _TorchChunker:
         if name == "hf" and self.hf_module is not None:
             q, _ = self.hf_apply(x[None, None], x[None, None], cos[None], sin[None])
             out = q[0, 0]
-        elif name == "flash-attn":
-            c, s = cos.float(), sin.float()
+        elif name in ("flash-attn", "vllm"):  # float32 math on the upcast cache and x, one cast
+            c, s = cos[..., :h].float(), sin[..., :h].float()
             x1, x2 = x[..., :h].float(), x[..., h:].float()
             out = torch.cat([x1 * c - x2 * s, x1 * s + x2 * c], -1).to(act)
         elif name == "fairseq":
             raise AssertionError("sinusoidal: no rotation")
-        else:  # hf (mirrored), hf-autocast, gpt-neox, vllm, liger: q*cos + rotate_half(q)*sin in act
+        else:  # hf (mirrored), hf-autocast, gpt-neox, liger: q*cos + rotate_half(q)*sin in act
             out = (x * cos) + (_rotate_half(torch, x) * sin)
         return out[:, :h].double().cpu().numpy(), out[:, h:].double().cpu().numpy()
 
