@@ -93,7 +93,7 @@ exit status:
 def _version() -> str:
     from importlib import metadata
 
-    from .. import __version__
+    from .._version import __version__
 
     try:
         sympy = metadata.version("sympy")

@@ -91,7 +91,7 @@ class Sweep:
 
 
 def _version() -> dict[str, Any]:
-    from .. import __version__
+    from .._version import __version__
     from .._hfconfig import transformers_version
 
     return {"pe_symbolic": __version__, "hf_table": transformers_version()}
