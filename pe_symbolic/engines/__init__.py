@@ -6,8 +6,8 @@ r"""Inference engines' RoPE as recipes of formulas, proved equal to Hugging Face
 * ``pe_symbolic.engines.compare`` -- :func:`engine_report`: every engine against HF
   per layer type, decided by the proof kernel for every pair, position and length, at the
   config and for every value of its numbers (``pe-audit --engines CONFIG``);
-* ``pe_symbolic.engines.support`` -- :func:`supports` (can this engine run the model's RoPE
-  over the positions it admits, and why not) and :func:`usable_context` (per site the admitted
+* ``pe_symbolic.engines.support`` -- :func:`~pe_symbolic.supports` (can this engine run the model's RoPE
+  over the positions it admits, and why not) and :func:`~pe_symbolic.usable_context` (per site the admitted
   positions, the dtypes' limits, each engine's table and context cap, with their sources).
 
 This floor sits beside :mod:`pe_symbolic.torch` and :mod:`pe_symbolic.jax`: it imports the

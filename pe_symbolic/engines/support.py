@@ -1,7 +1,7 @@
-r"""Can an engine run this model? :func:`supports` and :func:`usable_context`, decided from source.
+r"""Can an engine run this model? :func:`~pe_symbolic.supports` and :func:`~pe_symbolic.usable_context`, decided from source.
 
 An engine supports a model's RoPE when, for every rope entry some layer rotates with, its
-recipe (:mod:`pe_symbolic.engines.recipes`) knows the rope type, and it serves the positions
+recipe (``pe_symbolic.engines.recipes``) knows the rope type, and it serves the positions
 the model admits: its own context cap (:data:`CAPS`, each read from the engine's source at a
 cited commit) and its cos/sin table (``table_rows``, unless computed on the fly or grown on
 demand) reach the largest admitted position. What the recipe says it does not read, or reads
@@ -149,7 +149,7 @@ def limit(engine: str, layer: LayerRope, rec: Recipe | None = None) -> Limit:
 
 @dataclass(frozen=True)
 class Support:
-    """:func:`supports`'s answer: ``ok`` and the reasons (one line each)."""
+    """:func:`~pe_symbolic.supports`'s answer: ``ok`` and the reasons (one line each)."""
 
     engine: str
     ok: bool
@@ -223,11 +223,11 @@ def supports(config: Mapping[str, Any], engine: str) -> Support:
 
 @dataclass(frozen=True)
 class UsableContext:
-    """:func:`usable_context`'s answer: per site the admitted positions and the dtypes' limits, per
+    """:func:`~pe_symbolic.usable_context`'s answer: per site the admitted positions and the dtypes' limits, per
     engine and rope entry its cap and table; ``str()`` is a table with the reason beside each number."""
 
     sites: tuple[Any, ...]
-    """:class:`pe_symbolic.numeric.context.SiteContext` per rotating site."""
+    """``pe_symbolic.numeric.context.SiteContext`` per rotating site."""
     engines: tuple[Limit, ...]
 
     def __str__(self) -> str:
@@ -263,13 +263,13 @@ def usable_context(config: Mapping[str, Any], engines: Sequence[str] = DEFAULT_E
         A model's ``config.json`` as a dict.
     engines : sequence of str
         Keys of :data:`~pe_symbolic.engines.recipes.RECIPES` (default: the engines as run by
-        default, :data:`DEFAULT_ENGINES`).
+        default, ``DEFAULT_ENGINES``).
 
     Returns
     -------
     UsableContext
-        ``sites`` (:class:`pe_symbolic.numeric.context.SiteContext`: ``admitted``, ``why``,
-        ``limits``) and ``engines`` (one :class:`Limit` per engine and rope entry); ``str()``
+        ``sites`` (``pe_symbolic.numeric.context.SiteContext``: ``admitted``, ``why``,
+        ``limits``) and ``engines`` (one ``Limit`` per engine and rope entry); ``str()``
         prints them with their reasons.
 
     Examples

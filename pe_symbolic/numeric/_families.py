@@ -2,15 +2,15 @@
 
 Each reader is written from the family's HF code (file and class named beside it) and does
 one of three things, looked up in a registry the parser walks in one place
-(:func:`pe_symbolic.numeric._parse.read_spec`):
+(``pe_symbolic.numeric._parse.read_spec``):
 
-* **rope dicts** (:data:`DICT_READERS`): turn what the config holds into one rope dict per
+* **rope dicts** (``DICT_READERS``): turn what the config holds into one rope dict per
   entry, as the family's HF config class does -- DeepSeek-V4's ``main`` / ``compress``,
   Gemma 3's older ``rope_local_base_freq``, Step3p5 / Step3p7's per-layer ``rope_theta`` and
   ``partial_rotary_factors`` lists, per-layer-type dicts with scalar siblings (Laguna);
-* **one layer's spec** (:data:`SPEC_READERS`): Granite SWA's ``layer_rope_theta`` bases,
+* **one layer's spec** (``SPEC_READERS``): Granite SWA's ``layer_rope_theta`` bases,
   Molmo2's ``rope_scaling_layers``;
-* a whole other RoPE (ChatGLM-6B's 2-D positions, :func:`chatglm_6b`).
+* a whole other RoPE (ChatGLM-6B's 2-D positions, ``chatglm_6b``).
 
 Which layers rotate at all is :mod:`pe_symbolic.numeric._sites`' business.
 """

@@ -1,11 +1,11 @@
 """Which keys of a config the RoPE reader reads, checked in one place.
 
-Every rope type's keys (:data:`TYPE_KEYS`, the required ones), the top-level keys that name
+Every rope type's keys (``TYPE_KEYS``, the required ones), the top-level keys that name
 RoPE, the keys of other position schemes, remote-code model types, the rope dict of a
 config (``rope_parameters`` or ``rope_scaling``) and its type: a key nothing reads warns
 with :class:`~pe_symbolic.numeric.UnknownConfigKeyWarning` (or raises under ``strict``),
 naming the key, its value and what is read instead. The per-type readers
-(:mod:`~pe_symbolic.numeric._rope_readers`) read the values; this module decides which keys
+(``_rope_readers``) read the values; this module decides which keys
 are read at all.
 """
 

@@ -1,6 +1,6 @@
 """Where a model applies RoPE: which layers and sub-modules rotate, and which rope entry each reads.
 
-:func:`plan_sites` reads a normalized config into :class:`SitePlan` s -- no frequency is
+``plan_sites`` reads a normalized config into ``SitePlan`` s -- no frequency is
 computed here, so the decision is cheap and every reader shares it: the program
 (:func:`pe_symbolic.numeric.read_program`), :func:`~pe_symbolic.numeric.parse_rope_config` and
 :func:`~pe_symbolic.numeric.rope_frequencies` (which refuse a selection HF does not rotate).
@@ -11,7 +11,7 @@ What decides, in this order, each written from HF's code (transformers 5.25):
   in the shipped table, found by ``tools/gen_hf_defaults.py``: Nemotron-H, Jamba, Zamba) is
   NoPE whatever RoPE keys its config carries; GLM-5.3's text model (``glm5_next``) with
   ``qk_rope_head_dim`` 0 (HF's config raises on anything else);
-* a layer: :data:`LAYER_RULES` (the guard around HF's ``apply_rotary_pos_emb`` call, per model
+* a layer: ``LAYER_RULES`` (the guard around HF's ``apply_rotary_pos_emb`` call, per model
   type), ``no_rope_layers`` (1 rotates), ``layer_rope_theta`` (0 is NoPE), a ``null`` entry of
   a per-layer-type rope dict, a layer type that is not softmax attention (``linear_attention``,
   ``mamba``, ...);

@@ -19,13 +19,13 @@ The reading is one path for every public reader, in modules that import one way:
 * the keys read, checked in one place (:mod:`~pe_symbolic.numeric._keys`), the family's rope
   dicts (:mod:`~pe_symbolic.numeric._families`: DeepSeek-V4's ``main`` / ``compress``,
   Step3p7's per-layer lists, Gemma 3's older fields, scalar siblings), the head and rotary dims
-  (:mod:`~pe_symbolic.numeric._geometry`), one reader per rope type
-  (:mod:`~pe_symbolic.numeric._rope_readers`, as HF's ``ROPE_INIT_FUNCTIONS``) and the engine
-  variants (:mod:`~pe_symbolic.numeric._variant_readers`);
-* the frequencies (:mod:`~pe_symbolic.numeric._frequencies`).
+  (``_geometry``), one reader per rope type
+  (``_rope_readers``, as HF's ``ROPE_INIT_FUNCTIONS``) and the engine
+  variants (``_variant_readers``);
+* the frequencies (``_frequencies``).
 
 :func:`~pe_symbolic.numeric.read_program` gathers every site into one description; this
-module's :func:`parse_rope_config` and :func:`rope_frequencies` read one site of it, and refuse
+module's :func:`~pe_symbolic.numeric.parse_rope_config` and :func:`~pe_symbolic.numeric.rope_frequencies` read one site of it, and refuse
 a selection HF does not rotate (a NoPE model or layer) with the reason. Bad input raises
 :class:`ValueError` (or :class:`TypeError`) naming the key, the value and what is allowed.
 """
@@ -188,7 +188,7 @@ def rope_frequencies(
     ----------
     config : Mapping or RopeSpec
         A model's ``config.json`` as a dict (see the module docstring for the keys read),
-        or a :class:`RopeSpec` from :func:`parse_rope_config`.
+        or a :class:`RopeSpec` from :func:`~pe_symbolic.numeric.parse_rope_config`.
     seq_len : int, optional
         The current sequence length, for the types that depend on it: ``dynamic`` (the
         base grows once ``seq_len`` exceeds ``max_position_embeddings``) and ``longrope``
@@ -208,14 +208,14 @@ def rope_frequencies(
     strict : bool, default False
         Raise :class:`UnknownConfigKeyError` on a key the parser does not understand,
         instead of warning with :class:`UnknownConfigKeyWarning` (see
-        :func:`parse_rope_config`).
+        :func:`~pe_symbolic.numeric.parse_rope_config`).
     layer : int, optional
         The layer index, for a per-layer ``layer_rope_theta`` whose bases differ, or Molmo2's
-        ``rope_scaling_layers`` (see :func:`parse_rope_config`).
+        ``rope_scaling_layers`` (see :func:`~pe_symbolic.numeric.parse_rope_config`).
     factor : float, optional
-        Which factor of vLLM's multi-factor linear list (see :func:`parse_rope_config`).
+        Which factor of vLLM's multi-factor linear list (see :func:`~pe_symbolic.numeric.parse_rope_config`).
     yarn_engine : {"hf", "vllm", "llama.cpp"}
-        Whose reading of YaRN's ``extrapolation_factor`` (see :func:`parse_rope_config`).
+        Whose reading of YaRN's ``extrapolation_factor`` (see :func:`~pe_symbolic.numeric.parse_rope_config`).
 
     Returns
     -------
@@ -226,12 +226,12 @@ def rope_frequencies(
     Raises
     ------
     TypeError, ValueError
-        Bad config (see :func:`parse_rope_config`) or keyword.
+        Bad config (see :func:`~pe_symbolic.numeric.parse_rope_config`) or keyword.
 
     Warns
     -----
     UserWarning
-        A YaRN ``beta_slow`` greater than ``beta_fast`` (see :func:`parse_rope_config`).
+        A YaRN ``beta_slow`` greater than ``beta_fast`` (see :func:`~pe_symbolic.numeric.parse_rope_config`).
 
     Notes
     -----

@@ -1,6 +1,6 @@
 r"""The RoPE program of a model: every place a rotation is applied, read once from its config.
 
-:func:`read_program` reads a ``config.json`` into one immutable :class:`RopeProgram`: per layer
+:func:`~pe_symbolic.numeric.read_program` reads a ``config.json`` into one immutable :class:`RopeProgram`: per layer
 and per sub-module (attention, sparse-attention indexer, compressor, MTP / draft layers) a
 :class:`RopeSite` with
 
@@ -238,7 +238,7 @@ class RopeSite:
 
 @dataclass(frozen=True, repr=False)
 class RopeProgram(ShowsItself):
-    """Every place RoPE is applied in one model (see :func:`read_program`); ``str()`` is the table."""
+    """Every place RoPE is applied in one model (see :func:`~pe_symbolic.numeric.read_program`); ``str()`` is the table."""
 
     model_type: str | None
     hf_class: str | None
@@ -340,7 +340,7 @@ def read_program(config: Mapping[str, Any], *, strict: bool = False, seq_len: in
     ----------
     config : Mapping
         A model's ``config.json`` as a dict (read as its HF config class holds it:
-        :func:`pe_symbolic._hfconfig.normalize`).
+        ``pe_symbolic._hfconfig.normalize``).
     strict : bool, default False
         Raise :class:`~pe_symbolic.numeric.UnknownConfigKeyError` on a key nothing reads,
         instead of warning.

@@ -1,7 +1,7 @@
 """Llama 4-style query scales: positions scale the queries, outside RoPE's tables.
 
-:func:`llama4_query_scale` (``llama_4_scaling_beta`` in a rope dict: Ministral 3, Mistral 4)
-and :func:`llama4_nope_query_scale` (Llama 4's NoPE layers, ``attn_temperature_tuning``).
+``llama4_query_scale`` (``llama_4_scaling_beta`` in a rope dict: Ministral 3, Mistral 4)
+and ``llama4_nope_query_scale`` (Llama 4's NoPE layers, ``attn_temperature_tuning``).
 Neither is part of :func:`~pe_symbolic.numeric.rope_frequencies`'s attention factor, which
 multiplies cos and sin (queries *and* keys); :func:`~pe_symbolic.numeric.describe` names both.
 """
