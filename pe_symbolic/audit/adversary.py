@@ -3,7 +3,7 @@ r"""The inputs that make a recipe's output and score errors largest: the audit's
 A random unit pair measures a typical error, not the worst one: the rotation's roundings
 line up with the table's error only for some inputs, and a score's pairs add up only when
 every pair's error has the same sign. :func:`worst_output` and :func:`worst_score` search
-for those inputs through the recipe's own rotation (:meth:`Emulation.rotate`):
+for those inputs through the recipe's own rotation (``Emulation.rotate``):
 
 * **output**: at the (position, pair) entries whose table error (as a vector) is largest,
   every candidate unit pair -- ``directions`` directions rounded to the activation dtype,
@@ -16,7 +16,7 @@ for those inputs through the recipe's own rotation (:meth:`Emulation.rotate`):
   all of the other side) and each pair's largest error of each sign kept; the sign shared by
   all pairs that gives the larger mean wins.
 
-Each result says where it was found and how (:attr:`Found.how`).
+Each result says where it was found and how (``Found.how``).
 """
 
 from __future__ import annotations

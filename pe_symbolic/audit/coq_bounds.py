@@ -23,18 +23,18 @@ check them (:func:`check_bounds`):
   audit's model of ``cos`` / ``sin``: a hypothesis, the one thing the library promises),
   the table value (``c`` rounded where the recipe rounds it) is within the audit's table
   bound of ``cos a``, and likewise for ``sin``. Proved from ``|cos x - cos y| <= |x - y|``
-  (the mean value theorem, :data:`PRELUDE`) and the ``gappa`` tactic.
+  (the mean value theorem, :data:`~pe_symbolic.audit.coq_common.PRELUDE`) and the ``gappa`` tactic.
 * **output** -- for every pair ``(xa, xb)`` of norm at most ``1 + u`` (a unit pair rounded
   to the activation dtype, as the audit's) and table values ``c``, ``s`` within the table
   bound of ``cos a``, ``sin a``, the rotated pair as the recipe computes it (each product,
   the sum / difference rounded in the rotation dtype, then a cast to the activation dtype)
   is within the audit's output bound of the exact rotation (the length of the error
   vector, as the audit measures it). Proved from Flocq's ``error_N_FLT`` (``round x =
-  x (1 + d) + n``, ``|d| <= 2^-p``, ``|n| <= 2^(emin-1)``) by a lemma of :data:`PRELUDE`
+  x (1 + d) + n``, ``|d| <= 2^-p``, ``|n| <= 2^(emin-1)``) by a lemma of :data:`~pe_symbolic.audit.coq_common.PRELUDE`
   and numeric side conditions proved by ``gappa``.
 
 A theorem counts as ``checked`` only when Coq saved it (``Qed``) **and** ``Print
-Assumptions`` lists no axiom beyond :data:`ALLOWED_AXIOMS` (those Coq's real numbers and
+Assumptions`` lists no axiom beyond :data:`~pe_symbolic.audit.coq_common.ALLOWED_AXIOMS` (those Coq's real numbers and
 Flocq themselves rest on); ``Admitted`` or any other axiom makes it ``refused``. A bound
 made tighter than the audit's, or stated in the wrong format, is not proved (``failed``):
 ``tests/test_coq_bounds.py`` checks both for every case.
@@ -410,12 +410,12 @@ def bound_theorems(cases: Iterable[BoundCase] = CASES) -> list[BoundTheorem]:
 
 
 def _preludes(theorems: Iterable[BoundTheorem]) -> str:
-    """:data:`PRELUDE` and, once each, the lemmas the theorems add to it."""
+    """:data:`~pe_symbolic.audit.coq_common.PRELUDE` and, once each, the lemmas the theorems add to it."""
     return PRELUDE + "".join(dict.fromkeys(th.prelude for th in theorems if th.prelude))
 
 
 def coq_file(theorems: Iterable[BoundTheorem]) -> str:
-    """The ``.v`` text: :data:`PRELUDE` (and the lemmas the theorems add), then each theorem with
+    """The ``.v`` text: :data:`~pe_symbolic.audit.coq_common.PRELUDE` (and the lemmas the theorems add), then each theorem with
     its proof (``coqc`` compiles it)."""
     theorems = list(theorems)
     return _preludes(theorems) + "\n" + "\n".join(th.text() for th in theorems)
@@ -449,7 +449,7 @@ BoundStatus = Literal["checked", "failed", "refused"]
 
 @dataclass(frozen=True)
 class BoundResult:
-    """What Coq said about one theorem: ``checked`` (saved, only :data:`ALLOWED_AXIOMS`),
+    """What Coq said about one theorem: ``checked`` (saved, only :data:`~pe_symbolic.audit.coq_common.ALLOWED_AXIOMS`),
     ``failed`` (not proved) or ``refused`` (saved, but on another axiom or ``Admitted``)."""
 
     theorem: BoundTheorem
@@ -555,7 +555,7 @@ def check_bounds(theorems: Sequence[BoundTheorem], *, jobs: int | None = None, t
     """Run Coq on every theorem; a status per theorem (:class:`BoundResult`).
 
     A theorem is ``checked`` when Coq saved it and ``Print Assumptions`` lists only
-    :data:`ALLOWED_AXIOMS`. Each process prints the assumptions of all its saved theorems
+    :data:`~pe_symbolic.audit.coq_common.ALLOWED_AXIOMS`. Each process prints the assumptions of all its saved theorems
     at once; where that lists another axiom, the process runs again with a ``Print
     Assumptions`` per theorem, so that only the theorems that depend on it are ``refused``.
 

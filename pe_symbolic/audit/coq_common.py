@@ -238,7 +238,7 @@ class BoundTheorem:
             f"Theorem {self.name} :", f"Theorem {name} :", 1))
 
     def text(self, *, tolerant: bool = False, timeout: int = THEOREM_TIMEOUT) -> str:
-        """The theorem and its proof; ``tolerant`` adds what :func:`check_bounds` needs to go on
+        """The theorem and its proof; ``tolerant`` adds what :func:`~pe_symbolic.audit.coq_bounds.check_bounds` needs to go on
         after a failure (``Abort``) and to see that Coq saved it (``pe_bound_ok_NAME``)."""
         head = f"(* {self.case}, {self.kind}: {comment(self.note)} *)\n" if self.note else ""
         if not tolerant:

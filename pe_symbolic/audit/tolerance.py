@@ -311,7 +311,7 @@ def check_claim(recipe: str | Recipe | dict, *, ulps: float, against: str | Reci
     a fused kernel against its reference); ``ulps=0`` is a bitwise claim.
 
     The bound is derived per coordinate from the rounding sequences (each rounding at most half
-    an ulp of its result's binade; see :func:`_coordinate_ulps`); the search evaluates
+    an ulp of its result's binade; see ``_coordinate_ulps``); the search evaluates
     ``trials`` seeded random operands and the operands an FMA disagreement is largest at
     (products of nearly equal size and opposite sign).
 
