@@ -280,24 +280,36 @@ class AuditReport(ShowsItself):
 
     def _panel(self) -> Panel:
         """The report at a glance (Jupyter): the verdict badge (the tolerance's PASS / FAIL, else
-        whether every measurement is within its proved bound), the headlines, one row per
-        (recipe, dtype) with each error beside its bound, the rest folded."""
+        whether every measurement is within its proved bound), the headlines, each error beside
+        its bound (one row per metric for up to three (recipe, dtype) results, else one row per
+        result), the rest folded."""
         if any(not r.finite for r in self.results):
             verdict = "fail: non-finite values"
         elif self.tol is not None:
             verdict = f"{'pass' if self.passed else 'fail'}: {self.metric} <= {self.tol:g}"
         else:
             verdict = "within bounds" if all(r.within_bounds for r in self.results) else "bound exceeded"
-        header = ["recipe", "dtype", "backend"]
-        for m in METRICS:
-            header += [m, "bound"]
-        header += ["s"]
-        rows = []
-        for r in self.results:
-            row = [r.recipe.name, r.dtype, r.backend]
+        if len(self.results) <= 3:
+            # a few (recipe, dtype) rows: one row per metric, measured beside bound per recipe,
+            # narrow enough for a notebook's or a page's column
+            header = ["metric"]
+            for r in self.results:
+                on = "" if r.backend == "numpy" else f", {r.backend}"
+                header += [f"{r.recipe.name} ({r.dtype}{on})", "bound"]
+            rows = [tuple([m] + [c for r in self.results for c in (_e(r.measured(m)), _e(r.bound(m)))])
+                    for m in METRICS]
+            rows.append(tuple(["seconds"] + [c for r in self.results for c in (f"{r.seconds:.2f}", "")]))
+        else:
+            header = ["recipe", "dtype", "backend"]
             for m in METRICS:
-                row += [_e(r.measured(m)), _e(r.bound(m))]
-            rows.append((*row, f"{r.seconds:.2f}"))
+                header += [m, "bound"]
+            header += ["s"]
+            rows = []
+            for r in self.results:
+                row = [r.recipe.name, r.dtype, r.backend]
+                for m in METRICS:
+                    row += [_e(r.measured(m)), _e(r.bound(m))]
+                rows.append((*row, f"{r.seconds:.2f}"))
         claims = ", ".join(f"{k}: {v}" for k, v in self.bound_verdicts.items())
         table = Table(tuple(header), tuple(rows), notes=(f"bounds proved ({claims}) and derived from the angle bound",))
         detail = Table(("recipe", "dtype", "dominant (angle)", "first inexact (inf) pos"), tuple(
