@@ -59,12 +59,12 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
-__all__ = ["audit", "check_identity", "is_relative", "verify_rope", "__version__", *_SUBMODULES]
+__all__ = ["audit", "check_identity", "is_relative", "verify_attention", "verify_rope", "__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .audit import audit  # noqa: F401
-    from .audit.verify import verify_rope  # noqa: F401
+    from .audit.verify import verify_attention, verify_rope  # noqa: F401
     from .proof import check_identity  # noqa: F401
     from .theorems.relative import is_relative  # noqa: F401
 
@@ -82,6 +82,10 @@ def __getattr__(name: str) -> Any:
         from .audit.verify import verify_rope
 
         return verify_rope
+    if name == "verify_attention":
+        from .audit.verify import verify_attention
+
+        return verify_attention
     if name == "audit":
         from .audit import audit
 
