@@ -159,6 +159,9 @@ def verify_attention(
     --------
     See the module notes; the how-to (``docs/howto/verify.md``) has HF's Llama.
     """
+    if not (callable(attn) or isinstance(attn, tuple)):
+        raise TypeError(f"attn={attn!r} is not callable: pass step(q, k, v, position_ids, cache) -> (result, cache), "
+                        "an HF attention module, or (module, rotary_emb)")
     cfg = _config_dict(attn, config)
     dtype_why = ""
     if dtype is None:
@@ -357,34 +360,39 @@ def _run(step: Any, scn: Scenario, v: np.ndarray, feed: Callable) -> Run:
     return run
 
 
-def _read_channels(ctx: Ctx, d: int) -> list[int]:
-    rot = {c for pair in ctx.geo.pairs for c in pair}
-    return [c for c in range(d) if not (ctx.derotate and c in rot)]
+def _read_pairs(ctx: Ctx, d: int) -> list[tuple[int, int]]:
+    """Channel pairs that carry one key's probability each: the rotary pairs (a rotation keeps
+    a pair's norm) and the other channels two by two."""
+    pairs = list(ctx.geo.pairs)
+    used = {c for pair in pairs for c in pair}
+    rest = [c for c in range(d) if c not in used]
+    return pairs + list(zip(rest[0::2], rest[1::2]))
 
 
 def _probabilities(step: Any, runs: dict[str, Run], ctx: Ctx, feed: Callable, notes: list[str]) -> str:
     """Where the step gives an output but no weights: its probabilities, read by replaying each
-    scenario with one-hot values (a key's value a unit vector in its own channel, so the
-    output's channel is that key's probability). Returns how they were had."""
+    scenario with one-hot values -- key ``j``'s value the unit vector of the first channel of
+    its own pair ``(a, b)``, so the norm of the output's pair is that key's probability, whether
+    the values are rotated or the output rotated back (a rotation keeps the norm). Returns how
+    they were had."""
     need = [r for r in runs.values() if r.res and r.res[0].out is not None and r.res[0].weights is None]
     if not need:
         got = next((r.res[0] for r in runs.values() if r.res), None)
         return "its weights" if got is not None and got.weights is not None else ""
     d = ctx.geo.d
-    chans = _read_channels(ctx, d)
-    if not chans:
-        notes.append("probabilities not read: every channel of the output rotates (the values are rotated and "
-                     "rotated back), so one-hot values cannot carry them; the output check needs the weights")
+    pairs = _read_pairs(ctx, d)
+    if not pairs:
+        notes.append("probabilities not read: the head has no pair of channels to carry them")
         return ""
     for run in need:
         scn = run.scn
         b, hk = scn.batch, ctx.heads[1]
         probs = [np.zeros((b, ctx.heads[0], c.seq, c.stop)) for c in scn.calls[: len(run.res)]]
-        for lo in range(0, scn.slots, len(chans)):
-            block = range(lo, min(scn.slots, lo + len(chans)))
+        for lo in range(0, scn.slots, len(pairs)):
+            block = range(lo, min(scn.slots, lo + len(pairs)))
             v = np.zeros((b, hk, scn.slots, d))
             for j in block:
-                v[:, :, j, chans[j - lo]] = 1.0
+                v[:, :, j, pairs[j - lo][0]] = 1.0
             rep = _run(step, scn, v, feed)
             if len(rep.res) < len(run.res) or any(r.out is None for r in rep.res):
                 notes.append(f"{scn.name}: probabilities not read (a replay with one-hot values failed: {rep.error})")
@@ -393,11 +401,12 @@ def _probabilities(step: Any, runs: dict[str, Run], ctx: Ctx, feed: Callable, no
             for ci, call in enumerate(scn.calls[: len(run.res)]):
                 for j in block:
                     if j < call.stop:
-                        probs[ci][..., j] = rep.res[ci].out[..., chans[j - lo]]
+                        a, c = pairs[j - lo]
+                        probs[ci][..., j] = np.hypot(rep.res[ci].out[..., a], rep.res[ci].out[..., c])
         if probs:
             run.probs = list(probs)
-    return (f"read from its output: each scenario replayed with one-hot values ({len(chans)} channels, "
-            f"{'the unrotated ones' if ctx.derotate else 'all'}), a key's probability in its own channel")
+    return (f"read from its output: each scenario replayed with one-hot values, a key's probability the norm of its "
+            f"own pair of output channels ({len(pairs)} pairs)")
 
 
 # ---------------------------------------------------------------------------- torch.compile

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping
