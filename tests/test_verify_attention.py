@@ -272,3 +272,18 @@ def test_interleaved_in_split_out_layout():
     assert r.verdict == "consistent (tested)", r.to_text()
     assert any("interleaved-in-split-out" in n for n in r.notes)
     assert torch.is_tensor(torch.zeros(1))
+
+
+def test_a_compiled_path_that_departs_from_eager_is_named():
+    torch = pytest.importorskip("torch")
+    vs = _seeded()
+    base = vs.attn_step(CFG)
+
+    def step(q, k, v, position_ids, cache):  # an offset only the compiled graph takes
+        return base(q, k, v, position_ids + int(torch.compiler.is_compiling()), cache)
+
+    r = _check(step, compile="aot_eager")
+    assert r.verdict == "differs" and r.compile["summary"].startswith("FAILED -- torch.compile (aot_eager)")
+    assert r.compile["why"][0].startswith("compiled and eager disagree")
+    assert any(w.startswith("the eager path: held to the oracle") for w in r.compile["why"])
+    assert r.cache["summary"].startswith("passed")  # the eager path is right

@@ -392,6 +392,7 @@ def check_scores(ctx: Ctx, run: Run) -> tuple[int, Finding | None]:
     failure with its cause)."""
     scn = run.scn
     checked = 0
+    first: Finding | None = None
     for ci, _ in enumerate(run.res):
         call = scn.calls[ci]
         got, probs = _scores_of(run, ci)
@@ -405,12 +406,11 @@ def check_scores(ctx: Ctx, run: Run) -> tuple[int, Finding | None]:
         spread = 2 * ctx.scale * (magnitudes(ctx, q) @ np.swapaxes(kv_to_q(ctx, magnitudes(ctx, k)), -1, -2)).max(
             -1, keepdims=True)
         bad, g, w, t = _compare(ctx, got, probs, want, tol, allowed, spread)
-        if bad.any():
+        if bad.any() and first is None:
             what = "centred log-probability" if probs else "score"
-            f = Finding("scores", scn, ci, _where(bad, g, w, t, scn, call, what))
-            f.cause = _score_cause(ctx, run, ci, got, probs, tol, allowed, spread, want)
-            return checked, f
-    return checked, None
+            first = Finding("scores", scn, ci, _where(bad, g, w, t, scn, call, what))
+            first.cause = _score_cause(ctx, run, ci, got, probs, tol, allowed, spread, want)
+    return checked, first
 
 
 _Q_TEXT = {
@@ -492,6 +492,7 @@ def check_output(ctx: Ctx, run: Run) -> tuple[int, Finding | None]:
     """Each call's output against :func:`want_output`: (calls checked, the first failure)."""
     scn = run.scn
     checked = 0
+    first: Finding | None = None
     for ci, res in enumerate(run.res):
         p = run.probs[ci] if ci < len(run.probs) else None
         if res.out is None or p is None or run.v is None:
@@ -501,11 +502,10 @@ def check_output(ctx: Ctx, run: Run) -> tuple[int, Finding | None]:
         want, tol = want_output(ctx, scn, call, p, run.v)
         qv = scn.valid[:, call.start: call.stop][:, None, :, None]
         bad = qv & ~(np.abs(res.out - want) <= tol)
-        if bad.any():
-            f = Finding("output", scn, ci, _where(bad, res.out, want, tol, scn, call, "output"))
-            f.cause = _output_cause(ctx, scn, call, p, run.v, res.out, tol, qv)
-            return checked, f
-    return checked, None
+        if bad.any() and first is None:
+            first = Finding("output", scn, ci, _where(bad, res.out, want, tol, scn, call, "output"))
+            first.cause = _output_cause(ctx, scn, call, p, run.v, res.out, tol, qv)
+    return checked, first
 
 
 def _output_cause(ctx: Ctx, scn: Scenario, call: Call, p: np.ndarray, v: np.ndarray, out: np.ndarray,
@@ -558,6 +558,7 @@ def check_relative(ctx: Ctx, base: Run, shifted: Run) -> tuple[int, Finding | No
     call, within the sum of their bounds: (calls compared, the first difference)."""
     scn, b0 = shifted.scn, base.scn
     compared = 0
+    first: Finding | None = None
     for ci in range(min(len(base.res), len(shifted.res))):
         call = scn.calls[ci]
         g0, p0 = _scores_of(base, ci)
@@ -577,14 +578,13 @@ def check_relative(ctx: Ctx, base: Run, shifted: Run) -> tuple[int, Finding | No
                 bad = a_ & ~(np.abs(a - b) <= t)
             else:
                 bad, a, b, t = _compare(ctx, g1, False, g0, tol, allowed)
-            if bad.any():
+            if bad.any() and first is None:
                 what = "centred log-probability" if p0 else "score"
                 where = _where(bad, a, b, t, scn, call, what).replace("the oracle's", "unshifted")
-                return compared, Finding("relative", scn, ci, where,
-                                         f"the scores change when every position is shifted by {scn.shift}: they "
-                                         "depend on the positions themselves, not on n - m alone (an absolute "
-                                         "position leaks in: a key or query rotated at a position that is not its "
-                                         "own)")
+                first = Finding("relative", scn, ci, where,
+                                f"the scores change when every position is shifted by {scn.shift}: they depend on the "
+                                "positions themselves, not on n - m alone (an absolute position leaks in: a key or "
+                                "query rotated at a position that is not its own)")
         o0, o1 = base.res[ci].out, shifted.res[ci].out
         pr0 = base.probs[ci] if ci < len(base.probs) else None
         pr1 = shifted.probs[ci] if ci < len(shifted.probs) else None
@@ -596,9 +596,9 @@ def check_relative(ctx: Ctx, base: Run, shifted: Run) -> tuple[int, Finding | No
                         np.abs(base.v[:, :, : call.stop]))
             t = t0 + t1 + np.abs(pr1 - pr0) @ w  # the probabilities' own difference (the scores check bounds it)
             bad = qv & ~(np.abs(o1 - o0) <= t)
-            if bad.any():
+            if bad.any() and first is None:
                 where = _where(bad, o1, o0, t, scn, call, "output").replace("the oracle's", "unshifted")
-                return compared, Finding("relative", scn, ci, where,
-                                         f"the output changes when every position is shifted by {scn.shift}: a value "
-                                         "or the output is rotated at an absolute position, not by n - m")
-    return compared, None
+                first = Finding("relative", scn, ci, where,
+                                f"the output changes when every position is shifted by {scn.shift}: a value or the "
+                                "output is rotated at an absolute position, not by n - m")
+    return compared, first
