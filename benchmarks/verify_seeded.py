@@ -522,9 +522,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--show", action="store_true", help="print each report that is not 'caught, cause named'")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--bench", action="store_true", help="instead: the benchmark row, a (1, 32, 8192, 128) verify")
+    p.add_argument("--attention-dtypes", action="store_true",
+                   help="instead: verify_attention's step rows in float32, bfloat16 and float16 (controls, 4 seeds)")
     args = p.parse_args(argv)
     if args.bench:
         print(bench())
+        return 0
+    if args.attention_dtypes:
+        print(attention_dtypes())
         return 0
     selected = [r for r in rows() if not args.only or any(o in r.name for o in args.only)]
     res = run(selected, args.seed, args.verbose)
@@ -726,6 +731,55 @@ def attention_rows() -> list[Row]:
         R.append(A("attn-transformers-llama (torch.compile)", "control", hf_attention("llama", hc), hc,
                    kw={"compile": True}))
     return R
+
+
+def attention_dtypes(seeds: int = 4) -> str:
+    """verify_attention's step rows in every dtype: the controls with ``seeds`` seeds each, the
+    seeded bugs with one (false alarms and misses counted, the misses printed)."""
+    import pe_symbolic as pe
+
+    lines, alarms, runs, caught, named, bugs = [], 0, 0, 0, 0, 0
+    for dt in ("float32", "bfloat16", "float16"):
+        for row in attention_rows():
+            if row.name.startswith("attn-transformers"):
+                continue
+            c = dict(row.config, torch_dtype=dt)
+            fn = _rebuild(row, c)
+            for seed in (range(seeds) if row.klass == "control" else (11,)):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    rep = pe.verify_attention(fn, c, seed=seed, **(row.kw or {}))
+                if row.klass == "control":
+                    runs += 1
+                    if rep.verdict != "consistent (tested)":
+                        alarms += 1
+                        lines.append(f"FALSE ALARM {row.name} {dt} seed {seed}")
+                else:
+                    bugs += 1
+                    ok = rep.verdict == "differs"
+                    nm = ok and re.search(row.cause, rep.to_text(), flags=re.MULTILINE) is not None
+                    caught, named = caught + ok, named + nm
+                    if not nm:
+                        lines.append(f"{'NOT NAMED' if ok else 'MISSED'} {row.name} {dt}")
+    lines.append(f"attention path in float32, bfloat16, float16: controls {runs} runs ({seeds} seeds each), "
+                 f"{alarms} false alarms; seeded bugs {bugs}, caught {caught}, cause named {named}")
+    return "\n".join(lines)
+
+
+def _rebuild(row: Row, c: dict) -> Callable:
+    """The row's step built again for config ``c`` (another dtype)."""
+    kind = {"attn-numpy-output-only": lambda: np_attn_step(c), "attn-rotated-when-read": lambda: read_rotating_step(c)}
+    if row.name in kind:
+        return kind[row.name]()
+    bug = {"attn-keys-rotated-again-stored": "again-stored", "attn-keys-rotated-again-on-read": "again-on-read",
+           "attn-decode-offset-plus-one": "decode-plus-one", "attn-cache-extended-no-offset": "no-offset",
+           "attn-chunked-prefill-reused-ids": "chunk-reuse", "attn-left-pad-counted-from-pad": "pad-from-pad",
+           "attn-packed-no-position-reset": "pack-no-reset", "attn-derotation-at-key-position": "derotation-at-key",
+           "attn-derotation-missing": "derotation-missing",
+           "attn-derotation-missing-output-only": "derotation-missing"}.get(row.name, "")
+    out = ("output" if row.name.endswith("output-only") else "output+weights" if "derotation" in row.name
+           or row.name.endswith(("output+weights", "derotated")) else "scores")
+    return attn_step(c, bug, out)
 
 
 if __name__ == "__main__":
