@@ -238,6 +238,30 @@ def test_hf_llama_attention_with_its_dynamic_cache():
     assert any("decode offset off by one" in w for w in r.cache["why"]), r.cache["why"]
 
 
+FAMILIES = {  # transformers' attention classes: separate, fused (Phi-3) and per-head (GPT-NeoX) projections
+    "qwen3": ("Qwen3Attention", "Qwen3Config", {}),  # q_norm / k_norm
+    "phi3": ("Phi3Attention", "Phi3Config", {}),
+    "gpt_neox": ("GPTNeoXAttention", "GPTNeoXConfig", {"rotary_pct": 0.25}),
+    "gemma2": ("Gemma2Attention", "Gemma2Config", {}),  # attn_logit_softcapping
+}
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_hf_attention_families(family):
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    import importlib
+
+    cls, ccls, extra = FAMILIES[family]
+    mod = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
+    small = {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 1, "max_position_embeddings": 4096}
+    if family != "gpt_neox":
+        small.update(num_key_value_heads=2, head_dim=16)
+    attn = getattr(mod, cls)(getattr(transformers, ccls)(**small, **extra), layer_idx=0)
+    r = pe.verify_attention(attn, seed=4, compile=False)
+    assert r.verdict == "consistent (tested)", r.to_text()
+
+
 def test_hf_llama_sdpa_has_its_probabilities_read():
     attn, _, config = _llama()
     config._attn_implementation = "sdpa"

@@ -304,9 +304,13 @@ def _verify(attn: Any, cfg: dict[str, Any], *, layout: str | None, dtype: str, d
         try:
             _first_call(step, heads, d, dtype, feed)
         except Exception as exc:
+            hint = ""
+            if kind == "torch" and not hf and hasattr(attn, "forward") and hasattr(attn, "parameters"):
+                hint = (f" -- {type(attn).__name__} is a torch module without q_proj / k_proj / v_proj (nor qkv_proj, "
+                        "query_key_value): it is called as a plain step; wrap it as step(q, k, v, position_ids, cache)")
             raise ValueError(f"the step failed on its first call ({_small_s(heads, d)} tokens from position 0, a fresh "
                              f"cache, {kind} {dtype}, called as {step.protocol}): {type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else ''}") from exc
+                             f"{str(exc).splitlines()[0] if str(exc) else ''}{hint}") from exc
         runs = {s.key: _run(step, s, s.v, feed) for s in scns}
         read_how = _probabilities(step, runs, ctx, feed, notes)
         seconds = time.perf_counter() - t0

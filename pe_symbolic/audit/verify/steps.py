@@ -18,12 +18,14 @@ a plain function ``step(q, k, v, position_ids, cache) -> (result, cache)``
     head_dim)``, a static cache's unused slots after the used ones -- else by ``cache_keys=``.
 an HF attention module
     (transformers' ``LlamaAttention`` and the families that copy it: ``q_proj``, ``k_proj``,
-    ``v_proj``, ``o_proj``, called with ``position_embeddings``, a 4-D ``attention_mask``,
-    ``cache`` / ``past_key_values`` and ``cache_position``), alone or as ``(module,
+    ``v_proj``, ``o_proj`` -- or Phi-3's fused ``qkv_proj``, GPT-NeoX's ``query_key_value`` and
+    ``dense`` -- called with ``position_embeddings``, a 4-D ``attention_mask``, ``cache`` /
+    ``past_key_values`` / ``layer_past`` and ``cache_position``), alone or as ``(module,
     rotary_emb)``. Its projections are replaced for the run (and put back after) by slices of
-    ``hidden_states``, which then carries ``[q | k | v]``: what the module rotates, stores and
-    attends to is exactly the drawn ``q``, ``k``, ``v``; ``o_proj`` (and ``q_norm`` /
-    ``k_norm`` where it has them) become the identity. The rotary module is the one given,
+    ``hidden_states``, which then carries ``[q | k | v]`` (each head's side by side for
+    GPT-NeoX): what the module rotates, stores and attends to is exactly the drawn ``q``,
+    ``k``, ``v``; the output projection (and ``q_norm`` / ``k_norm`` where it has them) become
+    the identity. The rotary module is the one given,
     else the ``*RotaryEmbedding`` class of the module's own modeling file, built from its
     config; the cache is a fresh ``DynamicCache`` per scenario (``new_cache=`` for another).
 
@@ -311,12 +313,24 @@ def _no_grad(kind: str) -> Iterator[None]:
         yield
 
 
+def _projections(obj: Any) -> str | None:
+    """How an HF attention module projects: ``"qkv"`` (``q_proj``, ``k_proj``, ``v_proj``),
+    ``"fused"`` (Phi-3's ``qkv_proj``: q, then k, then v), ``"per_head"`` (GPT-NeoX's
+    ``query_key_value``: each head's q, k, v side by side), or None."""
+    if all(hasattr(obj, n) for n in ("q_proj", "k_proj", "v_proj")):
+        return "qkv"
+    if hasattr(obj, "qkv_proj"):
+        return "fused"
+    if hasattr(obj, "query_key_value"):
+        return "per_head"
+    return None
+
+
 def is_hf_attention(obj: Any) -> bool:
     """Whether ``obj`` is an HF-style attention module (a torch module with ``q_proj``,
-    ``k_proj`` and ``v_proj``)."""
+    ``k_proj`` and ``v_proj``, Phi-3's fused ``qkv_proj`` or GPT-NeoX's ``query_key_value``)."""
     torch = sys.modules.get("torch")
-    return (torch is not None and isinstance(obj, torch.nn.Module)
-            and all(hasattr(obj, n) for n in ("q_proj", "k_proj", "v_proj")))
+    return torch is not None and isinstance(obj, torch.nn.Module) and _projections(obj) is not None
 
 
 def _rotary_for(module: Any) -> Any:
@@ -349,7 +363,12 @@ class HFModuleStep(_Step):
             getattr(self.rotary, "forward", self.rotary), "layer_type") else {}
         self.new_cache_fn = new_cache
         fwd = getattr(module, "forward", module)
-        self.cache_arg = "cache" if _accepts(fwd, "cache") else "past_key_values"
+        self.proj = _projections(module)
+        if self.proj == "per_head" and heads[0] != heads[1]:
+            raise ValueError(f"{type(module).__name__}'s query_key_value holds each head's q, k and v side by side: it "
+                             f"needs as many kv heads as q heads (the config has {heads[0]} and {heads[1]})")
+        self.cache_arg = next((n for n in ("cache", "past_key_values", "layer_past") if _accepts(fwd, n)),
+                              "past_key_values")
         self.kwargs_ok = _takes_kwargs(fwd)
         self.wants_ids = _accepts(fwd, "position_ids")
         self.scale = getattr(module, "scaling", None)
@@ -394,8 +413,13 @@ class HFModuleStep(_Step):
             def forward(self, x: Any) -> Any:
                 return x[..., self.a: self.b].contiguous()
 
-        repl = {"q_proj": Slice(0, hq * d), "k_proj": Slice(hq * d, (hq + hk) * d),
-                "v_proj": Slice((hq + hk) * d, (hq + 2 * hk) * d), "o_proj": torch.nn.Identity()}
+        if self.proj == "qkv":
+            repl = {"q_proj": Slice(0, hq * d), "k_proj": Slice(hq * d, (hq + hk) * d),
+                    "v_proj": Slice((hq + hk) * d, (hq + 2 * hk) * d)}
+        else:
+            repl = {"qkv_proj" if self.proj == "fused" else "query_key_value": torch.nn.Identity()}
+        repl["o_proj" if hasattr(self.module, "o_proj") or not hasattr(self.module, "dense") else "dense"] = \
+            torch.nn.Identity()
         for norm in ("q_norm", "k_norm"):
             if isinstance(getattr(self.module, norm, None), torch.nn.Module):
                 repl[norm] = torch.nn.Identity()
@@ -419,8 +443,11 @@ class HFModuleStep(_Step):
         b, s = ids.shape
         slots = int(mask2d.shape[1])
         dt = getattr(torch, self.dtype)
-        parts = [np.swapaxes(a, 1, 2).reshape(b, s, -1) for a in (q, k, v)]
-        hidden = _to("torch", np.concatenate(parts, -1), self.dtype)
+        if self.proj == "per_head":  # (b, s, heads, 3 d): each head's q, k, v side by side
+            parts = np.concatenate([np.swapaxes(a, 1, 2) for a in (q, k, v)], -1).reshape(b, s, -1)
+        else:
+            parts = np.concatenate([np.swapaxes(a, 1, 2).reshape(b, s, -1) for a in (q, k, v)], -1)
+        hidden = _to("torch", parts, self.dtype)
         pos = _to("torch", ids, None)
         mask = torch.zeros((b, 1, s, slots), dtype=dt)
         mask.masked_fill_(~torch.from_numpy(allowed)[:, None], torch.finfo(dt).min)
