@@ -524,7 +524,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bench", action="store_true", help="instead: the benchmark row, a (1, 32, 8192, 128) verify")
     p.add_argument("--attention-dtypes", action="store_true",
                    help="instead: verify_attention's step rows in float32, bfloat16 and float16 (controls, 4 seeds)")
+    p.add_argument("--attention-families", action="store_true",
+                   help="instead: transformers' attention modules as they ship, through verify_attention")
     args = p.parse_args(argv)
+    if args.attention_families:
+        print(attention_families())
+        return 0
     if args.bench:
         print(bench())
         return 0
@@ -780,6 +785,64 @@ def _rebuild(row: Row, c: dict) -> Callable:
     out = ("output" if row.name.endswith("output-only") else "output+weights" if "derotation" in row.name
            or row.name.endswith(("output+weights", "derotated")) else "scores")
     return attn_step(c, bug, out)
+
+
+def attention_families() -> str:
+    """transformers' attention modules as they ship, through verify_attention (one line each)."""
+    import importlib
+
+    import pe_symbolic as pe
+
+    try:
+        import transformers
+    except ImportError:
+        return "attention families: transformers is not installed"
+    small = {"hidden_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
+             "max_position_embeddings": 4096, "num_hidden_layers": 2}
+    rp = {"yarn": {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 1024},
+          "llama3": {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+                     "high_freq_factor": 4.0, "original_max_position_embeddings": 512},
+          "dynamic": {"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0},
+          "linear": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0},
+          "longrope": {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": [1.0] * 16,
+                       "long_factor": [2.0] * 16, "original_max_position_embeddings": 1024}}
+    cases: list[tuple[str, str, str, dict, int, str | None]] = [
+        ("llama", "LlamaAttention", "LlamaConfig", {}, 0, None),
+        ("llama", "LlamaAttention", "LlamaConfig", {}, 0, "sdpa"),
+        ("llama", "LlamaAttention", "LlamaConfig", {"dtype": "bfloat16"}, 0, None)]
+    cases += [("llama", "LlamaAttention", "LlamaConfig", {"rope_parameters": v}, 0, None) for v in rp.values()]
+    cases += [("mistral", "MistralAttention", "MistralConfig", {}, 0, None),
+              ("qwen2", "Qwen2Attention", "Qwen2Config", {}, 0, None),
+              ("qwen3", "Qwen3Attention", "Qwen3Config", {}, 0, None),
+              ("olmo2", "Olmo2Attention", "Olmo2Config", {}, 0, None),
+              ("gemma2", "Gemma2Attention", "Gemma2Config", {}, 0, None),
+              ("gemma3", "Gemma3Attention", "Gemma3TextConfig",
+               {"layer_types": ["sliding_attention", "full_attention"],
+                "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
+                                    "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}}, 1, None),
+              ("phi3", "Phi3Attention", "Phi3Config", {}, 0, None),
+              ("gpt_neox", "GPTNeoXAttention", "GPTNeoXConfig", {"rotary_pct": 0.25, "num_key_value_heads": None,
+                                                                 "head_dim": None}, 0, None),
+              ("stablelm", "StableLmAttention", "StableLmConfig", {"partial_rotary_factor": 0.25,
+                                                                   "num_key_value_heads": 4, "head_dim": None}, 0, None)]
+    lines = []
+    for fam, cls, ccls, extra, layer, impl in cases:
+        kw = {k: v for k, v in {**small, **extra}.items() if v is not None}
+        what = f"{fam} {extra.get('rope_parameters', {}).get('rope_type', '') if fam == 'llama' else ''}".strip()
+        what += f" ({impl})" if impl else " (bfloat16)" if extra.get("dtype") else ""
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                c = getattr(transformers, ccls)(**kw)
+                if impl:
+                    c._attn_implementation = impl
+                mod = importlib.import_module(f"transformers.models.{fam}.modeling_{fam}")
+                verdict = pe.verify_attention(getattr(mod, cls)(c, layer_idx=layer), seed=3, compile=False).verdict
+            except Exception as exc:  # noqa: BLE001 - a refusal or a crash is the row's result
+                verdict = f"{type(exc).__name__}: {str(exc)[:160]}"
+        lines.append(f"{what:28} {verdict:22} {time.perf_counter() - t0:5.1f} s")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
