@@ -7,7 +7,7 @@ sequences. This year's RoPE bugs live there: keys stored already rotated and rot
 (TensorRT-LLM, recurring), decode offsets, a cache extended without its offset, chunked
 prefill reusing position ids, DeepSeek-V4's output rotated back at the wrong position.
 
-:func:`verify_attention` runs the user's attention step through the scenarios of
+:func:`pe_symbolic.verify_attention` runs the user's attention step through the scenarios of
 :mod:`~pe_symbolic.audit.verify.scenarios` (calling it as
 :mod:`~pe_symbolic.audit.verify.steps` says) and checks, with the bounds and the candidates
 of :mod:`~pe_symbolic.audit.verify.attncheck`:
@@ -66,7 +66,7 @@ import numpy as np
 
 from ...numeric.config import parse_rope_config
 from ...numeric.describe import describe
-from .attncheck import Ctx, Finding, Run, check_cache, check_output, check_relative, check_scores
+from .attncheck import Ctx, Finding, Run, check_agree, check_cache, check_output, check_relative, check_scores
 from .calling import detect_framework, interleave_halves, one_torch_thread
 from .conventions import IN_SPLIT_OUT, LAYOUTS, model_convention, model_dtype, model_heads
 from .geometry import Oracle
@@ -438,10 +438,12 @@ def _compiled(step: Any, base: Scenario, ctx: Ctx, feed: Callable, compile: bool
         return {"summary": f"not run: the step does not compile ({name}): {comp.error or eager.error}"[:400]}
     for r in (eager, comp):
         r.probs = [x.weights for x in r.res]
-    what = ("keys, " + ("scores" if comp.res[0].scores is not None else "weights" if comp.res[0].weights is not None
-                        else "") + ("" if comp.res[0].out is None else ", outputs")).rstrip(", ")
+    r0 = comp.res[0]
+    what = ", ".join(["keys"] + (["scores"] if r0.scores is not None else []) + (["weights"] if r0.weights is not None
+                     else []) + (["outputs"] if r0.out is not None and r0.weights is not None else
+                                 ["not the outputs: no weights to bound them"] if r0.out is not None else []))
     head = f"torch.compile ({name}): a prefill of 5 and 3 decode steps ({what}), {secs:.1f} s"
-    diff = _agree(ctx, small, eager.res, comp.res)
+    diff = check_agree(ctx, small, eager.res, comp.res)
     if not diff:
         return {"summary": f"passed -- {head}: equal to the eager path within twice its bound (the eager path is held "
                            "to the oracle above)"}
@@ -455,31 +457,6 @@ def _compiled(step: Any, base: Scenario, ctx: Ctx, feed: Callable, compile: bool
         else:
             why.append(f"{which}: held to the oracle, every check passed on this scenario")
     return {"summary": f"FAILED -- {head}", "why": why, "failed": True}
-
-
-def _agree(ctx: Ctx, scn: Scenario, a: list[StepResult], b: list[StepResult]) -> str:
-    from .attncheck import score_tol, slot_bounds
-
-    for ci, (x, y) in enumerate(zip(a, b)):
-        call = scn.calls[ci]
-        if x.keys is not None and y.keys is not None and x.keys.shape == y.keys.shape:
-            k, ids = scn.k[:, :, : x.keys.shape[2]], scn.ids[:, : x.keys.shape[2]]
-            if not np.all(np.abs(x.keys - y.keys) <= 2 * slot_bounds(ctx, k, ids)):
-                return f"{scn.label(ci)}: the stored keys"
-        for attr in ("scores", "weights", "out"):
-            u, w = getattr(x, attr), getattr(y, attr)
-            if u is None or w is None:
-                continue
-            if attr == "scores":
-                tol = 2 * score_tol(ctx, scn.q[:, :, call.start: call.stop], scn.ids[:, call.start: call.stop],
-                                    scn.k[:, :, : call.stop], scn.ids[:, : call.stop])
-                ok = np.abs(u - w) <= tol
-                ok |= ~np.broadcast_to(scn.allowed(call)[:, None], ok.shape)
-            else:
-                ok = np.abs(u - w) <= 2 * (4 * ctx.u * np.abs(u) + 4 * ctx.u * float(np.abs(u).max()) + 1e-300)
-            if not np.all(ok):
-                return f"{scn.label(ci)}: the {'output' if attr == 'out' else attr}"
-    return ""
 
 
 # ---------------------------------------------------------------------------- the report

@@ -58,7 +58,8 @@ from .probe import EPS, bound, exact
 from .scenarios import Call, Scenario, position_maps
 from .steps import StepResult
 
-__all__ = ["Ctx", "Finding", "Run", "check_cache", "check_output", "check_relative", "check_scores", "score_tol"]
+__all__ = ["Ctx", "Finding", "Run", "check_agree", "check_cache", "check_output", "check_relative", "check_scores",
+           "score_tol"]
 
 
 @dataclass
@@ -489,7 +490,7 @@ def want_output(ctx: Ctx, scn: Scenario, call: Call, p: np.ndarray, v: np.ndarra
 
 
 def check_output(ctx: Ctx, run: Run) -> tuple[int, Finding | None]:
-    """Each call's output against :func:`want_output`: (calls checked, the first failure)."""
+    """Each call's output against ``want_output``: (calls checked, the first failure)."""
     scn = run.scn
     checked = 0
     first: Finding | None = None
@@ -602,3 +603,35 @@ def check_relative(ctx: Ctx, base: Run, shifted: Run) -> tuple[int, Finding | No
                                 f"the output changes when every position is shifted by {scn.shift}: a value or the "
                                 "output is rotated at an absolute position, not by n - m")
     return compared, first
+
+
+def check_agree(ctx: Ctx, scn: Scenario, a: list[StepResult], b: list[StepResult]) -> str:
+    """Two paths' results on the same calls (eager and compiled), each allowed its own bound:
+    the stored keys, the scores, the probabilities (as centred logs) and the outputs (beside
+    their probabilities' own difference). The first call and quantity that differ, or ``""``."""
+    for ci, (x, y) in enumerate(zip(a, b)):
+        call = scn.calls[ci]
+        if x.keys is not None and y.keys is not None and x.keys.shape == y.keys.shape:
+            k, ids = scn.k[:, :, : x.keys.shape[2]], scn.ids[:, : x.keys.shape[2]]
+            if not np.all(np.abs(x.keys - y.keys) <= 2 * slot_bounds(ctx, k, ids)):
+                return f"{scn.label(ci)}: the stored keys"
+        q, m, k, n = _call_parts(scn, call)
+        tol = 2 * score_tol(ctx, q, m, k, n)
+        a_ = scn.allowed(call)[:, None]
+        if x.scores is not None and y.scores is not None and np.any(a_ & ~(np.abs(x.scores - y.scores) <= tol)):
+            return f"{scn.label(ci)}: the scores"
+        if x.weights is not None and y.weights is not None:
+            spread = 2 * ctx.scale * (magnitudes(ctx, q) @ np.swapaxes(kv_to_q(ctx, magnitudes(ctx, k)), -1, -2)).max(
+                -1, keepdims=True)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d = np.abs(_centred(np.log(x.weights), a_) - _centred(np.log(y.weights), a_))
+            if np.any(a_ & ~(d <= _log_tol(ctx, np.where(a_, tol, 0.0), spread, call.stop, runs=2))):
+                return f"{scn.label(ci)}: the weights"
+        if x.out is not None and y.out is not None and x.weights is not None and y.weights is not None:
+            v = scn.v
+            t = want_output(ctx, scn, call, x.weights, v)[1] + want_output(ctx, scn, call, y.weights, v)[1]
+            w = kv_to_q(ctx, magnitudes(ctx, v[:, :, : call.stop]) if ctx.derotate else np.abs(v[:, :, : call.stop]))
+            t = t + np.abs(x.weights - y.weights) @ w
+            if not np.all(np.abs(x.out - y.out) <= t):
+                return f"{scn.label(ci)}: the output"
+    return ""

@@ -458,7 +458,7 @@ class PairCall:
 def as_call(fn: Any, *, kind: str, head_dim: int, rotary_dim: int, layer_type: str | None,
             heads: tuple[int, int] = (1, 1)) -> tuple[Callable[[Any, Any], Any], bool]:
     """``fn`` as ``call(x, position_ids)``, and whether it was given ``layer_type=``.
-    ``heads``: the config's (q heads, kv heads), for HF's pair (:meth:`PairCall.kv_heads`)."""
+    ``heads``: the config's (q heads, kv heads), for HF's pair (``PairCall.kv_heads``)."""
     if isinstance(fn, tuple):
         if len(fn) != 2 or not all(callable(f) for f in fn):
             raise TypeError("fn as a tuple must be HF's pair (rotary_emb, apply_rotary_pos_emb)")
