@@ -95,6 +95,12 @@ def verify_attention(
 ) -> AttentionReport:
     """Verify a user's attention step with its KV cache against a model config (see the module notes).
 
+    A second entry point rather than ``verify_rope(..., cache=True)``: the step is called
+    another way (``q``, ``k``, ``v``, positions and a cache in; scores or an output and the
+    cache out), is checked another way (stored keys, scores, the relative property, the
+    output) and reports another way; a flag that changed what ``fn`` means would make both
+    harder to read.
+
     Parameters
     ----------
     attn : callable, torch module, or (module, rotary_emb)
