@@ -551,9 +551,10 @@ def main(argv: list[str] | None = None) -> int:
 
 # ---------------------------------------------------------------------------- the attention path (verify_attention)
 
-#: A small DeepSeek-V4-style config: the last 8 of 32 channels rotate (interleaved pairs), the output is rotated back.
+#: A small DeepSeek-V4-style config: the last 8 of 32 channels rotate (interleaved pairs), the output is rotated back
+#: (checked at its compressed layers' rope entry, ``layer_type="compress"``, here at the same base as the main one).
 V4 = {"model_type": "deepseek_v4", "head_dim": 32, "qk_rope_head_dim": 8, "hidden_size": 128, "num_attention_heads": 4,
-      "num_key_value_heads": 1, "rope_theta": 10000.0, "compress_rope_theta": 160000.0, "max_position_embeddings": 4096,
+      "num_key_value_heads": 1, "rope_theta": 10000.0, "compress_rope_theta": 10000.0, "max_position_embeddings": 4096,
       "torch_dtype": "float32"}
 
 
@@ -701,7 +702,7 @@ def attention_rows() -> list[Row]:
         return Row(*a, **k, entry="attention")
 
     c = cfg(max_position_embeddings=16384)
-    v4kw = {"layer_type": "main", "compile": False}
+    v4kw = {"layer_type": "compress", "compile": False}
     kw = {"compile": False}
     R = [A("attn-keys-rotated-again-stored", "double rotation (cache)", attn_step(c, "again-stored"), c,
            r"rotated again by call", kw),

@@ -198,7 +198,7 @@ def _seeded():
 @pytest.mark.parametrize("out", ["output+weights", "output"])
 def test_deepseek_v4_output_rotated_back_at_the_query(out):
     vs = _seeded()
-    kw = {"layer_type": "main"}
+    kw = {"layer_type": "compress"}
     r = _check(vs.attn_step(vs.V4, out=out), vs.V4, **kw)
     assert r.verdict == "consistent (tested)", r.to_text()
     assert "R(-m) sum_j p_j R(n_j) v_j" in r.output["summary"] and r.output["summary"].startswith("passed")
