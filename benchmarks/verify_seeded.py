@@ -41,6 +41,7 @@ class Row:
     config: dict
     cause: str = ""
     kw: dict | None = None
+    entry: str = "rope"  # "attention": checked by verify_attention
 
 
 def cfg(**changes: Any) -> dict:
@@ -311,7 +312,10 @@ def rows() -> list[Row]:
     bug("q-k-one-buffer", "aliasing", hf_pair(c, aliased=True), r"share storage|depends on")
     R.extend(_config_rows())
     R.extend(_hf_bug_rows())
+    att = attention_rows()
+    R.extend(r for r in att if r.klass != "control")
     R.extend(controls())
+    R.extend(r for r in att if r.klass == "control")
     return R
 
 
@@ -439,7 +443,8 @@ def run(selected: list[Row], seed: int = 11, verbose: bool = False) -> list[tupl
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                rep = pe.verify_rope(row.fn, row.config, seed=seed, **(row.kw or {}))
+                check = pe.verify_attention if row.entry == "attention" else pe.verify_rope
+                rep = check(row.fn, row.config, seed=seed, **(row.kw or {}))
                 verdict, text = rep.verdict, rep.to_text()
             except Exception as exc:  # noqa: BLE001 - a crash is a row's result, said
                 verdict, text = "crash", f"{type(exc).__name__}: {exc}"
@@ -517,9 +522,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--show", action="store_true", help="print each report that is not 'caught, cause named'")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--bench", action="store_true", help="instead: the benchmark row, a (1, 32, 8192, 128) verify")
+    p.add_argument("--attention-dtypes", action="store_true",
+                   help="instead: verify_attention's step rows in float32, bfloat16 and float16 (controls, 4 seeds)")
+    p.add_argument("--attention-families", action="store_true",
+                   help="instead: transformers' attention modules as they ship, through verify_attention")
     args = p.parse_args(argv)
+    if args.attention_families:
+        print(attention_families())
+        return 0
     if args.bench:
         print(bench())
+        return 0
+    if args.attention_dtypes:
+        print(attention_dtypes())
         return 0
     selected = [r for r in rows() if not args.only or any(o in r.name for o in args.only)]
     res = run(selected, args.seed, args.verbose)
@@ -531,6 +546,304 @@ def main(argv: list[str] | None = None) -> int:
             if bad:
                 print(f"\n== {row.name} ({row.klass}; wanted /{row.cause}/) ==\n{text}")
     return 0
+
+
+
+# ---------------------------------------------------------------------------- the attention path (verify_attention)
+
+#: A small DeepSeek-V4-style config: the last 8 of 32 channels rotate (interleaved pairs), the output is rotated back
+#: (checked at its compressed layers' rope entry, ``layer_type="compress"``, here at the same base as the main one).
+V4 = {"model_type": "deepseek_v4", "head_dim": 32, "qk_rope_head_dim": 8, "hidden_size": 128, "num_attention_heads": 4,
+      "num_key_value_heads": 1, "rope_theta": 10000.0, "compress_rope_theta": 10000.0, "max_position_embeddings": 4096,
+      "torch_dtype": "float32"}
+
+
+def attn_step(c: dict, bug: str = "", out: str = "scores") -> Callable:
+    """A torch attention step ``step(q, k, v, position_ids, cache, attention_mask=None) -> (result, cache)``
+    of config ``c`` (a dict cache: keys, values and the positions they were rotated at), with a seeded
+    ``bug``; ``out``: ``"scores"``, ``"output"`` or ``"output+weights"``."""
+    import torch
+
+    d = c["head_dim"]
+    hq, hk = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"])
+    v4 = c.get("model_type") == "deepseek_v4"
+    r = c.get("qk_rope_head_dim", d) if v4 else d
+    inv = 1.0 / (c["rope_theta"] ** (torch.arange(0, r, 2, dtype=torch.float64) / r))
+
+    def rope(x: Any, pos: Any, sign: int = 1) -> Any:
+        ang = pos[..., None].double() * inv
+        cos, sin = ang.cos().float()[:, None], (sign * ang.sin()).float()[:, None]
+        if v4:  # interleaved pairs on the last r channels (HF's DeepSeek-V4)
+            lead, t = x[..., : d - r], x[..., d - r:].float()
+            a, b = t[..., 0::2], t[..., 1::2]
+            rot = torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+            return torch.cat([lead, rot.to(x.dtype)], -1)
+        emb_c, emb_s = torch.cat([cos, cos], -1).to(x.dtype), torch.cat([sin, sin], -1).to(x.dtype)
+        h = d // 2
+        return x * emb_c + torch.cat([-x[..., h:], x[..., :h]], -1) * emb_s
+
+    def step(q: Any, k: Any, v: Any, position_ids: Any, cache: Any, attention_mask: Any = None) -> Any:
+        s = q.shape[2]
+        past = 0 if cache is None else cache["k"].shape[2]
+        pos = position_ids
+        if bug == "no-offset":
+            pos = torch.arange(s)[None].expand_as(position_ids)
+        elif bug == "decode-plus-one" and s == 1:
+            pos = pos + 1
+        elif bug == "chunk-reuse" and cache is not None and s > 1:
+            pos = cache["first"][:, :s]
+        elif bug == "pad-from-pad" and attention_mask is not None and bool((attention_mask == 0).any()):
+            pos = torch.arange(past, past + s)[None].expand_as(position_ids)
+        elif bug == "pack-no-reset":
+            pos = position_ids[:, :1] + torch.arange(s)[None]
+        kr, qr = rope(k, pos), rope(q, pos)
+        vr = rope(v, pos) if v4 else v
+        if cache is None:
+            keys, vals, kpos, first = kr, vr, pos, pos
+        else:
+            old = rope(cache["k"], cache["pos"]) if bug == "again-stored" else cache["k"]
+            keys, vals = torch.cat([old, kr], 2), torch.cat([cache["v"], vr], 2)
+            kpos, first = torch.cat([cache["pos"], pos], 1), cache["first"]
+        read = keys
+        if bug == "again-on-read" and cache is not None:
+            read = torch.cat([rope(cache["k"], cache["pos"]), kr], 2)
+        g = hq // hk
+        scores = qr.float() @ read.repeat_interleave(g, 1).float().transpose(-1, -2) / d ** 0.5
+        new = {"k": keys, "v": vals, "pos": kpos, "first": first}
+        if out == "scores":
+            return scores.to(q.dtype), new
+        n = keys.shape[2]
+        allow = torch.arange(n)[None, :] <= torch.arange(past, past + s)[:, None]
+        if attention_mask is not None:
+            allow = allow[None] & attention_mask[:, None, :].bool()
+        p = torch.softmax(scores.masked_fill(~allow[:, None] if allow.dim() == 3 else ~allow, float("-inf")), -1)
+        o = (p @ vals.repeat_interleave(g, 1).float()).to(q.dtype)
+        if v4 and bug != "derotation-missing":
+            at = (position_ids // 4) * 4 if bug == "derotation-at-key" else position_ids
+            o = rope(o, at, sign=-1)
+        return (o, p.to(q.dtype)) if out == "output+weights" else o, new
+    return step
+
+
+def np_attn_step(c: dict) -> Callable:
+    """A correct NumPy step that returns the attention output only (no scores, no weights)."""
+    d = c["head_dim"]
+    hq, hk = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"])
+    inv = 1.0 / (c["rope_theta"] ** (np.arange(0, d, 2) / d))
+
+    def rope(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        ang = np.concatenate([pos[..., None] * inv] * 2, -1)[:, None]
+        h = d // 2
+        return (x * np.cos(ang) + np.concatenate([-x[..., h:], x[..., :h]], -1) * np.sin(ang)).astype(x.dtype)
+
+    def step(q: np.ndarray, k: np.ndarray, v: np.ndarray, position_ids: np.ndarray, cache: Any,
+             attention_mask: np.ndarray | None = None) -> Any:
+        past = 0 if cache is None else cache[0].shape[2]
+        keys = rope(k, position_ids) if cache is None else np.concatenate([cache[0], rope(k, position_ids)], 2)
+        vals = v if cache is None else np.concatenate([cache[1], v], 2)
+        g = hq // hk
+        sc = rope(q, position_ids) @ np.repeat(keys, g, 1).transpose(0, 1, 3, 2) / np.sqrt(d)
+        n, s = keys.shape[2], q.shape[2]
+        allow = np.arange(n)[None, :] <= np.arange(past, past + s)[:, None]
+        if attention_mask is not None:
+            allow = allow[None, None] & attention_mask[:, None, None, :].astype(bool)
+        sc = np.where(allow, sc, -np.inf)
+        p = np.exp(sc - sc.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        return (p @ np.repeat(vals, g, 1)).astype(q.dtype), (keys, vals)
+    return step
+
+
+def read_rotating_step(c: dict) -> Callable:
+    """A correct torch step that caches the keys unrotated and rotates them when it reads them."""
+    import torch
+
+    d = c["head_dim"]
+    inv = 1.0 / (c["rope_theta"] ** (torch.arange(0, d, 2, dtype=torch.float64) / d))
+
+    def rope(x: Any, pos: Any) -> Any:
+        ang = torch.cat([pos[..., None].double() * inv] * 2, -1)
+        h = d // 2
+        return x * ang.cos().float()[:, None] + torch.cat([-x[..., h:], x[..., :h]], -1) * ang.sin().float()[:, None]
+
+    def step(q: Any, k: Any, v: Any, position_ids: Any, cache: Any) -> Any:
+        keys = k if cache is None else torch.cat([cache[0], k], 2)
+        pos = position_ids if cache is None else torch.cat([cache[2], position_ids], 1)
+        g = c["num_attention_heads"] // c["num_key_value_heads"]
+        sc = rope(q, position_ids) @ rope(keys, pos).repeat_interleave(g, 1).transpose(-1, -2) / d ** 0.5
+        return sc, (keys, None, pos)
+    return step
+
+
+def hf_attention(name: str, c: dict) -> Any:
+    """transformers' attention module of a family (layer 0), built from its config class, or None."""
+    try:
+        import importlib
+
+        mod = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+        conf = importlib.import_module(f"transformers.models.{name}.configuration_{name}")
+    except Exception:  # noqa: BLE001
+        return None
+    cls = next((v for n, v in vars(mod).items() if n.endswith("Attention") and isinstance(v, type)
+                and v.__module__ == mod.__name__ and hasattr(v, "forward")), None)
+    ccls = next(v for n, v in vars(conf).items() if n.endswith("Config") and isinstance(v, type)
+                and v.__module__ == conf.__name__)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return cls(ccls(**c, num_hidden_layers=1), layer_idx=0) if cls is not None else None
+        except Exception:  # noqa: BLE001 - this transformers does not build it: the row is left out
+            return None
+
+
+def attention_rows() -> list[Row]:
+    """verify_attention's rows: the attention path's bugs, and correct controls."""
+    def A(*a: Any, **k: Any) -> Row:  # noqa: N802
+        return Row(*a, **k, entry="attention")
+
+    c = cfg(max_position_embeddings=16384)
+    v4kw = {"layer_type": "compress", "compile": False}
+    kw = {"compile": False}
+    R = [A("attn-keys-rotated-again-stored", "double rotation (cache)", attn_step(c, "again-stored"), c,
+           r"rotated again by call", kw),
+         A("attn-keys-rotated-again-on-read", "double rotation (cache)", attn_step(c, "again-on-read"), c,
+           r"rotated again when read", kw),
+         A("attn-decode-offset-plus-one", "decode offsets", attn_step(c, "decode-plus-one"), c,
+           r"decode offset off by one", kw),
+         A("attn-cache-extended-no-offset", "cache length and offset", attn_step(c, "no-offset"), c,
+           r"without its offset", kw),
+         A("attn-chunked-prefill-reused-ids", "chunked prefill", attn_step(c, "chunk-reuse"), c,
+           r"reusing the first chunk's position_ids", kw),
+         A("attn-left-pad-counted-from-pad", "left padding", attn_step(c, "pad-from-pad"), c,
+           r"counted from the pad", kw),
+         A("attn-packed-no-position-reset", "packed sequences", attn_step(c, "pack-no-reset"), c,
+           r"without position reset", kw),
+         A("attn-derotation-at-key-position", "de-rotation", attn_step(V4, "derotation-at-key", "output+weights"),
+           V4, r"at a key's position instead of the query's", v4kw),
+         A("attn-derotation-missing", "de-rotation", attn_step(V4, "derotation-missing", "output+weights"), V4,
+           r"de-rotation missing", v4kw),
+         A("attn-derotation-missing-output-only", "de-rotation", attn_step(V4, "derotation-missing", "output"), V4,
+           r"de-rotation missing", v4kw),
+         A("attn-torch-scores", "control", attn_step(c), c, kw=kw),
+         A("attn-torch-output+weights", "control", attn_step(c, out="output+weights"), c, kw=kw),
+         A("attn-numpy-output-only", "control", np_attn_step(c), c, kw=kw),
+         A("attn-rotated-when-read", "control", read_rotating_step(c), c, kw=kw),
+         A("attn-deepseek-v4-derotated", "control", attn_step(V4, out="output+weights"), V4, kw=v4kw),
+         A("attn-deepseek-v4-output-only", "control", attn_step(V4, out="output"), V4, kw=v4kw)]
+    hc = {k: v for k, v in cfg(max_position_embeddings=8192).items() if k not in ("model_type",)}
+    llama = hf_attention("llama", hc)
+    if llama is not None:
+        R.append(A("attn-transformers-llama", "control", llama, hc, kw=kw))
+        R.append(A("attn-transformers-llama (torch.compile)", "control", hf_attention("llama", hc), hc,
+                   kw={"compile": True}))
+    return R
+
+
+def attention_dtypes(seeds: int = 4) -> str:
+    """verify_attention's step rows in every dtype: the controls with ``seeds`` seeds each, the
+    seeded bugs with one (false alarms and misses counted, the misses printed)."""
+    import pe_symbolic as pe
+
+    lines, alarms, runs, caught, named, bugs = [], 0, 0, 0, 0, 0
+    for dt in ("float32", "bfloat16", "float16"):
+        for row in attention_rows():
+            if row.name.startswith("attn-transformers"):
+                continue
+            c = dict(row.config, torch_dtype=dt)
+            fn = _rebuild(row, c)
+            for seed in (range(seeds) if row.klass == "control" else (11,)):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    rep = pe.verify_attention(fn, c, seed=seed, **(row.kw or {}))
+                if row.klass == "control":
+                    runs += 1
+                    if rep.verdict != "consistent (tested)":
+                        alarms += 1
+                        lines.append(f"FALSE ALARM {row.name} {dt} seed {seed}")
+                else:
+                    bugs += 1
+                    ok = rep.verdict == "differs"
+                    nm = ok and re.search(row.cause, rep.to_text(), flags=re.MULTILINE) is not None
+                    caught, named = caught + ok, named + nm
+                    if not nm:
+                        lines.append(f"{'NOT NAMED' if ok else 'MISSED'} {row.name} {dt}")
+    lines.append(f"attention path in float32, bfloat16, float16: controls {runs} runs ({seeds} seeds each), "
+                 f"{alarms} false alarms; seeded bugs {bugs}, caught {caught}, cause named {named}")
+    return "\n".join(lines)
+
+
+def _rebuild(row: Row, c: dict) -> Callable:
+    """The row's step built again for config ``c`` (another dtype)."""
+    kind = {"attn-numpy-output-only": lambda: np_attn_step(c), "attn-rotated-when-read": lambda: read_rotating_step(c)}
+    if row.name in kind:
+        return kind[row.name]()
+    bug = {"attn-keys-rotated-again-stored": "again-stored", "attn-keys-rotated-again-on-read": "again-on-read",
+           "attn-decode-offset-plus-one": "decode-plus-one", "attn-cache-extended-no-offset": "no-offset",
+           "attn-chunked-prefill-reused-ids": "chunk-reuse", "attn-left-pad-counted-from-pad": "pad-from-pad",
+           "attn-packed-no-position-reset": "pack-no-reset", "attn-derotation-at-key-position": "derotation-at-key",
+           "attn-derotation-missing": "derotation-missing",
+           "attn-derotation-missing-output-only": "derotation-missing"}.get(row.name, "")
+    out = ("output" if row.name.endswith("output-only") else "output+weights" if "derotation" in row.name
+           or row.name.endswith(("output+weights", "derotated")) else "scores")
+    return attn_step(c, bug, out)
+
+
+def attention_families() -> str:
+    """transformers' attention modules as they ship, through verify_attention (one line each)."""
+    import importlib
+
+    import pe_symbolic as pe
+
+    try:
+        import transformers
+    except ImportError:
+        return "attention families: transformers is not installed"
+    small = {"hidden_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
+             "max_position_embeddings": 4096, "num_hidden_layers": 2}
+    rp = {"yarn": {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 1024},
+          "llama3": {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+                     "high_freq_factor": 4.0, "original_max_position_embeddings": 512},
+          "dynamic": {"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0},
+          "linear": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0},
+          "longrope": {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": [1.0] * 16,
+                       "long_factor": [2.0] * 16, "original_max_position_embeddings": 1024}}
+    cases: list[tuple[str, str, str, dict, int, str | None]] = [
+        ("llama", "LlamaAttention", "LlamaConfig", {}, 0, None),
+        ("llama", "LlamaAttention", "LlamaConfig", {}, 0, "sdpa"),
+        ("llama", "LlamaAttention", "LlamaConfig", {"dtype": "bfloat16"}, 0, None)]
+    cases += [("llama", "LlamaAttention", "LlamaConfig", {"rope_parameters": v}, 0, None) for v in rp.values()]
+    cases += [("mistral", "MistralAttention", "MistralConfig", {}, 0, None),
+              ("qwen2", "Qwen2Attention", "Qwen2Config", {}, 0, None),
+              ("qwen3", "Qwen3Attention", "Qwen3Config", {}, 0, None),
+              ("olmo2", "Olmo2Attention", "Olmo2Config", {}, 0, None),
+              ("gemma2", "Gemma2Attention", "Gemma2Config", {}, 0, None),
+              ("gemma3", "Gemma3Attention", "Gemma3TextConfig",
+               {"layer_types": ["sliding_attention", "full_attention"],
+                "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
+                                    "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}}, 1, None),
+              ("phi3", "Phi3Attention", "Phi3Config", {}, 0, None),
+              ("gpt_neox", "GPTNeoXAttention", "GPTNeoXConfig", {"rotary_pct": 0.25, "num_key_value_heads": None,
+                                                                 "head_dim": None}, 0, None),
+              ("stablelm", "StableLmAttention", "StableLmConfig", {"partial_rotary_factor": 0.25,
+                                                                   "num_key_value_heads": 4, "head_dim": None}, 0, None)]
+    lines = []
+    for fam, cls, ccls, extra, layer, impl in cases:
+        kw = {k: v for k, v in {**small, **extra}.items() if v is not None}
+        what = f"{fam} {extra.get('rope_parameters', {}).get('rope_type', '') if fam == 'llama' else ''}".strip()
+        what += f" ({impl})" if impl else " (bfloat16)" if extra.get("dtype") else ""
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                c = getattr(transformers, ccls)(**kw)
+                if impl:
+                    c._attn_implementation = impl
+                mod = importlib.import_module(f"transformers.models.{fam}.modeling_{fam}")
+                verdict = pe.verify_attention(getattr(mod, cls)(c, layer_idx=layer), seed=3, compile=False).verdict
+            except Exception as exc:  # noqa: BLE001 - a refusal or a crash is the row's result
+                verdict = f"{type(exc).__name__}: {str(exc)[:160]}"
+        lines.append(f"{what:28} {verdict:22} {time.perf_counter() - t0:5.1f} s")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

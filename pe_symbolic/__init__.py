@@ -64,13 +64,13 @@ from ._version import __version__
 _SUBMODULES = ("encodings", "proof", "theorems", "numeric", "reference", "cli")
 
 __all__ = ["audit", "cards", "check_identity", "diff_cards", "is_relative", "supports", "tolerance", "usable_context",
-           "verify_rope", "__version__", *_SUBMODULES]
+           "verify_attention", "verify_rope", "__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import encodings, numeric, proof, reference, theorems  # noqa: F401
     from .audit import audit  # noqa: F401
     from .audit.tolerance import tolerance  # noqa: F401
-    from .audit.verify import verify_rope  # noqa: F401
+    from .audit.verify import verify_attention, verify_rope  # noqa: F401
     from .zoo import cards, diff_cards  # noqa: F401
     from .engines.support import supports, usable_context  # noqa: F401
     from .proof import check_identity  # noqa: F401
@@ -102,6 +102,10 @@ def __getattr__(name: str) -> Any:
         from .audit.tolerance import tolerance
 
         return tolerance
+    if name == "verify_attention":
+        from .audit.verify import verify_attention
+
+        return verify_attention
     if name == "audit":
         from .audit import audit
 

@@ -58,7 +58,9 @@ The parts, each its own module:
 from __future__ import annotations
 
 from .conventions import IN_SPLIT_OUT, LAYOUTS, MODEL_CONVENTIONS
+from .attention import verify_attention
 from .core import verify_rope
-from .report import VERDICTS, VerifyReport
+from .report import VERDICTS, AttentionReport, VerifyReport
 
-__all__ = ["IN_SPLIT_OUT", "LAYOUTS", "MODEL_CONVENTIONS", "VERDICTS", "VerifyReport", "verify_rope"]
+__all__ = ["IN_SPLIT_OUT", "LAYOUTS", "MODEL_CONVENTIONS", "VERDICTS", "AttentionReport", "VerifyReport",
+           "verify_attention", "verify_rope"]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -16,7 +14,7 @@ import numpy as np
 from ...numeric.config import parse_rope_config
 from ...numeric.describe import describe
 from ..symbolic_trace import TraceError
-from .calling import PairCall, as_call, caller, detect_framework, interleave_halves, to_framework
+from .calling import PairCall, as_call, caller, detect_framework, interleave_halves, one_torch_thread, to_framework
 from .conventions import IN_SPLIT_OUT, LAYOUTS, infer, model_convention, model_dtype, model_heads, submodule_layout
 from .diagnose import diagnose
 from .geometry import Oracle
@@ -345,26 +343,8 @@ def _decide(call: PairCall, kind: str, dtype: str, spec: Any) -> None:
         call.decide(x, ii)
 
 
-@contextlib.contextmanager
-def _one_torch_thread() -> Iterator[None]:
-    """The user's torch calls on one intra-op thread, restored afterwards: verify makes many
-    small calls, and on a loaded machine a parallel region waits for a free core (measured on
-    two shared cores: HF's rotary pair on a (3, 3, 64, 128) input, 4 ms on one thread, 330 ms
-    on two). Elementwise results do not depend on the thread count."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(n)
-
-
 def _verify_one(fn: Any, config: Mapping[str, Any], **kw: Any) -> VerifyReport:
-    with _one_torch_thread():
+    with one_torch_thread():
         return _verify_one_inner(fn, config, **kw)
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..._display import Panel, Section, ShowsItself, Table
 
-__all__ = ["VERDICTS", "VerifyReport", "worst"]
+__all__ = ["VERDICTS", "AttentionReport", "VerifyReport", "worst"]
 
 #: The verdicts, best first (a combined report takes the worst of its parts).
 VERDICTS: tuple[str, ...] = ("verified", "consistent (tested)", "out of bound", "differs")
@@ -180,4 +180,76 @@ class VerifyReport(ShowsItself):
 
     def to_json(self) -> str:
         """The report as JSON (every section; the layer types' and entries' reports nested)."""
+        return json.dumps(asdict(self), indent=2, default=str)
+
+
+_ATTENTION_SECTIONS = ("cache", "scores", "relative", "output", "compile", "scenarios")
+
+
+@dataclass(repr=False)
+class AttentionReport(ShowsItself):
+    """What :func:`pe_symbolic.verify_attention` found.
+
+    ``verdict`` is ``"consistent (tested)"`` (every check that ran passed: the attention path
+    is data-dependent -- a cache, a mask, a softmax -- and is tested, never traced, so it is
+    never ``"verified"``) or ``"differs"``. Each section is a dict with a one-line ``summary``
+    and, where something is wrong, ``why`` (sentences: where, then the cause):
+
+    - ``cache``: (a) the keys stored after each call, each against the oracle's rotation at
+      its own position;
+    - ``scores``: (b) the pre-softmax scores (or the step's probabilities) against the
+      oracle's;
+    - ``relative``: (c) the scores and outputs of a scenario shifted by a common offset
+      against the unshifted one's (no oracle);
+    - ``output``: (d) the output against the values weighted by the step's own
+      probabilities, rotated back at the query's position where the config says so;
+    - ``compile``: the ``torch.compile`` path against the eager one (or why it did not run);
+    - ``scenarios``: one line per scenario (``lines``).
+
+    >>> AttentionReport("differs", cache={"summary": "FAILED", "why": ["rotated twice"]}).to_text()
+    'verify_attention: DIFFERS\\n  cache: FAILED\\n    - rotated twice'
+    """
+
+    verdict: str
+    cache: dict[str, Any] = field(default_factory=dict)
+    scores: dict[str, Any] = field(default_factory=dict)
+    relative: dict[str, Any] = field(default_factory=dict)
+    output: dict[str, Any] = field(default_factory=dict)
+    compile: dict[str, Any] = field(default_factory=dict)
+    scenarios: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict={self.verdict!r} is not one of {VERDICTS}")
+
+    def _lines(self) -> list[tuple[str, str, list[str]]]:
+        out = []
+        for name in _ATTENTION_SECTIONS:
+            sec = getattr(self, name)
+            if sec:
+                out.append((name, sec.get("summary", ""), list(sec.get("why", [])) + list(sec.get("lines", []))))
+        return out
+
+    def to_text(self) -> str:
+        """The report as plain text (what ``str()`` gives)."""
+        lines = [f"verify_attention: {self.verdict.upper()}"]
+        for name, summ, why in self._lines():
+            lines.append(f"  {name}: {summ}")
+            lines += [f"    - {w}" for w in why]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """The report as Markdown (for a PR comment)."""
+        out = [f"**verify_attention: {self.verdict}**", ""]
+        for name, summ, why in self._lines():
+            out.append(f"- **{name}**: {summ}")
+            out += [f"  - {w}" for w in why]
+        out += [f"- note: {n}" for n in self.notes]
+        return "\n".join(out)
+
+    def to_json(self) -> str:
+        """The report as JSON (every section)."""
         return json.dumps(asdict(self), indent=2, default=str)
