@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 __all__ = ["Panel", "Section", "ShowsItself", "Table", "badge_colour"]
 
 _NUMBER = re.compile(r"^[-+]?(\d[\d,]*\.?\d*(e[-+]?\d+)?|\.\d+(e[-+]?\d+)?)(\s*(s|ms|x|%|ulp))?$", re.IGNORECASE)
-_TABLE = ("border-collapse:collapse;margin:0.3em 0;font-size:0.88em;"
+_TABLE = ("border-collapse:collapse;margin:0.3em 0;font-size:0.86em;"
           "font-variant-numeric:tabular-nums")
-_CELL = "padding:0.15em 0.5em;white-space:nowrap;text-align:left;vertical-align:top"
+_CELL = "padding:0.15em 0.4em;white-space:nowrap;text-align:left;vertical-align:top"
 _HEAD = _CELL + ";border-bottom:1px solid #999;font-weight:600"
 _MONO = "font-family:SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace"
 _SCROLL = "overflow-x:auto;max-width:100%"
