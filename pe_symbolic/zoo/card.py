@@ -34,7 +34,7 @@ said) or ``"crashed"``.
 >>> [(e["engine"], e["verdict"]) for e in card["engines"]]
 [('vllm', 'equal here (proved); elsewhere undecided'), ('tensorrt-llm', 'unsupported beyond 32,767')]
 >>> card["bound"][0]["dtype"], card["bound"][0]["context"], f'{card["bound"][0]["angle"]:.2e}'
-('bfloat16', 131072, '1.06e-02')
+('bfloat16', 131072, '1.25e-02')
 """
 
 from __future__ import annotations
