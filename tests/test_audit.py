@@ -229,6 +229,14 @@ def test_bad_input_is_refused_by_name(kwargs, err, match):
         pe.audit(LLAMA, **args)
 
 
+@pytest.mark.parametrize("config", [{"model_type": "dinov3_vit"}, {"model_type": "glm4v_vision"}, "pixtral-12b-vision"])
+def test_an_axial_rope_is_refused_by_name_not_by_numpy(config):
+    # 38 vision configs (issue 44's sweep of every model type) reached NumPy's "operands could
+    # not be broadcast" or a positions-shape error from deep inside the emulation
+    with pytest.raises(ValueError, match=r"its RoPE is axial .* a 1-D RoPE with rope_theta [0-9]+ and head_dim"):
+        pe.audit(config, recipe="hf", dtype="bfloat16", context=4096)
+
+
 def test_unknown_config_lists_the_shipped_ones():
     with pytest.raises(ValueError, match=r"config='lama-3.1-8b' is neither.*llama-3.1-8b.*did you mean"):
         load_target("lama-3.1-8b")

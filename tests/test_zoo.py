@@ -298,8 +298,28 @@ def test_a_real_refusal_is_a_card_not_a_crash():
     assert "vision [item 1]: ok: refused context:" in sweep.summary()
 
 
+def test_an_axial_vision_tower_has_its_bound_refused_by_name():
+    # the sweep of every model type found 37 such cards refused with NumPy's broadcast error
+    card = cards([("dinov3", {"model_type": "dinov3_vit"})], **FAST).cards[0]
+    assert card["status"] == "ok" and card["program"][0]["rope_type"] == "axial"
+    (why,) = [r["reason"] for r in card["refused"] if r["part"] == "bound"]
+    assert "its RoPE is axial" in why and "broadcast" not in why
+
+
 # ---------------------------------------------------------------------------------------------
 # the release diff
+
+
+def test_a_warning_that_differs_only_in_the_table_version_is_not_a_change():
+    # the sweep of every model type with transformers 5.24's table and 5.25's: 440 of 823 cards
+    # differed only in the version their "no RoPE field" warning names
+    w = "config['model_type']='albert': HF's AlbertConfig (transformers {}) has no RoPE field"
+    a = {"key": "k", "source": "albert", "name": "albert", "status": "ok", "warnings": [w.format("5.24.0")]}
+    same = diff_cards([a], [dict(a, warnings=[w.format("5.25.0")])])
+    assert same.exit_code == 0 and same.version_only == ["albert"]
+    assert "1 config whose warnings differ only in the transformers version" in str(same)
+    other = diff_cards([a], [dict(a, warnings=[w.format("5.25.0").replace("AlbertConfig", "BertConfig")])])
+    assert other.exit_code == 1 and other.version_only == [] and other.changes[0].cause == "warnings"
 
 
 def test_diff_of_two_releases(tmp_path):

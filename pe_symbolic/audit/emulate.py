@@ -299,6 +299,8 @@ def rope_target(config: Mapping[str, Any], name: str, *, seq_len: int | None = N
     spec = numeric.parse_rope_config(config, layer_type=layer_type)
     if spec.rotary_channels == "trailing":
         raise ValueError(_trailing_refusal(name, spec))
+    if spec.rope_type == "axial":
+        raise ValueError(_axial_refusal(name, spec))
     if spec.mrope_section is not None:
         spec = _text_only(spec)
     theta, attn = _exact_frequencies(spec, _seq_key(spec, seq_len), "original")
@@ -351,6 +353,24 @@ def _is_deepseek_v4(config: Mapping[str, Any]) -> bool:
     tc = config.get("text_config")
     return config.get("model_type") == "deepseek_v4" or (isinstance(tc, Mapping)
                                                           and tc.get("model_type") == "deepseek_v4")
+
+
+def _axial_refusal(name: str, spec: Any) -> str:
+    """Why :func:`~pe_symbolic.audit.audit` refuses an axial (2-D / 3-D position) RoPE, and what
+    can be audited instead.
+
+    >>> from pe_symbolic import numeric
+    >>> spec = numeric.parse_rope_config(numeric.model_config("pixtral-12b-vision"))
+    >>> print(_axial_refusal("pixtral-12b-vision", spec))  # doctest: +ELLIPSIS
+    pe.audit does not support 'pixtral-12b-vision': its RoPE is axial (rope type 'axial', a vision tower's 2-D or 3-D patch positions, 32 frequencies over 64 rotary dims), and the audit's emulation and bounds are for one token position per row; ...
+    """
+    nfreq = spec.freq_dim // 2 if spec.freq_dim else spec.pairs
+    return (f"pe.audit does not support {name!r}: its RoPE is axial (rope type 'axial', a vision tower's 2-D "
+            f"or 3-D patch positions, {nfreq} frequencies over {spec.rotary_dim} rotary dims), and the audit's "
+            "emulation and bounds are for one token position per row; its frequencies are those of a 1-D "
+            f"RoPE with rope_theta {spec.rope_theta:g} and head_dim {2 * nfreq} (each axis turns by some or "
+            "all of them): audit that config at the largest patch index an axis reaches (a bound over every "
+            "frequency covers each axis'), or check an implementation with pe.verify_rope")
 
 
 def _trailing_refusal(name: str, spec: Any) -> str:

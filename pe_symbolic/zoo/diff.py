@@ -24,6 +24,7 @@ changed card), else 0.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,9 @@ class CardDiff:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     made_with: tuple[str, str] = ("", "")
+    version_only: list[str] = field(default_factory=list)
+    """Configs whose warnings differ only in the transformers version they name (the table's,
+    shown in ``made with``): not a change of the card."""
 
     @property
     def changed(self) -> bool:
@@ -90,6 +94,10 @@ class CardDiff:
                 lines.append(f"  {name}")
                 for c in sorted((c for c in mine if c.config == name), key=lambda c: c.what):
                     lines.append(f"    {c.what}: {c.old} -> {c.new}")
+        if self.version_only:
+            n = len(self.version_only)
+            lines.append(f"(and {n} config{'s' if n != 1 else ''} whose warnings differ only in the transformers "
+                         "version they name: the table's, in 'made with'; not counted as changed)")
         for label, items in (("added", self.added), ("removed", self.removed)):
             if items:
                 lines.append("")
@@ -175,10 +183,23 @@ def _flat(card: Mapping[str, Any]) -> dict[tuple[str, str], Any]:
     for r in card.get("refused") or []:
         out[("refused", str(r.get("part")))] = str(r.get("reason"))
     for w in card.get("warnings") or []:
-        out[("warnings", w)] = "warned"
+        out[("warnings", _unversioned(w))] = "warned"
     for r in card.get("crashed") or []:
         out[("crashed", str(r.get("part")))] = str(r.get("error"))
     return out
+
+
+#: A warning's "(transformers 5.25.0)": the version of the config-class table it was read with.
+_TRANSFORMERS_VERSION = re.compile(r"\(transformers [0-9][0-9A-Za-z.+-]*\)")
+
+
+def _unversioned(warning: str) -> str:
+    """``warning`` with the transformers version it names replaced by ``*``.
+
+    >>> _unversioned("HF's AlbertConfig (transformers 5.24.0) has no RoPE field")
+    "HF's AlbertConfig (transformers *) has no RoPE field"
+    """
+    return _TRANSFORMERS_VERSION.sub("(transformers *)", warning)
 
 
 def _compare(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
@@ -261,7 +282,10 @@ def diff_cards(old: str | os.PathLike | Iterable[Mapping[str, Any]],
             unmatched_a.append(c)
     diff.matched = len(pairs)
     for x, y in pairs:
-        diff.changes += _compare(label(y), x, y)
+        found = _compare(label(y), x, y)
+        diff.changes += found
+        if not found and list(x.get("warnings") or []) != list(y.get("warnings") or []):
+            diff.version_only.append(label(y))
     diff.removed = [label(c) for c in unmatched_a]
     diff.added = [label(c) for cs in by_name.values() for c in cs]
     return diff
