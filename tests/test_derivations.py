@@ -190,7 +190,16 @@ def test_registered_negatives_are_counted_apart(common):
     assert rep.not_as_expected() == []
 
 
-def test_finish_exits_with_status_1_from_a_shell(common, capsys):
+@pytest.fixture
+def shell(monkeypatch):
+    """A run from a shell: neither a Jupyter kernel nor the docs build in this process. Other
+    test files import ``ipykernel`` / ``sphinx_gallery`` (importorskip), and pytest-xdist may
+    run them earlier in this worker: the tutorial would then take itself for embedded."""
+    for host in ("ipykernel", "sphinx_gallery"):
+        monkeypatch.delitem(sys.modules, host, raising=False)
+
+
+def test_finish_exits_with_status_1_from_a_shell(common, shell, capsys):
     rep = common.Report([common.ProofRecord("b", None, "refuted")])
     with pytest.raises(SystemExit) as exc:
         rep.finish()
@@ -198,7 +207,7 @@ def test_finish_exits_with_status_1_from_a_shell(common, capsys):
     assert "FAILED: 1 result not as expected." in capsys.readouterr().out
 
 
-def test_figures_are_off_from_a_shell_without_plot(common):
+def test_figures_are_off_from_a_shell_without_plot(common, shell):
     common.parse_args([])
     assert common.figure() is None
 
