@@ -97,7 +97,10 @@ class Source:
 
 _HF = "huggingface/transformers"
 _HF_FILE = "src/transformers/modeling_rope_utils.py"
-_HF_V = "v5.24.0"  # the installed release the recipe was transcribed from (a tag, not a hash)
+# the release the recipe was checked against (a tag, not a hash): transcribed from v5.24.0; v5.25.0's
+# file differs only in YaRN's get_mscale, moved to module level as yarn_get_mscale (same formula),
+# and a new yarn_apply_mscale that MLA attention uses for its softmax scale (not a frequency)
+_HF_V = "v5.25.0"
 _VLLM = "vllm-project/vllm"
 _VDIR = "vllm/model_executor/layers/rotary_embedding/"
 _SGL = "sgl-project/sglang"
