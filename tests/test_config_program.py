@@ -292,3 +292,38 @@ def test_per_type_dicts_with_scalar_siblings_agree_with_hf_s_rotary(model_type):
         assert np.max(np.abs(hf - ours.inv_freq) / ours.inv_freq) < 1e-6  # HF computes in float32
         assert abs(getattr(rot, f"{lt}_attention_scaling") - ours.attention_factor) < 1e-9
     assert numeric.parse_rope_config(cfg, layer_type="full_attention").truncate is False
+
+
+# ------------------------------------------------------------------ a draft of its own (issue 41)
+
+#: An EAGLE-style draft head for a Kimi-Linear-style target (illustrative sizes): YaRN where the
+#: target's attention applies no RoPE at all.
+YARN_DRAFT = {"model_type": "llama", "hidden_size": 2304, "num_attention_heads": 32, "head_dim": 128,
+              "num_hidden_layers": 1, "max_position_embeddings": 131072, "rope_theta": 50000.0,
+              "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096}}
+
+
+def test_a_nope_target_with_a_yarn_draft_reads_each_from_its_own_config():
+    target = {"model_type": "kimi_linear"}
+    alone, both = read_program(target), read_program(target, draft=YARN_DRAFT)
+    assert both.nope_layers() == alone.nope_layers() == (4, 8, 12, 16, 20, 24)
+    assert all(s.nope for s in both.attention())  # the draft turns no target layer into a rotating one
+    d = both.at(0, module="draft")
+    assert d.angles.rope_type == "yarn" and d.angles.base == 50000.0 and str(d.positions) == "token positions m"
+    assert d.attention.value == pytest.approx(0.1 * np.log(32.0) + 1, rel=1e-14)  # YaRN's sqrt(1/t), paper eq. 21
+    assert d.note.startswith("the draft model's own config (model_type 'llama'")
+    text = str(numeric.describe(target, draft=YARN_DRAFT))
+    assert "NoPE layers (6 of 27): 4, 8, 12, 16, 20, 24" in text
+    assert "note: draft (layers 0): token positions m; yarn base 50000; 128 of 128, split; factor=32" in text
+    assert "attention factor 1.34657 on cos/sin" in text
+    assert "draft" not in str(numeric.describe(target))
+
+
+def test_a_bad_draft_is_refused_by_name():
+    with pytest.raises(TypeError, match=r"draft must be a mapping .*got list"):
+        read_program({"model_type": "kimi_linear"}, draft=[YARN_DRAFT])
+    bad = dict(YARN_DRAFT, rope_scaling={"rope_type": "nonsense", "factor": 2.0})
+    with pytest.raises(ValueError, match=r"^draft: config\['rope_scaling'\]\['rope_type'\]='nonsense' is not allowed"):
+        read_program({"model_type": "kimi_linear"}, draft=bad)
+    with pytest.raises(ValueError, match=r"draft: the draft config has sub-modules of its own \(draft\)"):
+        read_program({"model_type": "kimi_linear"}, draft=STEP3P7_FLASH)

@@ -30,7 +30,7 @@ from ._pairing import (  # noqa: F401  (ConfigLayoutWarning and the tables: docu
 )
 from ._spec import RopeSpec
 from ._sites import deepseek_v4_layer_types, is_other_mixer
-from .program import RopeProgram, RopeSite, _ranges, read_program
+from .program import DRAFT_OWN_CONFIG, RopeProgram, RopeSite, _ranges, read_program
 
 __all__ = ["ConfigDescription", "ConfigLayoutWarning", "LayerRope", "describe"]
 
@@ -237,8 +237,8 @@ def _deepseek_v4_note(cfg: Mapping[str, Any]) -> str:
             f"{_ranges(rest) or 'none'} (compressed) 'compress'")
 
 
-def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: bool = False,
-             file: Any = None, quiet: bool = False) -> ConfigDescription:
+def describe(config: Mapping[str, Any], *, draft: Mapping[str, Any] | None = None, seq_len: int | None = None,
+             strict: bool = False, file: Any = None, quiet: bool = False) -> ConfigDescription:
     r"""What the RoPE config parser understood, per layer type: an object that shows itself.
 
     Nothing is printed unless asked (``file=``): the returned description's ``repr`` is its
@@ -249,6 +249,10 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
     ----------
     config : Mapping
         A model's ``config.json`` as a dict.
+    draft : Mapping, optional
+        A separate draft model's ``config.json`` (speculative decoding): its RoPE is described
+        in a ``draft`` note, read from its own config (see
+        :func:`~pe_symbolic.numeric.read_program`).
     seq_len : int, optional
         Passed to :func:`~pe_symbolic.numeric.rope_frequencies` (``dynamic``,
         ``longrope``).
@@ -292,7 +296,7 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None, strict: b
         raise TypeError(f"strict={strict!r} must be True or False")
     cfg = normalize(config)
     emit_notices(cfg, strict)
-    prog = read_program(cfg, strict=strict, seq_len=seq_len)
+    prog = read_program(cfg, draft=draft, strict=strict, seq_len=seq_len)
     entries, type_notes = _rows(cfg, prog)
     nope, notes = _nope(cfg, prog)
     notes = type_notes + notes
@@ -477,6 +481,10 @@ def _submodule_notes(prog: RopeProgram) -> list[str]:
         if s.module != "attention":
             what = "no RoPE" if s.nope else (f"{s.positions}; {s.angles.rope_type if s.angles else '-'} base "
                                              f"{s.angles.base:.6g}; {s.slice}" if s.angles else str(s.positions))
+            if s.note.startswith(DRAFT_OWN_CONFIG) and s.angles is not None and s.attention is not None:  # say all
+                what += (f"; {s.angles.params}" if s.angles.params else "") + (
+                    f"; attention factor {s.attention.value:.6g} on {s.attention.placement}"
+                    if s.attention.value != 1.0 else "")
             out.append(f"{s.module} (layers {where}): {what}" + (f" -- {s.note}" if s.note else ""))
         if s.inverse is not None:
             inverse.setdefault(s.inverse, []).extend(s.layers or ())

@@ -33,10 +33,9 @@ refuses a NoPE selection), :func:`~pe_symbolic.usable_context` and ``pe-audit`` 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._display import ShowsItself
@@ -332,8 +331,8 @@ def _ranges(idx: tuple[int, ...]) -> str:
 # reading
 
 
-def read_program(config: Mapping[str, Any], *, strict: bool = False, seq_len: int | None = None,
-                 yarn_engine: str = "hf") -> RopeProgram:
+def read_program(config: Mapping[str, Any], *, draft: Mapping[str, Any] | None = None, strict: bool = False,
+                 seq_len: int | None = None, yarn_engine: str = "hf") -> RopeProgram:
     r"""Read a model's ``config.json`` into its RoPE program (see the module docstring).
 
     Parameters
@@ -341,6 +340,12 @@ def read_program(config: Mapping[str, Any], *, strict: bool = False, seq_len: in
     config : Mapping
         A model's ``config.json`` as a dict (read as its HF config class holds it:
         ``pe_symbolic._hfconfig.normalize``).
+    draft : Mapping, optional
+        The ``config.json`` of a separate draft model for speculative decoding (an EAGLE head,
+        a small draft model), which engines build from its own config: its attention sites
+        join the program as ``"draft"`` sites (its own layer indices), at the target's token
+        positions. A target that applies no RoPE (NoPE) and a draft that does (YaRN, say) are
+        read as such: each from its own config.
     strict : bool, default False
         Raise :class:`~pe_symbolic.numeric.UnknownConfigKeyError` on a key nothing reads,
         instead of warning.
@@ -391,10 +396,35 @@ def read_program(config: Mapping[str, Any], *, strict: bool = False, seq_len: in
             cache[key] = _specs(cfg, p, strict, yarn_engine)
         for spec, factor in cache[key]:
             sites.append(_site(cfg, p, spec, factor, kind, n_seq))
+    if draft is not None:
+        sites += _draft_sites(draft, strict, seq_len, yarn_engine)
     n = cfg.get("num_hidden_layers")
     mp = cfg.get("max_position_embeddings")
     return RopeProgram(cfg.model_type, cfg.hf_class, n if isinstance(n, int) and not isinstance(n, bool) else None,
                        tuple(sites), layout, mp if isinstance(mp, int) and not isinstance(mp, bool) else None)
+
+
+#: How a ``"draft"`` site read from a separate draft config (``read_program(draft=...)``) begins its
+#: note (an MTP layer of the model itself says otherwise).
+DRAFT_OWN_CONFIG = "the draft model's own config"
+
+
+def _draft_sites(draft: Any, strict: bool, seq_len: int | None, yarn_engine: str) -> list[RopeSite]:
+    """The draft model's attention sites, read from its own config, as ``"draft"`` sites."""
+    if not isinstance(draft, Mapping):
+        raise TypeError("draft must be a mapping (the draft model's config.json as a dict); got "
+                        f"{type(draft).__name__}")
+    try:
+        prog = read_program(draft, strict=strict, seq_len=seq_len, yarn_engine=yarn_engine)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"draft: {e}") from e
+    others = sorted({s.module for s in prog.sites if s.module != "attention"})
+    if others:
+        raise ValueError(f"draft: the draft config has sub-modules of its own ({', '.join(others)}); a draft is "
+                         "read as attention layers only -- pass its sub-modules' config as the model instead")
+    what = (f"{DRAFT_OWN_CONFIG} (model_type {prog.model_type!r}; speculative decoding: engines build the draft from "
+            "it), at the target's token positions; layers are the draft's own")
+    return [replace(s, module="draft", note=what + (f"; {s.note}" if s.note else "")) for s in prog.sites]
 
 
 def _specs(cfg: NormalizedConfig, p: SitePlan, strict: bool, yarn_engine: str) -> list[tuple[RopeSpec, Any]]:
