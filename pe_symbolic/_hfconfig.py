@@ -151,6 +151,10 @@ class NormalizedConfig(dict):
     layer_overrides : dict
         ``{layer_type: {key: value}}``: HF's ``per_layer_config`` (or Gemma 4's
         ``global_head_dim``) by layer type, RoPE keys only.
+    elsewhere : str
+        What a composite's top-level RoPE keys configure when they are not the language
+        model's (:data:`TOP_ROPE_ELSEWHERE`: MusicFlamingo's audio time embedding); ``""``
+        otherwise.
     """
 
     model_type: str | None = None
@@ -159,6 +163,7 @@ class NormalizedConfig(dict):
     notices: tuple[str, ...] = ()
     unknown_type: str | None = None
     head_dim_from: str | None = None
+    elsewhere: str = ""
     layer_overrides: dict[str, dict[str, Any]]
     refused: dict[str, str]
 
@@ -213,6 +218,18 @@ def _strip(entry: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k not in hf_table()["marker"]}
 
 
+#: Composites whose top-level RoPE keys configure a rotary of another module, not the language
+#: model's: the language model is the text part (its own config, or its class's defaults), and
+#: these keys are described, not read as its RoPE.
+TOP_ROPE_ELSEWHERE: dict[str, str] = {
+    # transformers 5.25 modeling_musicflamingo.py: MusicFlamingoRotaryEmbedding(config) reads the
+    # top-level rope_parameters; the language model is AutoModel.from_config(config.text_config)
+    "musicflamingo": ("the audio time embedding (HF's MusicFlamingoRotaryEmbedding: the audio encoder's output "
+                      "turned by window index and time index within the window, modulated by absolute timestamps "
+                      "in seconds)"),
+}
+
+
 def _text_part(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], object, str, Mapping[str, Any]]:
     """(the text config, its model_type, where it is, the values the composite's class builds it
     with) of ``raw``: the table's ``text`` path (``thinker_config`` / ``text_config`` for
@@ -224,7 +241,7 @@ def _text_part(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], object, str, 
     has_text = isinstance(raw.get(first), Mapping) or isinstance(raw.get("text_config"), Mapping)
     # a composite's own top-level hidden_size (a copy of its text part's) says nothing: only a rope key
     # at the top makes the top the text part there
-    at_top = any(k in raw for k in (ROPE_KEYS if not has_text else _ROPE_ONLY))
+    at_top = any(k in raw for k in (ROPE_KEYS if not has_text else _ROPE_ONLY)) and mt not in TOP_ROPE_ELSEWHERE
     if at_top:
         return raw, mt, "config", {}
     wrapper = sub.get("defaults") or {}
@@ -243,9 +260,30 @@ def _text_part(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], object, str, 
         if text_mt is None and top is not None:
             text_mt = top.get("text_config")
         return node, text_mt, where, (wrapper if sub.get("merged") else {})
-    if top is not None and "text_config" in top and "rope" not in top:
+    if top is not None and "text_config" in top and ("rope" not in top or mt in TOP_ROPE_ELSEWHERE):
         return {}, top["text_config"], "config (no text part: HF's defaults)", wrapper
     return raw, mt, "config", {}
+
+
+def _elsewhere(raw: Mapping[str, Any]) -> str:
+    """:attr:`NormalizedConfig.elsewhere` for a composite of :data:`TOP_ROPE_ELSEWHERE`."""
+    mt = raw.get("model_type")
+    what = TOP_ROPE_ELSEWHERE.get(mt) if isinstance(mt, str) else None
+    if what is None:
+        return ""
+    given = {k: raw[k] for k in _ROPE_ONLY if k in raw}
+    entry = model_entry(mt) or {}
+    rope = dict((entry.get("defaults") or {}).get("rope_parameters") or {})
+    for k in ("rope_parameters", "rope_scaling"):
+        if isinstance(given.get(k), Mapping):
+            rope.update(given[k])
+    for k in ("rope_theta", "partial_rotary_factor"):
+        if k in given:
+            rope[k] = given[k]
+    head = raw.get("head_dim", (entry.get("defaults") or {}).get("head_dim"))
+    keys = ", ".join(f"{k}={rope[k]!r}" for k in sorted(rope))
+    return (f"the top-level RoPE keys of model_type {mt!r} ({keys}; head_dim={head!r}) configure {what}, not the "
+            "language model's RoPE, which is its text part's")
 
 
 def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
@@ -297,12 +335,14 @@ def normalize(config: Mapping[str, Any]) -> NormalizedConfig:
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a model's config.json as a dict); got {type(config).__name__}")
     text, mt, where, wrapper = _text_part(config)
+    elsewhere = _elsewhere(config) if where != "config" else ""
     if wrapper:  # the composite's class builds its text part with these (Voxtral-Realtime: head_dim 128)
         text = {**copy.deepcopy(dict(wrapper)), **text}
     if mt == "":
         mt = None  # an empty model_type (EsmFold2's sub-configs) says nothing
     entry = model_entry(mt)
     out = NormalizedConfig(text)
+    out.elsewhere = elsewhere
     if isinstance(mt, str) and mt and out.get("model_type") is None:
         out["model_type"] = mt
     out.model_type = mt if isinstance(mt, str) else None

@@ -327,3 +327,36 @@ def test_a_bad_draft_is_refused_by_name():
         read_program({"model_type": "kimi_linear"}, draft=bad)
     with pytest.raises(ValueError, match=r"draft: the draft config has sub-modules of its own \(draft\)"):
         read_program({"model_type": "kimi_linear"}, draft=STEP3P7_FLASH)
+
+
+# ------------------------------------------------- a composite's top-level rope of another module
+
+#: MusicFlamingo (published shape): top-level rope keys for the audio time embedding, a Qwen2
+#: language model in text_config.
+MUSIC_FLAMINGO = {"model_type": "musicflamingo", "rope_parameters": {"rope_type": "default", "rope_theta": 1200.0,
+                                                                     "partial_rotary_factor": 0.2},
+                  "text_config": {"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
+                                  "num_key_value_heads": 4, "num_hidden_layers": 28, "rope_theta": 1000000.0,
+                                  "max_position_embeddings": 32768}}
+
+
+@pytest.mark.parametrize("config", [MUSIC_FLAMINGO, {"model_type": "musicflamingo"}], ids=["published", "sparse"])
+def test_musicflamingo_s_language_model_is_its_text_part(config):
+    # its top-level rope_parameters are MusicFlamingoRotaryEmbedding's (audio time), which the
+    # package read as the language model's: base 1200 on 256 of 1280 channels
+    prog = read_program(config)
+    (site,) = prog.attention()
+    expect_base = 1e6 if "text_config" in config else 10000.0
+    assert prog.model_type == "qwen2" and site.spec.rotary_dim == 128 and site.angles.base == expect_base
+    text = str(numeric.describe(config))
+    assert "128 of 128" in text and "256 of 1280" not in text
+    assert "configure the audio time embedding (HF's MusicFlamingoRotaryEmbedding" in text
+    assert "rope_theta=1200.0" in text
+
+
+def test_musicflamingo_agrees_with_hf_s_text_config():
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.MusicFlamingoConfig(**{k: v for k, v in MUSIC_FLAMINGO.items() if k != "model_type"}).text_config
+    spec = read_program(MUSIC_FLAMINGO).attention()[0].spec
+    assert spec.rope_theta == hf.rope_parameters["rope_theta"]
+    assert spec.rotary_dim == hf.hidden_size // hf.num_attention_heads

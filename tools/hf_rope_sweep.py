@@ -127,9 +127,22 @@ def _quiet_build(cls):
         return None
 
 
+#: Composites whose own rotary class is not the language model's (read from HF's modeling code,
+#: independently of the package's table): the language model is its text part's model.
+TEXT_PART_IS_THE_LM = {
+    # modeling_musicflamingo.py: MusicFlamingoRotaryEmbedding is the audio time embedding
+    # (apply_rotary_time_emb on the audio encoder's output); language_model =
+    # AutoModel.from_config(config.text_config)
+    "musicflamingo",
+}
+
+
 def _hf(pkg: str, cls, cfg) -> dict[str | None, tuple[Any, float]] | None:
     """HF's tables from the rotary class that takes the config (the one whose name is closest to
     the config class's, when several do)."""
+    if cls.model_type in TEXT_PART_IS_THE_LM:
+        text = getattr(cfg, "text_config", None)
+        return None if text is None else _hf(type(text).__module__.split(".")[-2], type(text), text)
     cands = []
     # a composite config's rotary embedding is built from its text part (HF's model does the same)
     text = getattr(cfg, "text_config", None) if "text_config" in (getattr(cls, "sub_configs", None) or {}) else None

@@ -300,6 +300,8 @@ def describe(config: Mapping[str, Any], *, draft: Mapping[str, Any] | None = Non
     entries, type_notes = _rows(cfg, prog)
     nope, notes = _nope(cfg, prog)
     notes = type_notes + notes
+    if getattr(cfg, "elsewhere", ""):  # a composite's top-level rope keys that are another module's
+        notes.append(cfg.elsewhere)
     if cfg.get("attn_temperature_tuning"):
         notes.append(f"attn_temperature_tuning: HF's Llama 4 scales the queries of NoPE layers by "
                      f"log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (floor_scale="
