@@ -91,6 +91,9 @@ class Exact:
 
 
 def _two_prod(t: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``t[:, None] * (hi + lo)`` as a double-double (Dekker). Written here on purpose, not
+    imported from ``pe_symbolic.audit.emulate``: this measurement must not share code with
+    the audit whose bounds it checks."""
     t = t[:, None]
     p = t * hi
     split = 134217729.0

@@ -53,17 +53,10 @@ DEFAULT_CONTEXT = 131072
 
 
 def _ranges(idx: tuple[int, ...] | None) -> str:
-    """``None`` -> ``"all"``; ``(0, 2, 3, 4)`` -> ``"0,2-4"``."""
-    if idx is None:
-        return "all"
-    out, start = [], None
-    for q, v in enumerate(idx):
-        if start is None:
-            start = v
-        if q + 1 == len(idx) or idx[q + 1] != v + 1:
-            out.append(str(start) if start == v else f"{start}-{v}")
-            start = None
-    return ",".join(out) or "none"
+    """``None`` -> ``"all"``; ``(0, 2, 3, 4)`` -> ``"0,2-4"``; ``()`` -> ``"none"``."""
+    from ..numeric.program import _ranges as ranges
+
+    return "all" if idx is None else ranges(idx) or "none"
 
 
 def _num(x: Any) -> Any:
